@@ -1,0 +1,53 @@
+// swift-tools-version:5.9
+import PackageDescription
+
+/// adhocbuild: turns an iOS build into something testers can install, on Linux.
+///
+/// Layering (arrows point down only):
+///   adhocbuild (executable: arguments, help, output)
+///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
+///       -> PlistKit (plist model and codecs)
+///         -> C* system libraries (one small target per C library)
+let package = Package(
+    name: "adhocbuild",
+    products: [
+        .executable(name: "adhocbuild", targets: ["adhocbuild"]),
+        .library(name: "PlistKit", targets: ["PlistKit"]),
+        .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(
+            name: "PlistKit",
+            dependencies: ["CLibXML2"]
+        ),
+        .target(
+            name: "AdhocBuildKit",
+            dependencies: ["PlistKit"]
+        ),
+        .executableTarget(
+            name: "adhocbuild",
+            dependencies: ["AdhocBuildKit", "PlistKit"]
+        ),
+        .executableTarget(
+            name: "foundation-plist-bench",
+            path: "bench/FoundationPlistBench"
+        ),
+        .testTarget(
+            name: "PlistKitTests",
+            dependencies: ["PlistKit"]
+        ),
+        .testTarget(
+            name: "AdhocBuildKitTests",
+            dependencies: ["AdhocBuildKit", "PlistKit"]
+        ),
+        .testTarget(
+            name: "adhocbuildTests",
+            dependencies: ["adhocbuild"]
+        ),
+    ]
+)

@@ -1,0 +1,129 @@
+import Foundation
+import PlistKit
+
+/// The operations behind `adhocbuild plist`: a Linux PlistBuddy and plutil.
+///
+/// Every function takes paths (`-` for standard input/output), returns what should be
+/// printed, and writes files atomically in the format they were read in unless told otherwise.
+public enum PlistTool {
+    /// How `print` and `get` render values.
+    public enum OutputFormat: String, CaseIterable, Sendable {
+        case text, xml, json, raw
+    }
+
+    public static func render(_ value: PlistValue, as format: OutputFormat, sortKeys: Bool = false) throws -> Data {
+        switch format {
+        case .text: return Data(PlistTextPrinter(sortKeys: sortKeys).render(value).utf8)
+        case .raw: return Data(PlistTextPrinter(sortKeys: sortKeys).renderRaw(value).utf8)
+        case .xml: return try PropertyList.encode(value, format: .xml, sortKeys: sortKeys)
+        case .json: return try PropertyList.encode(value, format: .json, sortKeys: sortKeys)
+        }
+    }
+
+    /// The whole file, or the value at `keyPath`, rendered.
+    public static func print(_ path: String, keyPath: PlistKeyPath = .root, format: OutputFormat = .text,
+                             sortKeys: Bool = false) throws -> Data {
+        let plist = try PropertyList(contentsOf: path)
+        do {
+            return try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
+        } catch let error as PlistError {
+            throw error.inFile(path)
+        }
+    }
+
+    /// The value at `keyPath`: scalars bare (for shell scripts), containers as `format`.
+    public static func get(_ path: String, keyPath: PlistKeyPath, format: OutputFormat = .raw) throws -> Data {
+        try print(path, keyPath: keyPath, format: format)
+    }
+
+    /// Sets `keyPath` to `text` read as `type` (default: the existing value's type, else string),
+    /// creating intermediate dictionaries, and rewrites the file in its own format.
+    /// Returns true when the file changed.
+    @discardableResult
+    public static func set(_ path: String, keyPath: PlistKeyPath, text: String?, type: PlistValueType? = nil,
+                           output: String? = nil) throws -> Bool {
+        var plist = try PropertyList(contentsOf: path)
+        try refuseOpenStep(plist, path, output)
+        do {
+            let existingType = plist.value[keyPath].flatMap(PlistValueType.init(of:))
+            let newValue = try (type ?? existingType ?? .string).parse(text)
+            if plist.value[keyPath] == newValue && output == nil { return false }
+            try plist.value.setValue(newValue, at: keyPath)
+        } catch let error as PlistError {
+            var located = error
+            if located.keyPath == nil { located.keyPath = keyPath.description }
+            throw located.inFile(path)
+        }
+        try plist.write(to: output ?? path)
+        return true
+    }
+
+    /// Editing an OpenStep file in place would rewrite it as XML; refuse instead.
+    private static func refuseOpenStep(_ plist: PropertyList, _ path: String, _ output: String?) throws {
+        if plist.format == .openStep && output == nil {
+            throw PlistError(.unrepresentable, "is an OpenStep (old-style) plist, which adhocbuild reads but does "
+                                + "not rewrite; give -o OUT to write the result as XML", file: path)
+        }
+    }
+
+    /// Removes `keyPath`; an error when it does not exist.
+    public static func delete(_ path: String, keyPath: PlistKeyPath, output: String? = nil) throws {
+        var plist = try PropertyList(contentsOf: path)
+        try refuseOpenStep(plist, path, output)
+        do {
+            try plist.value.removeValue(at: keyPath)
+        } catch let error as PlistError {
+            throw error.inFile(path)
+        }
+        try plist.write(to: output ?? path)
+    }
+
+    /// Rewrites `path` in `format`, in place unless `output` is given (like `plutil -convert`).
+    public static func convert(_ path: String, to format: PlistFormat, output: String? = nil,
+                               sortKeys: Bool = false) throws {
+        let plist = try PropertyList(contentsOf: path)
+        try plist.write(to: output ?? path, format: format, sortKeys: sortKeys)
+    }
+
+    /// Merges `overlays` over `base` in order and writes the result to `output` in `format`
+    /// (default: the base's). Returns the merge, whose `leaves` explain each value's source.
+    @discardableResult
+    public static func merge(base: String, overlays: [String], output: String, format: PlistFormat? = nil,
+                             sortKeys: Bool = false) throws -> PlistMerge {
+        let baseList = try PropertyList(contentsOf: base)
+        var sources = [PlistMerge.Source(name: base, value: baseList.value)]
+        for overlay in overlays {
+            sources.append(PlistMerge.Source(name: overlay, value: try PropertyList(contentsOf: overlay).value))
+        }
+        let merge = PlistMerge(sources)
+        try PropertyList(merge.value, format: baseList.format).write(to: output, format: format, sortKeys: sortKeys)
+        return merge
+    }
+
+    /// The outcome of linting one file.
+    public struct LintResult: Sendable {
+        public var path: String
+        public var format: PlistFormat?
+        public var error: PlistError?
+
+        public var isValid: Bool { error == nil }
+        public var line: String {
+            if let error { return error.description }
+            return "\(path): OK (\(format?.rawValue ?? "?"))"
+        }
+    }
+
+    /// Reads each file fully and reports whether it is a valid plist.
+    public static func lint(_ paths: [String]) -> [LintResult] {
+        paths.map { path in
+            do {
+                let plist = try PropertyList(contentsOf: path)
+                return LintResult(path: path, format: plist.format, error: nil)
+            } catch let error as PlistError {
+                return LintResult(path: path, format: nil, error: error.inFile(path))
+            } catch {
+                return LintResult(path: path, format: nil, error: PlistError(.io, "\(error)", file: path))
+            }
+        }
+    }
+}

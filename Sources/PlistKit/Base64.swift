@@ -1,0 +1,95 @@
+import Foundation
+
+/// Base64 as plists use it: standard alphabet, `=` padding, white space allowed anywhere when reading.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, char) in alphabet.enumerated() { table[Int(char)] = UInt8(value) }
+        for space in [0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C] { table[space] = 0xFE }
+        table[Int(UInt8(ascii: "="))] = 0xFD
+        return table
+    }()
+
+    /// Decodes `bytes`, or returns the offset of the first byte that is not base64 or white space.
+    static func decode<C: Collection>(_ bytes: C) -> Result<Data, DecodeFailure> where C.Element == UInt8 {
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.count / 4 * 3)
+        var quad: UInt32 = 0
+        var filled = 0
+        var padding = 0
+        for (offset, byte) in bytes.enumerated() {
+            let value = decodeTable[Int(byte)]
+            switch value {
+            case 0xFE:
+                continue
+            case 0xFD:
+                padding += 1
+                if padding > 2 || filled < 2 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
+            case 0xFF:
+                return .failure(DecodeFailure(offset: offset, byte: byte))
+            default:
+                if padding > 0 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
+                quad = quad << 6 | UInt32(value)
+                filled += 1
+                if filled == 4 {
+                    output.append(UInt8(truncatingIfNeeded: quad >> 16))
+                    output.append(UInt8(truncatingIfNeeded: quad >> 8))
+                    output.append(UInt8(truncatingIfNeeded: quad))
+                    quad = 0
+                    filled = 0
+                }
+            }
+        }
+        switch filled {
+        case 0: break
+        case 2: output.append(UInt8(truncatingIfNeeded: quad >> 4))
+        case 3:
+            output.append(UInt8(truncatingIfNeeded: quad >> 10))
+            output.append(UInt8(truncatingIfNeeded: quad >> 2))
+        default:
+            return .failure(DecodeFailure(offset: bytes.count, byte: nil))
+        }
+        return .success(Data(output))
+    }
+
+    struct DecodeFailure: Error {
+        /// Offset of the offending byte in the input, or the input's length for a truncated group.
+        let offset: Int
+        let byte: UInt8?
+    }
+
+    /// Encodes `data` into lines of at most `lineLength` characters, each preceded by `indent`
+    /// and followed by a newline; a `lineLength` of 0 means one unbroken run with no newline.
+    static func encode(_ data: Data, lineLength: Int = 0, indent: [UInt8] = [], into out: inout [UInt8]) {
+        var column = 0
+        func emit(_ char: UInt8) {
+            if lineLength > 0 && column == 0 { out.append(contentsOf: indent) }
+            out.append(char)
+            column += 1
+            if lineLength > 0 && column == lineLength { out.append(0x0A); column = 0 }
+        }
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                emit(alphabet[Int(group >> 18 & 63)])
+                emit(alphabet[Int(group >> 12 & 63)])
+                emit(alphabet[Int(group >> 6 & 63)])
+                emit(alphabet[Int(group & 63)])
+                index += 3
+            }
+            let remaining = bytes.count - index
+            if remaining > 0 {
+                let group = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                emit(alphabet[Int(group >> 18 & 63)])
+                emit(alphabet[Int(group >> 12 & 63)])
+                emit(remaining == 2 ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
+                emit(UInt8(ascii: "="))
+            }
+        }
+        if lineLength > 0 && column > 0 { out.append(0x0A) }
+    }
+}

@@ -1,0 +1,73 @@
+/// A plist integer: any value from −2^63 to 2^64−1, the range Apple's formats hold.
+public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The two's-complement bits; for values above `Int64.max`, read with `isUnsignedHigh`.
+    public let bits: UInt64
+    /// True when the value is above `Int64.max` (so `bits` is read unsigned).
+    public let isUnsignedHigh: Bool
+
+    public init(_ value: Int64) {
+        bits = UInt64(bitPattern: value)
+        isUnsignedHigh = false
+    }
+
+    public init(_ value: Int) { self.init(Int64(value)) }
+
+    public init(_ value: UInt64) {
+        bits = value
+        isUnsignedHigh = value > UInt64(Int64.max)
+    }
+
+    /// Parses decimal (with optional sign) or `0x` hexadecimal text; nil when out of range or malformed.
+    public init?(parsing text: Substring) {
+        var body = text
+        var negative = false
+        if body.first == "-" { negative = true; body = body.dropFirst() }
+        else if body.first == "+" { body = body.dropFirst() }
+        var radix: UInt64 = 10
+        if body.hasPrefix("0x") || body.hasPrefix("0X") { radix = 16; body = body.dropFirst(2) }
+        guard !body.isEmpty else { return nil }
+        var magnitude: UInt64 = 0
+        for unit in body.utf8 {
+            let digit: UInt64
+            switch unit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(unit - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = UInt64(unit - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = UInt64(unit - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            let (m1, o1) = magnitude.multipliedReportingOverflow(by: radix)
+            let (m2, o2) = m1.addingReportingOverflow(digit)
+            if o1 || o2 { return nil }
+            magnitude = m2
+        }
+        if negative {
+            if magnitude > UInt64(Int64.max) + 1 { return nil }
+            self.init(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        } else {
+            self.init(magnitude)
+        }
+    }
+
+    public init?(_ text: String) { self.init(parsing: Substring(text)) }
+
+    /// The value as `Int64`, or nil when it is above `Int64.max`.
+    public var int64: Int64? { isUnsignedHigh ? nil : Int64(bitPattern: bits) }
+
+    /// The value as `Int`, or nil when it does not fit.
+    public var int: Int? { int64.map { Int($0) } }
+
+    public var isNegative: Bool { !isUnsignedHigh && Int64(bitPattern: bits) < 0 }
+
+    public var description: String {
+        isUnsignedHigh ? String(bits) : String(Int64(bitPattern: bits))
+    }
+
+    public static func < (lhs: PlistInteger, rhs: PlistInteger) -> Bool {
+        switch (lhs.isUnsignedHigh, rhs.isUnsignedHigh) {
+        case (false, false): return Int64(bitPattern: lhs.bits) < Int64(bitPattern: rhs.bits)
+        case (true, true): return lhs.bits < rhs.bits
+        case (false, true): return true
+        case (true, false): return false
+        }
+    }
+}

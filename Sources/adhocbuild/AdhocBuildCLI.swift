@@ -1,0 +1,51 @@
+import Foundation
+import PlistKit
+
+/// The top of the command tree and the one place that turns errors into output and exit codes:
+/// 0 success, 1 failure, 2 usage error.
+enum AdhocBuildCLI {
+    static var root: CommandSpec {
+        CommandSpec(
+            name: "adhocbuild",
+            abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
+            subcommands: [PlistCommands.command])
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let parser = ArgumentParser(root: root)
+        do {
+            switch try parser.parse(arguments) {
+            case .version:
+                Console.out("adhocbuild \(AdhocBuildVersion.current)\n")
+                return 0
+            case .help(let path):
+                guard let command = parser.command(at: path) else {
+                    let unknown = path.dropFirst().joined(separator: " ")
+                    return usageFailure(UsageError(message: "no help for unknown command '\(unknown)'",
+                                                   commandPath: [root.name]), parser)
+                }
+                Console.out(HelpFormatter.help(command, path: path))
+                return 0
+            case .run(let command, let parsed):
+                return try command.run!(parsed)
+            }
+        } catch let error as UsageError {
+            return usageFailure(error, parser)
+        } catch let error as PlistError {
+            Console.error(error.description)
+            return 1
+        } catch {
+            Console.error("\(error)")
+            return 1
+        }
+    }
+
+    static func usageFailure(_ error: UsageError, _ parser: ArgumentParser) -> Int32 {
+        Console.error(error.message)
+        if let command = parser.command(at: error.commandPath) {
+            Console.err("Usage: \(HelpFormatter.usage(command, path: error.commandPath))\n")
+        }
+        Console.err("See '\(error.commandPath.joined(separator: " ")) --help'.\n")
+        return 2
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where the tool prints: results to standard output, diagnostics to standard error,
+/// colour only on a terminal and never with `NO_COLOR` or `TERM=dumb`.
+enum Console {
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func out(_ data: Data) { FileHandle.standardOutput.write(data) }
+    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+    static var colorsStandardError: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["NO_COLOR"] != nil || environment["TERM"] == "dumb" { return false }
+        return isatty(STDERR_FILENO) != 0
+    }
+
+    static func error(_ message: String) {
+        let label = colorsStandardError ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+        err("\(label) \(message)\n")
+    }
+
+    static func warning(_ message: String) {
+        let label = colorsStandardError ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
+        err("\(label) \(message)\n")
+    }
+}

@@ -1,0 +1,3 @@
+import Foundation
+
+exit(AdhocBuildCLI.run(Array(CommandLine.arguments.dropFirst())))
