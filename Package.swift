@@ -37,17 +37,21 @@ let package = Package(
             name: "foundation-plist-bench",
             path: "bench/FoundationPlistBench"
         ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "PlistKitTests",
-            dependencies: ["PlistKit"]
+            dependencies: ["PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "PlistKit"]
+            dependencies: ["AdhocBuildKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "adhocbuildTests",
-            dependencies: ["adhocbuild"]
+            dependencies: ["adhocbuild", "TestSupport"]
         ),
     ]
 )

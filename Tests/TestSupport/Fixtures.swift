@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// Finds the real files made by Apple's tools in `../shared/fixtures/real` (or `ADHOCBUILD_FIXTURES`).
+///
+/// Tests that need them are skipped with a message when the folder is absent, and fail
+/// instead when `ADHOCBUILD_REQUIRE_FIXTURES=1` (as CI sets).
+public enum Fixtures {
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let folder: URL = {
+        if let override = ProcessInfo.processInfo.environment["ADHOCBUILD_FIXTURES"] {
+            return URL(fileURLWithPath: override)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
+    }()
+
+    public static var isAvailable: Bool { FileManager.default.fileExists(atPath: folder.appendingPathComponent("SOURCES.md").path) }
+    public static var isRequired: Bool { ProcessInfo.processInfo.environment["ADHOCBUILD_REQUIRE_FIXTURES"] == "1" }
+
+    /// Use as a trait: runs when the fixtures are present or required.
+    public static var enabled: ConditionTrait {
+        .enabled(if: isAvailable || isRequired, "real fixtures not found at \(folder.path); set ADHOCBUILD_FIXTURES")
+    }
+
+    /// The files in one subfolder (`plist-binary`, `pbxproj`, …); records a failure when required and absent.
+    public static func files(in subfolder: String, sourceLocation: SourceLocation = #_sourceLocation) -> [URL] {
+        guard isAvailable else {
+            Issue.record("real fixtures are required (ADHOCBUILD_REQUIRE_FIXTURES=1) but \(folder.path) is missing",
+                         sourceLocation: sourceLocation)
+            return []
+        }
+        let url = folder.appendingPathComponent(subfolder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.sorted().map { url.appendingPathComponent($0) }
+    }
+
+    public static func url(_ subfolder: String, _ name: String) -> URL {
+        folder.appendingPathComponent(subfolder).appendingPathComponent(name)
+    }
+}
+
+/// A fresh temporary folder per test, removed by `remove()`.
+public struct TemporaryFolder {
+    public let url: URL
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("adhocbuild-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    public func write(_ name: String, _ text: String) throws -> String {
+        let target = path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: target))
+        return target
+    }
+
+    public func write(_ name: String, _ data: Data) throws -> String {
+        let target = path(name)
+        try data.write(to: URL(fileURLWithPath: target))
+        return target
+    }
+
+    public func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs an external program and captures its output.
+public struct ProcessResult {
+    public var status: Int32
+    public var stdout: Data
+    public var stderr: Data
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+
+    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
+                    environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(input) }
+        try inPipe.fileHandleForWriting.close()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let err = Box()
+        let group = DispatchGroup()
+        group.enter()
+        let errHandle = errPipe.fileHandleForReading
+        DispatchQueue.global().async {
+            err.data = errHandle.readDataToEndOfFile()
+            group.leave()
+        }
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err.data)
+    }
+
+    /// The absolute path of a program on PATH, or nil.
+    public static func which(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
