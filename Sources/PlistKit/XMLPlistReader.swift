@@ -303,6 +303,8 @@ final class XMLPlistParseState {
     }
 
     func finish() throws -> PlistValue {
+        // A document whose root is a value element rather than <plist> leaves its implicit frame open.
+        if root == nil, frames.count == 1, case .plist(let value) = frames[0] { root = value }
         guard let root else { throw PlistError(.malformed, "the document holds no plist value") }
         return root
     }
