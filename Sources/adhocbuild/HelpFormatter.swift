@@ -15,6 +15,21 @@ enum HelpFormatter {
         return parts.joined(separator: " ")
     }
 
+    /// Breaks `text` into lines of at most `width` characters at spaces.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            if !current.isEmpty && current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        lines.append(current)
+        return lines
+    }
+
     static func help(_ command: CommandSpec, path: [String]) -> String {
         var lines: [String] = []
         lines.append(command.abstract)
@@ -22,7 +37,9 @@ enum HelpFormatter {
         lines.append("Usage: " + usage(command, path: path))
         if !command.discussion.isEmpty {
             lines.append("")
-            lines.append(command.discussion)
+            for paragraph in command.discussion.split(separator: "\n", omittingEmptySubsequences: false) {
+                lines += wrap(String(paragraph), width: 100)
+            }
         }
         func table(_ title: String, _ rows: [(String, String)]) {
             guard !rows.isEmpty else { return }

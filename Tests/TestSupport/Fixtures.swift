@@ -112,3 +112,24 @@ public struct ProcessResult {
         return nil
     }
 }
+
+/// The built `adhocbuild` executable, for tests that run it as a user would.
+public enum AdhocBuildBinary {
+    public static var path: String {
+        if let override = ProcessInfo.processInfo.environment["ADHOCBUILD_BIN"] { return override }
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [besideTests, besideTests.deletingLastPathComponent()] {
+            let candidate = folder.appendingPathComponent("adhocbuild").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return Fixtures.packageRoot.appendingPathComponent(".build/debug/adhocbuild").path
+    }
+
+    /// Runs `adhocbuild` with `arguments`, without colour.
+    public static func run(_ arguments: [String], input: Data? = nil, in folder: String? = nil) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        if let folder { environment["PWD"] = folder }
+        return try ProcessResult.run(path, arguments, input: input, environment: environment)
+    }
+}

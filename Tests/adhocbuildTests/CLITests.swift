@@ -1,1 +1,123 @@
+import Foundation
+import TestSupport
 import Testing
+
+/// The executable as a user meets it: help, exit codes, errors on one line, standard streams.
+@Suite struct CLITests {
+    static let snapshots = Fixtures.packageRoot.appendingPathComponent("Tests/adhocbuildTests/Snapshots")
+
+    /// Compares with a golden file; `ADHOCBUILD_RECORD_SNAPSHOTS=1` rewrites it instead.
+    func assertSnapshot(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = Self.snapshots.appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["ADHOCBUILD_RECORD_SNAPSHOTS"] == "1" {
+            try Data(actual.utf8).write(to: url)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(actual == expected, "snapshot \(name) differs; rerun with ADHOCBUILD_RECORD_SNAPSHOTS=1 if intended",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [
+        (["--help"], "help"), (["help", "plist"], "help-plist"), (["plist", "set", "--help"], "help-plist-set"),
+        (["plist", "merge", "-h"], "help-plist-merge"),
+    ])
+    func helpMatchesItsSnapshot(arguments: [String], name: String) throws {
+        let result = try AdhocBuildBinary.run(arguments)
+        #expect(result.status == 0)
+        #expect(result.stderrText == "")
+        try assertSnapshot(result.stdoutText, name)
+    }
+
+    @Test func versionPrintsOneLine() throws {
+        let result = try AdhocBuildBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.hasPrefix("adhocbuild ") && result.stdoutText.split(separator: "\n").count == 1)
+    }
+
+    @Test func aMistypedSubcommandExitsTwoWithASuggestionAndTheUsage() throws {
+        let result = try AdhocBuildBinary.run(["plist", "conver", "x.plist"])
+        #expect(result.status == 2)
+        #expect(result.stdoutText == "")
+        #expect(result.stderrText == """
+            error: unknown command 'conver'; did you mean 'convert'?
+            Usage: adhocbuild plist <command>
+            See 'adhocbuild plist --help'.
+
+            """)
+    }
+
+    @Test func aMistypedOptionExitsTwoWithASuggestion() throws {
+        let result = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--too", "xml"])
+        #expect(result.status == 2)
+        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE [options]\n"))
+    }
+
+    @Test func aMissingArgumentOrValueIsAUsageError() throws {
+        let missing = try AdhocBuildBinary.run(["plist", "get", "x.plist"])
+        #expect(missing.status == 2)
+        #expect(missing.stderrText.hasPrefix("error: missing KEYPATH\n"))
+        let noValue = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--to"])
+        #expect(noValue.status == 2)
+        #expect(noValue.stderrText.hasPrefix("error: option '--to' needs a value (FORMAT)\n"))
+        let badFormat = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--to", "yaml"])
+        #expect(badFormat.status == 2)
+        #expect(badFormat.stderrText.hasPrefix("error: unknown format 'yaml'; use xml, binary or json\n"))
+    }
+
+    @Test func aBadFileFailsWithOneLineNamingItAndExitOne() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.write("Bad.plist", "<plist><dict><key>a</key><integer>x</integer></dict></plist>")
+        let result = try AdhocBuildBinary.run(["plist", "print", path])
+        #expect(result.status == 1)
+        #expect(result.stdoutText == "")
+        #expect(result.stderrText == "error: \(path): 1:46: 'x' is not an integer from -2^63 to 2^64-1\n")
+    }
+
+    @Test func standardInputAndOutputWorkWithADash() throws {
+        let input = Data(#"{"name": "ShoutOut", "build": 7}"#.utf8)
+        let result = try AdhocBuildBinary.run(["plist", "convert", "-", "--to", "xml", "-o", "-"], input: input)
+        #expect(result.status == 0)
+        #expect(result.stdoutText.contains("<key>build</key>\n\t<integer>7</integer>"))
+        let binary = try AdhocBuildBinary.run(["plist", "convert", "-", "--to", "binary", "-o", "-"], input: input)
+        #expect(binary.stdout.starts(with: Array("bplist00".utf8)))
+        let back = try AdhocBuildBinary.run(["plist", "get", "-", "name"], input: binary.stdout)
+        #expect(back.stdoutText == "ShoutOut\n")
+    }
+
+    @Test func setThenGetThroughTheCommandLine() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.write("Info.plist", "<plist><dict/></plist>")
+        #expect(try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integer"]).status == 0)
+        #expect(try AdhocBuildBinary.run(["plist", "get", path, "A:B"]).stdoutText == "7\n")
+        #expect(try AdhocBuildBinary.run(["plist", "get", path, "A", "--format", "json"]).stdoutText == "{\n  \"B\": 7\n}\n")
+        let wrongType = try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integr"])
+        #expect(wrongType.status == 2)
+        #expect(wrongType.stderrText.hasPrefix("error: unknown type 'integr'; did you mean 'integer'?"))
+    }
+
+    @Test func lintExitsOneWhenAnyFileFails() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let good = try folder.write("good.plist", "<plist><true/></plist>")
+        let bad = try folder.write("bad.plist", "bplist00")
+        let result = try AdhocBuildBinary.run(["plist", "lint", good, bad])
+        #expect(result.status == 1)
+        #expect(result.stdoutText == "\(good): OK (xml)\n\(bad): byte 8: truncated: 8 bytes is too short for a binary plist\n")
+        #expect(try AdhocBuildBinary.run(["plist", "lint", "-q", good]).stdoutText == "")
+    }
+
+    @Test func mergeExplainPrintsWhereEachValueCameFrom() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let base = try folder.write("Base.plist", #"{"API": {"URL": "https://dev", "Retry": 2}}"#)
+        let over = try folder.write("Release.plist", #"{"API": {"URL": "https://prod"}}"#)
+        let out = folder.path("out.plist")
+        let result = try AdhocBuildBinary.run(["plist", "merge", base, over, "-o", out, "--explain", "--to", "xml"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "API:URL = \"https://prod\"  (\(over))\nAPI:Retry = 2  (\(base))\n")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains("<string>https://prod</string>"))
+    }
+}
