@@ -1,0 +1,41 @@
+# adhocbuild: `make demo` runs the main job on the bundled example, `make test` runs every test.
+# Both install the Debian packages they need first (as root, or through sudo).
+
+SWIFT ?= swift
+APT_PACKAGES := pkg-config libxml2-dev libplist-utils python3 zip unzip time
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build release deps test demo bench clean
+
+all: build
+
+## deps: install the Debian packages the build, tests, demo and benchmarks use (skips what is there).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --disable-xctest
+
+## demo: the main job on the bundled example.
+demo: release
+	./scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/adhocbuild"
+
+## bench: adhocbuild against its peers, side by side, with ratios.
+bench: release
+	$(SWIFT) build -c release --product foundation-plist-bench
+	./bench/run.sh "$$($(SWIFT) build -c release --show-bin-path)"
+
+clean:
+	rm -rf .build bench/out build

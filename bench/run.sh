@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# `make bench`: adhocbuild against its peers, side by side in one run. See bench/bench.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec python3 bench/bench.py --bin-dir "${1:?usage: run.sh SWIFT_RELEASE_BIN_DIR}"
