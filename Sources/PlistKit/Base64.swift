@@ -60,36 +60,37 @@ enum Base64 {
         let byte: UInt8?
     }
 
-    /// Encodes `data` into lines of at most `lineLength` characters, each preceded by `indent`
-    /// and followed by a newline; a `lineLength` of 0 means one unbroken run with no newline.
-    static func encode(_ data: Data, lineLength: Int = 0, indent: [UInt8] = [], into out: inout [UInt8]) {
+    /// Encodes `bytes` into lines of at most `lineLength` characters, each preceded by `indent`
+    /// tabs and followed by a newline; a `lineLength` of 0 means one unbroken run with no newline.
+    static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int = 0, indent: Int = 0, into out: inout [UInt8]) {
         var column = 0
-        func emit(_ char: UInt8) {
-            if lineLength > 0 && column == 0 { out.append(contentsOf: indent) }
+        @inline(__always) func emit(_ char: UInt8) {
+            if lineLength > 0 && column == 0 { for _ in 0..<indent { out.append(0x09) } }
             out.append(char)
             column += 1
             if lineLength > 0 && column == lineLength { out.append(0x0A); column = 0 }
         }
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var index = 0
-            while index + 3 <= bytes.count {
-                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                emit(alphabet[Int(group >> 18 & 63)])
-                emit(alphabet[Int(group >> 12 & 63)])
-                emit(alphabet[Int(group >> 6 & 63)])
-                emit(alphabet[Int(group & 63)])
-                index += 3
-            }
-            let remaining = bytes.count - index
-            if remaining > 0 {
-                let group = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-                emit(alphabet[Int(group >> 18 & 63)])
-                emit(alphabet[Int(group >> 12 & 63)])
-                emit(remaining == 2 ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
-                emit(UInt8(ascii: "="))
-            }
+        var index = 0
+        while index + 3 <= bytes.count {
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            emit(alphabet[Int(group >> 18 & 63)])
+            emit(alphabet[Int(group >> 12 & 63)])
+            emit(alphabet[Int(group >> 6 & 63)])
+            emit(alphabet[Int(group & 63)])
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining > 0 {
+            let group = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            emit(alphabet[Int(group >> 18 & 63)])
+            emit(alphabet[Int(group >> 12 & 63)])
+            emit(remaining == 2 ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
+            emit(UInt8(ascii: "="))
         }
         if lineLength > 0 && column > 0 { out.append(0x0A) }
+    }
+
+    static func encode(_ data: Data, into out: inout [UInt8]) {
+        data.withUnsafeBytes { encode($0, into: &out) }
     }
 }

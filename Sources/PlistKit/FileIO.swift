@@ -28,6 +28,21 @@ public enum FileIO {
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 
+    /// Writes all of `bytes` to `fd`, retrying short writes and interruptions.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
     public static func writeAtomically(_ data: Data, to path: String) throws {
         if path == "-" {
             FileHandle.standardOutput.write(data)

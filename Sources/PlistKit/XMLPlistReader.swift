@@ -12,10 +12,18 @@ public struct XMLPlistReader {
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     public func read(_ bytes: Data) throws -> PlistValue {
+        let builder = PlistTreeBuilder()
+        try read(bytes, into: builder)
+        guard let root = builder.root else { throw PlistError(.malformed, "the document holds no plist value") }
+        return root
+    }
+
+    /// Parses `bytes`, sending each value to `sink` as it is read.
+    public func read(_ bytes: Data, into sink: PlistEventSink) throws {
         guard bytes.count < Int(Int32.max) else {
             throw PlistError(.limitExceeded, "XML plists over 2 GiB are not supported")
         }
-        let state = XMLPlistParseState(limits: limits)
+        let state = XMLPlistParseState(limits: limits, sink: sink)
         let stateRef = Unmanaged.passRetained(state)
         defer { stateRef.release() }
 
@@ -40,35 +48,42 @@ public struct XMLPlistReader {
             if state.error == nil && ctxt.pointee.wellFormed == 0 {
                 state.error = PlistError(.malformed, "the XML is not well-formed")
             }
+            if state.error == nil { state.finish(ctxt) }
         }
         if let error = state.error { throw error }
-        return try state.finish()
     }
 }
 
 /// The mutable state of one XML parse, reached from libxml2's C callbacks through `_private`.
+/// It checks the plist structure and turns elements into events for its sink.
 final class XMLPlistParseState {
     enum Element: UInt8 {
         case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
     }
 
     enum Frame {
-        case plist(PlistValue?)
-        case array([PlistValue])
-        case dictionary(PlistDictionary, pendingKey: String?)
+        /// The `<plist>` element (or an implicit one when the root is a value element).
+        case plist(hasValue: Bool, implicit: Bool)
+        case array
+        case dictionary(hasPendingKey: Bool)
     }
 
     let limits: PlistLimits
+    let sink: PlistEventSink
     var frames: [Frame] = []
-    var root: PlistValue?
     var sawRootElement = false
+    var finishedRoot = false
     /// The scalar element being read and its text so far.
     var scalar: Element?
     var text: [UInt8] = []
     var valueCount = 0
+    var keys = DuplicateKeyDetector()
     var error: PlistError?
 
-    init(limits: PlistLimits) { self.limits = limits }
+    init(limits: PlistLimits, sink: PlistEventSink) {
+        self.limits = limits
+        self.sink = sink
+    }
 
     static func from(_ ctx: UnsafeMutableRawPointer?) -> (XMLPlistParseState, xmlParserCtxtPtr) {
         let ctxt = ctx!.assumingMemoryBound(to: xmlParserCtxt.self)
@@ -76,15 +91,24 @@ final class XMLPlistParseState {
         return (state, ctxt)
     }
 
-    /// Records the first error at the parser's current position and stops the parse.
     func fail(_ ctxt: xmlParserCtxtPtr, _ message: String) { fail(ctxt, .malformed, message) }
 
+    /// Records the first error at the parser's current position and stops the parse.
     func fail(_ ctxt: xmlParserCtxtPtr, _ kind: PlistError.Kind, _ message: String) {
         guard error == nil else { return }
         let line = Int(xmlSAX2GetLineNumber(ctxt))
         let column = Int(xmlSAX2GetColumnNumber(ctxt))
         error = PlistError(kind, message, at: .line(line, column: column))
         xmlStopParser(ctxt)
+    }
+
+    /// Runs a sink call, turning a thrown error into a located parse failure.
+    func emit(_ ctxt: xmlParserCtxtPtr, _ call: () throws -> Void) {
+        do { try call() } catch let sinkError as PlistError {
+            fail(ctxt, sinkError.kind, sinkError.message)
+        } catch {
+            fail(ctxt, .io, "\(error)")
+        }
     }
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
@@ -125,29 +149,29 @@ final class XMLPlistParseState {
                 return
             }
             sawRootElement = true
-            frames.append(.plist(nil))
+            frames.append(.plist(hasValue: false, implicit: false))
             return
         }
         if frames.isEmpty {
             if sawRootElement { fail(ctxt, "content after the root element"); return }
             sawRootElement = true
-            frames.append(.plist(nil))
+            frames.append(.plist(hasValue: false, implicit: true))
         }
-        if element == .key {
-            guard case .dictionary(_, let pending) = frames[frames.count - 1] else {
-                fail(ctxt, "<key> outside a <dict>")
+        switch frames[frames.count - 1] {
+        case .dictionary(let hasPendingKey):
+            if element == .key && hasPendingKey {
+                fail(ctxt, "key '\(keys.lastKey)' has no value before the next <key>")
                 return
             }
-            if let pending {
-                fail(ctxt, "key '\(pending)' has no value before the next <key>")
+            if element != .key && !hasPendingKey {
+                fail(ctxt, "<\(element)> in a <dict> without a <key> before it")
                 return
             }
-        } else if case .dictionary(_, nil) = frames[frames.count - 1] {
-            fail(ctxt, "<\(element)> in a <dict> without a <key> before it")
-            return
-        } else if case .plist(.some) = frames[frames.count - 1] {
-            fail(ctxt, "<plist> holds more than one root value")
-            return
+        case .plist(let hasValue, _):
+            if element == .key { fail(ctxt, "<key> outside a <dict>"); return }
+            if hasValue { fail(ctxt, "<plist> holds more than one root value"); return }
+        case .array:
+            if element == .key { fail(ctxt, "<key> outside a <dict>"); return }
         }
         switch element {
         case .dict, .array:
@@ -155,7 +179,15 @@ final class XMLPlistParseState {
                 fail(ctxt, .limitExceeded, "nesting deeper than \(limits.maxDepth) levels")
                 return
             }
-            frames.append(element == .dict ? .dictionary(PlistDictionary(), pendingKey: nil) : .array([]))
+            countValue(ctxt)
+            if element == .dict {
+                keys.beginDictionary()
+                emit(ctxt) { try sink.beginDictionary() }
+                frames.append(.dictionary(hasPendingKey: false))
+            } else {
+                emit(ctxt) { try sink.beginArray() }
+                frames.append(.array)
+            }
         default:
             scalar = element
             text.removeAll(keepingCapacity: true)
@@ -167,53 +199,51 @@ final class XMLPlistParseState {
         if let element = scalar {
             scalar = nil
             if element == .key {
-                let key = String(decoding: text, as: UTF8.self)
-                guard case .dictionary(let dict, nil) = frames[frames.count - 1] else { return }
-                if dict.contains(key) {
-                    fail(ctxt, "key '\(key)' appears twice in the same <dict>")
+                let isNew = text.withUnsafeBytes { keys.insert($0) }
+                guard isNew else {
+                    fail(ctxt, "key '\(String(decoding: text, as: UTF8.self))' appears twice in the same <dict>")
                     return
                 }
-                frames[frames.count - 1] = .dictionary(dict, pendingKey: key)
+                emit(ctxt) { try text.withUnsafeBytes { try sink.key($0) } }
+                frames[frames.count - 1] = .dictionary(hasPendingKey: true)
                 return
             }
-            guard let value = scalarValue(element, ctxt) else { return }
-            add(value, ctxt)
+            countValue(ctxt)
+            emitScalar(element, ctxt)
+            valueDone()
             return
         }
         guard let frame = frames.popLast() else { return }
         switch frame {
-        case .plist(let value):
-            guard let value else { fail(ctxt, "<plist> holds no value"); return }
-            root = value
-        case .array(let items):
-            add(.array(items), ctxt)
-        case .dictionary(let dict, let pending):
-            if let pending {
-                fail(ctxt, "key '\(pending)' has no value before </dict>")
+        case .plist(let hasValue, _):
+            guard hasValue else { fail(ctxt, "<plist> holds no value"); return }
+            finishedRoot = true
+        case .array:
+            emit(ctxt) { try sink.endContainer() }
+            valueDone()
+        case .dictionary(let hasPendingKey):
+            if hasPendingKey {
+                fail(ctxt, "key '\(keys.lastKey)' has no value before </dict>")
                 return
             }
-            add(.dictionary(dict), ctxt)
+            keys.endDictionary()
+            emit(ctxt) { try sink.endContainer() }
+            valueDone()
         }
     }
 
-    private func add(_ value: PlistValue, _ ctxt: xmlParserCtxtPtr) {
+    private func countValue(_ ctxt: xmlParserCtxtPtr) {
         valueCount += 1
-        if valueCount > limits.maxValues {
-            fail(ctxt, .limitExceeded, "more than \(limits.maxValues) values")
-            return
-        }
-        guard !frames.isEmpty else { root = value; return }
-        switch frames[frames.count - 1] {
-        case .plist:
-            frames[frames.count - 1] = .plist(value)
-        case .array(var items):
-            frames[frames.count - 1] = .plist(nil)  // drop the frame's reference so `items` is unique
-            items.append(value)
-            frames[frames.count - 1] = .array(items)
-        case .dictionary(var dict, let pending):
-            frames[frames.count - 1] = .plist(nil)
-            dict.append(pending!, value)
-            frames[frames.count - 1] = .dictionary(dict, pendingKey: nil)
+        if valueCount > limits.maxValues { fail(ctxt, .limitExceeded, "more than \(limits.maxValues) values") }
+    }
+
+    /// Marks the innermost container as having received a value.
+    private func valueDone() {
+        guard let top = frames.indices.last else { return }
+        switch frames[top] {
+        case .plist(_, let implicit): frames[top] = .plist(hasValue: true, implicit: implicit)
+        case .dictionary: frames[top] = .dictionary(hasPendingKey: false)
+        case .array: break
         }
     }
 
@@ -227,47 +257,46 @@ final class XMLPlistParseState {
 
     private func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    private func scalarValue(_ element: Element, _ ctxt: xmlParserCtxtPtr) -> PlistValue? {
+    private func emitScalar(_ element: Element, _ ctxt: xmlParserCtxtPtr) {
         switch element {
         case .string:
-            return .string(String(decoding: text, as: UTF8.self))
+            emit(ctxt) { try text.withUnsafeBytes { try sink.string($0) } }
         case .integer:
             let body = trimmedText()
             guard let value = PlistInteger(parsing: body) else {
                 fail(ctxt, "'\(body)' is not an integer from -2^63 to 2^64-1")
-                return nil
+                return
             }
-            return .integer(value)
+            emit(ctxt) { try sink.integer(value) }
         case .real:
             let body = trimmedText()
             guard let value = XMLPlistParseState.parseReal(body) else {
                 fail(ctxt, "'\(body)' is not a real number")
-                return nil
+                return
             }
-            return .real(value)
+            emit(ctxt) { try sink.real(value) }
         case .date:
             let body = trimmedText()
             guard let value = PlistDate(iso8601: body) else {
                 fail(ctxt, "'\(body)' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
-                return nil
+                return
             }
-            return .date(value)
+            emit(ctxt) { try sink.date(value) }
         case .data:
             switch Base64.decode(text) {
-            case .success(let data): return .data(data)
+            case .success(let data): emit(ctxt) { try data.withUnsafeBytes { try sink.data($0) } }
             case .failure(let failure):
                 let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" } ?? "a truncated group"
                 fail(ctxt, "<data> is not valid base64: \(what) at offset \(failure.offset) of its text")
-                return nil
             }
         case .true, .false:
             guard trimmedText().isEmpty else {
                 fail(ctxt, "<\(element)/> must be empty")
-                return nil
+                return
             }
-            return .bool(element == .true)
+            emit(ctxt) { try sink.bool(element == .true) }
         case .plist, .dict, .array, .key:
-            return nil
+            break
         }
     }
 
@@ -302,11 +331,10 @@ final class XMLPlistParseState {
         }
     }
 
-    func finish() throws -> PlistValue {
-        // A document whose root is a value element rather than <plist> leaves its implicit frame open.
-        if root == nil, frames.count == 1, case .plist(let value) = frames[0] { root = value }
-        guard let root else { throw PlistError(.malformed, "the document holds no plist value") }
-        return root
+    /// Checks the end state: a document whose root is a value element leaves its implicit frame open.
+    func finish(_ ctxt: xmlParserCtxtPtr) {
+        if !finishedRoot, frames.count == 1, case .plist(true, true) = frames[0] { finishedRoot = true }
+        if !finishedRoot && error == nil { error = PlistError(.malformed, "the document holds no plist value") }
     }
 
     static let handler: xmlSAXHandler = {

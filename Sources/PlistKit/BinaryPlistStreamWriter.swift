@@ -1,0 +1,288 @@
+import Foundation
+
+/// Writes a binary property list (`bplist00`) from events, in time linear in the output.
+///
+/// Like Core Foundation's writer it stores each distinct string, integer, real, date, data
+/// and UID once (uniqued by exact encoded bytes, so `1` and `1.0` stay apart), numbers
+/// objects depth first with a dictionary's keys before its values, and picks 1, 2, 4 or
+/// 8-byte offsets and references by size. Scalars are encoded as they arrive; containers and
+/// the final layout are written by `finish()`.
+public final class BinaryPlistStreamWriter: PlistEventSink {
+    private enum NodeKind: UInt8 { case scalar, array, dictionary }
+
+    /// Encoded scalars, each once.
+    private var scratch: [UInt8] = []
+    private var nodeKind: [NodeKind] = []
+    /// For a scalar: its start in `scratch`; for a container: its first child in `childRefs`.
+    private var nodeStart: [UInt32] = []
+    /// For a scalar: its encoded length; for a container: its item (or key/value pair) count.
+    private var nodeCount: [UInt32] = []
+    private var childRefs: [UInt32] = []
+    /// Children of the open containers, innermost last.
+    private var pending: [UInt32] = []
+    private var open: [(node: UInt32, firstPending: Int, isDictionary: Bool)] = []
+    private var root: UInt32?
+    /// Open-addressed hash table of scalar nodes (UInt32.max is empty), with their hashes.
+    private var slots: [UInt32] = Array(repeating: .max, count: 1024)
+    private var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
+    private var scalarCount = 0
+    private var utf16Scratch: [UInt8] = []
+
+    public init() {}
+
+    // MARK: Events
+
+    public func beginArray() { beginContainer(.array) }
+    public func beginDictionary() { beginContainer(.dictionary) }
+
+    private func beginContainer(_ kind: NodeKind) {
+        let node = UInt32(nodeKind.count)
+        nodeKind.append(kind)
+        nodeStart.append(0)
+        nodeCount.append(0)
+        open.append((node, pending.count, kind == .dictionary))
+    }
+
+    public func endContainer() {
+        let frame = open.removeLast()
+        let children = pending.count - frame.firstPending
+        nodeStart[Int(frame.node)] = UInt32(childRefs.count)
+        if frame.isDictionary {
+            // Pending holds key, value, key, value…; store all keys, then all values.
+            var index = frame.firstPending
+            while index < pending.count { childRefs.append(pending[index]); index += 2 }
+            index = frame.firstPending + 1
+            while index < pending.count { childRefs.append(pending[index]); index += 2 }
+            nodeCount[Int(frame.node)] = UInt32(children / 2)
+        } else {
+            childRefs.append(contentsOf: pending[frame.firstPending...])
+            nodeCount[Int(frame.node)] = UInt32(children)
+        }
+        pending.removeSubrange(frame.firstPending...)
+        attach(frame.node)
+    }
+
+    private func attach(_ node: UInt32) {
+        if open.isEmpty { root = node } else { pending.append(node) }
+    }
+
+    public func key(_ utf8: UnsafeRawBufferPointer) { string(utf8) }
+
+    public func string(_ utf8: UnsafeRawBufferPointer) {
+        let start = scratch.count
+        var isASCII = true
+        for byte in utf8 where byte >= 0x80 { isASCII = false; break }
+        if isASCII {
+            appendMarker(0x5, count: utf8.count)
+            scratch.append(contentsOf: utf8)
+        } else {
+            utf16Scratch.removeAll(keepingCapacity: true)
+            for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars {
+                for unit in UTF16.encode(scalar)! {
+                    utf16Scratch.append(UInt8(unit >> 8))
+                    utf16Scratch.append(UInt8(unit & 0xFF))
+                }
+            }
+            appendMarker(0x6, count: utf16Scratch.count / 2)
+            scratch.append(contentsOf: utf16Scratch)
+        }
+        finishScalar(from: start)
+    }
+
+    public func integer(_ value: PlistInteger) {
+        let start = scratch.count
+        if value.isUnsignedHigh {
+            scratch.append(0x14)
+            appendUInt(0, size: 8)
+            appendUInt(value.bits, size: 8)
+        } else if value.isNegative {
+            scratch.append(0x13)
+            appendUInt(value.bits, size: 8)
+        } else {
+            let size = BinaryPlistStreamWriter.byteCount(for: value.bits)
+            scratch.append(0x10 | UInt8(size.trailingZeroBitCount))
+            appendUInt(value.bits, size: size)
+        }
+        finishScalar(from: start)
+    }
+
+    public func real(_ value: Double) {
+        let start = scratch.count
+        scratch.append(0x23)
+        appendUInt(value.bitPattern, size: 8)
+        finishScalar(from: start)
+    }
+
+    public func bool(_ value: Bool) {
+        let start = scratch.count
+        scratch.append(value ? 0x09 : 0x08)
+        finishScalar(from: start)
+    }
+
+    public func date(_ value: PlistDate) {
+        let start = scratch.count
+        scratch.append(0x33)
+        appendUInt(value.secondsSinceReferenceDate.bitPattern, size: 8)
+        finishScalar(from: start)
+    }
+
+    public func data(_ bytes: UnsafeRawBufferPointer) {
+        let start = scratch.count
+        appendMarker(0x4, count: bytes.count)
+        scratch.append(contentsOf: bytes)
+        finishScalar(from: start)
+    }
+
+    public func uid(_ value: UInt64) {
+        let start = scratch.count
+        let size = BinaryPlistStreamWriter.byteCount(for: value)
+        scratch.append(0x80 | UInt8(size - 1))
+        appendUInt(value, size: size)
+        finishScalar(from: start)
+    }
+
+    // MARK: Encoding
+
+    static func byteCount(for value: UInt64) -> Int {
+        if value <= 0xFF { return 1 }
+        if value <= 0xFFFF { return 2 }
+        if value <= 0xFFFF_FFFF { return 4 }
+        return 8
+    }
+
+    @inline(__always) private func appendUInt(_ value: UInt64, size: Int) {
+        BinaryPlistStreamWriter.appendUInt(value, size: size, to: &scratch)
+    }
+
+    @inline(__always) static func appendUInt(_ value: UInt64, size: Int, to out: inout [UInt8]) {
+        var shift = (size - 1) * 8
+        while shift >= 0 {
+            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    private func appendMarker(_ kind: UInt8, count: Int) {
+        BinaryPlistStreamWriter.appendMarker(kind, count: count, to: &scratch)
+    }
+
+    static func appendMarker(_ kind: UInt8, count: Int, to out: inout [UInt8]) {
+        if count < 15 {
+            out.append(kind << 4 | UInt8(count))
+        } else {
+            out.append(kind << 4 | 0x0F)
+            let size = byteCount(for: UInt64(count))
+            out.append(0x10 | UInt8(size.trailingZeroBitCount))
+            appendUInt(UInt64(count), size: size, to: &out)
+        }
+    }
+
+    /// Uniques the scalar just encoded at `scratch[start...]`: reuses an equal one or keeps it.
+    private func finishScalar(from start: Int) {
+        let length = scratch.count - start
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var mask = slots.count - 1
+        let node: UInt32 = scratch.withUnsafeBufferPointer { buffer in
+            for index in start..<(start + length) { hash = (hash ^ UInt64(buffer[index])) &* 0x100_0000_01b3 }
+            var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+            while true {
+                let existing = slots[slot]
+                if existing == .max { return .max }
+                if slotHashes[slot] == hash && nodeCount[Int(existing)] == UInt32(length) {
+                    let other = Int(nodeStart[Int(existing)])
+                    if memcmp(buffer.baseAddress! + other, buffer.baseAddress! + start, length) == 0 { return existing }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        if node != .max {
+            scratch.removeSubrange(start...)
+            attach(node)
+            return
+        }
+        let newNode = UInt32(nodeKind.count)
+        nodeKind.append(.scalar)
+        nodeStart.append(UInt32(start))
+        nodeCount.append(UInt32(length))
+        scalarCount += 1
+        if scalarCount * 2 > slots.count {
+            rehash(capacity: slots.count * 2)
+            mask = slots.count - 1
+        }
+        insert(newNode, hash: hash)
+        attach(newNode)
+    }
+
+    private func insert(_ node: UInt32, hash: UInt64) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+        while slots[slot] != .max { slot = (slot + 1) & mask }
+        slots[slot] = node
+        slotHashes[slot] = hash
+    }
+
+    private func rehash(capacity: Int) {
+        let oldSlots = slots, oldHashes = slotHashes
+        slots = Array(repeating: .max, count: capacity)
+        slotHashes = Array(repeating: 0, count: capacity)
+        for (index, node) in oldSlots.enumerated() where node != .max { insert(node, hash: oldHashes[index]) }
+    }
+
+    // MARK: Layout
+
+    /// The finished file. Call once, after the last event.
+    public func finish() -> [UInt8] {
+        guard let root else { return [] }
+        // Release the uniquing table before laying out, to keep the peak down.
+        slots = []
+        slotHashes = []
+        let nodes = nodeKind.count
+        var number = [UInt32](repeating: .max, count: nodes)
+        var order: [UInt32] = []
+        order.reserveCapacity(nodes)
+        // Number objects the way Core Foundation does: a container, then its keys, then its values.
+        var stack: [(node: UInt32, next: Int)] = []
+        func visit(_ node: UInt32) {
+            guard number[Int(node)] == .max else { return }
+            number[Int(node)] = UInt32(order.count)
+            order.append(node)
+            if nodeKind[Int(node)] != .scalar { stack.append((node, 0)) }
+        }
+        visit(root)
+        while let top = stack.last {
+            let kind = nodeKind[Int(top.node)]
+            let total = Int(nodeCount[Int(top.node)]) * (kind == .dictionary ? 2 : 1)
+            if top.next == total { stack.removeLast(); continue }
+            stack[stack.count - 1].next += 1
+            visit(childRefs[Int(nodeStart[Int(top.node)]) + top.next])
+        }
+        let refSize = BinaryPlistStreamWriter.byteCount(for: UInt64(order.count))
+        var out: [UInt8] = []
+        out.reserveCapacity(scratch.count + childRefs.count * refSize + order.count * 4 + 64)
+        out.append(contentsOf: Array("bplist00".utf8))
+        var offsets: [Int] = []
+        offsets.reserveCapacity(order.count)
+        for node in order {
+            offsets.append(out.count)
+            let start = Int(nodeStart[Int(node)]), count = Int(nodeCount[Int(node)])
+            switch nodeKind[Int(node)] {
+            case .scalar:
+                out.append(contentsOf: scratch[start..<(start + count)])
+            case .array, .dictionary:
+                let isDictionary = nodeKind[Int(node)] == .dictionary
+                BinaryPlistStreamWriter.appendMarker(isDictionary ? 0xD : 0xA, count: count, to: &out)
+                for child in childRefs[start..<(start + (isDictionary ? count * 2 : count))] {
+                    BinaryPlistStreamWriter.appendUInt(UInt64(number[Int(child)]), size: refSize, to: &out)
+                }
+            }
+        }
+        let tableOffset = out.count
+        let offsetSize = BinaryPlistStreamWriter.byteCount(for: UInt64(tableOffset))
+        for offset in offsets { BinaryPlistStreamWriter.appendUInt(UInt64(offset), size: offsetSize, to: &out) }
+        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
+        BinaryPlistStreamWriter.appendUInt(UInt64(order.count), size: 8, to: &out)
+        BinaryPlistStreamWriter.appendUInt(0, size: 8, to: &out)
+        BinaryPlistStreamWriter.appendUInt(UInt64(tableOffset), size: 8, to: &out)
+        return out
+    }
+}

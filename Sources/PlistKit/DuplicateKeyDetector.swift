@@ -1,0 +1,63 @@
+/// Finds repeated keys in the dictionaries a reader has open, by exact bytes, without making strings.
+///
+/// Keys of open dictionaries are kept in one byte arena; a new key is compared only with
+/// earlier keys of the same dictionary whose 64-bit FNV-1a hash matches.
+struct DuplicateKeyDetector {
+    private var arena: [UInt8] = []
+    private var keys: [(hash: UInt64, start: Int, count: Int)] = []
+    /// For each open dictionary: where its keys start in `keys` and `arena`, and, once it has
+    /// many keys, a hash index of them.
+    private var frames: [(firstKey: Int, arenaStart: Int, index: [UInt64: [Int]]?)] = []
+    private static let indexThreshold = 16
+
+    mutating func beginDictionary() {
+        frames.append((keys.count, arena.count, nil))
+    }
+
+    mutating func endDictionary() {
+        guard let frame = frames.popLast() else { return }
+        keys.removeSubrange(frame.firstKey...)
+        arena.removeSubrange(frame.arenaStart...)
+    }
+
+    /// The most recent key of the innermost open dictionary, for error messages.
+    var lastKey: String {
+        guard let frame = frames.last, keys.count > frame.firstKey, let entry = keys.last else { return "" }
+        return String(decoding: arena[entry.start..<(entry.start + entry.count)], as: UTF8.self)
+    }
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    /// Records `key` for the innermost open dictionary; false when that dictionary already has it.
+    mutating func insert(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard !frames.isEmpty else { return true }
+        let hash = DuplicateKeyDetector.hash(key)
+        let top = frames.count - 1
+        let first = frames[top].firstKey
+        func matches(_ index: Int) -> Bool {
+            let entry = keys[index]
+            guard entry.hash == hash, entry.count == key.count else { return false }
+            return arena[entry.start..<(entry.start + entry.count)].elementsEqual(key)
+        }
+        if let index = frames[top].index {
+            if let candidates = index[hash], candidates.contains(where: matches) { return false }
+        } else {
+            for index in first..<keys.count where matches(index) { return false }
+        }
+        keys.append((hash, arena.count, key.count))
+        arena.append(contentsOf: key)
+        let count = keys.count - first
+        if frames[top].index != nil {
+            frames[top].index![hash, default: []].append(keys.count - 1)
+        } else if count > DuplicateKeyDetector.indexThreshold {
+            var index: [UInt64: [Int]] = [:]
+            for position in first..<keys.count { index[keys[position].hash, default: []].append(position) }
+            frames[top].index = index
+        }
+        return true
+    }
+}

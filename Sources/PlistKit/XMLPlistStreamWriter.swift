@@ -1,0 +1,178 @@
+import Foundation
+
+/// Writes Apple's XML property-list layout from events: the standard header and DOCTYPE,
+/// one tab per level, `<dict/>` and `<array/>` for empty containers, dates as
+/// `YYYY-MM-DDTHH:MM:SSZ`, data as base64 lines of 76 characters, and reals in the shortest
+/// form that reads back to the same bits.
+///
+/// Strings that XML 1.0 cannot carry (most C0 controls, U+FFFE, U+FFFF) are an error naming
+/// their key path; a carriage return is written as `&#13;` so it survives XML's line-end rules.
+final class XMLPlistStreamWriter: PlistEventSink {
+    private let out: ByteOutput
+    /// An opening tag not yet written, because the container might turn out empty.
+    private var pendingOpen: StaticString? = nil
+    /// Per open container: whether it is a dictionary, its last key, and its item count.
+    private var levels: [(isDictionary: Bool, key: [UInt8], items: Int)] = []
+
+    init(output: ByteOutput) {
+        self.out = output
+        out.append("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+
+            """)
+    }
+
+    /// Closes the document. Call once, after the last event.
+    func finish() throws {
+        out.append("</plist>\n")
+        try out.flush()
+    }
+
+    private var depth: Int { levels.count }
+
+    @inline(__always) private func indent(_ depth: Int) {
+        for _ in 0..<depth { out.append(0x09) }
+    }
+
+    /// Writes a deferred opening tag before the first child arrives.
+    @inline(__always) private func openPending() {
+        guard let tag = pendingOpen else { return }
+        pendingOpen = nil
+        indent(depth - 1)
+        out.append(tag)
+    }
+
+    /// Called before every value: writes a pending opening tag and counts the item.
+    @inline(__always) private func beginValue() throws {
+        openPending()
+        if !levels.isEmpty { levels[levels.count - 1].items += 1 }
+        try out.flushIfLarge()
+    }
+
+    func beginArray() throws {
+        try beginValue()
+        levels.append((false, [], 0))
+        pendingOpen = "<array>\n"
+    }
+
+    func beginDictionary() throws {
+        try beginValue()
+        levels.append((true, [], 0))
+        pendingOpen = "<dict>\n"
+    }
+
+    func endContainer() {
+        let level = levels.removeLast()
+        if pendingOpen != nil {
+            pendingOpen = nil
+            indent(depth)
+            out.append(level.isDictionary ? "<dict/>\n" : "<array/>\n")
+        } else {
+            indent(depth)
+            out.append(level.isDictionary ? "</dict>\n" : "</array>\n")
+        }
+    }
+
+    func key(_ utf8: UnsafeRawBufferPointer) throws {
+        openPending()
+        levels[levels.count - 1].key.removeAll(keepingCapacity: true)
+        levels[levels.count - 1].key.append(contentsOf: utf8)
+        indent(depth)
+        out.append("<key>")
+        try escape(utf8)
+        out.append("</key>\n")
+    }
+
+    private func simple(_ open: StaticString, _ body: String, _ close: StaticString) throws {
+        try beginValue()
+        indent(depth)
+        out.append(open)
+        out.append(body)
+        out.append(close)
+    }
+
+    func string(_ utf8: UnsafeRawBufferPointer) throws {
+        try beginValue()
+        indent(depth)
+        out.append("<string>")
+        try escape(utf8)
+        out.append("</string>\n")
+    }
+
+    func integer(_ value: PlistInteger) throws { try simple("<integer>", value.description, "</integer>\n") }
+    func real(_ value: Double) throws { try simple("<real>", XMLPlistWriter.format(value), "</real>\n") }
+    func date(_ value: PlistDate) throws { try simple("<date>", value.iso8601, "</date>\n") }
+
+    func bool(_ value: Bool) throws {
+        try beginValue()
+        indent(depth)
+        out.append(value ? "<true/>\n" : "<false/>\n")
+    }
+
+    func data(_ bytes: UnsafeRawBufferPointer) throws {
+        try beginValue()
+        indent(depth)
+        out.append("<data>\n")
+        Base64.encode(bytes, lineLength: 76, indent: depth, into: &out.bytes)
+        indent(depth)
+        out.append("</data>\n")
+    }
+
+    func uid(_ value: UInt64) throws {
+        // Core Foundation writes a UID to XML as a one-key dictionary.
+        try beginValue()
+        indent(depth)
+        out.append("<dict>\n")
+        indent(depth + 1)
+        out.append("<key>CF$UID</key>\n")
+        indent(depth + 1)
+        out.append("<integer>\(value)</integer>\n")
+        indent(depth)
+        out.append("</dict>\n")
+    }
+
+    /// The key path of the value being written, for error messages.
+    private var currentPath: String {
+        PlistKeyPath(levels.map { level in
+            level.isDictionary ? String(decoding: level.key, as: UTF8.self) : String(max(0, level.items - 1))
+        }).description
+    }
+
+    /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped.
+    private func escape(_ utf8: UnsafeRawBufferPointer) throws {
+        let bytes = utf8.bindMemory(to: UInt8.self)
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x3F else {
+                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
+                    throw unrepresentable(0xFFFF - (0xBF - UInt32(bytes[index + 2])))
+                }
+                continue
+            }
+            let replacement: StaticString
+            switch byte {
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
+            case 0x0D: replacement = "&#13;"
+            case 0x09, 0x0A: continue
+            case 0x00..<0x20: throw unrepresentable(UInt32(byte))
+            default: continue
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+            out.append(replacement)
+            runStart = index + 1
+        }
+        out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+
+    private func unrepresentable(_ scalar: UInt32) -> PlistError {
+        let hex = String(scalar, radix: 16, uppercase: true)
+        return PlistError(.unrepresentable,
+                          "the string holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), "
+                            + "which XML cannot carry; write binary instead", keyPath: currentPath)
+    }
+}
