@@ -34,7 +34,7 @@ final class ByteOutput {
 
     func flush() throws {
         guard let fileDescriptor else { return }
-        try FileIO.writeAll(fileDescriptor, bytes)
+        try bytes.withUnsafeBytes { try FileIO.writeAll(fileDescriptor, $0) }
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -28,60 +28,97 @@ public enum FileIO {
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 
-    /// Writes all of `bytes` to `fd`, retrying short writes and interruptions.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))")
-                }
-                offset += written
+    /// Writes all of `raw` to `fd`, retrying short writes and interruptions.
+    static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < raw.count {
+            let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))")
             }
+            offset += written
         }
     }
 
+    /// Writes `data` to `path` atomically (`-` is standard output).
     public static func writeAtomically(_ data: Data, to path: String) throws {
+        try data.withUnsafeBytes { try writeAtomically($0, to: path) }
+    }
+
+    /// Writes `bytes` to `path` atomically (`-` is standard output).
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try bytes.withUnsafeBytes { try writeAtomically($0, to: path) }
+    }
+
+    static func writeAtomically(_ raw: UnsafeRawBufferPointer, to path: String) throws {
         if path == "-" {
-            FileHandle.standardOutput.write(data)
+            try writeAll(STDOUT_FILENO, raw)
             return
         }
+        let file = try AtomicFileWriter(path: path)
+        do {
+            try writeAll(file.fileDescriptor, raw)
+            try file.commit()
+        } catch let error as PlistError {
+            file.abort()
+            throw error.inFile(path)
+        }
+    }
+}
+
+/// A file written under a temporary name in the target's folder and renamed over the target
+/// on `commit()`, so readers only ever see the old file or the complete new one.
+public final class AtomicFileWriter {
+    public let path: String
+    public let fileDescriptor: Int32
+    private let temporaryPath: String
+    private let mode: mode_t
+    private var finished = false
+
+    public init(path: String) throws {
+        self.path = path
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/" + temporaryPrefix + url.lastPathComponent + "-" + String(getpid()) + "-"
+        temporaryPath = folder + "/" + FileIO.temporaryPrefix + url.lastPathComponent + "-" + String(getpid()) + "-"
             + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        var existingMode: mode_t? = nil
         var info = stat()
         if stat(path, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR { throw PlistError(.io, "is a folder, not a file", file: path) }
-            existingMode = info.st_mode & 0o7777
+            mode = info.st_mode & 0o7777
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            mode = 0o666 & ~mask
         }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existingMode ?? 0o644)
+        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))", file: path)
         }
+        fileDescriptor = fd
+    }
+
+    /// Flushes the data to disk and renames the temporary file over the target.
+    public func commit() throws {
+        guard !finished else { return }
+        finished = true
         var failure: String? = nil
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, let mode = existingMode { fchmod(fd, mode) }
-        if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        close(fd)
-        if failure == nil && rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if fchmod(fileDescriptor, mode) != 0 || fsync(fileDescriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(fileDescriptor)
+        if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
-            unlink(temporary)
+            unlink(temporaryPath)
             throw PlistError(.io, "cannot be written: \(failure)", file: path)
         }
     }
+
+    /// Removes the temporary file, leaving the target as it was.
+    public func abort() {
+        guard !finished else { return }
+        finished = true
+        close(fileDescriptor)
+        unlink(temporaryPath)
+    }
+
+    deinit { abort() }
 }

@@ -81,8 +81,7 @@ public enum PlistTool {
     /// Rewrites `path` in `format`, in place unless `output` is given (like `plutil -convert`).
     public static func convert(_ path: String, to format: PlistFormat, output: String? = nil,
                                sortKeys: Bool = false) throws {
-        let plist = try PropertyList(contentsOf: path)
-        try plist.write(to: output ?? path, format: format, sortKeys: sortKeys)
+        try PlistConverter.convert(path, to: format, output: output ?? path, sortKeys: sortKeys)
     }
 
     /// Merges `overlays` over `base` in order and writes the result to `output` in `format`

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Converts plist files between formats, streaming where it can.
+///
+/// XML and binary input convert to XML or binary without building the value in memory:
+/// the reader's events go straight into the writer, and XML output is written to the file
+/// in chunks. Other combinations (JSON, OpenStep, sorted keys) go through `PlistValue`.
+/// Output is always written atomically.
+public enum PlistConverter {
+    /// Converts the file at `input` (`-`: standard input) to `format` at `output` (`-`: standard output).
+    public static func convert(_ input: String, to format: PlistFormat, output: String, sortKeys: Bool = false,
+                               limits: PlistLimits = .default) throws {
+        guard format != .openStep else {
+            throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
+        }
+        var data: Data? = try FileIO.read(input)
+        let source = PlistFormat.detect(data!)
+        let streams = !sortKeys && (source == .xml || source == .binary) && (format == .xml || format == .binary)
+        guard streams else {
+            let value: PlistValue
+            do { value = try PropertyList(data: data!, limits: limits).value } catch let error as PlistError {
+                throw error.inFile(input)
+            }
+            data = nil
+            try PropertyList(value, format: format).write(to: output, format: format, sortKeys: sortKeys)
+            return
+        }
+        func read(into sink: PlistEventSink) throws {
+            do {
+                if source == .xml { try XMLPlistReader(limits: limits).read(data!, into: sink) }
+                else { try BinaryPlistReader(limits: limits).read(data!, into: sink) }
+            } catch let error as PlistError {
+                throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
+            }
+        }
+        if format == .binary {
+            let writer = BinaryPlistStreamWriter()
+            try read(into: writer)
+            data = nil  // the input is no longer needed while the output is laid out
+            try FileIO.writeAtomically(writer.finish(), to: output)
+        } else if output == "-" {
+            let bytes = ByteOutput()
+            let writer = XMLPlistStreamWriter(output: bytes)
+            try read(into: writer)
+            try writer.finish()
+            try FileIO.writeAtomically(bytes.bytes, to: output)
+        } else {
+            let file = try AtomicFileWriter(path: output)
+            do {
+                let writer = XMLPlistStreamWriter(output: ByteOutput(fileDescriptor: file.fileDescriptor))
+                try read(into: writer)
+                try writer.finish()
+                try file.commit()
+            } catch let error as PlistError {
+                file.abort()
+                throw error
+            }
+        }
+    }
+}
