@@ -7,7 +7,7 @@ import Foundation
 /// objects depth first with a dictionary's keys before its values, and picks 1, 2, 4 or
 /// 8-byte offsets and references by size. Scalars are encoded as they arrive; containers and
 /// the final layout are written by `finish()`.
-public final class BinaryPlistStreamWriter: PlistEventSink {
+struct BinaryPlistEncoder {
     private enum NodeKind: UInt8 { case scalar, array, dictionary }
 
     /// Encoded scalars, each once.
@@ -28,14 +28,14 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
     private var scalarCount = 0
     private var utf16Scratch: [UInt8] = []
 
-    public init() {}
+    init() {}
 
     // MARK: Events
 
-    public func beginArray() { beginContainer(.array) }
-    public func beginDictionary() { beginContainer(.dictionary) }
+    mutating func beginArray() { beginContainer(.array) }
+    mutating func beginDictionary() { beginContainer(.dictionary) }
 
-    private func beginContainer(_ kind: NodeKind) {
+    private mutating func beginContainer(_ kind: NodeKind) {
         let node = UInt32(nodeKind.count)
         nodeKind.append(kind)
         nodeStart.append(0)
@@ -43,7 +43,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         open.append((node, pending.count, kind == .dictionary))
     }
 
-    public func endContainer() {
+    mutating func endContainer() {
         let frame = open.removeLast()
         let children = pending.count - frame.firstPending
         nodeStart[Int(frame.node)] = UInt32(childRefs.count)
@@ -62,13 +62,13 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         attach(frame.node)
     }
 
-    private func attach(_ node: UInt32) {
+    private mutating func attach(_ node: UInt32) {
         if open.isEmpty { root = node } else { pending.append(node) }
     }
 
-    public func key(_ utf8: UnsafeRawBufferPointer) { string(utf8) }
+    mutating func key(_ utf8: UnsafeRawBufferPointer) { string(utf8) }
 
-    public func string(_ utf8: UnsafeRawBufferPointer) {
+    mutating func string(_ utf8: UnsafeRawBufferPointer) {
         let start = scratch.count
         var isASCII = true
         for byte in utf8 where byte >= 0x80 { isASCII = false; break }
@@ -89,7 +89,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         finishScalar(from: start)
     }
 
-    public func integer(_ value: PlistInteger) {
+    mutating func integer(_ value: PlistInteger) {
         let start = scratch.count
         if value.isUnsignedHigh {
             scratch.append(0x14)
@@ -99,43 +99,43 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
             scratch.append(0x13)
             appendUInt(value.bits, size: 8)
         } else {
-            let size = BinaryPlistStreamWriter.byteCount(for: value.bits)
+            let size = BinaryPlistEncoder.byteCount(for: value.bits)
             scratch.append(0x10 | UInt8(size.trailingZeroBitCount))
             appendUInt(value.bits, size: size)
         }
         finishScalar(from: start)
     }
 
-    public func real(_ value: Double) {
+    mutating func real(_ value: Double) {
         let start = scratch.count
         scratch.append(0x23)
         appendUInt(value.bitPattern, size: 8)
         finishScalar(from: start)
     }
 
-    public func bool(_ value: Bool) {
+    mutating func bool(_ value: Bool) {
         let start = scratch.count
         scratch.append(value ? 0x09 : 0x08)
         finishScalar(from: start)
     }
 
-    public func date(_ value: PlistDate) {
+    mutating func date(_ value: PlistDate) {
         let start = scratch.count
         scratch.append(0x33)
         appendUInt(value.secondsSinceReferenceDate.bitPattern, size: 8)
         finishScalar(from: start)
     }
 
-    public func data(_ bytes: UnsafeRawBufferPointer) {
+    mutating func data(_ bytes: UnsafeRawBufferPointer) {
         let start = scratch.count
         appendMarker(0x4, count: bytes.count)
         scratch.append(contentsOf: bytes)
         finishScalar(from: start)
     }
 
-    public func uid(_ value: UInt64) {
+    mutating func uid(_ value: UInt64) {
         let start = scratch.count
-        let size = BinaryPlistStreamWriter.byteCount(for: value)
+        let size = BinaryPlistEncoder.byteCount(for: value)
         scratch.append(0x80 | UInt8(size - 1))
         appendUInt(value, size: size)
         finishScalar(from: start)
@@ -150,8 +150,8 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         return 8
     }
 
-    @inline(__always) private func appendUInt(_ value: UInt64, size: Int) {
-        BinaryPlistStreamWriter.appendUInt(value, size: size, to: &scratch)
+    @inline(__always) private mutating func appendUInt(_ value: UInt64, size: Int) {
+        BinaryPlistEncoder.appendUInt(value, size: size, to: &scratch)
     }
 
     @inline(__always) static func appendUInt(_ value: UInt64, size: Int, to out: inout [UInt8]) {
@@ -162,8 +162,8 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         }
     }
 
-    private func appendMarker(_ kind: UInt8, count: Int) {
-        BinaryPlistStreamWriter.appendMarker(kind, count: count, to: &scratch)
+    private mutating func appendMarker(_ kind: UInt8, count: Int) {
+        BinaryPlistEncoder.appendMarker(kind, count: count, to: &scratch)
     }
 
     static func appendMarker(_ kind: UInt8, count: Int, to out: inout [UInt8]) {
@@ -178,7 +178,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
     }
 
     /// Uniques the scalar just encoded at `scratch[start...]`: reuses an equal one or keeps it.
-    private func finishScalar(from start: Int) {
+    private mutating func finishScalar(from start: Int) {
         let length = scratch.count - start
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         var mask = slots.count - 1
@@ -213,7 +213,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         attach(newNode)
     }
 
-    private func insert(_ node: UInt32, hash: UInt64) {
+    private mutating func insert(_ node: UInt32, hash: UInt64) {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
         while slots[slot] != .max { slot = (slot + 1) & mask }
@@ -221,7 +221,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
         slotHashes[slot] = hash
     }
 
-    private func rehash(capacity: Int) {
+    private mutating func rehash(capacity: Int) {
         let oldSlots = slots, oldHashes = slotHashes
         slots = Array(repeating: .max, count: capacity)
         slotHashes = Array(repeating: 0, count: capacity)
@@ -231,7 +231,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
     // MARK: Layout
 
     /// The finished file. Call once, after the last event.
-    public func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         guard let root else { return [] }
         // Release the uniquing table before laying out, to keep the peak down.
         slots = []
@@ -256,7 +256,7 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
             stack[stack.count - 1].next += 1
             visit(childRefs[Int(nodeStart[Int(top.node)]) + top.next])
         }
-        let refSize = BinaryPlistStreamWriter.byteCount(for: UInt64(order.count))
+        let refSize = BinaryPlistEncoder.byteCount(for: UInt64(order.count))
         var out: [UInt8] = []
         out.reserveCapacity(scratch.count + childRefs.count * refSize + order.count * 4 + 64)
         out.append(contentsOf: Array("bplist00".utf8))
@@ -270,19 +270,42 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
                 out.append(contentsOf: scratch[start..<(start + count)])
             case .array, .dictionary:
                 let isDictionary = nodeKind[Int(node)] == .dictionary
-                BinaryPlistStreamWriter.appendMarker(isDictionary ? 0xD : 0xA, count: count, to: &out)
+                BinaryPlistEncoder.appendMarker(isDictionary ? 0xD : 0xA, count: count, to: &out)
                 for child in childRefs[start..<(start + (isDictionary ? count * 2 : count))] {
-                    BinaryPlistStreamWriter.appendUInt(UInt64(number[Int(child)]), size: refSize, to: &out)
+                    BinaryPlistEncoder.appendUInt(UInt64(number[Int(child)]), size: refSize, to: &out)
                 }
             }
         }
         let tableOffset = out.count
-        let offsetSize = BinaryPlistStreamWriter.byteCount(for: UInt64(tableOffset))
-        for offset in offsets { BinaryPlistStreamWriter.appendUInt(UInt64(offset), size: offsetSize, to: &out) }
+        let offsetSize = BinaryPlistEncoder.byteCount(for: UInt64(tableOffset))
+        for offset in offsets { BinaryPlistEncoder.appendUInt(UInt64(offset), size: offsetSize, to: &out) }
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        BinaryPlistStreamWriter.appendUInt(UInt64(order.count), size: 8, to: &out)
-        BinaryPlistStreamWriter.appendUInt(0, size: 8, to: &out)
-        BinaryPlistStreamWriter.appendUInt(UInt64(tableOffset), size: 8, to: &out)
+        BinaryPlistEncoder.appendUInt(UInt64(order.count), size: 8, to: &out)
+        BinaryPlistEncoder.appendUInt(0, size: 8, to: &out)
+        BinaryPlistEncoder.appendUInt(UInt64(tableOffset), size: 8, to: &out)
         return out
     }
+}
+
+/// Writes a binary property list (`bplist00`) from events; see `BinaryPlistEncoder` for the
+/// layout. Scalars are encoded as they arrive; `finish()` lays out the file.
+public final class BinaryPlistStreamWriter: PlistEventSink {
+    private var encoder = BinaryPlistEncoder()
+
+    public init() {}
+
+    /// The finished file. Call once, after the last event.
+    public func finish() -> [UInt8] { encoder.finish() }
+
+    public func beginArray() { encoder.beginArray() }
+    public func beginDictionary() { encoder.beginDictionary() }
+    public func endContainer() { encoder.endContainer() }
+    public func key(_ utf8: UnsafeRawBufferPointer) { encoder.string(utf8) }
+    public func string(_ utf8: UnsafeRawBufferPointer) { encoder.string(utf8) }
+    public func integer(_ value: PlistInteger) { encoder.integer(value) }
+    public func real(_ value: Double) { encoder.real(value) }
+    public func bool(_ value: Bool) { encoder.bool(value) }
+    public func date(_ value: PlistDate) { encoder.date(value) }
+    public func data(_ bytes: UnsafeRawBufferPointer) { encoder.data(bytes) }
+    public func uid(_ value: UInt64) { encoder.uid(value) }
 }

@@ -39,17 +39,15 @@ public enum PlistConverter {
             data = nil  // the input is no longer needed while the output is laid out
             try FileIO.writeAtomically(writer.finish(), to: output)
         } else if output == "-" {
-            let bytes = ByteOutput()
-            let writer = XMLPlistStreamWriter(output: bytes)
+            let writer = XMLPlistStreamWriter(output: ByteOutput())
             try read(into: writer)
-            try writer.finish()
-            try FileIO.writeAtomically(bytes.bytes, to: output)
+            try FileIO.writeAtomically(try writer.finish(), to: output)
         } else {
             let file = try AtomicFileWriter(path: output)
             do {
                 let writer = XMLPlistStreamWriter(output: ByteOutput(fileDescriptor: file.fileDescriptor))
                 try read(into: writer)
-                try writer.finish()
+                _ = try writer.finish()
                 try file.commit()
             } catch let error as PlistError {
                 file.abort()

@@ -53,7 +53,14 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` and the shorter forms Apple's reader accepts
     /// (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`, `YYYY-MM-DDTHH`, `YYYY-MM-DDTHH:MM`), all in UTC.
     public init?(iso8601 text: Substring) {
-        let bytes = Array(text.utf8)
+        guard let value = text.utf8.withContiguousStorageIfAvailable({ PlistDate(iso8601UTF8: $0) })
+                ?? Array(text.utf8).withUnsafeBufferPointer({ PlistDate(iso8601UTF8: $0) })
+        else { return nil }
+        self = value
+    }
+
+    /// Parses the forms `init(iso8601:)` accepts from UTF-8 bytes.
+    public init?(iso8601UTF8 bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
         func number(_ width: Int) -> Int64? {
             guard index + width <= bytes.count else { return nil }

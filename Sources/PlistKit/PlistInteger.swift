@@ -19,15 +19,28 @@ public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Parses decimal (with optional sign) or `0x` hexadecimal text; nil when out of range or malformed.
     public init?(parsing text: Substring) {
-        var body = text
+        guard let value = text.utf8.withContiguousStorageIfAvailable({ PlistInteger(utf8: $0) })
+                ?? PlistInteger(utf8: Array(text.utf8).withUnsafeBufferPointer({ $0 }))
+        else { return nil }
+        self = value
+    }
+
+    /// Parses decimal (with optional sign) or `0x` hexadecimal UTF-8 text.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        var index = 0
         var negative = false
-        if body.first == "-" { negative = true; body = body.dropFirst() }
-        else if body.first == "+" { body = body.dropFirst() }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        else if index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1 }
         var radix: UInt64 = 10
-        if body.hasPrefix("0x") || body.hasPrefix("0X") { radix = 16; body = body.dropFirst(2) }
-        guard !body.isEmpty else { return nil }
+        if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "0"), bytes[index + 1] | 0x20 == UInt8(ascii: "x") {
+            radix = 16
+            index += 2
+        }
+        guard index < bytes.count else { return nil }
         var magnitude: UInt64 = 0
-        for unit in body.utf8 {
+        while index < bytes.count {
+            let unit = bytes[index]
+            index += 1
             let digit: UInt64
             switch unit {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt64(unit - UInt8(ascii: "0"))

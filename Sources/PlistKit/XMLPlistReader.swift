@@ -23,7 +23,7 @@ public struct XMLPlistReader {
         guard bytes.count < Int(Int32.max) else {
             throw PlistError(.limitExceeded, "XML plists over 2 GiB are not supported")
         }
-        let state = XMLPlistParseState(limits: limits, sink: sink)
+        let state = XMLPlistParseBox(XMLPlistParseState(limits: limits, sink: sink))
         let stateRef = Unmanaged.passRetained(state)
         defer { stateRef.release() }
 
@@ -45,18 +45,25 @@ public struct XMLPlistReader {
             ctxt.pointee.loadsubset = 0
             ctxt.pointee.validate = 0
             _ = xmlParseDocument(ctxt)
-            if state.error == nil && ctxt.pointee.wellFormed == 0 {
-                state.error = PlistError(.malformed, "the XML is not well-formed")
+            if state.parser.error == nil && ctxt.pointee.wellFormed == 0 {
+                state.parser.error = PlistError(.malformed, "the XML is not well-formed")
             }
-            if state.error == nil { state.finish(ctxt) }
+            if state.parser.error == nil { state.parser.finish(ctxt) }
         }
-        if let error = state.error { throw error }
+        if let error = state.parser.error { throw error }
     }
 }
 
-/// The mutable state of one XML parse, reached from libxml2's C callbacks through `_private`.
-/// It checks the plist structure and turns elements into events for its sink.
-final class XMLPlistParseState {
+/// Holds the parse state for libxml2's C callbacks, which reach it through `_private`.
+final class XMLPlistParseBox {
+    var parser: XMLPlistParseState
+
+    init(_ parser: XMLPlistParseState) { self.parser = parser }
+}
+
+/// The mutable state of one XML parse: it checks the plist structure and turns elements into
+/// events for its sink. A struct, so each callback costs one exclusivity check, not one per field.
+struct XMLPlistParseState {
     enum Element: UInt8 {
         case plist, dict, array, key, string, integer, real, date, data, `true`, `false`
     }
@@ -78,37 +85,36 @@ final class XMLPlistParseState {
     var text: [UInt8] = []
     var valueCount = 0
     var keys = DuplicateKeyDetector()
-    var error: PlistError?
+    var error: PlistError? { didSet { failed = error != nil } }
+    /// Mirrors `error != nil`, cheap to test on every callback.
+    private(set) var failed = false
 
     init(limits: PlistLimits, sink: PlistEventSink) {
         self.limits = limits
         self.sink = sink
     }
 
-    static func from(_ ctx: UnsafeMutableRawPointer?) -> (XMLPlistParseState, xmlParserCtxtPtr) {
+    static func from(_ ctx: UnsafeMutableRawPointer?) -> (XMLPlistParseBox, xmlParserCtxtPtr) {
         let ctxt = ctx!.assumingMemoryBound(to: xmlParserCtxt.self)
-        let state = Unmanaged<XMLPlistParseState>.fromOpaque(ctxt.pointee._private!).takeUnretainedValue()
-        return (state, ctxt)
+        let box = Unmanaged<XMLPlistParseBox>.fromOpaque(ctxt.pointee._private!).takeUnretainedValue()
+        return (box, ctxt)
     }
 
-    func fail(_ ctxt: xmlParserCtxtPtr, _ message: String) { fail(ctxt, .malformed, message) }
+    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ message: String) { fail(ctxt, .malformed, message) }
 
     /// Records the first error at the parser's current position and stops the parse.
-    func fail(_ ctxt: xmlParserCtxtPtr, _ kind: PlistError.Kind, _ message: String) {
-        guard error == nil else { return }
+    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ kind: PlistError.Kind, _ message: String) {
+        guard !failed else { return }
         let line = Int(xmlSAX2GetLineNumber(ctxt))
         let column = Int(xmlSAX2GetColumnNumber(ctxt))
         error = PlistError(kind, message, at: .line(line, column: column))
         xmlStopParser(ctxt)
     }
 
-    /// Runs a sink call, turning a thrown error into a located parse failure.
-    func emit(_ ctxt: xmlParserCtxtPtr, _ call: () throws -> Void) {
-        do { try call() } catch let sinkError as PlistError {
-            fail(ctxt, sinkError.kind, sinkError.message)
-        } catch {
-            fail(ctxt, .io, "\(error)")
-        }
+    /// Turns an error thrown by the sink into a located parse failure.
+    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ error: Error) {
+        if let sinkError = error as? PlistError { fail(ctxt, sinkError.kind, sinkError.message) }
+        else { fail(ctxt, .io, "\(error)") }
     }
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
@@ -133,8 +139,8 @@ final class XMLPlistParseState {
         return nil
     }
 
-    func startElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {
-        guard error == nil else { return }
+    mutating func startElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {
+        guard !failed else { return }
         guard let element = XMLPlistParseState.element(named: name) else {
             fail(ctxt, "unknown element <\(String(cString: name))>")
             return
@@ -182,10 +188,10 @@ final class XMLPlistParseState {
             countValue(ctxt)
             if element == .dict {
                 keys.beginDictionary()
-                emit(ctxt) { try sink.beginDictionary() }
+                do { try sink.beginDictionary() } catch { fail(ctxt, error) }
                 frames.append(.dictionary(hasPendingKey: false))
             } else {
-                emit(ctxt) { try sink.beginArray() }
+                do { try sink.beginArray() } catch { fail(ctxt, error) }
                 frames.append(.array)
             }
         default:
@@ -194,8 +200,8 @@ final class XMLPlistParseState {
         }
     }
 
-    func endElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {
-        guard error == nil else { return }
+    mutating func endElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {
+        guard !failed else { return }
         if let element = scalar {
             scalar = nil
             if element == .key {
@@ -204,7 +210,7 @@ final class XMLPlistParseState {
                     fail(ctxt, "key '\(String(decoding: text, as: UTF8.self))' appears twice in the same <dict>")
                     return
                 }
-                emit(ctxt) { try text.withUnsafeBytes { try sink.key($0) } }
+                do { try text.withUnsafeBytes { try sink.key($0) } } catch { fail(ctxt, error) }
                 frames[frames.count - 1] = .dictionary(hasPendingKey: true)
                 return
             }
@@ -219,7 +225,7 @@ final class XMLPlistParseState {
             guard hasValue else { fail(ctxt, "<plist> holds no value"); return }
             finishedRoot = true
         case .array:
-            emit(ctxt) { try sink.endContainer() }
+            do { try sink.endContainer() } catch { fail(ctxt, error) }
             valueDone()
         case .dictionary(let hasPendingKey):
             if hasPendingKey {
@@ -227,18 +233,18 @@ final class XMLPlistParseState {
                 return
             }
             keys.endDictionary()
-            emit(ctxt) { try sink.endContainer() }
+            do { try sink.endContainer() } catch { fail(ctxt, error) }
             valueDone()
         }
     }
 
-    private func countValue(_ ctxt: xmlParserCtxtPtr) {
+    private mutating func countValue(_ ctxt: xmlParserCtxtPtr) {
         valueCount += 1
         if valueCount > limits.maxValues { fail(ctxt, .limitExceeded, "more than \(limits.maxValues) values") }
     }
 
     /// Marks the innermost container as having received a value.
-    private func valueDone() {
+    private mutating func valueDone() {
         guard let top = frames.indices.last else { return }
         switch frames[top] {
         case .plist(_, let implicit): frames[top] = .plist(hasValue: true, implicit: implicit)
@@ -247,82 +253,95 @@ final class XMLPlistParseState {
         }
     }
 
-    private func trimmedText() -> Substring {
-        var start = 0
-        var end = text.count
-        while start < end, isXMLSpace(text[start]) { start += 1 }
-        while end > start, isXMLSpace(text[end - 1]) { end -= 1 }
-        return Substring(String(decoding: text[start..<end], as: UTF8.self))
+    /// The element's text without leading and trailing XML white space.
+    private func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        text.withUnsafeBufferPointer { buffer in
+            var start = 0
+            var end = buffer.count
+            while start < end, isXMLSpace(buffer[start]) { start += 1 }
+            while end > start, isXMLSpace(buffer[end - 1]) { end -= 1 }
+            return body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+        }
     }
+
+    private func trimmedText() -> String { withTrimmedText { String(decoding: $0, as: UTF8.self) } }
 
     private func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    private func emitScalar(_ element: Element, _ ctxt: xmlParserCtxtPtr) {
-        switch element {
-        case .string:
-            emit(ctxt) { try text.withUnsafeBytes { try sink.string($0) } }
-        case .integer:
-            let body = trimmedText()
-            guard let value = PlistInteger(parsing: body) else {
-                fail(ctxt, "'\(body)' is not an integer from -2^63 to 2^64-1")
-                return
+    private mutating func emitScalar(_ element: Element, _ ctxt: xmlParserCtxtPtr) {
+        do {
+            switch element {
+            case .string:
+                try text.withUnsafeBytes { try sink.string($0) }
+            case .integer:
+                guard let value = withTrimmedText({ PlistInteger(utf8: $0) }) else {
+                    fail(ctxt, "'\(trimmedText())' is not an integer from -2^63 to 2^64-1")
+                    return
+                }
+                try sink.integer(value)
+            case .real:
+                guard let value = withTrimmedText({ XMLPlistParseState.parseReal($0) }) else {
+                    fail(ctxt, "'\(trimmedText())' is not a real number")
+                    return
+                }
+                try sink.real(value)
+            case .date:
+                guard let value = withTrimmedText({ PlistDate(iso8601UTF8: $0) }) else {
+                    fail(ctxt, "'\(trimmedText())' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
+                    return
+                }
+                try sink.date(value)
+            case .data:
+                switch Base64.decode(text) {
+                case .success(let data): try data.withUnsafeBytes { try sink.data($0) }
+                case .failure(let failure):
+                    let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" } ?? "a truncated group"
+                    fail(ctxt, "<data> is not valid base64: \(what) at offset \(failure.offset) of its text")
+                }
+            case .true, .false:
+                guard withTrimmedText({ $0.isEmpty }) else {
+                    fail(ctxt, "<\(element)/> must be empty")
+                    return
+                }
+                try sink.bool(element == .true)
+            case .plist, .dict, .array, .key:
+                break
             }
-            emit(ctxt) { try sink.integer(value) }
-        case .real:
-            let body = trimmedText()
-            guard let value = XMLPlistParseState.parseReal(body) else {
-                fail(ctxt, "'\(body)' is not a real number")
-                return
-            }
-            emit(ctxt) { try sink.real(value) }
-        case .date:
-            let body = trimmedText()
-            guard let value = PlistDate(iso8601: body) else {
-                fail(ctxt, "'\(body)' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
-                return
-            }
-            emit(ctxt) { try sink.date(value) }
-        case .data:
-            switch Base64.decode(text) {
-            case .success(let data): emit(ctxt) { try data.withUnsafeBytes { try sink.data($0) } }
-            case .failure(let failure):
-                let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" } ?? "a truncated group"
-                fail(ctxt, "<data> is not valid base64: \(what) at offset \(failure.offset) of its text")
-            }
-        case .true, .false:
-            guard trimmedText().isEmpty else {
-                fail(ctxt, "<\(element)/> must be empty")
-                return
-            }
-            emit(ctxt) { try sink.bool(element == .true) }
-        case .plist, .dict, .array, .key:
-            break
+        } catch {
+            fail(ctxt, error)
         }
     }
 
     /// Parses a `<real>`: decimal or exponent notation, `nan`, `inf`, `infinity` with a sign.
-    static func parseReal(_ text: Substring) -> Double? {
-        guard !text.isEmpty else { return nil }
-        switch text.lowercased() {
-        case "nan", "+nan", "-nan": return .nan
-        case "inf", "+inf", "infinity", "+infinity": return .infinity
-        case "-inf", "-infinity": return -.infinity
-        default: break
-        }
-        for unit in text.utf8 {
+    static func parseReal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard !bytes.isEmpty, bytes.count < 512 else { return nil }
+        var digits = false
+        for unit in bytes {
             switch unit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
-                UInt8(ascii: "+"), UInt8(ascii: "-"):
-                continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits = true
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"): continue
             default:
-                return nil
+                switch String(decoding: bytes, as: UTF8.self).lowercased() {
+                case "nan", "+nan", "-nan": return .nan
+                case "inf", "+inf", "infinity", "+infinity": return .infinity
+                case "-inf", "-infinity": return -.infinity
+                default: return nil
+                }
             }
         }
-        return Double(text)
+        guard digits else { return nil }
+        // strtod needs a terminated string; the C locale is in force (nothing here calls setlocale).
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
+            for (index, unit) in bytes.enumerated() { buffer[index] = CChar(bitPattern: unit) }
+            buffer[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>? = nil
+            let value = strtod(buffer.baseAddress!, &end)
+            return end == buffer.baseAddress! + bytes.count ? value : nil
+        }
     }
 
-    func characters(_ ctxt: xmlParserCtxtPtr, _ chars: UnsafePointer<xmlChar>, _ length: Int) {
-        guard error == nil else { return }
+    mutating func characters(_ ctxt: xmlParserCtxtPtr, _ chars: UnsafePointer<xmlChar>, _ length: Int) {
+        guard !failed else { return }
         let bytes = UnsafeBufferPointer(start: chars, count: length)
         if scalar != nil {
             text.append(contentsOf: bytes)
@@ -332,9 +351,9 @@ final class XMLPlistParseState {
     }
 
     /// Checks the end state: a document whose root is a value element leaves its implicit frame open.
-    func finish(_ ctxt: xmlParserCtxtPtr) {
+    mutating func finish(_ ctxt: xmlParserCtxtPtr) {
         if !finishedRoot, frames.count == 1, case .plist(true, true) = frames[0] { finishedRoot = true }
-        if !finishedRoot && error == nil { error = PlistError(.malformed, "the document holds no plist value") }
+        if !finishedRoot && !failed { error = PlistError(.malformed, "the document holds no plist value") }
     }
 
     static let handler: xmlSAXHandler = {
@@ -342,52 +361,52 @@ final class XMLPlistParseState {
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, localname, _, _, _, _, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.startElement(ctxt, localname!)
+            state.parser.startElement(ctxt, localname!)
         }
         sax.endElementNs = { ctx, localname, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.endElement(ctxt, localname!)
+            state.parser.endElement(ctxt, localname!)
         }
         sax.characters = { ctx, chars, length in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.characters(ctxt, chars!, Int(length))
+            state.parser.characters(ctxt, chars!, Int(length))
         }
         sax.ignorableWhitespace = sax.characters
         sax.cdataBlock = sax.characters
         sax.getEntity = { _, _ in nil }
         sax.reference = { ctx, name in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.fail(ctxt, "entity reference '&\(name.map { String(cString: $0) } ?? "");' is not allowed")
+            state.parser.fail(ctxt, "entity reference '&\(name.map { String(cString: $0) } ?? "");' is not allowed")
         }
         sax.entityDecl = { ctx, name, _, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
             let entity = name.map { String(cString: $0) } ?? ""
-            state.fail(ctxt, "the DOCTYPE declares entity '\(entity)'; entity declarations are not allowed")
+            state.parser.fail(ctxt, "the DOCTYPE declares entity '\(entity)'; entity declarations are not allowed")
         }
         sax.elementDecl = { ctx, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
         }
         sax.attributeDecl = { ctx, _, _, _, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
         }
         sax.notationDecl = { ctx, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
         }
         sax.unparsedEntityDecl = { ctx, _, _, _, _ in
             let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.fail(ctxt, "the DOCTYPE declares an entity; entity declarations are not allowed")
+            state.parser.fail(ctxt, "the DOCTYPE declares an entity; entity declarations are not allowed")
         }
         sax.serror = { ctx, errorPointer in
             guard let ctx, let errorPointer else { return }
             let (state, _) = XMLPlistParseState.from(ctx)
             let xmlError = errorPointer.pointee
-            guard state.error == nil, xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+            guard state.parser.error == nil, xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
             var message = xmlError.message.map { String(cString: $0) } ?? "XML error"
             while message.last?.isWhitespace == true { message.removeLast() }
-            state.error = PlistError(.malformed, "XML: \(message)",
+            state.parser.error = PlistError(.malformed, "XML: \(message)",
                                      at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
         }
         return sax

@@ -7,15 +7,15 @@ import Foundation
 ///
 /// Strings that XML 1.0 cannot carry (most C0 controls, U+FFFE, U+FFFF) are an error naming
 /// their key path; a carriage return is written as `&#13;` so it survives XML's line-end rules.
-final class XMLPlistStreamWriter: PlistEventSink {
-    private let out: ByteOutput
+struct XMLPlistEncoder {
+    var out: ByteOutput
     /// An opening tag not yet written, because the container might turn out empty.
     private var pendingOpen: StaticString? = nil
     /// Per open container: whether it is a dictionary, its last key, and its item count.
     private var levels: [(isDictionary: Bool, key: [UInt8], items: Int)] = []
 
     init(output: ByteOutput) {
-        self.out = output
+        out = output
         out.append("""
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -24,20 +24,21 @@ final class XMLPlistStreamWriter: PlistEventSink {
             """)
     }
 
-    /// Closes the document. Call once, after the last event.
-    func finish() throws {
+    /// Closes the document and returns what was not flushed to a file. Call once, after the last event.
+    mutating func finish() throws -> [UInt8] {
         out.append("</plist>\n")
         try out.flush()
+        return out.bytes
     }
 
     private var depth: Int { levels.count }
 
-    @inline(__always) private func indent(_ depth: Int) {
+    @inline(__always) private mutating func indent(_ depth: Int) {
         for _ in 0..<depth { out.append(0x09) }
     }
 
     /// Writes a deferred opening tag before the first child arrives.
-    @inline(__always) private func openPending() {
+    @inline(__always) private mutating func openPending() {
         guard let tag = pendingOpen else { return }
         pendingOpen = nil
         indent(depth - 1)
@@ -45,25 +46,25 @@ final class XMLPlistStreamWriter: PlistEventSink {
     }
 
     /// Called before every value: writes a pending opening tag and counts the item.
-    @inline(__always) private func beginValue() throws {
+    @inline(__always) private mutating func beginValue() throws {
         openPending()
         if !levels.isEmpty { levels[levels.count - 1].items += 1 }
         try out.flushIfLarge()
     }
 
-    func beginArray() throws {
+    mutating func beginArray() throws {
         try beginValue()
         levels.append((false, [], 0))
         pendingOpen = "<array>\n"
     }
 
-    func beginDictionary() throws {
+    mutating func beginDictionary() throws {
         try beginValue()
         levels.append((true, [], 0))
         pendingOpen = "<dict>\n"
     }
 
-    func endContainer() {
+    mutating func endContainer() {
         let level = levels.removeLast()
         if pendingOpen != nil {
             pendingOpen = nil
@@ -75,7 +76,7 @@ final class XMLPlistStreamWriter: PlistEventSink {
         }
     }
 
-    func key(_ utf8: UnsafeRawBufferPointer) throws {
+    mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
         openPending()
         levels[levels.count - 1].key.removeAll(keepingCapacity: true)
         levels[levels.count - 1].key.append(contentsOf: utf8)
@@ -85,7 +86,7 @@ final class XMLPlistStreamWriter: PlistEventSink {
         out.append("</key>\n")
     }
 
-    private func simple(_ open: StaticString, _ body: String, _ close: StaticString) throws {
+    private mutating func simple(_ open: StaticString, _ body: String, _ close: StaticString) throws {
         try beginValue()
         indent(depth)
         out.append(open)
@@ -93,7 +94,7 @@ final class XMLPlistStreamWriter: PlistEventSink {
         out.append(close)
     }
 
-    func string(_ utf8: UnsafeRawBufferPointer) throws {
+    mutating func string(_ utf8: UnsafeRawBufferPointer) throws {
         try beginValue()
         indent(depth)
         out.append("<string>")
@@ -101,26 +102,27 @@ final class XMLPlistStreamWriter: PlistEventSink {
         out.append("</string>\n")
     }
 
-    func integer(_ value: PlistInteger) throws { try simple("<integer>", value.description, "</integer>\n") }
-    func real(_ value: Double) throws { try simple("<real>", XMLPlistWriter.format(value), "</real>\n") }
-    func date(_ value: PlistDate) throws { try simple("<date>", value.iso8601, "</date>\n") }
+    mutating func integer(_ value: PlistInteger) throws { try simple("<integer>", value.description, "</integer>\n") }
+    mutating func real(_ value: Double) throws { try simple("<real>", XMLPlistWriter.format(value), "</real>\n") }
+    mutating func date(_ value: PlistDate) throws { try simple("<date>", value.iso8601, "</date>\n") }
 
-    func bool(_ value: Bool) throws {
+    mutating func bool(_ value: Bool) throws {
         try beginValue()
         indent(depth)
         out.append(value ? "<true/>\n" : "<false/>\n")
     }
 
-    func data(_ bytes: UnsafeRawBufferPointer) throws {
+    mutating func data(_ bytes: UnsafeRawBufferPointer) throws {
         try beginValue()
         indent(depth)
         out.append("<data>\n")
-        Base64.encode(bytes, lineLength: 76, indent: depth, into: &out.bytes)
+        let level = depth
+        Base64.encode(bytes, lineLength: 76, indent: level, into: &out.bytes)
         indent(depth)
         out.append("</data>\n")
     }
 
-    func uid(_ value: UInt64) throws {
+    mutating func uid(_ value: UInt64) throws {
         // Core Foundation writes a UID to XML as a one-key dictionary.
         try beginValue()
         indent(depth)
@@ -141,7 +143,7 @@ final class XMLPlistStreamWriter: PlistEventSink {
     }
 
     /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped.
-    private func escape(_ utf8: UnsafeRawBufferPointer) throws {
+    private mutating func escape(_ utf8: UnsafeRawBufferPointer) throws {
         let bytes = utf8.bindMemory(to: UInt8.self)
         var runStart = 0
         for index in 0..<bytes.count {
@@ -175,4 +177,27 @@ final class XMLPlistStreamWriter: PlistEventSink {
                           "the string holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), "
                             + "which XML cannot carry; write binary instead", keyPath: currentPath)
     }
+}
+
+/// The event-sink face of `XMLPlistEncoder` (which keeps all state in one struct, so each
+/// event costs one exclusivity check instead of one per field).
+final class XMLPlistStreamWriter: PlistEventSink {
+    private var encoder: XMLPlistEncoder
+
+    init(output: ByteOutput) { encoder = XMLPlistEncoder(output: output) }
+
+    /// Closes the document and returns what was not flushed to a file.
+    func finish() throws -> [UInt8] { try encoder.finish() }
+
+    func beginArray() throws { try encoder.beginArray() }
+    func beginDictionary() throws { try encoder.beginDictionary() }
+    func endContainer() { encoder.endContainer() }
+    func key(_ utf8: UnsafeRawBufferPointer) throws { try encoder.key(utf8) }
+    func string(_ utf8: UnsafeRawBufferPointer) throws { try encoder.string(utf8) }
+    func integer(_ value: PlistInteger) throws { try encoder.integer(value) }
+    func real(_ value: Double) throws { try encoder.real(value) }
+    func bool(_ value: Bool) throws { try encoder.bool(value) }
+    func date(_ value: PlistDate) throws { try encoder.date(value) }
+    func data(_ bytes: UnsafeRawBufferPointer) throws { try encoder.data(bytes) }
+    func uid(_ value: UInt64) throws { try encoder.uid(value) }
 }

@@ -9,11 +9,9 @@ public struct XMLPlistWriter {
 
     /// Serialises `value`; throws for strings that XML 1.0 cannot carry (most control characters).
     public func write(_ value: PlistValue) throws -> Data {
-        let output = ByteOutput()
-        let writer = XMLPlistStreamWriter(output: output)
+        let writer = XMLPlistStreamWriter(output: ByteOutput())
         try value.emit(to: writer, sortKeys: sortKeys)
-        try writer.finish()
-        return Data(output.bytes)
+        return Data(try writer.finish())
     }
 
     /// The shortest decimal that reads back to the same double; whole numbers without `.0`.
