@@ -180,19 +180,24 @@ struct BinaryPlistEncoder {
     /// Uniques the scalar just encoded at `scratch[start...]`: reuses an equal one or keeps it.
     private mutating func finishScalar(from start: Int) {
         let length = scratch.count - start
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var mask = slots.count - 1
-        let node: UInt32 = scratch.withUnsafeBufferPointer { buffer in
-            for index in start..<(start + length) { hash = (hash ^ UInt64(buffer[index])) &* 0x100_0000_01b3 }
-            var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
-            while true {
-                let existing = slots[slot]
-                if existing == .max { return .max }
-                if slotHashes[slot] == hash && nodeCount[Int(existing)] == UInt32(length) {
-                    let other = Int(nodeStart[Int(existing)])
-                    if memcmp(buffer.baseAddress! + other, buffer.baseAddress! + start, length) == 0 { return existing }
+        let mask = slots.count - 1
+        var hash: UInt64 = 0
+        let node: UInt32 = scratch.withUnsafeBytes { buffer in
+            let encoded = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
+            hash = BinaryPlistEncoder.hash(encoded)
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            return slots.withUnsafeBufferPointer { slots in
+                slotHashes.withUnsafeBufferPointer { hashes in
+                    while true {
+                        let existing = slots[slot]
+                        if existing == .max { return .max }
+                        if hashes[slot] == hash && nodeCount[Int(existing)] == UInt32(length) {
+                            let other = Int(nodeStart[Int(existing)])
+                            if memcmp(buffer.baseAddress! + other, encoded.baseAddress!, length) == 0 { return existing }
+                        }
+                        slot = (slot + 1) & mask
+                    }
                 }
-                slot = (slot + 1) & mask
             }
         }
         if node != .max {
@@ -205,17 +210,36 @@ struct BinaryPlistEncoder {
         nodeStart.append(UInt32(start))
         nodeCount.append(UInt32(length))
         scalarCount += 1
-        if scalarCount * 2 > slots.count {
-            rehash(capacity: slots.count * 2)
-            mask = slots.count - 1
-        }
+        if scalarCount * 2 > slots.count { rehash(capacity: slots.count * 2) }
         insert(newNode, hash: hash)
         attach(newNode)
     }
 
+    /// A fast 64-bit hash of a scalar's encoded bytes, eight bytes at a time.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 32
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        return hash ^ (hash >> 29)
+    }
+
     private mutating func insert(_ node: UInt32, hash: UInt64) {
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != .max { slot = (slot + 1) & mask }
         slots[slot] = node
         slotHashes[slot] = hash

@@ -94,10 +94,12 @@ struct XMLPlistParseState {
         self.sink = sink
     }
 
-    static func from(_ ctx: UnsafeMutableRawPointer?) -> (XMLPlistParseBox, xmlParserCtxtPtr) {
+    /// Runs `body` with the parse state behind a libxml2 callback's context, without retaining it
+    /// (the reader keeps it alive for the whole parse).
+    @inline(__always)
+    static func with(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLPlistParseBox, xmlParserCtxtPtr) -> Void) {
         let ctxt = ctx!.assumingMemoryBound(to: xmlParserCtxt.self)
-        let box = Unmanaged<XMLPlistParseBox>.fromOpaque(ctxt.pointee._private!).takeUnretainedValue()
-        return (box, ctxt)
+        Unmanaged<XMLPlistParseBox>.fromOpaque(ctxt.pointee._private!)._withUnsafeGuaranteedRef { body($0, ctxt) }
     }
 
     mutating func fail(_ ctxt: xmlParserCtxtPtr, _ message: String) { fail(ctxt, .malformed, message) }
@@ -360,54 +362,60 @@ struct XMLPlistParseState {
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, localname, _, _, _, _, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.startElement(ctxt, localname!)
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.startElement(ctxt, localname!) }
         }
         sax.endElementNs = { ctx, localname, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.endElement(ctxt, localname!)
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.endElement(ctxt, localname!) }
         }
         sax.characters = { ctx, chars, length in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.characters(ctxt, chars!, Int(length))
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.characters(ctxt, chars!, Int(length)) }
         }
         sax.ignorableWhitespace = sax.characters
         sax.cdataBlock = sax.characters
         sax.getEntity = { _, _ in nil }
         sax.reference = { ctx, name in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.fail(ctxt, "entity reference '&\(name.map { String(cString: $0) } ?? "");' is not allowed")
+            let entity = name.map { String(cString: $0) } ?? ""
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                state.parser.fail(ctxt, "entity reference '&\(entity);' is not allowed")
+            }
         }
         sax.entityDecl = { ctx, name, _, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            let entity = name.map { String(cString: $0) } ?? ""
-            state.parser.fail(ctxt, "the DOCTYPE declares entity '\(entity)'; entity declarations are not allowed")
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                let entity = name.map { String(cString: $0) } ?? ""
+                state.parser.fail(ctxt, "the DOCTYPE declares entity '\(entity)'; entity declarations are not allowed")
+            }
         }
         sax.elementDecl = { ctx, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            }
         }
         sax.attributeDecl = { ctx, _, _, _, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            }
         }
         sax.notationDecl = { ctx, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                state.parser.fail(ctxt, "the DOCTYPE has an internal subset; internal subsets are not allowed")
+            }
         }
         sax.unparsedEntityDecl = { ctx, _, _, _, _ in
-            let (state, ctxt) = XMLPlistParseState.from(ctx)
-            state.parser.fail(ctxt, "the DOCTYPE declares an entity; entity declarations are not allowed")
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                state.parser.fail(ctxt, "the DOCTYPE declares an entity; entity declarations are not allowed")
+            }
         }
         sax.serror = { ctx, errorPointer in
             guard let ctx, let errorPointer else { return }
-            let (state, _) = XMLPlistParseState.from(ctx)
             let xmlError = errorPointer.pointee
-            guard state.parser.error == nil, xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+            guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
             var message = xmlError.message.map { String(cString: $0) } ?? "XML error"
             while message.last?.isWhitespace == true { message.removeLast() }
-            state.parser.error = PlistError(.malformed, "XML: \(message)",
-                                     at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
+            XMLPlistParseState.with(ctx) { state, _ in
+                guard !state.parser.failed else { return }
+                state.parser.error = PlistError(.malformed, "XML: \(message)",
+                                                at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
+            }
         }
         return sax
     }()
