@@ -314,22 +314,32 @@ struct BinaryPlistEncoder {
 /// Writes a binary property list (`bplist00`) from events; see `BinaryPlistEncoder` for the
 /// layout. Scalars are encoded as they arrive; `finish()` lays out the file.
 public final class BinaryPlistStreamWriter: PlistEventSink {
-    private var encoder = BinaryPlistEncoder()
+    /// Behind a pointer, so the per-event calls skip the dynamic exclusivity checks a stored
+    /// class property would cost; only this object touches it.
+    private let encoder: UnsafeMutablePointer<BinaryPlistEncoder>
 
-    public init() {}
+    public init() {
+        encoder = .allocate(capacity: 1)
+        encoder.initialize(to: BinaryPlistEncoder())
+    }
+
+    deinit {
+        encoder.deinitialize(count: 1)
+        encoder.deallocate()
+    }
 
     /// The finished file. Call once, after the last event.
-    public func finish() -> [UInt8] { encoder.finish() }
+    public func finish() -> [UInt8] { encoder.pointee.finish() }
 
-    public func beginArray() { encoder.beginArray() }
-    public func beginDictionary() { encoder.beginDictionary() }
-    public func endContainer() { encoder.endContainer() }
-    public func key(_ utf8: UnsafeRawBufferPointer) { encoder.string(utf8) }
-    public func string(_ utf8: UnsafeRawBufferPointer) { encoder.string(utf8) }
-    public func integer(_ value: PlistInteger) { encoder.integer(value) }
-    public func real(_ value: Double) { encoder.real(value) }
-    public func bool(_ value: Bool) { encoder.bool(value) }
-    public func date(_ value: PlistDate) { encoder.date(value) }
-    public func data(_ bytes: UnsafeRawBufferPointer) { encoder.data(bytes) }
-    public func uid(_ value: UInt64) { encoder.uid(value) }
+    public func beginArray() { encoder.pointee.beginArray() }
+    public func beginDictionary() { encoder.pointee.beginDictionary() }
+    public func endContainer() { encoder.pointee.endContainer() }
+    public func key(_ utf8: UnsafeRawBufferPointer) { encoder.pointee.string(utf8) }
+    public func string(_ utf8: UnsafeRawBufferPointer) { encoder.pointee.string(utf8) }
+    public func integer(_ value: PlistInteger) { encoder.pointee.integer(value) }
+    public func real(_ value: Double) { encoder.pointee.real(value) }
+    public func bool(_ value: Bool) { encoder.pointee.bool(value) }
+    public func date(_ value: PlistDate) { encoder.pointee.date(value) }
+    public func data(_ bytes: UnsafeRawBufferPointer) { encoder.pointee.data(bytes) }
+    public func uid(_ value: UInt64) { encoder.pointee.uid(value) }
 }

@@ -56,9 +56,24 @@ public struct XMLPlistReader {
 
 /// Holds the parse state for libxml2's C callbacks, which reach it through `_private`.
 final class XMLPlistParseBox {
-    var parser: XMLPlistParseState
+    /// Behind a pointer, so each callback skips the dynamic exclusivity checks a stored class
+    /// property would cost; only the parse (one thread) touches it.
+    private let storage: UnsafeMutablePointer<XMLPlistParseState>
 
-    init(_ parser: XMLPlistParseState) { self.parser = parser }
+    init(_ parser: XMLPlistParseState) {
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: parser)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    var parser: XMLPlistParseState {
+        @inline(__always) _read { yield storage.pointee }
+        @inline(__always) _modify { yield &storage.pointee }
+    }
 }
 
 /// The mutable state of one XML parse: it checks the plist structure and turns elements into
@@ -121,24 +136,24 @@ struct XMLPlistParseState {
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
         let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
-        let bytes = UnsafeBufferPointer(start: name, count: length)
-        switch length {
-        case 3: if bytes.elementsEqual("key".utf8) { return .key }
-        case 4:
-            if bytes.elementsEqual("dict".utf8) { return .dict }
-            if bytes.elementsEqual("real".utf8) { return .real }
-            if bytes.elementsEqual("date".utf8) { return .date }
-            if bytes.elementsEqual("data".utf8) { return .data }
-            if bytes.elementsEqual("true".utf8) { return .true }
-        case 5:
-            if bytes.elementsEqual("array".utf8) { return .array }
-            if bytes.elementsEqual("plist".utf8) { return .plist }
-            if bytes.elementsEqual("false".utf8) { return .false }
-        case 6: if bytes.elementsEqual("string".utf8) { return .string }
-        case 7: if bytes.elementsEqual("integer".utf8) { return .integer }
-        default: break
+        @inline(__always) func matches(_ candidate: StaticString) -> Bool {
+            candidate.utf8CodeUnitCount == length && memcmp(name, candidate.utf8Start, length) == 0
         }
-        return nil
+        switch name[0] {
+        case UInt8(ascii: "k"): return matches("key") ? .key : nil
+        case UInt8(ascii: "s"): return matches("string") ? .string : nil
+        case UInt8(ascii: "i"): return matches("integer") ? .integer : nil
+        case UInt8(ascii: "r"): return matches("real") ? .real : nil
+        case UInt8(ascii: "t"): return matches("true") ? .true : nil
+        case UInt8(ascii: "f"): return matches("false") ? .false : nil
+        case UInt8(ascii: "a"): return matches("array") ? .array : nil
+        case UInt8(ascii: "p"): return matches("plist") ? .plist : nil
+        case UInt8(ascii: "d"):
+            if matches("dict") { return .dict }
+            if matches("date") { return .date }
+            return matches("data") ? .data : nil
+        default: return nil
+        }
     }
 
     mutating func startElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {

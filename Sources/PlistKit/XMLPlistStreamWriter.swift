@@ -182,22 +182,32 @@ struct XMLPlistEncoder {
 /// The event-sink face of `XMLPlistEncoder` (which keeps all state in one struct, so each
 /// event costs one exclusivity check instead of one per field).
 final class XMLPlistStreamWriter: PlistEventSink {
-    private var encoder: XMLPlistEncoder
+    /// Behind a pointer, so the per-event calls skip the dynamic exclusivity checks a stored
+    /// class property would cost; only this object touches it.
+    private let encoder: UnsafeMutablePointer<XMLPlistEncoder>
 
-    init(output: ByteOutput) { encoder = XMLPlistEncoder(output: output) }
+    init(output: ByteOutput) {
+        encoder = .allocate(capacity: 1)
+        encoder.initialize(to: XMLPlistEncoder(output: output))
+    }
+
+    deinit {
+        encoder.deinitialize(count: 1)
+        encoder.deallocate()
+    }
 
     /// Closes the document and returns what was not flushed to a file.
-    func finish() throws -> [UInt8] { try encoder.finish() }
+    func finish() throws -> [UInt8] { try encoder.pointee.finish() }
 
-    func beginArray() throws { try encoder.beginArray() }
-    func beginDictionary() throws { try encoder.beginDictionary() }
-    func endContainer() { encoder.endContainer() }
-    func key(_ utf8: UnsafeRawBufferPointer) throws { try encoder.key(utf8) }
-    func string(_ utf8: UnsafeRawBufferPointer) throws { try encoder.string(utf8) }
-    func integer(_ value: PlistInteger) throws { try encoder.integer(value) }
-    func real(_ value: Double) throws { try encoder.real(value) }
-    func bool(_ value: Bool) throws { try encoder.bool(value) }
-    func date(_ value: PlistDate) throws { try encoder.date(value) }
-    func data(_ bytes: UnsafeRawBufferPointer) throws { try encoder.data(bytes) }
-    func uid(_ value: UInt64) throws { try encoder.uid(value) }
+    func beginArray() throws { try encoder.pointee.beginArray() }
+    func beginDictionary() throws { try encoder.pointee.beginDictionary() }
+    func endContainer() { encoder.pointee.endContainer() }
+    func key(_ utf8: UnsafeRawBufferPointer) throws { try encoder.pointee.key(utf8) }
+    func string(_ utf8: UnsafeRawBufferPointer) throws { try encoder.pointee.string(utf8) }
+    func integer(_ value: PlistInteger) throws { try encoder.pointee.integer(value) }
+    func real(_ value: Double) throws { try encoder.pointee.real(value) }
+    func bool(_ value: Bool) throws { try encoder.pointee.bool(value) }
+    func date(_ value: PlistDate) throws { try encoder.pointee.date(value) }
+    func data(_ bytes: UnsafeRawBufferPointer) throws { try encoder.pointee.data(bytes) }
+    func uid(_ value: UInt64) throws { try encoder.pointee.uid(value) }
 }
