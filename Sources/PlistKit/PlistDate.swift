@@ -33,19 +33,32 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, truncated to the second as Apple writes it.
     public var iso8601: String {
+        var out: [UInt8] = []
+        appendISO8601(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `iso8601` to `out` without making a string.
+    public func appendISO8601(to out: inout [UInt8]) {
         let unix = (secondsSinceReferenceDate + PlistDate.unixEpochOffset).rounded(.down)
-        guard unix.isFinite, abs(unix) < 1e14 else { return "invalid-date" }
+        guard unix.isFinite, abs(unix) < 1e14 else { out.append(contentsOf: "invalid-date".utf8); return }
         let total = Int64(unix)
         var days = total / 86_400
         var secondsOfDay = total % 86_400
         if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
         let (year, month, day) = PlistDate.civil(fromDays: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(abs(value))
-            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        if year < 0 { out.append(UInt8(ascii: "-")) }
+        PlistInteger.appendDigits(UInt64(abs(year)), minimumWidth: 4, to: &out)
+        func field(_ separator: Character, _ value: Int64) {
+            out.append(separator.asciiValue!)
+            PlistInteger.appendDigits(UInt64(value), minimumWidth: 2, to: &out)
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):"
-            + "\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))Z"
+        field("-", month)
+        field("-", day)
+        field("T", secondsOfDay / 3600)
+        field(":", secondsOfDay / 60 % 60)
+        field(":", secondsOfDay % 60)
+        out.append(UInt8(ascii: "Z"))
     }
 
     public var description: String { iso8601 }

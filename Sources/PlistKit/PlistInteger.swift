@@ -71,6 +71,31 @@ public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConverti
 
     public var isNegative: Bool { !isUnsignedHigh && Int64(bitPattern: bits) < 0 }
 
+    /// Appends the decimal digits (with a leading `-` when negative) to `out`.
+    public func appendDecimal(to out: inout [UInt8]) {
+        var magnitude = bits
+        if isNegative {
+            out.append(UInt8(ascii: "-"))
+            magnitude = 0 &- bits
+        }
+        PlistInteger.appendDigits(magnitude, minimumWidth: 1, to: &out)
+    }
+
+    /// Appends `value` in decimal, zero-padded to `minimumWidth` digits.
+    static func appendDigits(_ value: UInt64, minimumWidth: Int, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 || count < minimumWidth
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
+    }
+
     public var description: String {
         isUnsignedHigh ? String(bits) : String(Int64(bitPattern: bits))
     }

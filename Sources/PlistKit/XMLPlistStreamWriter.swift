@@ -11,8 +11,11 @@ struct XMLPlistEncoder {
     var out: ByteOutput
     /// An opening tag not yet written, because the container might turn out empty.
     private var pendingOpen: StaticString? = nil
-    /// Per open container: whether it is a dictionary, its last key, and its item count.
-    private var levels: [(isDictionary: Bool, key: [UInt8], items: Int)] = []
+    /// Per open container: whether it is a dictionary, where its current key starts in
+    /// `keyBytes`, and its item count.
+    private var levels: [(isDictionary: Bool, keyStart: Int, items: Int)] = []
+    /// The current key of each open dictionary, back to back, for error messages.
+    private var keyBytes: [UInt8] = []
 
     init(output: ByteOutput) {
         out = output
@@ -54,18 +57,19 @@ struct XMLPlistEncoder {
 
     mutating func beginArray() throws {
         try beginValue()
-        levels.append((false, [], 0))
+        levels.append((false, keyBytes.count, 0))
         pendingOpen = "<array>\n"
     }
 
     mutating func beginDictionary() throws {
         try beginValue()
-        levels.append((true, [], 0))
+        levels.append((true, keyBytes.count, 0))
         pendingOpen = "<dict>\n"
     }
 
     mutating func endContainer() {
         let level = levels.removeLast()
+        keyBytes.removeSubrange(level.keyStart...)
         if pendingOpen != nil {
             pendingOpen = nil
             indent(depth)
@@ -78,8 +82,8 @@ struct XMLPlistEncoder {
 
     mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
         openPending()
-        levels[levels.count - 1].key.removeAll(keepingCapacity: true)
-        levels[levels.count - 1].key.append(contentsOf: utf8)
+        keyBytes.removeSubrange(levels[levels.count - 1].keyStart...)
+        keyBytes.append(contentsOf: utf8)
         indent(depth)
         out.append("<key>")
         try escape(utf8)
@@ -102,9 +106,21 @@ struct XMLPlistEncoder {
         out.append("</string>\n")
     }
 
-    mutating func integer(_ value: PlistInteger) throws { try simple("<integer>", value.description, "</integer>\n") }
+    mutating func integer(_ value: PlistInteger) throws {
+        try beginValue()
+        indent(depth)
+        out.append("<integer>")
+        value.appendDecimal(to: &out.bytes)
+        out.append("</integer>\n")
+    }
     mutating func real(_ value: Double) throws { try simple("<real>", XMLPlistWriter.format(value), "</real>\n") }
-    mutating func date(_ value: PlistDate) throws { try simple("<date>", value.iso8601, "</date>\n") }
+    mutating func date(_ value: PlistDate) throws {
+        try beginValue()
+        indent(depth)
+        out.append("<date>")
+        value.appendISO8601(to: &out.bytes)
+        out.append("</date>\n")
+    }
 
     mutating func bool(_ value: Bool) throws {
         try beginValue()
@@ -137,8 +153,11 @@ struct XMLPlistEncoder {
 
     /// The key path of the value being written, for error messages.
     private var currentPath: String {
-        PlistKeyPath(levels.map { level in
-            level.isDictionary ? String(decoding: level.key, as: UTF8.self) : String(max(0, level.items - 1))
+        PlistKeyPath(levels.indices.map { index in
+            let level = levels[index]
+            guard level.isDictionary else { return String(max(0, level.items - 1)) }
+            let end = index + 1 < levels.count ? levels[index + 1].keyStart : keyBytes.count
+            return String(decoding: keyBytes[level.keyStart..<end], as: UTF8.self)
         }).description
     }
 
