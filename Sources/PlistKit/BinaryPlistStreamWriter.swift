@@ -22,9 +22,16 @@ struct BinaryPlistEncoder {
     private var pending: [UInt32] = []
     private var open: [(node: UInt32, firstPending: Int, isDictionary: Bool)] = []
     private var root: UInt32?
-    /// Open-addressed hash table of scalar nodes (UInt32.max is empty), with their hashes.
-    private var slots: [UInt32] = Array(repeating: .max, count: 1024)
-    private var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
+    /// One entry of the uniquing table: a scalar node with its encoded length and hash side by
+    /// side, so a probe touches one cache line.
+    private struct Slot {
+        var node: UInt32 = .max
+        var length: UInt32 = 0
+        var hash: UInt64 = 0
+    }
+
+    /// Open-addressed hash table of scalar nodes (`node == .max` is empty).
+    private var slots = [Slot](repeating: Slot(), count: 1024)
     private var scalarCount = 0
     private var utf16Scratch: [UInt8] = []
 
@@ -185,18 +192,16 @@ struct BinaryPlistEncoder {
         let node: UInt32 = scratch.withUnsafeBytes { buffer in
             let encoded = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
             hash = BinaryPlistEncoder.hash(encoded)
-            var slot = Int(truncatingIfNeeded: hash) & mask
+            var index = Int(truncatingIfNeeded: hash) & mask
             return slots.withUnsafeBufferPointer { slots in
-                slotHashes.withUnsafeBufferPointer { hashes in
-                    while true {
-                        let existing = slots[slot]
-                        if existing == .max { return .max }
-                        if hashes[slot] == hash && nodeCount[Int(existing)] == UInt32(length) {
-                            let other = Int(nodeStart[Int(existing)])
-                            if memcmp(buffer.baseAddress! + other, encoded.baseAddress!, length) == 0 { return existing }
-                        }
-                        slot = (slot + 1) & mask
+                while true {
+                    let slot = slots[index]
+                    if slot.node == .max { return .max }
+                    if slot.hash == hash && slot.length == UInt32(length) {
+                        let other = Int(nodeStart[Int(slot.node)])
+                        if memcmp(buffer.baseAddress! + other, encoded.baseAddress!, length) == 0 { return slot.node }
                     }
+                    index = (index + 1) & mask
                 }
             }
         }
@@ -211,7 +216,7 @@ struct BinaryPlistEncoder {
         nodeCount.append(UInt32(length))
         scalarCount += 1
         if scalarCount * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        insert(newNode, hash: hash)
+        insert(Slot(node: newNode, length: UInt32(length), hash: hash))
         attach(newNode)
     }
 
@@ -237,19 +242,17 @@ struct BinaryPlistEncoder {
         return hash ^ (hash >> 29)
     }
 
-    private mutating func insert(_ node: UInt32, hash: UInt64) {
+    private mutating func insert(_ entry: Slot) {
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != .max { slot = (slot + 1) & mask }
-        slots[slot] = node
-        slotHashes[slot] = hash
+        var index = Int(truncatingIfNeeded: entry.hash) & mask
+        while slots[index].node != .max { index = (index + 1) & mask }
+        slots[index] = entry
     }
 
     private mutating func rehash(capacity: Int) {
-        let oldSlots = slots, oldHashes = slotHashes
-        slots = Array(repeating: .max, count: capacity)
-        slotHashes = Array(repeating: 0, count: capacity)
-        for (index, node) in oldSlots.enumerated() where node != .max { insert(node, hash: oldHashes[index]) }
+        let old = slots
+        slots = [Slot](repeating: Slot(), count: capacity)
+        for entry in old where entry.node != .max { insert(entry) }
     }
 
     // MARK: Layout
@@ -259,7 +262,6 @@ struct BinaryPlistEncoder {
         guard let root else { return [] }
         // Release the uniquing table before laying out, to keep the peak down.
         slots = []
-        slotHashes = []
         let nodes = nodeKind.count
         var number = [UInt32](repeating: .max, count: nodes)
         var order: [UInt32] = []
