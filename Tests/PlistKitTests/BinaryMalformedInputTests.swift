@@ -93,11 +93,24 @@ import Testing
         }
     }
 
+    @Test(arguments: cases)
+    func theStreamingReaderGivesTheSameErrorAsTheValueReader(_ testCase: Case) {
+        do {
+            try BinaryPlistReader().read(testCase.data, into: PlistTreeBuilder())
+            Issue.record("streamed instead of failing")
+        } catch let error as PlistError {
+            #expect(error.description == testCase.error)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     @Test func everyTruncationOfARealisticFileFailsCleanly() throws {
         let value: PlistValue = ["name": "ShoutOut", "list": [1, 2.5, "três", ["deep": .data(Data(count: 40))]]]
         let full = try BinaryPlistWriter().write(value)
         for length in 0..<full.count {
             #expect(throws: PlistError.self) { try BinaryPlistReader().read(full.prefix(length)) }
+            #expect(throws: PlistError.self) { try BinaryPlistReader().read(full.prefix(length), into: PlistTreeBuilder()) }
         }
     }
 

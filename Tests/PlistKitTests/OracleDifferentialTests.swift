@@ -143,3 +143,19 @@ import Testing
         }
     }
 }
+
+extension OracleDifferentialTests {
+    @Test func theStreamingReadersAgreeWithTheValueReadersOnEveryCase() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try generate(folder, seed: 31337)
+        for index in 0..<Self.caseCount {
+            for (name, format) in [("case_\(index).xml", PlistFormat.xml), ("case_\(index).bin", .binary)] {
+                let data = try Data(contentsOf: URL(fileURLWithPath: folder.path(name)))
+                let builder = PlistTreeBuilder()
+                if format == .xml { try XMLPlistReader().read(data, into: builder) } else { try BinaryPlistReader().read(data, into: builder) }
+                #expect(builder.root == (try PropertyList(data: data).value), "\(name)")
+            }
+        }
+    }
+}
