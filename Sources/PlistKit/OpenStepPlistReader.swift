@@ -256,6 +256,18 @@ struct OpenStepParser {
         }
     }
 
+    /// Reads up to `maxDigits` hexadecimal digits; returns their value and how many there were.
+    mutating func readHex(upTo maxDigits: Int) -> (UInt32, Int) {
+        var value: UInt32 = 0
+        var digits = 0
+        while digits < maxDigits, position < bytes.count, let nibble = OpenStepParser.hexValue(bytes[position]) {
+            value = value << 4 | UInt32(nibble)
+            position += 1
+            digits += 1
+        }
+        return (value, digits)
+    }
+
     mutating func parseQuotedString() throws -> OpenStepNode {
         let start = position
         let quote = bytes[position]
@@ -294,26 +306,14 @@ struct OpenStepParser {
                 }
                 output.append(contentsOf: Array(String(UnicodeScalar(UInt8(truncatingIfNeeded: value))).utf8))
             case UInt8(ascii: "U"), UInt8(ascii: "u"):
-                var value: UInt32 = 0
-                var digits = 0
-                while digits < 4, position < bytes.count, let nibble = OpenStepParser.hexValue(bytes[position]) {
-                    value = value << 4 | UInt32(nibble)
-                    position += 1
-                    digits += 1
-                }
+                var (value, digits) = readHex(upTo: 4)
                 guard digits > 0 else { throw error("\\U escape without hexadecimal digits", at: position - 2) }
                 if value >= 0xD800 && value < 0xDC00, position + 1 < bytes.count,
                     bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "U") {
                     // A surrogate pair written as two \U escapes.
                     let save = position
                     position += 2
-                    var low: UInt32 = 0
-                    var lowDigits = 0
-                    while lowDigits < 4, position < bytes.count, let nibble = OpenStepParser.hexValue(bytes[position]) {
-                        low = low << 4 | UInt32(nibble)
-                        position += 1
-                        lowDigits += 1
-                    }
+                    let (low, _) = readHex(upTo: 4)
                     if low >= 0xDC00 && low < 0xE000 {
                         value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                     } else {

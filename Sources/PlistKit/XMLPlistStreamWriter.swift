@@ -90,11 +90,12 @@ struct XMLPlistEncoder {
         out.append("</key>\n")
     }
 
-    private mutating func simple(_ open: StaticString, _ body: String, _ close: StaticString) throws {
+    /// Writes one scalar element whose body `write` appends straight to the output.
+    private mutating func element(_ open: StaticString, _ close: StaticString, _ write: (inout [UInt8]) -> Void) throws {
         try beginValue()
         indent(depth)
         out.append(open)
-        out.append(body)
+        write(&out.bytes)
         out.append(close)
     }
 
@@ -107,19 +108,15 @@ struct XMLPlistEncoder {
     }
 
     mutating func integer(_ value: PlistInteger) throws {
-        try beginValue()
-        indent(depth)
-        out.append("<integer>")
-        value.appendDecimal(to: &out.bytes)
-        out.append("</integer>\n")
+        try element("<integer>", "</integer>\n") { value.appendDecimal(to: &$0) }
     }
-    mutating func real(_ value: Double) throws { try simple("<real>", XMLPlistWriter.format(value), "</real>\n") }
+
+    mutating func real(_ value: Double) throws {
+        try element("<real>", "</real>\n") { $0.append(contentsOf: XMLPlistWriter.format(value).utf8) }
+    }
+
     mutating func date(_ value: PlistDate) throws {
-        try beginValue()
-        indent(depth)
-        out.append("<date>")
-        value.appendISO8601(to: &out.bytes)
-        out.append("</date>\n")
+        try element("<date>", "</date>\n") { value.appendISO8601(to: &$0) }
     }
 
     mutating func bool(_ value: Bool) throws {

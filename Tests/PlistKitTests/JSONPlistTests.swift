@@ -65,6 +65,13 @@ import Testing
         }
     }
 
+    @Test func deepNestingStopsAtTheLimitWithoutExhaustingTheStack() {
+        let text = String(repeating: "[", count: 300_000)
+        #expect(throws: PlistError(.limitExceeded, "nesting deeper than 512 levels", at: .line(1, column: 513))) {
+            try read(text)
+        }
+    }
+
     @Test func braceInputThatIsNotJSONFallsBackToOpenStep() throws {
         let plist = try PropertyList(data: Data("{ a = (b, c); }".utf8))
         #expect(plist.format == .openStep)

@@ -25,6 +25,11 @@ import Testing
         #expect(value == expected)
     }
 
+    @Test func readsSurrogatePairsWrittenAsTwoUnicodeEscapes() throws {
+        #expect(try read(#""\UD83D\UDE80 \U00e9""#) == "🚀 é")
+        #expect(throws: PlistError.self) { try read(#""\UD800x""#) }
+    }
+
     @Test func readsStringsFilesWithoutBraces() throws {
         #expect(try read("/* Title */\n\"greeting\" = \"Hello\";\nfarewell = \"Bye\";\n") == ["greeting": "Hello", "farewell": "Bye"])
         #expect(try read("") == .dictionary(PlistDictionary()))

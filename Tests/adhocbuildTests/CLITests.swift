@@ -98,6 +98,17 @@ import Testing
         #expect(wrongType.stderrText.hasPrefix("error: unknown type 'integr'; did you mean 'integer'?"))
     }
 
+    @Test func deleteRemovesAKeyAndReportsAMissingOne() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.write("Info.plist", "<plist><dict><key>A</key><true/><key>B</key><false/></dict></plist>")
+        #expect(try AdhocBuildBinary.run(["plist", "delete", path, "A"]).status == 0)
+        #expect(try AdhocBuildBinary.run(["plist", "print", path, "--format", "json"]).stdoutText == "{\n  \"B\": false\n}\n")
+        let missing = try AdhocBuildBinary.run(["plist", "delete", path, "A"])
+        #expect(missing.status == 1)
+        #expect(missing.stderrText == "error: \(path): at the root: no key 'A'\n")
+    }
+
     @Test func lintExitsOneWhenAnyFileFails() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
