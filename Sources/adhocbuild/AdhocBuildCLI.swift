@@ -1,4 +1,5 @@
 import Foundation
+import AdhocBuildKit
 import PlistKit
 
 /// The top of the command tree and the one place that turns errors into output and exit codes:
@@ -8,7 +9,7 @@ enum AdhocBuildCLI {
         CommandSpec(
             name: "adhocbuild",
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
-            subcommands: [PlistCommands.command])
+            subcommands: [PlistCommands.command, EnvCommands.command])
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -33,6 +34,12 @@ enum AdhocBuildCLI {
             return usageFailure(error, parser)
         } catch let error as PlistError {
             Console.error(error.description)
+            return 1
+        } catch let error as AdhocBuildError {
+            Console.error(error.description)
+            return 1
+        } catch let errors as AdhocBuildErrors {
+            for problem in errors.problems { Console.error(problem.description) }
             return 1
         } catch {
             Console.error("\(error)")

@@ -1,0 +1,130 @@
+import PlistKit
+
+/// Resolves environments: Base, then the inherited chain, then the environment, then
+/// `--set KEYPATH=VALUE` overrides, merged deeply; then every string expanded for `$(VAR)`.
+///
+/// Variables, strongest first: `--setting NAME=VALUE`, the environment's own `Variables`, the
+/// built-ins `CONFIGURATION` (the environment's name) and `BUILD_NUMBER` (from the CI's
+/// counter: `BUILD_NUMBER`, `GITHUB_RUN_NUMBER` or `CI_PIPELINE_IID`), then the process
+/// environment.
+public struct EnvironmentResolver: Sendable {
+    public var store: EnvironmentStore
+    /// `--set` overrides, applied in order after the environment.
+    public var overrides: [(keyPath: PlistKeyPath, value: String)]
+    /// `--setting` variables.
+    public var settings: [String: String]
+    public var processEnvironment: [String: String]
+
+    public static let overrideSource = "--set"
+
+    public init(store: EnvironmentStore, overrides: [(keyPath: PlistKeyPath, value: String)] = [],
+                settings: [String: String] = [:], processEnvironment: [String: String] = [:]) {
+        self.store = store
+        self.overrides = overrides
+        self.settings = settings
+        self.processEnvironment = processEnvironment
+    }
+
+    /// Parses `KEY=VALUE` command-line pairs.
+    public static func pairs(_ texts: [String], option: String) throws -> [(String, String)] {
+        try texts.map { text in
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                throw AdhocBuildError("\(option) takes NAME=VALUE, not '\(text)'")
+            }
+            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+        }
+    }
+
+    /// Resolves `name`, or throws its first problem.
+    public func resolve(_ name: String) throws -> ResolvedEnvironment {
+        let (resolved, problems) = resolveCollectingProblems(name)
+        if let first = problems.first(where: { $0.severity == .error }) { throw first }
+        return resolved!
+    }
+
+    /// Resolves `name`, collecting every problem (each undefined variable, say) instead of
+    /// stopping at the first. The environment is nil when it could not be merged at all.
+    public func resolveCollectingProblems(_ name: String) -> (ResolvedEnvironment?, [AdhocBuildError]) {
+        let chain: [EnvironmentDefinition]
+        do { chain = try store.chain(for: name) } catch let error as AdhocBuildError {
+            return (nil, [error])
+        } catch {
+            return (nil, [AdhocBuildError("\(error)")])
+        }
+        let environmentName = chain.last!.name
+        var layers = (store.base.map { [$0] } ?? []) + chain
+        var sources: [String: (file: String, prefix: PlistKeyPath)] = [:]
+        var mergeSources: [PlistMerge.Source] = []
+        for (index, layer) in layers.enumerated() {
+            let label = "\(index):\(layer.file)"
+            sources[label] = (layer.file, layer.keyPathPrefix)
+            mergeSources.append(PlistMerge.Source(name: label, value: .dictionary(layer.body)))
+        }
+        layers.removeAll()
+        var merge = PlistMerge(mergeSources)
+        var problems: [AdhocBuildError] = []
+        if !overrides.isEmpty {
+            var overlay = PlistValue.dictionary(PlistDictionary())
+            for (keyPath, text) in overrides {
+                do {
+                    let existing = merge.value[keyPath] ?? overlay[keyPath]
+                    let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
+                    try overlay.setValue(try type.parse(text), at: keyPath)
+                } catch let error as PlistError {
+                    problems.append(AdhocBuildError(error.message, file: EnvironmentResolver.overrideSource,
+                                                    keyPath: keyPath.description))
+                } catch {
+                    problems.append(AdhocBuildError("\(error)", file: EnvironmentResolver.overrideSource,
+                                                    keyPath: keyPath.description))
+                }
+            }
+            sources[EnvironmentResolver.overrideSource] = (EnvironmentResolver.overrideSource, .root)
+            merge.apply(PlistMerge.Source(name: EnvironmentResolver.overrideSource, value: overlay))
+        }
+
+        func locate(_ keyPath: PlistKeyPath) -> (file: String, keyPath: PlistKeyPath) {
+            guard let label = merge.source(of: keyPath), let source = sources[label] else { return (store.location, keyPath) }
+            return (source.file, PlistKeyPath(source.prefix.components + keyPath.components))
+        }
+
+        let variables = merge.value["Variables"]?.dictionaryValue ?? PlistDictionary()
+        let settings = self.settings
+        let environment = processEnvironment
+        let builtIns = ["CONFIGURATION": environmentName, "BUILD_NUMBER": CIEnvironment.buildNumber(in: environment)]
+        let expander = BuildSettingExpander { variable in
+            settings[variable] ?? variables[variable]?.stringValue ?? builtIns[variable] ?? environment[variable]
+        }
+        var expanded = merge.value
+        func expandStrings(_ value: inout PlistValue, at keyPath: PlistKeyPath) {
+            switch value {
+            case .string(let text) where BuildSettingExpander.containsReference(text):
+                do { value = .string(try expander.expand(text)) } catch {
+                    let (file, sourcePath) = locate(keyPath)
+                    problems.append(AdhocBuildError("\(error)", file: file, keyPath: sourcePath.description))
+                }
+            case .array(var items):
+                for index in items.indices { expandStrings(&items[index], at: keyPath.appending(index)) }
+                value = .array(items)
+            case .dictionary(let dict):
+                var result = PlistDictionary()
+                for (key, child) in dict {
+                    var child = child
+                    expandStrings(&child, at: keyPath.appending(key))
+                    result.append(key, child)
+                }
+                value = .dictionary(result)
+            default:
+                break
+            }
+        }
+        expandStrings(&expanded, at: .root)
+        let leaves = merge.leaves.map { leaf -> ResolvedEnvironment.Leaf in
+            let (file, sourcePath) = locate(leaf.keyPath)
+            return ResolvedEnvironment.Leaf(keyPath: leaf.keyPath, value: expanded[leaf.keyPath] ?? leaf.value,
+                                            file: file, sourceKeyPath: sourcePath)
+        }
+        let resolved = ResolvedEnvironment(name: environmentName, chain: chain.map(\.name),
+                                           value: expanded.dictionaryValue ?? PlistDictionary(), leaves: leaves)
+        return (resolved, problems)
+    }
+}

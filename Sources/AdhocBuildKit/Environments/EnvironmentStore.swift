@@ -1,0 +1,110 @@
+import Foundation
+import PlistKit
+
+/// The environments of a project: a folder with an optional `Base.plist` of shared defaults
+/// and one plist per environment (`Debug.plist`, `Staging.plist`, …), or the seed article's
+/// single `Environments.plist` with one dictionary per build configuration.
+public struct EnvironmentStore: Sendable {
+    /// The folder or file the environments were read from.
+    public var location: String
+    public var base: EnvironmentDefinition?
+    /// In name order.
+    public var environments: [EnvironmentDefinition]
+
+    public static let baseName = "Base"
+    public static let singleFileName = "Environments.plist"
+
+    /// Reads a folder of environment plists, or a single `Environments.plist`-style file.
+    public init(at location: String) throws {
+        self.location = location
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location, isDirectory: &isFolder) else {
+            throw AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
+                                  file: location)
+        }
+        var found: [EnvironmentDefinition] = []
+        if isFolder.boolValue {
+            let names = try FileManager.default.contentsOfDirectory(atPath: location)
+                .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.sorted()
+            for name in names {
+                let path = (location as NSString).appendingPathComponent(name)
+                if name == EnvironmentStore.singleFileName {
+                    found += try EnvironmentStore.readSingleFile(path)
+                    continue
+                }
+                let value = try EnvironmentStore.read(path)
+                let definition = try EnvironmentDefinition(name: String(name.dropLast(".plist".count)), file: path, value: value)
+                if definition.name == EnvironmentStore.baseName {
+                    if let inherits = definition.inherits {
+                        throw AdhocBuildError("Base.plist cannot inherit (it names '\(inherits)')", file: path, keyPath: "Inherits")
+                    }
+                    base = definition
+                } else {
+                    found.append(definition)
+                }
+            }
+        } else {
+            found = try EnvironmentStore.readSingleFile(location)
+        }
+        var seen: [String: String] = [:]
+        for definition in found {
+            if let other = seen[definition.name] {
+                throw AdhocBuildError("environment '\(definition.name)' is defined twice (also in \(other))", file: definition.file)
+            }
+            seen[definition.name] = definition.file
+        }
+        environments = found.sorted { $0.name < $1.name }
+        if environments.isEmpty { throw AdhocBuildError("holds no environments", file: location) }
+    }
+
+    static func read(_ path: String) throws -> PlistValue {
+        do { return try PropertyList(contentsOf: path).value } catch let error as PlistError {
+            throw AdhocBuildError(error)
+        }
+    }
+
+    static func readSingleFile(_ path: String) throws -> [EnvironmentDefinition] {
+        guard case .dictionary(let root) = try read(path) else {
+            throw AdhocBuildError("must be a dictionary of environments", file: path, keyPath: "")
+        }
+        return try root.map { name, value in
+            try EnvironmentDefinition(name: name, file: path, keyPathPrefix: PlistKeyPath([name]), value: value, lenient: true)
+        }
+    }
+
+    /// The environment called `name`; an exact match first, then one that differs only in case.
+    public func environment(named name: String) throws -> EnvironmentDefinition {
+        if let exact = environments.first(where: { $0.name == name }) { return exact }
+        let folded = environments.filter { $0.name.lowercased() == name.lowercased() }
+        if folded.count == 1 { return folded[0] }
+        var message = "no environment '\(name)'; there are \(environments.map(\.name).joined(separator: ", "))"
+        if let guess = environments.map(\.name).min(by: {
+            EnvironmentDefinition.distance(name, $0) < EnvironmentDefinition.distance(name, $1)
+        }), EnvironmentDefinition.distance(name, guess) <= 3 {
+            message = "no environment '\(name)'; did you mean '\(guess)'?"
+        }
+        throw AdhocBuildError(message, file: location)
+    }
+
+    /// `name` and the environments it inherits from, the furthest ancestor first.
+    public func chain(for name: String) throws -> [EnvironmentDefinition] {
+        var chain: [EnvironmentDefinition] = []
+        var current = try environment(named: name)
+        while true {
+            if chain.contains(where: { $0.name == current.name }) {
+                let names = (chain + [current]).map(\.name).joined(separator: " -> ")
+                throw AdhocBuildError("inheritance cycle: \(names)", file: current.file,
+                                      keyPath: current.keyPathPrefix.appending("Inherits").description)
+            }
+            chain.append(current)
+            guard let parent = current.inherits else { break }
+            guard let next = environments.first(where: { $0.name == parent }) else {
+                let names = chain.map(\.name).joined(separator: " -> ")
+                throw AdhocBuildError("inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: current.file,
+                                      keyPath: current.keyPathPrefix.appending("Inherits").description)
+            }
+            current = next
+        }
+        return chain.reversed()
+    }
+}

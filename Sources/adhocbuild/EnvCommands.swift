@@ -1,0 +1,172 @@
+import AdhocBuildKit
+import Foundation
+import PlistKit
+
+/// `adhocbuild env …`: per-environment configuration.
+enum EnvCommands {
+    static let environmentsOption = OptionSpec.value(
+        "--environments", name: "PATH", help: "Folder of environment plists, or one Environments.plist (default: environments).")
+    static let setOption = OptionSpec.value(
+        "--set", name: "KEYPATH=VALUE", help: "Override a value after inheritance (repeatable).", repeatable: true)
+    static let settingOption = OptionSpec.value(
+        "--setting", name: "NAME=VALUE", help: "Define a $(NAME) variable (repeatable).", repeatable: true)
+
+    static var command: CommandSpec {
+        CommandSpec(
+            name: "env",
+            abstract: "Layered per-environment configuration: list, show, diff, check and apply environments.",
+            discussion: """
+                An environments folder holds an optional Base.plist of shared defaults and one plist per environment. \
+                Each has Settings (written as environment.plist), Info (Info.plist keys it changes), Distribution \
+                (what publishing needs), Variables (for $(NAME) references) and may name a parent in Inherits. \
+                Resolution order: Base, the inherited chain, the environment, then --set overrides.
+                """,
+            subcommands: [list, show, diff, check, apply])
+    }
+
+    static func resolver(_ parsed: ParsedCommand) throws -> EnvironmentResolver {
+        let store = try EnvironmentStore(at: parsed.value("environments") ?? "environments")
+        let overrides = try EnvironmentResolver.pairs(parsed.allValues("set"), option: "--set")
+            .map { (keyPath: PlistKeyPath(parsing: $0.0), value: $0.1) }
+        let settings = Dictionary(try EnvironmentResolver.pairs(parsed.allValues("setting"), option: "--setting"),
+                                  uniquingKeysWith: { _, last in last })
+        return EnvironmentResolver(store: store, overrides: overrides, settings: settings,
+                                   processEnvironment: ProcessInfo.processInfo.environment)
+    }
+
+    static var list: CommandSpec {
+        CommandSpec(
+            name: "list", abstract: "List the environments, what each inherits, and where each file is.",
+            options: [environmentsOption],
+            run: { parsed in
+                let store = try EnvironmentStore(at: parsed.value("environments") ?? "environments")
+                var rows: [(String, String, String)] = []
+                if let base = store.base { rows.append(("(Base)", "", base.file)) }
+                for environment in store.environments {
+                    rows.append((environment.name, environment.inherits.map { "inherits \($0)" } ?? "", environment.file))
+                }
+                let nameWidth = rows.map(\.0.count).max() ?? 0
+                let inheritsWidth = rows.map(\.1.count).max() ?? 0
+                for (name, inherits, file) in rows {
+                    Console.out(name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+                                + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
+                                + file + "\n")
+                }
+                return 0
+            })
+    }
+
+    static var show: CommandSpec {
+        CommandSpec(
+            name: "show", abstract: "Print the fully resolved environment.",
+            arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
+            options: [environmentsOption, setOption, settingOption,
+                      .value("--format", name: "FORMAT", help: "xml (default), binary, json or text."),
+                      .flag("--explain", help: "Print every leaf key path with its value and the file and key path that set it.")],
+            run: { parsed in
+                let environment = try resolver(parsed).resolve(parsed.positionals[0])
+                if parsed.flag("explain") {
+                    for leaf in environment.leaves {
+                        Console.out("\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
+                                    + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))\n")
+                    }
+                    return 0
+                }
+                let value = PlistValue.dictionary(environment.value)
+                switch parsed.value("format") ?? "xml" {
+                case "text": Console.out(PlistTextPrinter().render(value))
+                case let name:
+                    guard let format = PlistFormat(rawValue: name), format != .openStep else {
+                        throw UsageError(message: "unknown format '\(name)'; use xml, binary, json or text", commandPath: parsed.path)
+                    }
+                    Console.out(try PropertyList.encode(value, format: format))
+                }
+                return 0
+            })
+    }
+
+    static var diff: CommandSpec {
+        CommandSpec(
+            name: "diff", abstract: "Show the key paths added, removed and changed from environment A to B.",
+            arguments: [ArgumentSpec(name: "A", help: "The environment to compare from."),
+                        ArgumentSpec(name: "B", help: "The environment to compare to.")],
+            options: [environmentsOption, setOption, settingOption],
+            run: { parsed in
+                let resolver = try resolver(parsed)
+                let diff = EnvironmentDiff(from: try resolver.resolve(parsed.positionals[0]),
+                                           to: try resolver.resolve(parsed.positionals[1]))
+                for line in diff.lines { Console.out(line + "\n") }
+                return 0
+            })
+    }
+
+    static var check: CommandSpec {
+        CommandSpec(
+            name: "check", abstract: "Check that every environment is complete and consistent.",
+            discussion: """
+                Every environment must resolve (no inheritance cycle, no missing parent, no undefined variable), \
+                every Settings key path must be in all environments with one type, bundle identifiers must be \
+                valid; URLs that are not https are warned about. All problems are printed, one per line; exit 1 \
+                when there are errors.
+                """,
+            arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
+            options: [environmentsOption, setOption, settingOption,
+                      .value("--junit", name: "FILE", help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")],
+            run: { parsed in
+                let results = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
+                for result in results {
+                    for problem in result.errors { Console.error(problem.description) }
+                    for problem in result.warnings { Console.warning(problem.description) }
+                }
+                let errors = results.reduce(0) { $0 + $1.errors.count }
+                let warnings = results.reduce(0) { $0 + $1.warnings.count }
+                if let junit = parsed.value("junit") {
+                    try FileIO.writeAtomically(Data(JUnitReport.xml(suite: "adhocbuild env check", results: results).utf8), to: junit)
+                }
+                Console.out("\(results.count) environment\(results.count == 1 ? "" : "s") checked: "
+                            + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+                return errors > 0 ? 1 : 0
+            })
+    }
+
+    static var apply: CommandSpec {
+        CommandSpec(
+            name: "apply", abstract: "Write environment.plist and patch the Info.plist, in a built app or a source tree.",
+            discussion: """
+                With --app, environment.plist (binary) goes to the bundle's top and its Info.plist is patched; a signed \
+                bundle must then be re-signed. With --project, the Info.plist found in the folder (or --info-plist) is \
+                patched and environment.plist (XML) is written beside it, before the build. Files keep their format, \
+                are written atomically and are left alone when nothing changes.
+                """,
+            arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
+            options: [environmentsOption, setOption, settingOption,
+                      .value("--app", name: "PATH.app", help: "A built app bundle."),
+                      .value("--project", name: "DIR", help: "A source tree."),
+                      .value("--info-plist", name: "PATH", help: "The Info.plist to patch (with --project)."),
+                      .value("--output", name: "PATH", help: "Where to write environment.plist (with --project)."),
+                      .value("--format", name: "FORMAT", help: "environment.plist's format: xml or binary."),
+                      .flag("--dry-run", help: "Print what would change without writing.")],
+            run: { parsed in
+                let app = parsed.value("app"), project = parsed.value("project")
+                guard (app == nil) != (project == nil) else {
+                    throw UsageError(message: "give exactly one of --app PATH.app and --project DIR", commandPath: parsed.path)
+                }
+                var format: PlistFormat? = nil
+                if let name = parsed.value("format") {
+                    guard let known = PlistFormat(rawValue: name), known == .xml || known == .binary else {
+                        throw UsageError(message: "unknown format '\(name)'; use xml or binary", commandPath: parsed.path)
+                    }
+                    format = known
+                }
+                let environment = try resolver(parsed).resolve(parsed.positionals[0])
+                let applier = EnvironmentApplier(environment: environment, dryRun: parsed.flag("dry-run"))
+                let report = try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
+                    ?? applier.apply(toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
+                                     format: format ?? .xml)
+                for change in report.changes { Console.out(change.line(dryRun: parsed.flag("dry-run")) + "\n") }
+                for warning in report.warnings { Console.warning(warning) }
+                Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                return 0
+            })
+    }
+}
