@@ -22,6 +22,9 @@ public struct OpenStepPlistReader {
         return try parser.parseDocument()
     }
 
+    /// Whether `byte` may appear in an unquoted OpenStep string (`A-Z a-z 0-9 _ $ + / : . -`).
+    public static func isUnquotedCharacter(_ byte: UInt8) -> Bool { OpenStepParser.isUnquotedCharacter(byte) }
+
     static func utf8Bytes(_ data: Data) throws -> [UInt8] {
         if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
             let bigEndian = data.first == 0xFE

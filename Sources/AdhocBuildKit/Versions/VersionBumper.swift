@@ -1,0 +1,122 @@
+import Foundation
+import PlistKit
+
+/// `version bump`: sets a version field everywhere it lives — every Info.plist of the app
+/// and its extensions (they must match, or installs fail) and the project's build settings
+/// where plists refer to them — changing nothing else in any file.
+public struct VersionBumper: Sendable {
+    /// What to change: a source tree, an app bundle, or one plist.
+    public enum Target: Sendable {
+        case project(String)
+        case app(String)
+        case plist(String)
+    }
+
+    /// How to choose the new value.
+    public enum NewValue: Sendable {
+        /// Exactly this.
+        case exactly(String)
+        /// The CI server's build counter (`BUILD_NUMBER`, `GITHUB_RUN_NUMBER`, `CI_PIPELINE_IID`).
+        case fromCI([String: String])
+        /// The current value with its last component raised by one.
+        case increment
+        /// A marketing version with `part` raised.
+        case bump(BundleVersion.Part)
+    }
+
+    /// One site's change.
+    public struct Change: Equatable, Sendable {
+        public var site: VersionSite
+        public var newValue: String
+        public var line: String { "\(site.label): \(site.value) -> \(newValue)" }
+    }
+
+    public var target: Target
+    public var field: VersionField
+    public var allowDecrease: Bool
+    public var dryRun: Bool
+
+    public init(target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false) {
+        self.target = target
+        self.field = field
+        self.allowDecrease = allowDecrease
+        self.dryRun = dryRun
+    }
+
+    /// Every site of the field, with the current values.
+    public func sites() throws -> (sites: [VersionSite], project: XcodeProject?) {
+        switch target {
+        case .project(let location):
+            let project = try XcodeProject(at: location)
+            return (try VersionSites.inProject(project, field: field), project)
+        case .app(let app): return (try VersionSites.inPlists(try VersionSites.bundlePlists(in: app), field: field), nil)
+        case .plist(let path): return (try VersionSites.inPlists([path], field: field), nil)
+        }
+    }
+
+    /// Works out the new value, checks it, and writes it to every site (unless a dry run).
+    /// Returns the changes, including sites that already held the value.
+    @discardableResult
+    public func bump(_ request: NewValue) throws -> [Change] {
+        let (sites, project) = try sites()
+        let currentVersions = sites.compactMap { BundleVersion($0.value) }
+        let highest = currentVersions.max()
+        let newText: String
+        switch request {
+        case .exactly(let text): newText = text
+        case .fromCI(let environment):
+            guard let counter = CIEnvironment.buildNumber(in: environment) else {
+                throw AdhocBuildError("--from-ci found no build counter: none of "
+                                      + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
+            }
+            newText = counter
+        case .increment, .bump:
+            guard currentVersions.count == sites.count, let highest else {
+                let bad = sites.first { BundleVersion($0.value) == nil }!
+                throw AdhocBuildError(BundleVersion.problem(bad.value, field: field.label) + "; give the new value with --to",
+                                      file: bad.label)
+            }
+            if case .bump(let part) = request { newText = highest.bumping(part).description }
+            else { newText = highest.incrementingLast.description }
+        }
+        guard let newVersion = BundleVersion(newText) else {
+            throw AdhocBuildError(BundleVersion.problem(newText, field: field.label))
+        }
+        if let highest, newVersion < highest, !allowDecrease {
+            throw AdhocBuildError("the \(field.label) would go backwards from \(highest) to \(newVersion); "
+                                  + "pass --allow-decrease if that is intended")
+        }
+        let changes = sites.map { Change(site: $0, newValue: newText) }
+        if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
+        return changes
+    }
+
+    private func write(_ changes: [Change], project: XcodeProject?) throws {
+        var plistEdits: [String: [(String, String)]] = [:]
+        var plistOrder: [String] = []
+        var replacements: [(range: Range<Int>, text: String)] = []
+        for change in changes {
+            switch change.site.location {
+            case .plist(let path, let key):
+                if plistEdits[path] == nil { plistOrder.append(path) }
+                plistEdits[path, default: []].append((key, change.newValue))
+            case .buildSetting(_, let objectID, _, _, let setting):
+                guard let project, let configuration = (project.projectConfigurations + project.targets.flatMap(\.configurations))
+                    .first(where: { $0.objectID == objectID }), let range = configuration.range(of: setting) else { continue }
+                replacements.append((range, XcodeProject.token(change.newValue, quoted: configuration.quoted(setting))))
+            }
+        }
+        do {
+            for path in plistOrder {
+                var plist = try PropertyList(contentsOf: path)
+                for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
+                try plist.write(to: path)
+            }
+            if let project, !replacements.isEmpty {
+                try FileIO.writeAtomically(project.replacing(replacements), to: project.path)
+            }
+        } catch let error as PlistError {
+            throw AdhocBuildError(error)
+        }
+    }
+}

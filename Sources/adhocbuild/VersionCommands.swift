@@ -1,0 +1,110 @@
+import AdhocBuildKit
+import Foundation
+import PlistKit
+
+/// `adhocbuild version …`: agvtool for Linux.
+enum VersionCommands {
+    static var command: CommandSpec {
+        CommandSpec(
+            name: "version",
+            abstract: "Show and bump build numbers and marketing versions (agvtool for Linux).",
+            subcommands: [show, bump])
+    }
+
+    static let targetOptions: [OptionSpec] = [
+        .value("--project", name: "DIR", help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj)."),
+        .value("--plist", name: "FILE", help: "A single Info.plist."),
+    ]
+
+    /// The one thing a command works on: --project, --plist or a positional .app (default: the current folder's project).
+    static func target(_ parsed: ParsedCommand, positional: String?) throws -> VersionBumper.Target {
+        let given = [parsed.value("project").map { VersionBumper.Target.project($0) },
+                     parsed.value("plist").map { VersionBumper.Target.plist($0) },
+                     positional.map { VersionBumper.Target.app($0) }].compactMap { $0 }
+        guard given.count <= 1 else {
+            throw UsageError(message: "give one of --project DIR, --plist FILE and APP", commandPath: parsed.path)
+        }
+        if let positional, positional.hasSuffix(".ipa") {
+            throw AdhocBuildError("reading versions from an .ipa is not supported yet; give the .app", file: positional)
+        }
+        return given.first ?? .project(".")
+    }
+
+    static var show: CommandSpec {
+        CommandSpec(
+            name: "show", abstract: "Print the marketing version and build number.",
+            discussion: """
+                For a project, per target and build configuration, with $(MARKETING_VERSION) and \
+                $(CURRENT_PROJECT_VERSION) references resolved; for an app, its Info.plist and its extensions'.
+                """,
+            arguments: [ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)],
+            options: targetOptions + [.flag("--json", help: "Print JSON.")],
+            run: { parsed in
+                let report: VersionReport
+                switch try target(parsed, positional: parsed.positional(0)) {
+                case .project(let location): report = try VersionReport(project: location)
+                case .plist(let path): report = try VersionReport(plists: [path])
+                case .app(let app): report = try VersionReport(plists: try VersionSites.bundlePlists(in: app))
+                }
+                Console.out(parsed.flag("json") ? try PropertyList.encode(report.value, format: .json) : Data(report.text.utf8))
+                return 0
+            })
+    }
+
+    static var bump: CommandSpec {
+        CommandSpec(
+            name: "bump", abstract: "Set or raise the build number or marketing version everywhere it lives.",
+            discussion: """
+                'bump build' sets CFBundleVersion in every Info.plist of the app and its extensions, and \
+                CURRENT_PROJECT_VERSION where plists refer to it; without --to or --from-ci it raises the last \
+                component. 'bump marketing major|minor|patch' (or --to X.Y.Z) does the same for \
+                CFBundleShortVersionString and MARKETING_VERSION. --from-ci takes BUILD_NUMBER (TeamCity, Jenkins), \
+                GITHUB_RUN_NUMBER or CI_PIPELINE_IID. Versions are one to three period-separated non-negative \
+                integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte.
+                """,
+            arguments: [ArgumentSpec(name: "FIELD", help: "build, or marketing."),
+                        ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
+                        ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)],
+            options: targetOptions + [
+                .value("--to", name: "VERSION", help: "The new value."),
+                .flag("--from-ci", help: "Take the build number from the CI server's counter."),
+                .flag("--allow-decrease", help: "Allow a value lower than the current one."),
+                .flag("--dry-run", help: "Print what would change without writing."),
+            ],
+            run: { parsed in
+                guard let field = VersionField(rawValue: parsed.positionals[0]) else {
+                    throw UsageError(message: "unknown field '\(parsed.positionals[0])'; use build or marketing", commandPath: parsed.path)
+                }
+                var rest = Array(parsed.positionals.dropFirst())
+                var request: VersionBumper.NewValue = .increment
+                if let to = parsed.value("to") { request = .exactly(to) }
+                if parsed.flag("from-ci") {
+                    guard field == .build, parsed.value("to") == nil else {
+                        throw UsageError(message: "--from-ci sets build numbers and cannot be combined with --to", commandPath: parsed.path)
+                    }
+                    request = .fromCI(ProcessInfo.processInfo.environment)
+                }
+                if field == .marketing, let first = rest.first, let part = BundleVersion.Part(rawValue: first) {
+                    guard parsed.value("to") == nil else {
+                        throw UsageError(message: "give either \(first) or --to, not both", commandPath: parsed.path)
+                    }
+                    request = .bump(part)
+                    rest.removeFirst()
+                } else if field == .marketing, parsed.value("to") == nil {
+                    throw UsageError(message: "bump marketing needs major, minor, patch or --to X.Y.Z", commandPath: parsed.path)
+                }
+                guard rest.count <= 1 else {
+                    throw UsageError(message: "unexpected argument '\(rest.last!)'", commandPath: parsed.path)
+                }
+                let bumper = VersionBumper(target: try target(parsed, positional: rest.first), field: field,
+                                           allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
+                let changes = try bumper.bump(request)
+                for change in changes { Console.out(change.line + "\n") }
+                if let value = changes.first?.newValue {
+                    Console.out("\(field.label.prefix(1).uppercased() + field.label.dropFirst()) is now \(value)"
+                                + "\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                }
+                return 0
+            })
+    }
+}
