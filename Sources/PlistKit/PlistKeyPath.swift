@@ -3,7 +3,9 @@
 ///
 /// A key that contains `:` or `\` escapes it with a backslash (`a\:b` is the one key `a:b`).
 /// A component addresses an array element when the value it meets is an array.
-public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral,
+    ExpressibleByArrayLiteral
+{
     public var components: [String]
 
     public init(_ components: [String]) { self.components = components }
@@ -28,6 +30,9 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible, Express
     }
 
     public init(stringLiteral value: String) { self.init(parsing: value) }
+
+    /// The path of these components, taken as they are (no escaping needed).
+    public init(arrayLiteral components: String...) { self.init(components) }
 
     public func appending(_ component: String) -> PlistKeyPath { PlistKeyPath(components + [component]) }
     public func appending(_ index: Int) -> PlistKeyPath { appending(String(index)) }

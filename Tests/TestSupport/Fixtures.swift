@@ -133,3 +133,28 @@ public enum AdhocBuildBinary {
         return try ProcessResult.run(path, arguments, input: input, environment: environment)
     }
 }
+
+extension TemporaryFolder {
+    /// Every file under the folder with its bytes, to assert that a failed command changed nothing.
+    public func snapshot() -> [String: Data] {
+        var result: [String: Data] = [:]
+        guard let enumerator = FileManager.default.enumerator(atPath: url.path) else { return result }
+        while let relative = enumerator.nextObject() as? String {
+            let full = url.appendingPathComponent(relative).path
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
+                result[relative] = FileManager.default.contents(atPath: full)
+            }
+        }
+        return result
+    }
+
+    /// Creates `relative`'s parent folders and writes `data` there.
+    @discardableResult
+    public func create(_ relative: String, _ data: Data) throws -> String {
+        let target = url.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: target)
+        return target.path
+    }
+}

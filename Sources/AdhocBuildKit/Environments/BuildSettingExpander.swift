@@ -11,6 +11,8 @@ public struct BuildSettingExpander {
     public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
         public var message: String
         public var description: String { message }
+
+        public init(message: String) { self.message = message }
     }
 
     private let lookup: (String) -> String?

@@ -1,0 +1,54 @@
+import AdhocBuildKit
+import Testing
+
+@Suite struct BuildSettingExpanderTests {
+    let expander = BuildSettingExpander(variables: [
+        "NAME": "Shout Out", "CONFIGURATION": "Staging", "EMPTY": "", "PREFIX": "com.example", "ID": "$(PREFIX).$(NAME:rfc1034identifier:lower)",
+        "LOOP": "$(LOOP2)", "LOOP2": "$(LOOP)", "VERSION": "2.0-beta 1",
+    ])
+
+    @Test func expandsBothBracketFormsAndDollarDollar() throws {
+        #expect(try expander.expand("$(NAME) and ${CONFIGURATION}, $$5") == "Shout Out and Staging, $5")
+        #expect(try expander.expand("no references") == "no references")
+        #expect(try expander.expand("a lone $ sign") == "a lone $ sign")
+    }
+
+    @Test func appliesOperatorsLeftToRight() throws {
+        #expect(try expander.expand("$(NAME:lower)") == "shout out")
+        #expect(try expander.expand("$(NAME:upper)") == "SHOUT OUT")
+        #expect(try expander.expand("$(NAME:identifier)") == "Shout_Out")
+        #expect(try expander.expand("$(NAME:rfc1034identifier)") == "Shout-Out")
+        #expect(try expander.expand("$(VERSION:c99extidentifier)") == "_2_0_beta_1")
+        #expect(try expander.expand("$(NAME:rfc1034identifier:lower)") == "shout-out")
+        #expect(BuildSettingExpander(variables: ["N": "Café 1"]).expandOrNil("$(N:c99extidentifier)") == "Café_1")
+    }
+
+    @Test func defaultsApplyWhenUndefinedOrEmptyAndMayHoldColonsAndReferences() throws {
+        #expect(try expander.expand("$(MISSING:default=https://x.example:8443/)") == "https://x.example:8443/")
+        #expect(try expander.expand("$(EMPTY:default=$(CONFIGURATION:lower))") == "staging")
+        #expect(try expander.expand("$(NAME:default=unused)") == "Shout Out")
+        #expect(try expander.expand("$(MISSING:default=)") == "")
+    }
+
+    @Test func variablesMayReferToEachOtherAndNamesMayBeBuiltFromReferences() throws {
+        #expect(try expander.expand("$(ID)") == "com.example.shout-out")
+        #expect(try BuildSettingExpander(variables: ["A_Staging": "yes", "C": "Staging"]).expand("$(A_$(C))") == "yes")
+    }
+
+    @Test func undefinedUnknownCyclicAndUnterminatedReferencesAreErrors() {
+        #expect(throws: BuildSettingExpander.Failure(message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)")) {
+            try expander.expand("$(API_URL)/v2")
+        }
+        #expect(throws: BuildSettingExpander.Failure(message: "unknown operator ':snake' in $(NAME:snake)")) {
+            try expander.expand("$(NAME:snake)")
+        }
+        #expect(throws: BuildSettingExpander.Failure(message: "$(LOOP) refers to itself ($(LOOP) -> $(LOOP2) -> $(LOOP))")) {
+            try expander.expand("$(LOOP)")
+        }
+        #expect(throws: BuildSettingExpander.Failure(message: "unterminated reference '$(NAME'")) { try expander.expand("$(NAME") }
+    }
+}
+
+extension BuildSettingExpander {
+    func expandOrNil(_ text: String) -> String? { try? expand(text) }
+}
