@@ -86,7 +86,7 @@ struct BinaryPlistValueDecoder {
                 for index in 0..<count {
                     guard case .string(let key) = try child(index) else {
                         let kind = try decode(try table.reference(at: refs + index * table.refSize, in: object), depth: depth + 1)
-                        throw table.malformed("dictionary object \(object) has a \(kind.kindName) key; keys must be strings",
+                        throw table.malformed("dictionary object \(object) has \(kind.kindWithArticle) key; keys must be strings",
                                               refs + index * table.refSize)
                     }
                     if dict.contains(key) {
@@ -189,7 +189,7 @@ struct BinaryPlistEventWalker {
                         return true
                     }
                     guard isString != nil else {
-                        throw table.malformed("dictionary object \(object) has a \(Self.kindName(key)) key; keys must be strings",
+                        throw table.malformed("dictionary object \(object) has \(PlistValue.withArticle(Self.kindName(key))) key; keys must be strings",
                                               position)
                     }
                     if let duplicate {

@@ -94,7 +94,7 @@ extension PlistValue {
                 }
                 current = array[index]
             default:
-                throw PlistError(.keyPath, "cannot look up '\(component)' in a \(current.kindName)",
+                throw PlistError(.keyPath, "cannot look up '\(component)' in \(current.kindWithArticle)",
                                  keyPath: here.description)
             }
         }
@@ -136,7 +136,7 @@ extension PlistValue {
             }
             self = .array(array)
         default:
-            throw PlistError(.keyPath, "cannot set '\(component)' inside a \(kindName)", keyPath: here)
+            throw PlistError(.keyPath, "cannot set '\(component)' inside \(kindWithArticle)", keyPath: here)
         }
     }
 

@@ -33,6 +33,14 @@ public enum PlistValue: Sendable {
         }
     }
 
+    /// The kind's name with its article, for messages: "an integer", "a string".
+    public var kindWithArticle: String { PlistValue.withArticle(kindName) }
+
+    /// "an integer", "an array", "a dict": the article `kind` takes.
+    public static func withArticle(_ kind: String) -> String {
+        (["integer", "array", "uid"].contains(kind) ? "an " : "a ") + kind
+    }
+
     /// Whether the value holds other values (array or dictionary).
     public var isContainer: Bool {
         switch self {

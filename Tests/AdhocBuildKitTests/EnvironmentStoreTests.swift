@@ -61,7 +61,7 @@ import Testing
             try EnvironmentStore(at: third)
         }
         let fourth = try folder.environments(["Debug": ["Variables": ["N": 1]]], folder: "fourth")
-        #expect(throws: AdhocBuildError("a variable must be a string, not a integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")) {
+        #expect(throws: AdhocBuildError("a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")) {
             try EnvironmentStore(at: fourth)
         }
         #expect(throws: AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",

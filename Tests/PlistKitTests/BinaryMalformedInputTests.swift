@@ -65,7 +65,7 @@ import Testing
         Case(name: "non-ASCII byte in an ASCII string", data: make { $0.add([0x52, 0x41, 0xE9]) },
              error: "byte 10: object 0 is an ASCII string holding byte 0xE9"),
         Case(name: "non-string dictionary key", data: make { $0.add(BinaryPlistBuilder.dict([1], [1])); $0.add([0x10, 1]) },
-             error: "byte 9: dictionary object 0 has a integer key; keys must be strings"),
+             error: "byte 9: dictionary object 0 has an integer key; keys must be strings"),
         Case(name: "duplicate dictionary key", data: make {
                 $0.add(BinaryPlistBuilder.dict([1, 1], [2, 2])); $0.add(BinaryPlistBuilder.ascii("k")); $0.add([0x09])
              }, error: "byte 10: dictionary object 0 has the key 'k' twice"),

@@ -108,7 +108,7 @@ public struct EnvironmentApplier: Sendable {
         let original: PropertyList
         do { original = try PropertyList(contentsOf: path) } catch let error as PlistError { throw AdhocBuildError(error) }
         guard case .dictionary = original.value else {
-            throw AdhocBuildError("an Info.plist must be a dictionary, not a \(original.value.kindName)", file: path, keyPath: "")
+            throw AdhocBuildError("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: "")
         }
         guard original.format != .openStep else {
             throw AdhocBuildError("is an OpenStep plist, which adhocbuild does not rewrite", file: path)

@@ -59,7 +59,7 @@ public struct EnvironmentChecker: Sendable {
                     if let other = others.first {
                         let leaf = environment.leaf(at: path)
                         results[resultIndex].problems.append(AdhocBuildError(
-                            "is a \(value.kindName) here but a \(other.kind) in \(other.environment)",
+                            "is \(value.kindWithArticle) here but \(PlistValue.withArticle(other.kind)) in \(other.environment)",
                             file: leaf?.file ?? environment.name, keyPath: (leaf?.sourceKeyPath ?? path).description))
                     }
                 } else if !hasAncestorLeaf(path, in: own) {
@@ -101,7 +101,7 @@ public struct EnvironmentChecker: Sendable {
                                                         file: place.file, keyPath: place.keyPath))
                     }
                 } else {
-                    problems.append(AdhocBuildError("a bundle identifier must be a string, not a \(leaf.value.kindName)",
+                    problems.append(AdhocBuildError("a bundle identifier must be a string, not \(leaf.value.kindWithArticle)",
                                                     file: place.file, keyPath: place.keyPath))
                 }
             }

@@ -30,7 +30,7 @@ public struct EnvironmentDefinition: Sendable {
         self.file = file
         self.keyPathPrefix = keyPathPrefix
         guard case .dictionary(var dict) = value else {
-            throw AdhocBuildError("an environment must be a dictionary, not a \(value.kindName)", file: file,
+            throw AdhocBuildError("an environment must be a dictionary, not \(value.kindWithArticle)", file: file,
                                   keyPath: keyPathPrefix.description)
         }
         if lenient && !dict.keys.contains(where: EnvironmentDefinition.knownKeys.contains) {
@@ -48,7 +48,7 @@ public struct EnvironmentDefinition: Sendable {
         }
         if let inherits = dict["Inherits"] {
             guard case .string(let parent) = inherits, !parent.isEmpty else {
-                throw AdhocBuildError("Inherits must name an environment (a string), not a \(inherits.kindName)",
+                throw AdhocBuildError("Inherits must name an environment (a string), not \(inherits.kindWithArticle)",
                                       file: file, keyPath: keyPathPrefix.appending("Inherits").description)
             }
             self.inherits = parent
@@ -57,12 +57,12 @@ public struct EnvironmentDefinition: Sendable {
         for section in EnvironmentDefinition.sections {
             guard let content = dict[section] else { continue }
             guard case .dictionary(let sectionDict) = content else {
-                throw AdhocBuildError("\(section) must be a dictionary, not a \(content.kindName)", file: file,
+                throw AdhocBuildError("\(section) must be a dictionary, not \(content.kindWithArticle)", file: file,
                                       keyPath: keyPathPrefix.appending(section).description)
             }
             if section == "Variables" {
                 for (variable, variableValue) in sectionDict where variableValue.stringValue == nil {
-                    throw AdhocBuildError("a variable must be a string, not a \(variableValue.kindName)", file: file,
+                    throw AdhocBuildError("a variable must be a string, not \(variableValue.kindWithArticle)", file: file,
                                           keyPath: keyPathPrefix.appending(section).appending(variable).description)
                 }
             }

@@ -67,7 +67,7 @@ public enum VersionSites {
                         guard project.generatesInfoPlist(target: target, configuration: configuration) else { continue }
                         referenced = field.buildSetting
                     case let other?:
-                        problems.append(AdhocBuildError("must be a string, not a \(other.kindName)", file: plistPath,
+                        problems.append(AdhocBuildError("must be a string, not \(other.kindWithArticle)", file: plistPath,
                                                         keyPath: field.infoKey))
                         continue
                     }
@@ -145,7 +145,7 @@ public enum VersionSites {
             case nil:
                 problems.append(AdhocBuildError("has no \(field.infoKey)", file: path))
             case let other?:
-                problems.append(AdhocBuildError("must be a string, not a \(other.kindName)", file: path, keyPath: field.infoKey))
+                problems.append(AdhocBuildError("must be a string, not \(other.kindWithArticle)", file: path, keyPath: field.infoKey))
             }
         }
         if !problems.isEmpty { throw AdhocBuildErrors(problems) }
