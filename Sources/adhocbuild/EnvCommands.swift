@@ -114,9 +114,8 @@ enum EnvCommands {
                       .value("--junit", name: "FILE", help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")],
             run: { parsed in
                 let results = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
-                for result in results {
-                    for problem in result.errors { Console.error(problem.description) }
-                    for problem in result.warnings { Console.warning(problem.description) }
+                for problem in results.flatMap(\.problems) {
+                    if problem.severity == .error { Console.error(problem.description) } else { Console.warning(problem.description) }
                 }
                 let errors = results.reduce(0) { $0 + $1.errors.count }
                 let warnings = results.reduce(0) { $0 + $1.warnings.count }

@@ -13,6 +13,14 @@ public struct VersionReport: Sendable {
         public var buildNumber: String?
         /// Where the values come from: the Info.plist, or the build settings for a generated one.
         public var source: String
+
+        public init(name: String, bundleIdentifier: String?, marketingVersion: String?, buildNumber: String?, source: String) {
+            self.name = name
+            self.bundleIdentifier = bundleIdentifier
+            self.marketingVersion = marketingVersion
+            self.buildNumber = buildNumber
+            self.source = source
+        }
     }
 
     public var rows: [Row]
