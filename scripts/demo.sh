@@ -6,27 +6,44 @@ adhocbuild="${1:?usage: demo.sh PATH_TO_ADHOCBUILD}"
 cd "$(dirname "$0")/.."
 out=build/demo
 rm -rf "$out" && mkdir -p "$out"
+cp -R examples/ShoutOut "$out/ShoutOut"
 
 step() { if [ -t 1 ]; then printf '\n\033[1m== %s\033[0m\n' "$*"; else printf '\n== %s\n' "$*"; fi; }
+run() { printf '$ adhocbuild %s\n' "$*"; "$adhocbuild" "$@"; }
 
-step "Merge the Staging overlay over the app's Info.plist, explaining where each value came from"
-"$adhocbuild" plist merge examples/plist/Info.plist examples/plist/Staging.plist -o "$out/Info.plist" --explain
+step "The environments: Base defaults, Debug, Staging, QA (inherits Staging) and Release"
+run env list
+run env check
 
-step "Bump the build number (CFBundleVersion keeps its string type)"
-"$adhocbuild" plist set "$out/Info.plist" CFBundleVersion 42
-"$adhocbuild" plist get "$out/Info.plist" CFBundleVersion
+step "What Staging resolves to, and where each value comes from"
+run env show Staging --format text
+run env show Staging --explain | grep -v '^Variables'
 
-step "Convert to binary, as Xcode ships it, and read a nested key back"
-"$adhocbuild" plist convert "$out/Info.plist" --to binary
-head -c 8 "$out/Info.plist"; echo
-"$adhocbuild" plist get "$out/Info.plist" CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles:0
+step "What changes between Staging and Release"
+run env diff Staging Release
 
-step "Print it, and export JSON for scripts"
-"$adhocbuild" plist print "$out/Info.plist"
-"$adhocbuild" plist convert "$out/Info.plist" --to json -o "$out/Info.json"
-cat "$out/Info.json"
+step "Apply Staging to the source tree before the build (like the seed script's 'set environment' step)"
+run env apply Staging --project "$out/ShoutOut" --info-plist "$out/ShoutOut/ShoutOut/Info.plist"
+run plist get "$out/ShoutOut/ShoutOut/Info.plist" CFBundleIdentifier
 
-step "Lint everything"
-"$adhocbuild" plist lint examples/plist/*.plist "$out/Info.plist" "$out/Info.json"
+step "Versions in the project, then a CI bump of the build number (BUILD_NUMBER=42, as TeamCity sets it)"
+run version show --project "$out/ShoutOut"
+BUILD_NUMBER=42 run version bump build --from-ci --project "$out/ShoutOut"
+diff examples/ShoutOut/ShoutOut.xcodeproj/project.pbxproj "$out/ShoutOut/ShoutOut.xcodeproj/project.pbxproj" || true
+
+step "A built app: binary Info.plist, patched for QA, build number bumped in the app and its extension"
+mkdir -p "$out/ShoutOut.app/PlugIns/ShareExtension.appex"
+"$adhocbuild" plist convert examples/plist/Info.plist --to binary -o "$out/ShoutOut.app/Info.plist"
+printf '<plist><dict><key>CFBundleVersion</key><string>41</string><key>CFBundleShortVersionString</key><string>1.4.0</string></dict></plist>' \
+    > "$out/ShoutOut.app/PlugIns/ShareExtension.appex/Info.plist"
+run env apply QA --app "$out/ShoutOut.app"
+run version bump build "$out/ShoutOut.app"
+run version show "$out/ShoutOut.app"
+
+step "The plist toolbox: merge with explanations, convert, lint"
+run plist merge examples/plist/Info.plist examples/plist/Staging.plist -o "$out/Merged.plist" --explain
+run plist convert "$out/Merged.plist" --to json -o "$out/Merged.json"
+run plist lint examples/plist/*.plist "$out/ShoutOut.app/Info.plist" "$out/Merged.json" \
+    "$out/ShoutOut/ShoutOut.xcodeproj/project.pbxproj"
 echo
 echo "Done: results are in $out/"

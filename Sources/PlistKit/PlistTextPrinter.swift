@@ -30,6 +30,20 @@ public struct PlistTextPrinter {
         }
     }
 
+    /// The value on one line: `"text"`, `42`, `["a", 1]`, `{"key" => true}`.
+    public func renderInline(_ value: PlistValue) -> String {
+        switch value {
+        case .array(let items): return "[" + items.map(renderInline).joined(separator: ", ") + "]"
+        case .dictionary(var dict):
+            if sortKeys { dict.sortKeys() }
+            return "{" + dict.map { "\(quoted($0.0)) => \(renderInline($0.1))" }.joined(separator: ", ") + "}"
+        default:
+            var text = ""
+            append(value, depth: 0, into: &text)
+            return text
+        }
+    }
+
     private func quoted(_ string: String) -> String {
         var out = "\""
         for scalar in string.unicodeScalars {

@@ -145,11 +145,7 @@ enum PlistCommands {
                                                 sortKeys: parsed.flag("sort-keys"))
                 if parsed.flag("explain") {
                     let printer = PlistTextPrinter()
-                    let lines = merge.leaves.map { leaf in
-                        var value = printer.render(leaf.value)
-                        value.removeLast()
-                        return "\(leaf.keyPath) = \(value.replacingOccurrences(of: "\n", with: " "))  (\(leaf.source))"
-                    }
+                    let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
                     let text = lines.joined(separator: "\n") + "\n"
                     if output == "-" { Console.err(text) } else { Console.out(text) }
                 }

@@ -1,4 +1,3 @@
-import Foundation
 import PlistKit
 
 /// `env diff A B`: the leaf key paths added, removed and changed from one resolved environment to another.
@@ -40,9 +39,5 @@ public struct EnvironmentDiff: Sendable {
     }
 
     /// A value on one line, as `plist print` renders it.
-    public static func render(_ value: PlistValue) -> String {
-        var text = PlistTextPrinter().render(value)
-        text.removeLast()
-        return text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-    }
+    public static func render(_ value: PlistValue) -> String { PlistTextPrinter().renderInline(value) }
 }
