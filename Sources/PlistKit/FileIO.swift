@@ -29,7 +29,7 @@ public enum FileIO {
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 
     /// Writes all of `raw` to `fd`, retrying short writes and interruptions.
-    static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws {
+    public static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < raw.count {
             let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)

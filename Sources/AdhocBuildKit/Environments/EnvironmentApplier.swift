@@ -50,9 +50,11 @@ public struct EnvironmentApplier: Sendable {
         guard FileManager.default.fileExists(atPath: info) else {
             throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
         }
-        let infoChange = try patch(info)
+        var files = FileTransaction()
+        let infoChange = try patch(info, into: &files)
         let settingsChange = try writeSettings(to: (app as NSString).appendingPathComponent(Self.environmentFileName),
-                                               format: format)
+                                               format: format, into: &files)
+        if !dryRun { try files.commit() }
         var warnings: [String] = []
         let changed = [infoChange, settingsChange].contains { $0.action != .unchanged }
         if changed && FileManager.default.fileExists(atPath: (app as NSString).appendingPathComponent("_CodeSignature")) {
@@ -67,10 +69,12 @@ public struct EnvironmentApplier: Sendable {
     public func apply(toProject project: String, infoPlist: String? = nil, output: String? = nil,
                       format: PlistFormat = .xml) throws -> Report {
         let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project)
-        let infoChange = try patch(info)
+        var files = FileTransaction()
+        let infoChange = try patch(info, into: &files)
         let target = output ?? ((info as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent(Self.environmentFileName)
-        let settingsChange = try writeSettings(to: target, format: format)
+        let settingsChange = try writeSettings(to: target, format: format, into: &files)
+        if !dryRun { try files.commit() }
         return Report(changes: [infoChange, settingsChange], warnings: [])
     }
 
@@ -103,8 +107,8 @@ public struct EnvironmentApplier: Sendable {
         }
     }
 
-    /// Merges `Info` into the plist at `path`, keeping its format.
-    func patch(_ path: String) throws -> FileChange {
+    /// Merges `Info` into the plist at `path`, keeping its format; the write joins `files`.
+    func patch(_ path: String, into files: inout FileTransaction) throws -> FileChange {
         let original: PropertyList
         do { original = try PropertyList(contentsOf: path) } catch let error as PlistError { throw AdhocBuildError(error) }
         guard case .dictionary = original.value else {
@@ -118,12 +122,12 @@ public struct EnvironmentApplier: Sendable {
         let changed = PlistMerge([.init(name: "new", value: patch)]).leaves
             .map(\.keyPath).filter { original.value[$0] != merged[$0] }
         guard !changed.isEmpty else { return FileChange(path: path, action: .unchanged, keyPaths: []) }
-        if !dryRun { try write(PropertyList(merged, format: original.format), to: path) }
+        try files.write(PropertyList(merged, format: original.format), to: path)
         return FileChange(path: path, action: .updated, keyPaths: changed)
     }
 
-    /// Writes `Settings` to `path` unless it already holds exactly that.
-    func writeSettings(to path: String, format: PlistFormat) throws -> FileChange {
+    /// Writes `Settings` to `path` unless it already holds exactly that; the write joins `files`.
+    func writeSettings(to path: String, format: PlistFormat, into files: inout FileTransaction) throws -> FileChange {
         let settings = PlistValue.dictionary(environment.settings)
         let exists = FileManager.default.fileExists(atPath: path)
         if exists, let current = try? PropertyList(contentsOf: path), current.value == settings, current.format == format {
@@ -137,11 +141,7 @@ public struct EnvironmentApplier: Sendable {
             changed = new.filter { old[$0.keyPath] != $0.value }.map(\.keyPath)
                 + old.keys.filter { settings[$0] == nil }.sorted { $0.description < $1.description }
         }
-        if !dryRun { try write(PropertyList(settings, format: format), to: path) }
+        try files.write(PropertyList(settings, format: format), to: path)
         return FileChange(path: path, action: exists ? .updated : .created, keyPaths: changed)
-    }
-
-    private func write(_ plist: PropertyList, to path: String) throws {
-        do { try plist.write(to: path) } catch let error as PlistError { throw AdhocBuildError(error) }
     }
 }

@@ -106,17 +106,17 @@ public struct VersionBumper: Sendable {
                 replacements.append((range, XcodeProject.token(change.newValue, quoted: configuration.quoted(setting))))
             }
         }
+        var files = FileTransaction()
         do {
             for path in plistOrder {
                 var plist = try PropertyList(contentsOf: path)
                 for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
-                try plist.write(to: path)
-            }
-            if let project, !replacements.isEmpty {
-                try FileIO.writeAtomically(project.replacing(replacements), to: project.path)
+                try files.write(plist, to: path)
             }
         } catch let error as PlistError {
             throw AdhocBuildError(error)
         }
+        if let project, !replacements.isEmpty { files.write(Data(project.replacing(replacements)), to: project.path) }
+        try files.commit()
     }
 }
