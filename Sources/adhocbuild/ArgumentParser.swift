@@ -1,3 +1,5 @@
+import AdhocBuildKit
+
 /// Parses `argv` against a tree of `CommandSpec`s.
 struct ArgumentParser {
     enum Outcome {
@@ -97,27 +99,5 @@ struct ArgumentParser {
             command = sub
         }
         return command
-    }
-}
-
-/// "Did you mean" by edit distance.
-enum Suggestion {
-    static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 }
-        guard let (best, score) = scored, score <= max(2, word.count / 3) else { return nil }
-        return best
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, charA) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, charB) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (charA == charB ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

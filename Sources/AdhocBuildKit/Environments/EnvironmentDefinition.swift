@@ -40,8 +40,7 @@ public struct EnvironmentDefinition: Sendable {
         }
         for key in dict.keys where !EnvironmentDefinition.knownKeys.contains(key) {
             var message = "unknown key '\(key)'; an environment has \(EnvironmentDefinition.knownKeys.joined(separator: ", "))"
-            if let guess = EnvironmentDefinition.knownKeys.min(by: { Self.distance(key, $0) < Self.distance(key, $1) }),
-                Self.distance(key, guess) <= 3 {
+            if let guess = Suggestion.closest(to: key, in: EnvironmentDefinition.knownKeys, maximumDistance: 3) {
                 message = "unknown key '\(key)'; did you mean '\(guess)'?"
             }
             throw AdhocBuildError(message, file: file, keyPath: keyPathPrefix.appending(key).description)
@@ -68,18 +67,5 @@ public struct EnvironmentDefinition: Sendable {
             }
         }
         body = dict
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        var previous = Array(0...b.count)
-        for (i, charA) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, charB) in b.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (charA == charB ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -78,9 +78,7 @@ public struct EnvironmentStore: Sendable {
         let folded = environments.filter { $0.name.lowercased() == name.lowercased() }
         if folded.count == 1 { return folded[0] }
         var message = "no environment '\(name)'; there are \(environments.map(\.name).joined(separator: ", "))"
-        if let guess = environments.map(\.name).min(by: {
-            EnvironmentDefinition.distance(name, $0) < EnvironmentDefinition.distance(name, $1)
-        }), EnvironmentDefinition.distance(name, guess) <= 3 {
+        if let guess = Suggestion.closest(to: name, in: environments.map(\.name), maximumDistance: 3) {
             message = "no environment '\(name)'; did you mean '\(guess)'?"
         }
         throw AdhocBuildError(message, file: location)
