@@ -6,6 +6,7 @@ import PackageDescription
 /// Layering (arrows point down only):
 ///   adhocbuild (executable: arguments, help, output)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
+///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
 ///       -> PlistKit (plist model and codecs)
 ///         -> C* system libraries (one small target per C library)
 let package = Package(
@@ -21,13 +22,27 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibZip",
+            pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .target(
             name: "PlistKit",
             dependencies: ["CLibXML2"]
         ),
         .target(
+            name: "IPAKit",
+            dependencies: ["PlistKit", "CLibZip", "CLibDeflate"]
+        ),
+        .target(
             name: "AdhocBuildKit",
-            dependencies: ["PlistKit"]
+            dependencies: ["PlistKit", "IPAKit"]
         ),
         .executableTarget(
             name: "adhocbuild",
@@ -44,6 +59,10 @@ let package = Package(
         .testTarget(
             name: "PlistKitTests",
             dependencies: ["PlistKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "IPAKitTests",
+            dependencies: ["IPAKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "AdhocBuildKitTests",

@@ -1,0 +1,153 @@
+/// Walks a raw deflate stream's blocks without producing output, to find where its final
+/// block starts and where the stream ends, to the bit.
+///
+/// This is what lets independently compressed chunks of one file be joined into a single
+/// deflate stream (see `DeflateChunk`): libdeflate compresses whole buffers and always marks
+/// its last block final, so to continue after it the final bit must be cleared and the stream
+/// byte-aligned with an empty stored block, as zlib's sync flush would have done.
+struct DeflateBlockScanner {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Bit offset of the final block's header and of the end of the stream.
+    struct Layout: Equatable {
+        var finalBlockBit: Int
+        var endBit: Int
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var position = 0  // in bits
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    @inline(__always) private func peek(_ count: Int) -> UInt32 {
+        // Reads up to 24 bits LSB-first from `position`; bytes past the end read as zero.
+        var value: UInt32 = 0
+        let firstByte = position >> 3
+        for index in 0..<4 {
+            let byteIndex = firstByte + index
+            if byteIndex < bytes.count { value |= UInt32(bytes[byteIndex]) << UInt32(index * 8) }
+        }
+        return (value >> UInt32(position & 7)) & ((1 << UInt32(count)) - 1)
+    }
+
+    @inline(__always) private mutating func read(_ count: Int) throws -> UInt32 {
+        guard position + count <= bytes.count * 8 else { throw Failure(description: "the deflate stream is truncated") }
+        let value = peek(count)
+        position += count
+        return value
+    }
+
+    /// A canonical Huffman decoding table indexed by the next `maxLength` bits (LSB first).
+    private struct Table {
+        var entries: [UInt32]  // symbol << 4 | length; 0 means no code
+        var maxLength: Int
+
+        init(lengths: ArraySlice<UInt8>) throws {
+            maxLength = Int(lengths.max() ?? 0)
+            guard maxLength > 0 else { entries = []; return }
+            var counts = [Int](repeating: 0, count: 16)
+            for length in lengths where length > 0 { counts[Int(length)] += 1 }
+            var nextCode = [Int](repeating: 0, count: 16)
+            var code = 0
+            for bits in 1...15 {
+                code = (code + counts[bits - 1]) << 1
+                nextCode[bits] = code
+            }
+            entries = [UInt32](repeating: 0, count: 1 << maxLength)
+            for (offset, length) in lengths.enumerated() where length > 0 {
+                let symbolCode = nextCode[Int(length)]
+                nextCode[Int(length)] += 1
+                guard symbolCode < (1 << Int(length)) else { throw Failure(description: "over-subscribed Huffman code") }
+                var reversed = 0
+                for bit in 0..<Int(length) where symbolCode & (1 << bit) != 0 { reversed |= 1 << (Int(length) - 1 - bit) }
+                let entry = UInt32(offset) << 4 | UInt32(length)
+                var index = reversed
+                while index < entries.count {
+                    entries[index] = entry
+                    index += 1 << Int(length)
+                }
+            }
+        }
+    }
+
+    private mutating func decode(_ table: Table) throws -> Int {
+        guard table.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
+        let entry = table.entries[Int(peek(table.maxLength))]
+        guard entry != 0, position + Int(entry & 15) <= bytes.count * 8 else {
+            throw Failure(description: "invalid Huffman code at bit \(position)")
+        }
+        position += Int(entry & 15)
+        return Int(entry >> 4)
+    }
+
+    private static let lengthExtraBits: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    private static let distanceExtraBits: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+
+    private static let fixedTables: (Table, Table) = {
+        var lengths = [UInt8](repeating: 8, count: 288)
+        for index in 144..<256 { lengths[index] = 9 }
+        for index in 256..<280 { lengths[index] = 7 }
+        return (try! Table(lengths: lengths[...]), try! Table(lengths: [UInt8](repeating: 5, count: 30)[...]))
+    }()
+
+    /// Scans every block and returns where the final one starts and where the stream ends.
+    mutating func scan() throws -> Layout {
+        while true {
+            let header = position
+            let final = try read(1)
+            let type = try read(2)
+            switch type {
+            case 0:
+                position = (position + 7) & ~7
+                let length = Int(try read(16))
+                let complement = Int(try read(16))
+                guard length ^ 0xFFFF == complement else { throw Failure(description: "stored block length check failed") }
+                position += length * 8
+                guard position <= bytes.count * 8 else { throw Failure(description: "the deflate stream is truncated") }
+            case 1:
+                try skipSymbols(Self.fixedTables.0, Self.fixedTables.1)
+            case 2:
+                let literalCount = Int(try read(5)) + 257
+                let distanceCount = Int(try read(5)) + 1
+                let codeLengthCount = Int(try read(4)) + 4
+                var codeLengthLengths = [UInt8](repeating: 0, count: 19)
+                for index in 0..<codeLengthCount { codeLengthLengths[Self.codeLengthOrder[index]] = UInt8(try read(3)) }
+                let codeLengthTable = try Table(lengths: codeLengthLengths[...])
+                var lengths = [UInt8]()
+                lengths.reserveCapacity(literalCount + distanceCount)
+                while lengths.count < literalCount + distanceCount {
+                    let symbol = try decode(codeLengthTable)
+                    switch symbol {
+                    case 0..<16: lengths.append(UInt8(symbol))
+                    case 16:
+                        guard let previous = lengths.last else { throw Failure(description: "repeat with no previous length") }
+                        lengths += repeatElement(previous, count: 3 + Int(try read(2)))
+                    case 17: lengths += repeatElement(0, count: 3 + Int(try read(3)))
+                    default: lengths += repeatElement(0, count: 11 + Int(try read(7)))
+                    }
+                }
+                guard lengths.count == literalCount + distanceCount else { throw Failure(description: "code lengths overflow") }
+                try skipSymbols(try Table(lengths: lengths[0..<literalCount]), try Table(lengths: lengths[literalCount...]))
+            default:
+                throw Failure(description: "invalid block type 3")
+            }
+            if final == 1 { return Layout(finalBlockBit: header, endBit: position) }
+        }
+    }
+
+    private mutating func skipSymbols(_ literals: Table, _ distances: Table) throws {
+        while true {
+            let symbol = try decode(literals)
+            if symbol < 256 { continue }
+            if symbol == 256 { return }
+            guard symbol <= 285 else { throw Failure(description: "invalid length symbol \(symbol)") }
+            position += Self.lengthExtraBits[symbol - 257]
+            let distance = try decode(distances)
+            guard distance < 30 else { throw Failure(description: "invalid distance symbol \(distance)") }
+            position += Self.distanceExtraBits[distance]
+        }
+    }
+}

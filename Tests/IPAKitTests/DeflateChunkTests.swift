@@ -1,0 +1,68 @@
+import Foundation
+@testable import IPAKit
+import TestSupport
+import Testing
+
+@Suite struct DeflateChunkTests {
+    /// Text-like, machine-code-like and random data, so libdeflate emits every block type.
+    static func sample(_ size: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        let words = ["shout", "out", "friends", "reaction", " ", "\n", "timeline", "profile"].map { Array($0.utf8) }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        while out.count < size {
+            switch next() % 3 {
+            case 0: out += words[Int(next() % UInt64(words.count))]
+            case 1: for _ in 0..<8 { out.append(UInt8(truncatingIfNeeded: next())) }
+            default: out += [UInt8](repeating: UInt8(truncatingIfNeeded: next()), count: Int(next() % 40))
+            }
+        }
+        return Array(out.prefix(size))
+    }
+
+    func joined(_ data: [UInt8], chunkSize: Int, level: Int) throws -> [UInt8] {
+        let deflater = Deflater(level: level)
+        var stream: [UInt8] = []
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + chunkSize, data.count)
+            let chunk = try #require(data[offset..<end].withUnsafeBytes { deflater.deflate($0) } ?? nil)
+            stream += end == data.count ? chunk : try DeflateChunk.makeContinuable(chunk)
+            offset = end
+        }
+        return stream
+    }
+
+    @Test(arguments: [1, 6, 9, 12])
+    func chunksCompressedApartInflateAsOneStream(level: Int) throws {
+        for (size, chunk) in [(3_000_000, 1 << 20), (500_000, 65_536), (70_000, 7_001), (10, 3)] {
+            let data = Self.sample(size, seed: UInt64(size + level))
+            let stream = try joined(data, chunkSize: chunk, level: level)
+            let inflated = stream.withUnsafeBytes { Deflater.inflate($0, size: data.count) }
+            #expect(inflated == data, "size \(size), chunk \(chunk), level \(level)")
+        }
+    }
+
+    @Test func zlibAgreesThatTheJoinedStreamIsValid() throws {
+        let data = Self.sample(2_000_000, seed: 99)
+        let stream = try joined(data, chunkSize: 300_000, level: 6)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let compressed = try folder.write("stream.deflate", Data(stream))
+        let original = try folder.write("original.bin", Data(data))
+        let python = try #require(ProcessResult.which("python3"))
+        let result = try ProcessResult.run(python, ["-c", """
+            import sys, zlib
+            d = zlib.decompressobj(-15)
+            out = d.decompress(open(sys.argv[1], 'rb').read()) + d.flush()
+            print(d.eof, out == open(sys.argv[2], 'rb').read())
+            """, compressed, original])
+        #expect(result.stdoutText == "True True\n", "\(result.stderrText)")
+    }
+
+    @Test func aCorruptStreamIsRefused() {
+        #expect(throws: DeflateBlockScanner.Failure.self) { try DeflateChunk.makeContinuable([0xFF, 0xFF, 0xFF]) }
+        #expect(throws: DeflateBlockScanner.Failure.self) { try DeflateChunk.makeContinuable([]) }
+    }
+}
