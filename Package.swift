@@ -46,7 +46,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["AdhocBuildKit", "PlistKit"]
+            dependencies: ["AdhocBuildKit", "IPAKit", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",

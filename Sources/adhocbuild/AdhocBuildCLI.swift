@@ -1,5 +1,6 @@
 import Foundation
 import AdhocBuildKit
+import IPAKit
 import PlistKit
 
 /// The top of the command tree and the one place that turns errors into output and exit codes:
@@ -9,7 +10,7 @@ enum AdhocBuildCLI {
         CommandSpec(
             name: "adhocbuild",
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
-            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command])
+            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command])
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -36,6 +37,9 @@ enum AdhocBuildCLI {
             Console.error(error.description)
             return 1
         } catch let error as AdhocBuildError {
+            Console.error(error.description)
+            return 1
+        } catch let error as IPAError {
             Console.error(error.description)
             return 1
         } catch let errors as AdhocBuildErrors {

@@ -1,0 +1,29 @@
+/// A problem packaging, reading or checking an app, an ipa or a provisioning profile.
+///
+/// `description` is one line: the file, then the entry (or key path), then what is wrong.
+public struct IPAError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var message: String
+    public var file: String?
+    /// The entry inside an archive or bundle, when the problem is with one.
+    public var entry: String?
+
+    public init(_ message: String, file: String? = nil, entry: String? = nil) {
+        self.message = message
+        self.file = file
+        self.entry = entry
+    }
+
+    public func inFile(_ path: String) -> IPAError {
+        var copy = self
+        if copy.file == nil { copy.file = path }
+        return copy
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let file { parts.append(file) }
+        if let entry { parts.append(entry) }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+}

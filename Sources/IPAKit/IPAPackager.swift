@@ -1,0 +1,269 @@
+import CLibDeflate
+import Foundation
+
+/// Turns a built `.app` or an `.xcarchive` into an `.ipa`.
+///
+/// Entries are deflated on all cores with libdeflate — a large file in 1 MiB chunks joined
+/// into one stream — spooled to a temporary file, and framed by libzip as Apple's tools frame
+/// an ipa. The archive is written under a temporary name, reopened and checked entry by
+/// entry (unless `verify` is off), and only then renamed into place.
+public struct IPAPackager {
+    public struct Options: Sendable {
+        /// 0 stores; 1–9 deflate (6 by default, as `zip`).
+        public var level: Int = 6
+        /// Fixed times and normalised modes, so the same input gives the same bytes anywhere.
+        public var reproducible = false
+        /// The time for every entry when reproducible (`SOURCE_DATE_EPOCH`); 1980-01-01 otherwise.
+        public var sourceDateEpoch: Int64?
+        /// A provisioning profile to embed as `embedded.mobileprovision`.
+        public var profile: String?
+        public var verify = true
+        public var threads = ProcessInfo.processInfo.activeProcessorCount
+        /// Called from the packaging thread with bytes read so far and the total.
+        public var progress: (@Sendable (Int64, Int64) -> Void)?
+
+        public init() {}
+    }
+
+    public struct Report: Sendable {
+        public var output: String
+        public var entries: Int
+        public var uncompressedBytes: Int64
+        public var compressedBytes: Int64
+        public var warnings: [String]
+    }
+
+    static let chunkSize = 1 << 20
+
+    public var options: Options
+
+    public init(options: Options = Options()) { self.options = options }
+
+    /// The app inside `input` (an `.app`, or an `.xcarchive`'s `Products/Applications/*.app`) and
+    /// the archive's `SwiftSupport` folder when it has one.
+    public static func locateApp(_ input: String) throws -> (app: String, swiftSupport: String?) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue else {
+            throw IPAError("no app bundle or archive here", file: input)
+        }
+        let trimmed = input.hasSuffix("/") ? String(input.dropLast()) : input
+        if trimmed.hasSuffix(".xcarchive") {
+            let applications = trimmed + "/Products/Applications"
+            let apps = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? []).filter { $0.hasSuffix(".app") }
+            guard apps.count == 1 else {
+                throw IPAError(apps.isEmpty ? "holds no app in Products/Applications"
+                               : "holds \(apps.count) apps in Products/Applications (\(apps.sorted().joined(separator: ", ")))",
+                               file: input)
+            }
+            let swiftSupport = trimmed + "/SwiftSupport"
+            return (applications + "/" + apps[0], FileManager.default.fileExists(atPath: swiftSupport) ? swiftSupport : nil)
+        }
+        guard FileManager.default.fileExists(atPath: trimmed + "/Info.plist") else {
+            throw IPAError("is not an app bundle (no Info.plist) or an .xcarchive", file: input)
+        }
+        return (trimmed, nil)
+    }
+
+    /// Packages `input` into the ipa at `output`.
+    public func package(_ input: String, to output: String) throws -> Report {
+        let (app, swiftSupport) = try IPAPackager.locateApp(input)
+        let appName = (app as NSString).lastPathComponent
+        var warnings: [String] = []
+        var entries = [BundleTree.Entry(archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
+                                        permissions: 0o755, modificationTime: 0)]
+        entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName)
+        entries[0].modificationTime = entries[1].modificationTime
+        if let profile = options.profile {
+            var info = stat()
+            guard stat(profile, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw IPAError("no such provisioning profile", file: profile)
+            }
+            let name = "Payload/\(appName)/embedded.mobileprovision"
+            let replacement = BundleTree.Entry(archivePath: name, sourcePath: profile, kind: .file, size: Int64(info.st_size),
+                                               permissions: 0o644, modificationTime: Int64(info.st_mtim.tv_sec))
+            if let index = entries.firstIndex(where: { $0.archivePath == name }) { entries[index] = replacement }
+            else {
+                let insertAt = entries.firstIndex { $0.archivePath.utf8.lexicographicallyPrecedes(name.utf8) == false && $0.archivePath.hasPrefix("Payload/\(appName)/") } ?? entries.count
+                entries.insert(replacement, at: insertAt)
+            }
+            if FileManager.default.fileExists(atPath: app + "/_CodeSignature") {
+                warnings.append("\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing")
+            }
+        }
+        if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
+        if options.reproducible { normalise(&entries) }
+
+        let folder = (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw IPAError("cannot be written: its folder does not exist", file: output)
+        }
+        let temporary = folder + "/" + ".adhocbuild-tmp-" + (output as NSString).lastPathComponent + "-\(getpid())-"
+            + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        defer { unlink(temporary) }
+        let totals = try write(entries, to: temporary)
+        if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
+            warnings.append("the ipa needs ZIP64 (over 4 GB or 65,535 entries); over-the-air installs of such ipas are known to fail")
+        }
+        if options.verify { try ZipArchiveVerifier.verify(temporary, threads: options.threads, displayName: output) }
+        guard rename(temporary, output) == 0 else {
+            throw IPAError("cannot be written: \(String(cString: strerror(errno)))", file: output)
+        }
+        return Report(output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
+                      compressedBytes: totals.compressed, warnings: warnings)
+    }
+
+    /// Fixed times and modes: files 0644 (0755 when any execute bit is set), folders 0755.
+    private func normalise(_ entries: inout [BundleTree.Entry]) {
+        let time = options.sourceDateEpoch ?? 315_532_800
+        for index in entries.indices {
+            entries[index].modificationTime = time
+            switch entries[index].kind {
+            case .directory: entries[index].permissions = 0o755
+            case .file: entries[index].permissions = entries[index].permissions & 0o111 != 0 ? 0o755 : 0o644
+            case .symlink: entries[index].permissions = 0o777
+            }
+        }
+    }
+
+    private func write(_ entries: [BundleTree.Entry], to path: String) throws -> (uncompressed: Int64, compressed: Int64) {
+        let writer = try ZipArchiveWriter(creating: path)
+        var committed = false
+        defer { if !committed { writer.discard() } }
+        let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
+        let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
+        var prepared: [Int: PreparedEntry] = [:]
+        var spool: Spool? = nil
+        if options.level > 0 {
+            let newSpool = try Spool(in: (path as NSString).deletingLastPathComponent)
+            spool = newSpool
+            prepared = try compress(files.map { entries[$0] }, indices: files, total: total, spool: newSpool)
+        }
+        var compressed: Int64 = 0
+        for (index, entry) in entries.enumerated() {
+            let time = DOSTime(unixTime: entry.modificationTime)
+            switch entry.kind {
+            case .directory:
+                try writer.addDirectory(entry.archivePath, permissions: entry.permissions, dosTime: time)
+            case .symlink(let target):
+                try writer.addSymlink(entry.archivePath, target: target, dosTime: time)
+            case .file:
+                if let ready = prepared[index], let spool {
+                    compressed += ready.compressedSize
+                    try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
+                } else {
+                    compressed += entry.size
+                    try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, permissions: entry.permissions, dosTime: time)
+                }
+            }
+        }
+        if options.level == 0 { options.progress?(total, total) }
+        try writer.close()
+        committed = true
+        return (total, compressed)
+    }
+
+    /// Compresses every file on `threads` workers, reading in order on this thread (which also
+    /// computes each file's CRC), with a bounded number of chunks in flight.
+    private func compress(_ files: [BundleTree.Entry], indices: [Int], total: Int64, spool: Spool) throws -> [Int: PreparedEntry] {
+        let threads = max(1, options.threads)
+        let queue = DispatchQueue(label: "adhocbuild.deflate", attributes: .concurrent)
+        let slots = DispatchSemaphore(value: threads * 3)
+        let group = DispatchGroup()
+        let state = CompressionState(count: files.count, deflaters: (0..<threads).map { _ in Deflater(level: options.level) })
+        var done: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: IPAPackager.chunkSize)
+        for (position, file) in files.enumerated() {
+            if state.failure != nil { break }
+            let fd = open(file.sourcePath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file.sourcePath) }
+            defer { close(fd) }
+            let chunkCount = max(1, Int((file.size + Int64(IPAPackager.chunkSize) - 1) / Int64(IPAPackager.chunkSize)))
+            state.begin(position, chunks: chunkCount, size: file.size)
+            var crc: UInt32 = 0
+            for chunk in 0..<chunkCount {
+                let wanted = Int(min(Int64(IPAPackager.chunkSize), file.size - Int64(chunk) * Int64(IPAPackager.chunkSize)))
+                var got = 0
+                while got < wanted {
+                    let result = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, wanted - got) }
+                    if result < 0 && errno == EINTR { continue }
+                    guard result > 0 else {
+                        throw IPAError(result == 0 ? "changed while it was being read (shorter than \(file.size) bytes)"
+                                       : "cannot be read: \(String(cString: strerror(errno)))", file: file.sourcePath)
+                    }
+                    got += result
+                }
+                let data = Array(buffer[0..<wanted])
+                crc = data.withUnsafeBytes { Deflater.crc32(crc, $0) }
+                let isLast = chunk == chunkCount - 1
+                slots.wait()
+                group.enter()
+                queue.async {
+                    defer { slots.signal(); group.leave() }
+                    state.compress(data, file: position, chunk: chunk, isLast: isLast, single: chunkCount == 1, spool: spool)
+                }
+                done += Int64(wanted)
+                options.progress?(done, total)
+            }
+            state.finish(position, crc: crc)
+        }
+        group.wait()
+        if let failure = state.failure { throw failure }
+        var result: [Int: PreparedEntry] = [:]
+        for (position, index) in indices.enumerated() { result[index] = state.entries[position] }
+        return result
+    }
+}
+
+/// What the compression workers share: each file's prepared entry, a pool of deflaters, and
+/// the first failure.
+private final class CompressionState: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var entries: [PreparedEntry]
+    private var pool: [Deflater]
+    private(set) var failure: Error?
+
+    init(count: Int, deflaters: [Deflater]) {
+        entries = Array(repeating: PreparedEntry(), count: count)
+        pool = deflaters
+    }
+
+    func begin(_ file: Int, chunks: Int, size: Int64) {
+        lock.lock()
+        entries[file].segments = Array(repeating: (0, 0), count: chunks)
+        entries[file].uncompressedSize = size
+        lock.unlock()
+    }
+
+    func finish(_ file: Int, crc: UInt32) {
+        lock.lock()
+        entries[file].crc = crc
+        lock.unlock()
+    }
+
+    func compress(_ data: [UInt8], file: Int, chunk: Int, isLast: Bool, single: Bool, spool: Spool) {
+        lock.lock()
+        let deflater = pool.removeLast()
+        lock.unlock()
+        defer { lock.lock(); pool.append(deflater); lock.unlock() }
+        do {
+            var output = data.withUnsafeBytes { deflater.deflate($0) } ?? []
+            var deflated = true
+            if single && (data.isEmpty || output.count >= data.count) {
+                output = data  // not worth deflating: store it
+                deflated = false
+            } else if !isLast {
+                output = try DeflateChunk.makeContinuable(output)
+            }
+            let offset = try output.withUnsafeBytes { try spool.append($0) }
+            lock.lock()
+            entries[file].segments[chunk] = (offset, output.count)
+            if !deflated { entries[file].isDeflated = false }
+            lock.unlock()
+        } catch {
+            lock.lock()
+            if failure == nil { failure = error }
+            lock.unlock()
+        }
+    }
+}

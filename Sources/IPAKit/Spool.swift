@@ -1,0 +1,56 @@
+import Foundation
+
+/// An unnamed temporary file that compressed data is appended to from many threads, so
+/// packaging memory stays bounded however large the app; libzip reads it back in order.
+final class Spool {
+    let fileDescriptor: Int32
+    private var end: Int64 = 0
+    private let lock = NSLock()
+
+    /// Creates the spool in `folder` (next to the output, so it is on the same disk) and unlinks
+    /// it at once: it disappears when closed, even after a crash.
+    init(in folder: String) throws {
+        var template = Array((folder + "/.adhocbuild-spool-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw IPAError("cannot create a temporary file: \(String(cString: strerror(errno)))", file: folder) }
+        unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        fileDescriptor = fd
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Appends `bytes` and returns where they start.
+    func append(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
+        lock.lock()
+        let offset = end
+        end += Int64(bytes.count)
+        lock.unlock()
+        var written = 0
+        while written < bytes.count {
+            let result = pwrite(fileDescriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw IPAError("cannot write a temporary file: \(String(cString: strerror(errno)))")
+            }
+            written += result
+        }
+        return offset
+    }
+
+    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        while true {
+            let result = pread(fileDescriptor, buffer, count, off_t(offset))
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
+    }
+}
+
+/// A file's data as it will go into the archive: deflated (or stored) bytes in the spool.
+struct PreparedEntry {
+    var segments: [(offset: Int64, length: Int)] = []
+    var uncompressedSize: Int64 = 0
+    var compressedSize: Int64 { segments.reduce(0) { $0 + Int64($1.length) } }
+    var crc: UInt32 = 0
+    var isDeflated = true
+}

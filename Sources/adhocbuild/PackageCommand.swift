@@ -1,0 +1,87 @@
+import Foundation
+import IPAKit
+
+/// `adhocbuild package`: `.app` or `.xcarchive` into `.ipa`.
+enum PackageCommand {
+    static var command: CommandSpec {
+        CommandSpec(
+            name: "package", abstract: "Package a built .app or .xcarchive into an .ipa.",
+            discussion: """
+                Payload/<Name>.app (and SwiftSupport/ from an archive), framed as Apple's tools frame an ipa: sizes \
+                and CRCs in local headers, symlinks stored as links, Unix modes, UTF-8 names, DOS times in UTC. \
+                Entries are deflated on all cores. The ipa is written under a temporary name, reopened and checked, \
+                then renamed into place.
+                """,
+            arguments: [ArgumentSpec(name: "APP", help: "A .app bundle or an .xcarchive.")],
+            options: [
+                .value("-o", "--output", name: "OUT.ipa", help: "Where to write the ipa."),
+                .value("--profile", name: "FILE", help: "Embed this provisioning profile as embedded.mobileprovision."),
+                .value("--level", name: "0-9", help: "Deflate level; 0 stores (default 6)."),
+                .flag("--reproducible", help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
+                .flag("--no-verify", help: "Do not reopen the ipa to check every entry."),
+                .flag("-q", "--quiet", help: "Print nothing but errors."),
+            ],
+            run: { parsed in
+                guard let output = parsed.value("output") else {
+                    throw UsageError(message: "missing -o OUT.ipa", commandPath: parsed.path)
+                }
+                var options = IPAPackager.Options()
+                if let level = parsed.value("level") {
+                    guard let value = Int(level), (0...9).contains(value) else {
+                        throw UsageError(message: "--level takes 0 to 9, not '\(level)'", commandPath: parsed.path)
+                    }
+                    options.level = value
+                }
+                options.reproducible = parsed.flag("reproducible")
+                if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
+                    guard let seconds = Int64(epoch) else {
+                        throw UsageError(message: "SOURCE_DATE_EPOCH must be a number of seconds, not '\(epoch)'", commandPath: parsed.path)
+                    }
+                    options.sourceDateEpoch = seconds
+                    options.reproducible = true
+                }
+                options.profile = parsed.value("profile")
+                options.verify = !parsed.flag("no-verify")
+                let quiet = parsed.flag("quiet")
+                let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
+                options.progress = { done, total in bar.update(done, total) }
+                let report = try IPAPackager(options: options).package(parsed.positionals[0], to: output)
+                bar.finish()
+                for warning in report.warnings { Console.warning(warning) }
+                if !quiet {
+                    let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
+                    Console.out("\(report.output): \(report.entries) entries, \(ByteCount.format(report.uncompressedBytes)) -> "
+                                + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))%)\n")
+                }
+                return 0
+            })
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn at most once per percent.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private var lastPercent = -1
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ done: Int64, _ total: Int64) {
+        guard enabled, total > 0 else { return }
+        let percent = Int(done * 100 / total)
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        let width = 30
+        let filled = width * percent / 100
+        Console.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(percent)%")
+    }
+
+    func finish() { if enabled && lastPercent >= 0 { Console.err("\r\u{1B}[K") } }
+}
+
+enum ByteCount {
+    static func format(_ bytes: Int64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+}
