@@ -1,0 +1,33 @@
+import Foundation
+import PlistKit
+
+extension ProvisioningProfile {
+    /// The facts `profile show` and `inspect` print, as an ordered dictionary (for text or JSON).
+    public func summary(now: Date = Date()) -> PlistDictionary {
+        var dict = PlistDictionary()
+        dict["name"] = .string(name)
+        dict["type"] = .string(kind.rawValue)
+        dict["uuid"] = .string(uuid)
+        dict["team"] = .string(teamName.isEmpty ? teamIdentifier : "\(teamName) (\(teamIdentifier))")
+        dict["appID"] = .string(applicationIdentifier ?? "")
+        if !platforms.isEmpty { dict["platforms"] = .array(platforms.map { .string($0) }) }
+        if let creationDate { dict["created"] = .date(PlistDate(creationDate)) }
+        if let expirationDate {
+            dict["expires"] = .date(PlistDate(expirationDate))
+            let days = Int((expirationDate.timeIntervalSince(now) / 86_400).rounded(.down))
+            dict["expired"] = .bool(expirationDate <= now)
+            dict["daysLeft"] = .integer(PlistInteger(max(days, 0)))
+        }
+        dict["devices"] = provisionsAllDevices ? .string("all (enterprise)") : .integer(PlistInteger(devices.count))
+        var rights = PlistDictionary()
+        if let applicationIdentifier { rights["application-identifier"] = .string(applicationIdentifier) }
+        rights["get-task-allow"] = .bool(getTaskAllow)
+        if let apsEnvironment { rights["aps-environment"] = .string(apsEnvironment) }
+        dict["entitlements"] = .dictionary(rights)
+        dict["xcodeManaged"] = .bool(isXcodeManaged)
+        dict["certificates"] = .array(developerCertificates.map { .string($0.name) })
+        dict["signedBy"] = .array(signers.map { .string($0) })
+        dict["signatureVerified"] = .bool(false)
+        return dict
+    }
+}
