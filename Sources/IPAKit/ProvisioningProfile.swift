@@ -38,7 +38,9 @@ public struct ProvisioningProfile: Sendable {
         entitlements["application-identifier"]?.stringValue ?? entitlements["com.apple.application-identifier"]?.stringValue
     }
 
-    public var getTaskAllow: Bool { entitlements["get-task-allow"]?.boolValue ?? false }
+    public var getTaskAllow: Bool {
+        entitlements["get-task-allow"]?.boolValue ?? entitlements["com.apple.security.get-task-allow"]?.boolValue ?? false
+    }
     public var apsEnvironment: String? {
         entitlements["aps-environment"]?.stringValue ?? entitlements["com.apple.developer.aps-environment"]?.stringValue
     }

@@ -170,3 +170,8 @@ extension PlistValue {
         try setValue(target, at: path)
     }
 }
+
+extension PlistDictionary {
+    /// The value at `path` inside this dictionary, or nil when any step is missing.
+    public subscript(keyPath path: PlistKeyPath) -> PlistValue? { PlistValue.dictionary(self)[path] }
+}

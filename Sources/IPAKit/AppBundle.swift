@@ -1,0 +1,168 @@
+import Foundation
+import PlistKit
+
+/// An app bundle (or an extension inside one): its Info.plist, executable, provisioning profile,
+/// extensions and frameworks, read from a folder, an `.xcarchive` or an `.ipa`.
+public struct AppBundle: Sendable {
+    /// Where the bundle's files are.
+    public let storage: BundleStorage
+    /// The bundle's path inside the storage (`Payload/Demo.app`, `Demo.app/PlugIns/Share.appex`).
+    public let root: String
+    public let info: PlistDictionary
+    public let infoFormat: PlistFormat
+    /// App extensions, Watch apps and App Clips inside this bundle.
+    public let nested: [AppBundle]
+
+    public var name: String { (root as NSString).lastPathComponent }
+    public var bundleIdentifier: String? { info["CFBundleIdentifier"]?.stringValue }
+    public var shortVersion: String? { info["CFBundleShortVersionString"]?.stringValue }
+    public var buildVersion: String? { info["CFBundleVersion"]?.stringValue }
+    public var displayName: String? { info["CFBundleDisplayName"]?.stringValue ?? info["CFBundleName"]?.stringValue }
+    public var executableName: String? { info["CFBundleExecutable"]?.stringValue }
+    public var minimumOSVersion: String? { info["MinimumOSVersion"]?.stringValue ?? info["LSMinimumSystemVersion"]?.stringValue }
+    public var deviceFamilies: [Int] { info["UIDeviceFamily"]?.arrayValue?.compactMap { $0.integerValue?.int } ?? [] }
+    public var supportedPlatforms: [String] { info["CFBundleSupportedPlatforms"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+
+    /// `iphoneos`, `iphonesimulator`, … from `DTPlatformName`, else from the supported platforms.
+    public var platform: String? {
+        if let name = info["DTPlatformName"]?.stringValue { return name }
+        return supportedPlatforms.first?.lowercased()
+    }
+
+    /// True for a simulator build, which cannot be installed on a device.
+    public var isSimulatorBuild: Bool {
+        (platform?.contains("simulator") ?? false) || supportedPlatforms.contains { $0.lowercased().contains("simulator") }
+    }
+
+    /// Device families in words: iPhone, iPad, Apple TV, Apple Watch.
+    public var deviceFamilyNames: [String] {
+        deviceFamilies.map { family in
+            switch family {
+            case 1: return "iPhone"
+            case 2: return "iPad"
+            case 3: return "Apple TV"
+            case 4: return "Apple Watch"
+            case 6: return "Mac (Catalyst)"
+            case 7: return "Apple Vision"
+            default: return "family \(family)"
+            }
+        }
+    }
+
+    public func file(_ relative: String) -> BundleFile? { storage.files[root + "/" + relative] }
+    public func read(_ relative: String) throws -> Data { try storage.read(root + "/" + relative) }
+
+    /// The bundle's files, relative to its top, with nested bundles' files included.
+    public var relativePaths: [String] {
+        storage.files.keys.filter { $0.hasPrefix(root + "/") }.map { String($0.dropFirst(root.count + 1)) }.sorted()
+    }
+
+    /// Total bytes of the bundle's files.
+    public var size: Int64 {
+        storage.files.filter { $0.key.hasPrefix(root + "/") && !$0.value.isDirectory }.reduce(0) { $0 + $1.value.size }
+    }
+
+    public var executable: BundleFile? { executableName.flatMap { file($0) } }
+
+    /// The names of the frameworks in `Frameworks/`.
+    public var frameworks: [String] {
+        relativePaths.filter { path in
+            path.hasPrefix("Frameworks/") && path.split(separator: "/").count == 2
+                && (path.hasSuffix(".framework") || path.hasSuffix(".dylib"))
+        }.map { String($0.dropFirst("Frameworks/".count)) }
+    }
+
+    /// The embedded provisioning profile, nil when there is none, or the error reading it.
+    public func profile() -> Result<ProvisioningProfile, IPAError>? {
+        for name in ["embedded.mobileprovision", "Contents/embedded.provisionprofile"] where file(name) != nil {
+            do {
+                return .success(try ProvisioningProfile(data: try read(name)))
+            } catch let error as IPAError {
+                return .failure(error.inFile(storage.location).withEntry(root + "/" + name))
+            } catch {
+                return .failure(IPAError("\(error)", file: storage.location, entry: root + "/" + name))
+            }
+        }
+        return nil
+    }
+
+    /// Reads the bundle at `root` in `storage` and the bundles nested in it.
+    init(storage: BundleStorage, root: String, depth: Int = 0) throws {
+        self.storage = storage
+        self.root = root
+        let infoPath = root + "/Info.plist"
+        guard storage.files[infoPath] != nil else {
+            throw IPAError("has no Info.plist", file: storage.location, entry: root)
+        }
+        let plist: PropertyList
+        do { plist = try PropertyList(data: try storage.read(infoPath)) } catch let error as PlistError {
+            throw IPAError("is not a valid plist: \(error.description)", file: storage.location, entry: infoPath)
+        }
+        guard case .dictionary(let dictionary) = plist.value else {
+            throw IPAError("is not a dictionary", file: storage.location, entry: infoPath)
+        }
+        info = dictionary
+        infoFormat = plist.format
+        var nested: [AppBundle] = []
+        if depth < 3 {
+            for (folder, suffix) in [("PlugIns", ".appex"), ("Extensions", ".appex"), ("Watch", ".app"), ("AppClips", ".app")] {
+                let prefix = root + "/" + folder + "/"
+                let names = Set(storage.files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path -> String? in
+                    let rest = path.dropFirst(prefix.count)
+                    guard let first = rest.split(separator: "/").first, first.hasSuffix(suffix) else { return nil }
+                    return String(first)
+                }).sorted()
+                for name in names where storage.files[prefix + name + "/Info.plist"] != nil {
+                    nested.append(try AppBundle(storage: storage, root: prefix + name, depth: depth + 1))
+                }
+            }
+        }
+        self.nested = nested
+    }
+}
+
+extension IPAError {
+    func withEntry(_ entry: String) -> IPAError {
+        var copy = self
+        if copy.entry == nil { copy.entry = entry }
+        return copy
+    }
+}
+
+/// What an `.ipa`, `.app` or `.xcarchive` holds.
+public struct AppPackage: Sendable {
+    /// The path given.
+    public var path: String
+    public var app: AppBundle
+    /// Apps found under `Payload/` (an ipa must hold exactly one).
+    public var payloadApps: [String]
+    /// Top-level folders of an ipa besides `Payload` (`SwiftSupport`, `Symbols`, …).
+    public var extras: [String]
+    public var isArchive: Bool
+
+    /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
+    public static func open(_ path: String, limits: ZipArchiveReader.Limits = .init()) throws -> AppPackage {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw IPAError("no such file", file: path)
+        }
+        if isFolder.boolValue {
+            let (app, _) = try IPAPackager.locateApp(path)
+            let storage = try FolderStorage(app: app)
+            let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent)
+            return AppPackage(path: path, app: bundle, payloadApps: [bundle.name], extras: [], isArchive: false)
+        }
+        let storage = ArchiveStorage(try ZipArchiveReader(path: path, limits: limits))
+        let tops = Set(storage.files.keys.compactMap { $0.split(separator: "/").first.map(String.init) })
+        let apps = Set(storage.files.keys.compactMap { key -> String? in
+            let parts = key.split(separator: "/")
+            return parts.count >= 2 && parts[0] == "Payload" && parts[1].hasSuffix(".app") ? String(parts[1]) : nil
+        }).sorted()
+        guard let first = apps.first else {
+            throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)
+        }
+        let bundle = try AppBundle(storage: storage, root: "Payload/" + first)
+        return AppPackage(path: path, app: bundle, payloadApps: apps,
+                          extras: tops.subtracting(["Payload", "__MACOSX"]).sorted(), isArchive: true)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// One file of an app bundle, wherever the bundle is stored.
+public struct BundleFile: Sendable {
+    public var size: Int64
+    public var isExecutable: Bool
+    public var isSymlink: Bool
+    public var isDirectory: Bool
+}
+
+/// Where a bundle's files are: a folder on disk, or an ipa read through libzip without
+/// unpacking. Paths are relative to the storage's top and use `/`.
+public protocol BundleStorage: AnyObject, Sendable {
+    /// A name for messages (the folder or the ipa's path).
+    var location: String { get }
+    var files: [String: BundleFile] { get }
+    func read(_ path: String) throws -> Data
+}
+
+/// A folder: the paths are relative to the folder holding the `.app`.
+final class FolderStorage: BundleStorage, @unchecked Sendable {
+    let location: String
+    let files: [String: BundleFile]
+    private let top: String
+
+    /// Indexes `app` (a `.app` folder) as `<Name>.app/...`.
+    init(app: String) throws {
+        location = app
+        top = (app as NSString).deletingLastPathComponent
+        var index: [String: BundleFile] = [:]
+        let name = (app as NSString).lastPathComponent
+        for entry in try BundleTree.entries(of: app, prefix: name) {
+            var path = entry.archivePath
+            let isDirectory: Bool
+            if case .directory = entry.kind { isDirectory = true; path.removeLast() } else { isDirectory = false }
+            let isLink: Bool
+            if case .symlink = entry.kind { isLink = true } else { isLink = false }
+            index[path] = BundleFile(size: entry.size, isExecutable: entry.permissions & 0o111 != 0, isSymlink: isLink,
+                                     isDirectory: isDirectory)
+        }
+        files = index
+    }
+
+    func read(_ path: String) throws -> Data {
+        let full = top.isEmpty ? path : top + "/" + path
+        guard let data = FileManager.default.contents(atPath: full) else { throw IPAError("cannot be read", file: full) }
+        return data
+    }
+}
+
+/// An ipa, read in place.
+final class ArchiveStorage: BundleStorage, @unchecked Sendable {
+    let reader: ZipArchiveReader
+    let files: [String: BundleFile]
+    var location: String { reader.path }
+
+    init(_ reader: ZipArchiveReader) {
+        self.reader = reader
+        var index: [String: BundleFile] = [:]
+        for entry in reader.entries {
+            var path = entry.name
+            if path.hasSuffix("/") { path.removeLast() }
+            index[path] = BundleFile(size: entry.size, isExecutable: entry.isExecutable, isSymlink: entry.isSymlink,
+                                     isDirectory: entry.isDirectory)
+            // Archives made without directory entries still imply their folders.
+            var parent = (path as NSString).deletingLastPathComponent
+            while !parent.isEmpty && index[parent] == nil {
+                index[parent] = BundleFile(size: 0, isExecutable: false, isSymlink: false, isDirectory: true)
+                parent = (parent as NSString).deletingLastPathComponent
+            }
+        }
+        files = index
+    }
+
+    func read(_ path: String) throws -> Data {
+        guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
+        return try reader.data(entry)
+    }
+}

@@ -1,0 +1,154 @@
+import CLibZip
+import Foundation
+
+/// Reads an ipa (or any zip) through libzip without unpacking it, treating it as untrusted:
+/// absolute and `..` names, duplicate and encrypted entries, inconsistent central directories,
+/// truncated files, sizes that do not match what was declared, and archives that would expand
+/// past a limit are all clear errors.
+public final class ZipArchiveReader {
+    /// Limits on what a reader accepts; a user with a legitimately huge ipa can raise them.
+    public struct Limits: Sendable {
+        public var maxEntries = 200_000
+        /// Total declared uncompressed size of all entries.
+        public var maxTotalSize: Int64 = 16 << 30
+        /// Largest entry read into memory at once.
+        public var maxEntryReadSize: Int64 = 512 << 20
+        /// Largest compression ratio of an entry (a zip bomb's is in the thousands).
+        public var maxRatio: Int64 = 1_000
+
+        public init() {}
+    }
+
+    public struct Entry: Sendable {
+        public var name: String
+        public var index: UInt64
+        public var size: Int64
+        public var compressedSize: Int64
+        public var crc: UInt32
+        /// Unix mode bits from the external attributes, when the archive was made on Unix.
+        public var mode: UInt32?
+        public var isDirectory: Bool { name.hasSuffix("/") || (mode.map { $0 & 0o170000 == 0o040000 } ?? false) }
+        public var isSymlink: Bool { mode.map { $0 & 0o170000 == 0o120000 } ?? false }
+        public var isExecutable: Bool { mode.map { $0 & 0o111 != 0 } ?? false }
+    }
+
+    public let path: String
+    public let entries: [Entry]
+    public let limits: Limits
+    private let archive: OpaquePointer
+    private let lock = NSLock()
+    private let byName: [String: Int]
+
+    public init(path: String, limits: Limits = Limits()) throws {
+        self.path = path
+        self.limits = limits
+        var error: Int32 = 0
+        guard let archive = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
+            let reason: String
+            switch error {
+            case ZIP_ER_NOENT: reason = "no such file"
+            case ZIP_ER_NOZIP: reason = "is not a zip archive (no end of central directory; truncated?)"
+            case ZIP_ER_INCONS: reason = "is a damaged zip archive (its central directory is inconsistent)"
+            default: reason = "cannot be opened: \(ZipArchiveWriter.message(forCode: error))"
+            }
+            throw IPAError(reason, file: path)
+        }
+        self.archive = archive
+        do {
+            let count = zip_get_num_entries(archive, 0)
+            guard count <= limits.maxEntries else {
+                throw IPAError("has \(count) entries, more than the limit of \(limits.maxEntries)", file: path)
+            }
+            var entries: [Entry] = []
+            var byName: [String: Int] = [:]
+            var total: Int64 = 0
+            for index in 0..<UInt64(count) {
+                var stat = zip_stat_t()
+                guard zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) == 0, let rawName = stat.name else {
+                    throw IPAError("cannot read entry \(index): \(String(cString: zip_strerror(archive)))", file: path)
+                }
+                let nameBytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(rawName).assumingMemoryBound(to: UInt8.self),
+                                                          count: strlen(rawName)))
+                guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                    throw IPAError("has an entry whose name is not UTF-8 (entry \(index))", file: path)
+                }
+                try ZipArchiveReader.checkName(name, in: path)
+                if stat.encryption_method != UInt16(ZIP_EM_NONE) {
+                    throw IPAError("is encrypted, which ipas never are", file: path, entry: name)
+                }
+                if byName[name] != nil { throw IPAError("appears twice in the archive", file: path, entry: name) }
+                let size = Int64(stat.size), compressed = Int64(stat.comp_size)
+                total += size
+                guard total <= limits.maxTotalSize else {
+                    throw IPAError("would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path)
+                }
+                if compressed > 0 && size / max(compressed, 1) > limits.maxRatio && size > 1 << 20 {
+                    throw IPAError("expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
+                                   file: path, entry: name)
+                }
+                var system: UInt8 = 0
+                var attributes: UInt32 = 0
+                zip_file_get_external_attributes(archive, index, 0, &system, &attributes)
+                let mode: UInt32? = system == UInt8(ZIP_OPSYS_UNIX) && attributes >> 16 != 0 ? attributes >> 16 : nil
+                byName[name] = entries.count
+                entries.append(Entry(name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc, mode: mode))
+            }
+            self.entries = entries
+            self.byName = byName
+        } catch {
+            zip_discard(archive)
+            throw error
+        }
+    }
+
+    deinit { zip_discard(archive) }
+
+    /// Names that would write outside a target folder when unpacked are refused.
+    static func checkName(_ name: String, in path: String) throws {
+        if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().hasPrefix(":")) {
+            throw IPAError("has an absolute path, which could write outside the target", file: path, entry: name)
+        }
+        let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+        if parts.contains("..") { throw IPAError("climbs out of the archive with '..'", file: path, entry: name) }
+        if name.utf8.contains(0) { throw IPAError("has a NUL byte in its name", file: path, entry: name) }
+    }
+
+    public func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
+
+    /// Reads an entry whole, checking that its size is what the directory declared (libzip
+    /// checks the CRC as the last bytes are read).
+    public func data(_ entry: Entry) throws -> Data {
+        guard entry.size <= limits.maxEntryReadSize else {
+            throw IPAError("is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file = zip_fopen_index(archive, entry.index, 0) else {
+            throw IPAError("cannot be read: \(String(cString: zip_strerror(archive)))", file: path, entry: entry.name)
+        }
+        defer { zip_fclose(file) }
+        var output = Data(count: Int(entry.size) + 1)
+        var total = 0
+        while true {
+            let result = output.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress! + total, UInt64($0.count - total)) }
+            if result < 0 {
+                throw IPAError("is damaged: \(String(cString: zip_file_strerror(file)))", file: path, entry: entry.name)
+            }
+            if result == 0 { break }
+            total += Int(result)
+            if total > Int(entry.size) {
+                throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
+            }
+        }
+        guard total == Int(entry.size) else {
+            throw IPAError("holds \(total) bytes but declares \(entry.size)", file: path, entry: entry.name)
+        }
+        output.removeLast()
+        return output
+    }
+
+    public func data(named name: String) throws -> Data {
+        guard let entry = entry(named: name) else { throw IPAError("is not in the archive", file: path, entry: name) }
+        return try data(entry)
+    }
+}
