@@ -53,7 +53,9 @@ enum Summary {
             switch item {
             case .dictionary(let nested) where !nested.isEmpty:
                 out += indent + key + ":\n" + text(item, indent: indent + "  ")
-            case .array(let items) where items.count > 1 && items.allSatisfy({ !$0.isContainer }):
+            case .array(let items) where items.isEmpty:
+                out += label + "-\n"
+            case .array(let items) where items.allSatisfy({ !$0.isContainer }):
                 out += label + items.map { $0.stringValue ?? PlistTextPrinter().renderInline($0) }.joined(separator: ", ") + "\n"
             case .array(let items) where items.contains(where: \.isContainer):
                 out += indent + key + ":\n" + items.map { text($0, indent: indent + "  - ") }.joined()

@@ -1,0 +1,104 @@
+import Foundation
+import PlistKit
+
+/// The pre-publish check of an ipa: everything that makes "Unable to download app" or
+/// "Untrusted developer" happen on a tester's phone, found before anyone publishes.
+public struct AppVerifier: Sendable {
+    /// One finding.
+    public struct Finding: Sendable, Equatable, CustomStringConvertible {
+        public enum Severity: String, Sendable { case error, warning }
+        public var severity: Severity
+        public var message: String
+        /// The bundle or file the finding is about.
+        public var subject: String?
+
+        public var description: String { (subject.map { "\($0): " } ?? "") + message }
+    }
+
+    public var udids: [String]
+    public var now: Date
+    /// Profiles expiring sooner than this are warned about.
+    public var warnWithin: TimeInterval = 14 * 86_400
+
+    public init(udids: [String] = [], now: Date = Date()) {
+        self.udids = udids
+        self.now = now
+    }
+
+    public static let requiredKeys = ["CFBundleIdentifier", "CFBundleExecutable", "CFBundleVersion", "CFBundleShortVersionString"]
+
+    public func verify(_ package: AppPackage) -> [Finding] {
+        var findings: [Finding] = []
+        func error(_ message: String, _ subject: String?) { findings.append(Finding(severity: .error, message: message, subject: subject)) }
+        func warning(_ message: String, _ subject: String?) { findings.append(Finding(severity: .warning, message: message, subject: subject)) }
+        let app = package.app
+        if package.isArchive && package.payloadApps.count != 1 {
+            error("Payload holds \(package.payloadApps.count) apps (\(package.payloadApps.joined(separator: ", "))); an ipa holds one", "Payload")
+        }
+        check(app, isMain: true, error: error, warning: warning)
+        for nested in app.nested {
+            check(nested, isMain: false, error: error, warning: warning)
+            if let parent = app.bundleIdentifier, let child = nested.bundleIdentifier, !child.hasPrefix(parent + ".") {
+                error("bundle identifier '\(child)' is not under the app's '\(parent)'", nested.root)
+            }
+            if nested.shortVersion != app.shortVersion {
+                error("CFBundleShortVersionString \(nested.shortVersion ?? "(none)") differs from the app's \(app.shortVersion ?? "(none)")",
+                      nested.root)
+            }
+            if nested.buildVersion != app.buildVersion {
+                error("CFBundleVersion \(nested.buildVersion ?? "(none)") differs from the app's \(app.buildVersion ?? "(none)")", nested.root)
+            }
+        }
+        return findings
+    }
+
+    private func check(_ bundle: AppBundle, isMain: Bool, error: (String, String?) -> Void, warning: (String, String?) -> Void) {
+        let subject = bundle.root
+        for key in AppVerifier.requiredKeys where bundle.info[key]?.stringValue?.isEmpty ?? true {
+            error("Info.plist has no \(key)", subject)
+        }
+        if let executable = bundle.executableName {
+            if let file = bundle.executable {
+                if !file.isExecutable && !file.isSymlink { error("the executable '\(executable)' has no execute permission", subject) }
+            } else {
+                error("the executable '\(executable)' is missing", subject)
+            }
+        }
+        if bundle.isSimulatorBuild {
+            error("is a simulator build (\(bundle.platform ?? "simulator")); it cannot be installed on a device", subject)
+        }
+        guard let result = bundle.profile() else {
+            error("has no embedded.mobileprovision; a device will not install it", subject)
+            return
+        }
+        let profile: ProvisioningProfile
+        switch result {
+        case .failure(let failure): error("embedded.mobileprovision cannot be read: \(failure.message)", subject); return
+        case .success(let value): profile = value
+        }
+        let label = "profile '\(profile.name)'"
+        if profile.platforms.contains("OSX") && !profile.platforms.contains("iOS") {
+            error("\(label) is a macOS profile", subject)
+        }
+        if let expiry = profile.expirationDate {
+            let stamp = PlistDate(expiry).iso8601
+            if expiry <= now {
+                error("\(label) expired on \(stamp)", subject)
+            } else if expiry.timeIntervalSince(now) < warnWithin {
+                warning("\(label) expires on \(stamp), in \(Int(expiry.timeIntervalSince(now) / 86_400)) days", subject)
+            }
+        }
+        if let identifier = bundle.bundleIdentifier, !profile.matches(bundleIdentifier: identifier) {
+            error("\(label) is for App ID '\(profile.applicationIdentifier ?? "(none)")', which does not cover '\(identifier)'", subject)
+        }
+        if isMain && !profile.kind.installsOverTheAir {
+            error("\(label) is an App Store profile; an app signed with it cannot be installed over the air "
+                  + "(use an ad-hoc, development or enterprise profile)", subject)
+        }
+        if isMain {
+            for udid in udids where !profile.includes(device: udid) {
+                error("device \(udid) is not in \(label) (\(profile.devices.count) devices)", subject)
+            }
+        }
+    }
+}

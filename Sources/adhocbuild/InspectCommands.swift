@@ -1,0 +1,103 @@
+import Foundation
+import IPAKit
+import PlistKit
+
+/// `adhocbuild inspect`, `verify` and `icon`: looking into ipas and apps.
+enum InspectCommands {
+    static var inspect: CommandSpec {
+        CommandSpec(
+            name: "inspect", abstract: "Describe an ipa or app: identity, versions, devices, extensions, icons, profile.",
+            arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
+            options: [.flag("--json", help: "Print JSON.")],
+            run: { parsed in
+                let package = try AppPackage.open(parsed.positionals[0])
+                let summary = PlistValue.dictionary(AppInspection.summary(package))
+                Console.out(parsed.flag("json") ? try PropertyList.encode(summary, format: .json) : Data(Summary.text(summary).utf8))
+                return 0
+            })
+    }
+
+    static var verify: CommandSpec {
+        CommandSpec(
+            name: "verify", abstract: "Check an ipa before publishing it: profile, devices, bundle ids, versions, build kind.",
+            discussion: """
+                One .app under Payload; the required Info.plist keys; an executable with its execute bit; a device build, \
+                not a simulator one; an embedded profile that has not expired (a warning within 14 days), whose App ID \
+                covers the bundle id and that can install over the air (not App Store); extensions under the app's \
+                bundle id with the app's versions; each --udid in the profile. Errors and warnings one per line; exit 1 \
+                on errors.
+                """,
+            arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
+            options: [.value("--udid", name: "UDID", help: "A device that must be able to install it (repeatable).", repeatable: true),
+                      .value("--at", name: "DATE", help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]) instead of now."),
+                      .flag("--json", help: "Print JSON.")],
+            run: { parsed in
+                var now = Date()
+                if let text = parsed.value("at") {
+                    guard let date = PlistDate(iso8601: text) else {
+                        throw UsageError(message: "--at takes a date like 2026-12-31 or 2026-12-31T12:00:00Z, not '\(text)'",
+                                         commandPath: parsed.path)
+                    }
+                    now = date.date
+                }
+                let package = try AppPackage.open(parsed.positionals[0])
+                let findings = AppVerifier(udids: parsed.allValues("udid"), now: now).verify(package)
+                let errors = findings.filter { $0.severity == .error }.count
+                if parsed.flag("json") {
+                    var dict = PlistDictionary()
+                    dict["ipa"] = .string(parsed.positionals[0])
+                    dict["ok"] = .bool(errors == 0)
+                    dict["findings"] = .array(findings.map { finding in
+                        var item = PlistDictionary()
+                        item["severity"] = .string(finding.severity.rawValue)
+                        if let subject = finding.subject { item["subject"] = .string(subject) }
+                        item["message"] = .string(finding.message)
+                        return .dictionary(item)
+                    })
+                    Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
+                } else {
+                    for finding in findings {
+                        let line = "\(parsed.positionals[0]): \(finding)"
+                        if finding.severity == .error { Console.error(line) } else { Console.warning(line) }
+                    }
+                    let warnings = findings.count - errors
+                    Console.out("\(parsed.positionals[0]): \(errors == 0 ? "ready to publish" : "not ready")"
+                                + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))\n")
+                }
+                return errors > 0 ? 1 : 0
+            })
+    }
+
+    static var icon: CommandSpec {
+        CommandSpec(
+            name: "icon", abstract: "Extract app icons as standard PNGs.",
+            subcommands: [CommandSpec(
+                name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
+                arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
+                options: [.value("-o", "--output", name: "DIR", help: "The folder to write to.")],
+                run: { parsed in
+                    guard let output = parsed.value("output") else {
+                        throw UsageError(message: "missing -o DIR", commandPath: parsed.path)
+                    }
+                    let package = try AppPackage.open(parsed.positionals[0])
+                    let icons = AppIcons(bundle: package.app)
+                    guard let largest = icons.largest else {
+                        throw IPAError("has no icon to extract: \(icons.missingReason)", file: parsed.positionals[0])
+                    }
+                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+                    for icon in icons.icons {
+                        let image: PNGImage
+                        do { image = try PNGImage(data: try package.app.read(icon.path)) } catch let error as PNGImage.Failure {
+                            throw IPAError("is not a readable PNG: \(error.description)", file: parsed.positionals[0],
+                                           entry: package.app.root + "/" + icon.path)
+                        }
+                        let data = image.pngData()
+                        try FileIO.writeAtomically(data, to: output + "/" + icon.path)
+                        if icon == largest { try FileIO.writeAtomically(data, to: output + "/icon.png") }
+                        Console.out("\(output)/\(icon.path): \(icon.width)x\(icon.height)\(icon.isCgBI ? " (un-crushed from CgBI)" : "")\n")
+                    }
+                    Console.out("\(output)/icon.png: the largest, \(largest.width)x\(largest.height)\n")
+                    return 0
+                })])
+    }
+}
