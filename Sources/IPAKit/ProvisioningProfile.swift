@@ -5,7 +5,8 @@ import PlistKit
 /// envelope's structure (not by scanning for `<?xml`). Apple's signature is not verified.
 public struct ProvisioningProfile: Sendable {
     /// What a profile allows, from Apple's rule: all devices means enterprise (in-house); no
-    /// device list means App Store; a device list with `get-task-allow` means development, without it ad hoc.
+    /// device list means App Store; a device list with `get-task-allow` means development, without it ad hoc
+    /// (macOS profiles, which carry no `get-task-allow`, are told apart by their certificates).
     public enum Kind: String, Sendable {
         case development, adHoc = "ad-hoc", enterprise, appStore = "app-store"
 
@@ -48,7 +49,12 @@ public struct ProvisioningProfile: Sendable {
     public var kind: Kind {
         if provisionsAllDevices { return .enterprise }
         if plist["ProvisionedDevices"] == nil { return .appStore }
-        return getTaskAllow ? .development : .adHoc
+        if entitlements["get-task-allow"] != nil || entitlements["com.apple.security.get-task-allow"] != nil {
+            return getTaskAllow ? .development : .adHoc
+        }
+        // macOS profiles carry no get-task-allow; their certificates tell development from distribution.
+        let developer = developerCertificates.contains { $0.name.contains("Development") || $0.name.contains("Developer") }
+        return developer ? .development : .adHoc
     }
 
     /// Whether the profile's App ID (wildcards included) covers `bundleIdentifier`.

@@ -1,0 +1,67 @@
+import Foundation
+import IPAKit
+import PlistKit
+import TestSupport
+import Testing
+
+@Suite(Fixtures.enabled) struct ProvisioningProfileTests {
+    static let kinds: [(String, ProvisioningProfile.Kind, Int)] = [
+        ("app_info_embedded-ipa_enterprise-inhouse.mobileprovision", .enterprise, 0),
+        ("app_info_free-personal-team_7day_development.mobileprovision", .development, 1),
+        ("app_info_ios_adhoc_1device.mobileprovision", .adHoc, 1),
+        ("app_info_ios_appstore.mobileprovision", .appStore, 0),
+        ("app_info_ios_development.mobileprovision", .development, 1),
+        ("app_info_macos_development.provisionprofile", .development, 1),
+        ("app_info_match-adhoc_90devices_appex.mobileprovision", .adHoc, 90),
+        ("fastlane_match_appstore.mobileprovision", .appStore, 0),
+        ("ipa-server_xcode-managed_dev_35devices.mobileprovision", .development, 35),
+    ]
+
+    @Test func everyRealProfileReadsWithTheRightKind() throws {
+        for (file, kind, devices) in Self.kinds {
+            let profile = try ProvisioningProfile(contentsOf: Fixtures.url("mobileprovision", file).path)
+            #expect(profile.kind == kind, "\(file)")
+            #expect(profile.devices.count == devices, "\(file)")
+            #expect(!profile.signers.isEmpty, "\(file) names its signers")
+        }
+    }
+
+    @Test func readsTheFactsOfAnAdHocProfile() throws {
+        let profile = try ProvisioningProfile(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision").path)
+        #expect(profile.name == "iOS Full AdHoc")
+        #expect(profile.teamIdentifier == "WKR87TTKML")
+        #expect(profile.applicationIdentifier == "WKR87TTKML.com.icyleaf.appinfo.test")
+        #expect(profile.apsEnvironment == "production")
+        #expect(!profile.getTaskAllow)
+        #expect(profile.creationDate.map { PlistDate($0).iso8601 } == "2020-07-21T08:44:54Z")
+        #expect(profile.developerCertificates.first?.name.hasPrefix("Apple Distribution: Niceliving") == true)
+        #expect(profile.signers.contains("Apple iPhone OS Provisioning Profile Signing"))
+    }
+
+    @Test func matchesAppIDsWithWildcards() throws {
+        let wildcard = try ProvisioningProfile(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_development.mobileprovision").path)
+        #expect(wildcard.matches(bundleIdentifier: "com.icyleaf.appinfo.test"))
+        #expect(!wildcard.matches(bundleIdentifier: "com.icyleaf.appinfo.test2"))
+        var star = wildcard
+        star.plist["Entitlements"] = ["application-identifier": "TEAM.com.example.*"]
+        #expect(star.matches(bundleIdentifier: "com.example.app.share"))
+        #expect(!star.matches(bundleIdentifier: "com.other.app"))
+        star.plist["Entitlements"] = ["application-identifier": "TEAM.*"]
+        #expect(star.matches(bundleIdentifier: "anything.at.all"))
+    }
+
+    @Test func aFileThatIsNotACMSEnvelopeIsRefusedClearly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bare = try folder.write("bare.mobileprovision", "<?xml version=\"1.0\"?><plist><dict/></plist>")
+        #expect(throws: IPAError("is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)) {
+            try ProvisioningProfile(contentsOf: bare)
+        }
+        let real = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision"))
+        let truncated = try folder.write("truncated.mobileprovision", real.prefix(real.count / 2))
+        #expect(throws: IPAError.self) { try ProvisioningProfile(contentsOf: truncated) }
+        for length in stride(from: 0, to: 400, by: 7) {
+            #expect(throws: IPAError.self) { try ProvisioningProfile(data: real.prefix(length)) }
+        }
+    }
+}
