@@ -170,7 +170,7 @@ public struct IPAPackager {
         let queue = DispatchQueue(label: "adhocbuild.deflate", attributes: .concurrent)
         let slots = DispatchSemaphore(value: threads * 3)
         let group = DispatchGroup()
-        let state = CompressionState(count: files.count, deflaters: (0..<threads).map { _ in Deflater(level: options.level) })
+        let state = CompressionState(count: files.count, level: options.level)
         var done: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: IPAPackager.chunkSize)
         for (position, file) in files.enumerated() {
@@ -220,12 +220,20 @@ public struct IPAPackager {
 private final class CompressionState: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var entries: [PreparedEntry]
-    private var pool: [Deflater]
-    private(set) var failure: Error?
+    /// Idle compressors; a worker takes one or makes one (GCD may run more workers than cores).
+    private var pool: [Deflater] = []
+    private let level: Int
+    private var firstFailure: Error?
 
-    init(count: Int, deflaters: [Deflater]) {
+    init(count: Int, level: Int) {
         entries = Array(repeating: PreparedEntry(), count: count)
-        pool = deflaters
+        self.level = level
+    }
+
+    var failure: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return firstFailure
     }
 
     func begin(_ file: Int, chunks: Int, size: Int64) {
@@ -243,7 +251,7 @@ private final class CompressionState: @unchecked Sendable {
 
     func compress(_ data: [UInt8], file: Int, chunk: Int, isLast: Bool, single: Bool, spool: Spool) {
         lock.lock()
-        let deflater = pool.removeLast()
+        let deflater = pool.popLast() ?? Deflater(level: level)
         lock.unlock()
         defer { lock.lock(); pool.append(deflater); lock.unlock() }
         do {
@@ -262,7 +270,7 @@ private final class CompressionState: @unchecked Sendable {
             lock.unlock()
         } catch {
             lock.lock()
-            if failure == nil { failure = error }
+            if firstFailure == nil { firstFailure = error }
             lock.unlock()
         }
     }

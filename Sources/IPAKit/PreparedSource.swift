@@ -22,6 +22,10 @@ final class PreparedSource {
         var copied = 0
         while copied < count && segment < entry.segments.count {
             let current = entry.segments[segment]
+            if current.length == 0 {  // an empty file's single segment
+                segment += 1
+                continue
+            }
             let wanted = min(count - copied, current.length - offsetInSegment)
             let got = spool.read(at: current.offset + Int64(offsetInSegment), into: buffer + copied, count: wanted)
             guard got > 0 else {

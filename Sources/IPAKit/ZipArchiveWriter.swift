@@ -10,6 +10,8 @@ import Foundation
 final class ZipArchiveWriter {
     private let archive: OpaquePointer
     let path: String
+    /// Set once libzip has released the archive (written or discarded); it must not be touched again.
+    private var finished = false
 
     /// Unix file types in the high half of the external attributes, as Info-ZIP writes them.
     enum Kind {
@@ -105,6 +107,8 @@ final class ZipArchiveWriter {
 
     /// Writes the archive; libzip reads every source now, in entry order.
     func close() throws {
+        guard !finished else { return }
+        finished = true
         if zip_close(archive) != 0 {
             let message = lastError
             zip_discard(archive)
@@ -112,8 +116,12 @@ final class ZipArchiveWriter {
         }
     }
 
-    /// Abandons the archive without writing it.
-    func discard() { zip_discard(archive) }
+    /// Abandons the archive without writing it (once; after `close` it does nothing).
+    func discard() {
+        guard !finished else { return }
+        finished = true
+        zip_discard(archive)
+    }
 }
 
 /// A DOS date and time (two-second resolution, 1980 to 2107), always taken in UTC so the same
