@@ -13,8 +13,10 @@ public final class ZipArchiveReader {
         public var maxTotalSize: Int64 = 16 << 30
         /// Largest entry read into memory at once.
         public var maxEntryReadSize: Int64 = 512 << 20
-        /// Largest compression ratio of an entry (a zip bomb's is in the thousands).
+        /// Largest compression ratio of a large entry (deflate tops out near 1,032; zip bombs sit there).
         public var maxRatio: Int64 = 1_000
+        /// Entries at least this large have their ratio checked.
+        public var ratioCheckSize: Int64 = 64 << 20
 
         public init() {}
     }
@@ -84,7 +86,7 @@ public final class ZipArchiveReader {
                 guard total <= limits.maxTotalSize else {
                     throw IPAError("would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path)
                 }
-                if compressed > 0 && size / max(compressed, 1) > limits.maxRatio && size > 1 << 20 {
+                if size >= limits.ratioCheckSize && size / max(compressed, 1) > limits.maxRatio {
                     throw IPAError("expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
                                    file: path, entry: name)
                 }
