@@ -19,7 +19,7 @@ public struct PNGImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
         public let description: String
     }
 
