@@ -32,13 +32,18 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "PlistKit",
             dependencies: ["CLibXML2"]
         ),
         .target(
             name: "IPAKit",
-            dependencies: ["PlistKit", "CLibZip", "CLibDeflate"]
+            dependencies: ["PlistKit", "CLibZip", "CLibDeflate", "CZlib"]
         ),
         .target(
             name: "AdhocBuildKit",

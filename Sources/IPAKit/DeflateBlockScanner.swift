@@ -23,11 +23,16 @@ struct DeflateBlockScanner {
 
     @inline(__always) private func peek(_ count: Int) -> UInt32 {
         // Reads up to 24 bits LSB-first from `position`; bytes past the end read as zero.
-        var value: UInt32 = 0
         let firstByte = position >> 3
-        for index in 0..<4 {
-            let byteIndex = firstByte + index
-            if byteIndex < bytes.count { value |= UInt32(bytes[byteIndex]) << UInt32(index * 8) }
+        let value: UInt32
+        if firstByte + 4 <= bytes.count {
+            value = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: firstByte, as: UInt32.self))
+        } else {
+            var partial: UInt32 = 0
+            for index in 0..<4 where firstByte + index < bytes.count {
+                partial |= UInt32(bytes[firstByte + index]) << UInt32(index * 8)
+            }
+            value = partial
         }
         return (value >> UInt32(position & 7)) & ((1 << UInt32(count)) - 1)
     }
@@ -72,9 +77,9 @@ struct DeflateBlockScanner {
         }
     }
 
-    private mutating func decode(_ table: Table) throws -> Int {
+    @inline(__always) private mutating func decode(_ table: Table) throws -> Int {
         guard table.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
-        let entry = table.entries[Int(peek(table.maxLength))]
+        let entry = table.entries.withUnsafeBufferPointer { $0[Int(peek(table.maxLength))] }
         guard entry != 0, position + Int(entry & 15) <= bytes.count * 8 else {
             throw Failure(description: "invalid Huffman code at bit \(position)")
         }

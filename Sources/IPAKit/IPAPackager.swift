@@ -101,11 +101,13 @@ public struct IPAPackager {
         let temporary = folder + "/" + ".adhocbuild-tmp-" + (output as NSString).lastPathComponent + "-\(getpid())-"
             + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         defer { unlink(temporary) }
-        let totals = try write(entries, to: temporary)
+        let (totals, layouts) = try write(entries, to: temporary)
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
             warnings.append("the ipa needs ZIP64 (over 4 GB or 65,535 entries); over-the-air installs of such ipas are known to fail")
         }
-        if options.verify { try ZipArchiveVerifier.verify(temporary, threads: options.threads, displayName: output) }
+        if options.verify {
+            try ZipArchiveVerifier.verify(temporary, layouts: layouts, threads: options.threads, displayName: output)
+        }
         guard rename(temporary, output) == 0 else {
             throw IPAError("cannot be written: \(String(cString: strerror(errno)))", file: output)
         }
@@ -126,7 +128,9 @@ public struct IPAPackager {
         }
     }
 
-    private func write(_ entries: [BundleTree.Entry], to path: String) throws -> (uncompressed: Int64, compressed: Int64) {
+    /// Writes the archive and returns its totals and, for verification, how each chunked entry was laid out.
+    func write(_ entries: [BundleTree.Entry], to path: String)
+        throws -> ((uncompressed: Int64, compressed: Int64), [String: ZipArchiveVerifier.Layout]) {
         let writer = try ZipArchiveWriter(creating: path)
         var committed = false
         defer { if !committed { writer.discard() } }
@@ -140,6 +144,7 @@ public struct IPAPackager {
             prepared = try compress(files.map { entries[$0] }, indices: files, total: total, spool: newSpool)
         }
         var compressed: Int64 = 0
+        var layouts: [String: ZipArchiveVerifier.Layout] = [:]
         for (index, entry) in entries.enumerated() {
             let time = DOSTime(unixTime: entry.modificationTime)
             switch entry.kind {
@@ -150,6 +155,11 @@ public struct IPAPackager {
             case .file:
                 if let ready = prepared[index], let spool {
                     compressed += ready.compressedSize
+                    if ready.isDeflated && ready.segments.count > 1 {
+                        layouts[entry.archivePath] = ZipArchiveVerifier.Layout(segmentLengths: ready.segments.map(\.length),
+                                                                               uncompressedSize: ready.uncompressedSize,
+                                                                               chunkSize: IPAPackager.chunkSize)
+                    }
                     try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
                 } else {
                     compressed += entry.size
@@ -160,7 +170,7 @@ public struct IPAPackager {
         if options.level == 0 { options.progress?(total, total) }
         try writer.close()
         committed = true
-        return (total, compressed)
+        return ((total, compressed), layouts)
     }
 
     /// Compresses every file on `threads` workers, reading in order on this thread (which also
