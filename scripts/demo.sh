@@ -40,6 +40,14 @@ run env apply QA --app "$out/ShoutOut.app"
 run version bump build "$out/ShoutOut.app"
 run version show "$out/ShoutOut.app"
 
+step "Package the app into an ipa (deflated on all cores, checked after writing), then look inside"
+printf '#!/bin/sh\necho ShoutOut\n' > "$out/ShoutOut.app/ShoutOut" && chmod 755 "$out/ShoutOut.app/ShoutOut"
+chmod 644 "$out/ShoutOut.app/Info.plist"
+run package "$out/ShoutOut.app" -o "$out/ShoutOut.ipa"
+run inspect "$out/ShoutOut.ipa"
+echo "(verify is expected to fail here: the sample app has no provisioning profile)"
+run verify "$out/ShoutOut.ipa" || true
+
 step "The plist toolbox: merge with explanations, convert, lint"
 run plist merge examples/plist/Info.plist examples/plist/Staging.plist -o "$out/Merged.plist" --explain
 run plist convert "$out/Merged.plist" --to json -o "$out/Merged.json"
