@@ -6,6 +6,7 @@ import PackageDescription
 /// Layering (arrows point down only):
 ///   adhocbuild (executable: arguments, help, output)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
+///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
 ///       -> PlistKit (plist model and codecs)
 ///         -> C* system libraries (one small target per C library)
@@ -37,6 +38,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "PlistKit",
             dependencies: ["CLibXML2"]
@@ -46,12 +52,16 @@ let package = Package(
             dependencies: ["PlistKit", "CLibZip", "CLibDeflate", "CZlib"]
         ),
         .target(
+            name: "Manifest",
+            dependencies: ["PlistKit", "IPAKit", "CQRencode"]
+        ),
+        .target(
             name: "AdhocBuildKit",
-            dependencies: ["PlistKit", "IPAKit"]
+            dependencies: ["PlistKit", "IPAKit", "Manifest"]
         ),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["AdhocBuildKit", "IPAKit", "PlistKit"]
+            dependencies: ["AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",
@@ -68,6 +78,10 @@ let package = Package(
         .testTarget(
             name: "IPAKitTests",
             dependencies: ["IPAKit", "PlistKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ManifestTests",
+            dependencies: ["Manifest", "IPAKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "AdhocBuildKitTests",

@@ -1,0 +1,78 @@
+import Foundation
+import IPAKit
+import PlistKit
+
+/// `index.html` for a folder of releases (each subfolder with the page and `build.json` that
+/// `page` writes): grouped by environment, newest first, with a "latest" link per environment.
+public enum BuildIndex {
+    public struct Release: Sendable {
+        public var folder: String
+        public var info: PlistDictionary
+        public var date: String { info["date"]?.stringValue ?? "" }
+        public var environment: String { info["environment"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "Builds" }
+    }
+
+    /// Every `build.json` up to three folders below `root`, unreadable ones reported as problems.
+    public static func releases(in root: String) throws -> (releases: [Release], problems: [String]) {
+        var releases: [Release] = []
+        var problems: [String] = []
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else {
+            throw IPAError("is not a folder", file: root)
+        }
+        while let relative = enumerator.nextObject() as? String {
+            if enumerator.level > 3 { enumerator.skipDescendants(); continue }
+            guard (relative as NSString).lastPathComponent == "build.json" else { continue }
+            let folder = (relative as NSString).deletingLastPathComponent
+            if folder.split(separator: "/").contains("latest") { continue }
+            let path = (root as NSString).appendingPathComponent(relative)
+            do {
+                guard case .dictionary(let info) = try PropertyList(contentsOf: path).value else {
+                    problems.append("\(path): not a JSON object"); continue
+                }
+                releases.append(Release(folder: folder, info: info))
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        return (releases, problems)
+    }
+
+    /// Renders the index of `releases` (folders relative to where `index.html` goes).
+    public static func html(_ releases: [Release], title: String, templates: TemplateSet) throws -> String {
+        let groups = Dictionary(grouping: releases, by: \.environment)
+        let environments = groups.keys.sorted { a, b in
+            (groups[a]!.map(\.date).max() ?? "", b) > (groups[b]!.map(\.date).max() ?? "", a)
+        }
+        func link(_ folder: String, _ file: String) -> String {
+            (folder.split(separator: "/").map { URLEncoding.encodeComponent(String($0)) } + [file]).joined(separator: "/")
+        }
+        let environmentValues: [TemplateValue] = environments.map { name in
+            let sorted = groups[name]!.sorted { ($0.date, $0.folder) > ($1.date, $1.folder) }
+            let items: [TemplateValue] = sorted.map { release in
+                let app = release.info["appName"]?.stringValue ?? "App"
+                return .record([
+                    "page": .text(link(release.folder, release.info["page"]?.stringValue ?? "index.html")),
+                    "icon": .text(release.info["icon"]?.stringValue.map { link(release.folder, $0) } ?? ""),
+                    "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
+                    "version": .text(release.info["version"]?.stringValue ?? "?"), "build": .text(release.info["build"]?.stringValue ?? "?"),
+                    "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
+                    "branch": .text(release.info["branch"]?.stringValue ?? ""),
+                ])
+            }
+            let newest = sorted[0]
+            return .record([
+                "name": .text(name), "id": .text(URLEncoding.encodeComponent(name)), "releases": .list(items),
+                "latest": .record([
+                    "latestPage": .text(link(newest.folder, newest.info["page"]?.stringValue ?? "index.html")),
+                    "version": .text(newest.info["version"]?.stringValue ?? "?"), "build": .text(newest.info["build"]?.stringValue ?? "?"),
+                ]),
+            ])
+        }
+        return try templates.render("index", .record([
+            "title": .text(title), "environments": .list(environmentValues),
+            "releaseCount": .text(String(releases.count)), "single": .flag(releases.count == 1),
+            "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
+            "generatorVersion": .text(InstallPage.generatorVersion),
+        ]))
+    }
+}
