@@ -191,9 +191,11 @@ h1{font-size:1.45rem;line-height:1.2;margin:0 0 .25rem;overflow-wrap:anywhere}
 .hint{color:var(--muted);font-size:.95rem;margin:.3rem 0 0}
 .device-note{display:none}
 html[data-device=iphone] .for-iphone,html[data-device=ipad] .for-ipad,html[data-device=desktop] .for-desktop,html[data-device=in-app] .for-in-app{display:block}
-html[data-device=desktop] .install-area{order:2}
 .stack{display:flex;flex-direction:column}
-html[data-device=desktop] .qr-card{order:-1}
+.stack>*{order:2}
+.stack>.install-area{order:0}
+.stack>footer{order:3}
+html[data-device=desktop] .stack>.qr-card{order:1}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;margin:0}
 dt{color:var(--muted)}
 dd{margin:0;overflow-wrap:anywhere}
@@ -202,6 +204,7 @@ h2{font-size:1.1rem;margin:0 0 .6rem}
 a{color:var(--accent)}
 .qr{display:flex;gap:1rem;align-items:center}
 .qr svg{width:9.5rem;height:9.5rem;flex:none;border-radius:.4rem}
+.qr p{min-width:0;overflow-wrap:anywhere}
 details{border-top:1px solid var(--line);padding:.6rem 0}
 details:first-of-type{border-top:0}
 summary{cursor:pointer;font-weight:600}
