@@ -50,6 +50,8 @@ public struct Template: Sendable {
 
     public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
         public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     public let name: String

@@ -21,6 +21,8 @@ public enum URLEncoding {
     /// A problem with a base URL.
     public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
         public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// Checks that `text` is an absolute http(s) URL and returns it normalised: each path segment

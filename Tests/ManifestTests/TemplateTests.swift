@@ -1,0 +1,97 @@
+import Foundation
+import Manifest
+import TestSupport
+import Testing
+
+@Suite struct TemplateTests {
+    func render(_ source: String, _ context: TemplateValue, partials: [String: String] = [:]) throws -> String {
+        let partialTemplates = try partials.mapValues { try Template(name: "partial", source: $0) }
+        return try Template(name: "test", source: source).render(context, partials: partialTemplates)
+    }
+
+    @Test func variablesAreEscapedUnlessAskedForRaw() throws {
+        let context: TemplateValue = ["name": "<b>\"Shout\" & 'Out'</b>", "nested": ["value": "deep"]]
+        #expect(try render("{{name}}", context) == "&lt;b&gt;&quot;Shout&quot; &amp; &#39;Out&#39;&lt;/b&gt;")
+        #expect(try render("{{{name}}}|{{& name}}", context) == "<b>\"Shout\" & 'Out'</b>|<b>\"Shout\" & 'Out'</b>")
+        #expect(try render("{{nested.value}} {{missing}}!", context) == "deep !")
+    }
+
+    @Test func sectionsRepeatForListsAndShowForTruthyValues() throws {
+        let context: TemplateValue = ["items": [["n": "a"], ["n": "b"]], "on": true, "off": false, "empty": "", "names": ["x", "y"]]
+        #expect(try render("{{#items}}[{{n}}]{{/items}}", context) == "[a][b]")
+        #expect(try render("{{#on}}yes{{/on}}{{#off}}no{{/off}}{{^off}}not off{{/off}}{{^empty}} empty{{/empty}}", context) == "yesnot off empty")
+        #expect(try render("{{#names}}{{.}};{{/names}}", context) == "x;y;")
+        #expect(try render("{{#items}}{{#on}}{{n}}{{/on}}{{/items}}", context) == "ab")
+    }
+
+    @Test func partialsAndCommentsWork() throws {
+        #expect(try render("{{! ignored }}A{{> part}}C", ["b": "B"], partials: ["part": "{{b}}"]) == "ABC")
+    }
+
+    @Test func mistakesNameTheTemplateAndLine() {
+        #expect(throws: Template.Failure(description: "test:2: section 'items' is never closed")) {
+            try Template(name: "test", source: "ok\n{{#items}}\nno end")
+        }
+        #expect(throws: Template.Failure(description: "test:1: '{{/b}}' closes 'a', opened on line 1")) {
+            try Template(name: "test", source: "{{#a}}{{/b}}")
+        }
+        #expect(throws: Template.Failure(description: "test:3: unclosed tag")) { try Template(name: "test", source: "\n\n{{oops") }
+        #expect(throws: Template.Failure(description: "test: no partial named 'nope'")) { try render("{{> nope}}", [:]) }
+        #expect(throws: Template.Failure.self) { try render("{{> loop}}", [:], partials: ["loop": "{{> loop}}"]) }
+    }
+
+    @Test func theBuiltInTemplatesMatchTheTemplatesFolder() throws {
+        let python = try #require(ProcessResult.which("python3"))
+        let check = try ProcessResult.run(python, [Fixtures.packageRoot.appendingPathComponent("scripts/embed-templates.py").path, "--check"])
+        #expect(check.status == 0, "Sources/Manifest/DefaultTemplates.swift is stale: run scripts/embed-templates.py")
+        let set = try TemplateSet()
+        #expect(Set(set.templates.keys) == ["page", "index", "style", "device-script"])
+    }
+
+    @Test func aTeamsTemplatesReplaceTheBuiltInOnes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        _ = try folder.write("page.mustache", "<p>{{appName}}</p>{{> style}}")
+        _ = try folder.write("style.mustache", "/* team style */")
+        let set = try TemplateSet(folder: folder.url.path)
+        #expect(try set.render("page", ["appName": "ShoutOut"]) == "<p>ShoutOut</p>/* team style */")
+        _ = try folder.write("index.mustache", "{{#broken}}")
+        #expect(throws: Template.Failure(description: "\(folder.path("index.mustache")):1: section 'broken' is never closed")) {
+            try TemplateSet(folder: folder.url.path)
+        }
+    }
+}
+
+@Suite struct URLEncodingTests {
+    @Test func baseURLsAreValidatedAndTheirPathsEncoded() throws {
+        #expect(try URLEncoding.baseURL("https://builds.example.com/app") == "https://builds.example.com/app/")
+        #expect(try URLEncoding.baseURL("https://h.example:8443/a b/#1 & \"q\" 'x'/")
+                == "https://h.example:8443/a%20b/%231%20%26%20%22q%22%20%27x%27/")
+        #expect(try URLEncoding.baseURL("https://h.example/already%20encoded/") == "https://h.example/already%20encoded/")
+        #expect(throws: URLEncoding.Failure.self) { try URLEncoding.baseURL("builds.example.com/app") }
+        #expect(throws: URLEncoding.Failure.self) { try URLEncoding.baseURL("ftp://builds.example.com/") }
+        #expect(throws: URLEncoding.Failure(description: "base URL 'http://x.example/' uses http; iOS 7.1 and later refuse to install from a manifest served over http (use https, or --allow-http for a test setup)")) {
+            try URLEncoding.baseURL("http://x.example/")
+        }
+        #expect(try URLEncoding.baseURL("http://x.example/", allowHTTP: true) == "http://x.example/")
+    }
+
+    @Test func theInstallLinkCarriesTheManifestURLAsOneQueryValue() {
+        let manifest = URLEncoding.join("https://h.example/a%20b/", "manifest.plist")
+        #expect(manifest == "https://h.example/a%20b/manifest.plist")
+        #expect(URLEncoding.installLink(manifestURL: manifest)
+                == "itms-services://?action=download-manifest&url=https%3A%2F%2Fh.example%2Fa%2520b%2Fmanifest.plist")
+        #expect(URLEncoding.join("https://h.example/", "My App #2.ipa") == "https://h.example/My%20App%20%232.ipa")
+    }
+}
+
+@Suite struct ReleaseNotesTests {
+    @Test func plainTextBecomesParagraphsListsAndLinksWithEverythingEscaped() {
+        let html = ReleaseNotes.html("Hello <b>team</b>\nsecond line\n\n- one & two\n* <script>x</script>\n\nSee https://e.example/a?b=1&c=\"2\".")
+        #expect(html == """
+            <p>Hello &lt;b&gt;team&lt;/b&gt;<br>second line</p>
+            <ul><li>one &amp; two</li><li>&lt;script&gt;x&lt;/script&gt;</li></ul>
+            <p>See <a href="https://e.example/a?b=1&amp;c=" rel="noopener noreferrer">https://e.example/a?b=1&amp;c=</a>&quot;2&quot;.</p>
+            """)
+    }
+}
