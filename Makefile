@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (as root, or through sudo).
 
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil zip unzip time
+APT_PACKAGES := chromium pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil zip unzip time
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build release deps test demo bench clean
@@ -16,9 +16,10 @@ deps:
 		echo "Installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@# The tests check PNGs with Pillow in whichever python3 comes first on PATH.
-	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet pillow 2>/dev/null \
-		|| python3 -m pip install --quiet --break-system-packages pillow
+	@# The tests check PNGs with Pillow and drive Chromium with websocket-client, in whichever
+	@# python3 comes first on PATH.
+	@python3 -c "import PIL, websocket" 2>/dev/null || python3 -m pip install --quiet pillow websocket-client 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages pillow websocket-client
 
 build: deps
 	$(SWIFT) build
@@ -41,4 +42,4 @@ bench: release
 	./bench/run.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 clean:
-	rm -rf .build bench/out build
+	rm -rf .build bench/out build test-artifacts
