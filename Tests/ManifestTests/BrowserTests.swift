@@ -52,5 +52,12 @@ import Testing
         for device in ["iphone", "ipad-desktop-mode", "desktop", "in-app"] {
             #expect(FileManager.default.fileExists(atPath: "\(artifacts)/install-page-\(device).png"))
         }
+        // An independent QR decoder (zbar) reads the page's own address off the screenshot.
+        if let zbarimg = ProcessResult.which("zbarimg") {
+            let decoded = try ProcessResult.run(zbarimg, ["--raw", "-q", "\(artifacts)/install-page-desktop.png"])
+            #expect(decoded.stdoutText == result.pageURL + "\n")
+        } else if Fixtures.isRequired {
+            Issue.record("zbarimg (zbar-tools) is required in CI to decode the QR code")
+        }
     }
 }
