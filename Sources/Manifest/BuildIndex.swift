@@ -23,7 +23,8 @@ public enum BuildIndex {
             if enumerator.level > 3 { enumerator.skipDescendants(); continue }
             guard (relative as NSString).lastPathComponent == "build.json" else { continue }
             let folder = (relative as NSString).deletingLastPathComponent
-            if folder.split(separator: "/").contains("latest") { continue }
+            // Skip the `latest` links and hidden folders (releases still being assembled).
+            if folder.split(separator: "/").contains(where: { $0 == "latest" || $0.hasPrefix(".") }) { continue }
             let path = (root as NSString).appendingPathComponent(relative)
             do {
                 guard case .dictionary(let info) = try PropertyList(contentsOf: path).value else {

@@ -11,6 +11,10 @@ public struct InstallPage {
         /// `bundle-version` in the manifest: the short version (as Xcode's export writes it) or the build number.
         public var useBuildNumberAsBundleVersion = false
         public var environment: String?
+        /// The manifest's subtitle (default: the environment).
+        public var subtitle: String?
+        /// The app's name on the page and in the manifest (default: its display name).
+        public var title: String?
         public var notes: String?
         public var commit: String?
         public var branch: String?
@@ -80,12 +84,12 @@ public struct InstallPage {
         let identifier = app.bundleIdentifier ?? ""
         let version = app.shortVersion ?? "?"
         let build = app.buildVersion ?? "?"
-        let title = app.displayName ?? (app.name as NSString).deletingPathExtension
+        let title = options.title ?? app.displayName ?? (app.name as NSString).deletingPathExtension
         let manifest = OTAManifest(ipaURL: ipaURL, displayImageURL: haveIcons ? URLEncoding.join(base, "icon-57.png") : nil,
                                    fullSizeImageURL: haveIcons ? URLEncoding.join(base, "icon-512.png") : nil,
                                    bundleIdentifier: identifier,
                                    bundleVersion: options.useBuildNumberAsBundleVersion ? build : version,
-                                   title: title, subtitle: options.environment)
+                                   title: title, subtitle: options.subtitle ?? options.environment)
         try write(try manifest.data(), "manifest.plist")
 
         let attributes = try? FileManager.default.attributesOfItem(atPath: ipa)

@@ -1,0 +1,238 @@
+import Foundation
+import IPAKit
+import Manifest
+import PlistKit
+
+/// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
+/// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
+///
+/// The release is assembled in a temporary folder inside DIST and moved into place only when
+/// every step has succeeded, so a failure leaves no half-written release; `DIST/<env>/latest`
+/// then points at it and `DIST/index.html` is rewritten, under a lock so concurrent releases
+/// into one DIST do not trample each other. Inputs are never modified: an `.app` is copied first.
+public struct ReleasePipeline {
+    public enum BuildNumber: Sendable {
+        case unchanged
+        case exactly(String)
+        case fromCI
+    }
+
+    public struct Options: Sendable {
+        public var environment: String
+        public var input: String
+        /// A URL, or a template with `{env}`, `{version}`, `{build}` and `{NAME}` for environment
+        /// variables. Without placeholders it is where DIST is served and the release's path is appended.
+        public var baseURL: String
+        public var out: String
+        public var environmentsFolder = "environments"
+        public var notes: String?
+        public var buildNumber: BuildNumber = .unchanged
+        public var profile: String?
+        public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
+        public var settings: [String: String] = [:]
+        public var processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+        public var allowHTTP = false
+        public var indexTitle = "Builds"
+        public var now = Date()
+
+        public init(environment: String, input: String, baseURL: String, out: String) {
+            self.environment = environment
+            self.input = input
+            self.baseURL = baseURL
+            self.out = out
+        }
+    }
+
+    /// A failed step and why.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var step: String
+        public var reason: String
+        public var description: String { "\(step) failed: \(reason)" }
+    }
+
+    public struct Result: Sendable {
+        public var environment: String
+        public var version: String
+        public var build: String
+        public var releaseFolder: String
+        /// The release's folder relative to DIST (`Staging/1.4.0-42`).
+        public var releasePath: String
+        public var ipa: String
+        public var pageURL: String
+        public var manifestURL: String
+        public var installURL: String
+        public var warnings: [String]
+    }
+
+    public var options: Options
+    /// Called as each step starts and finishes (for progress lines and CI service messages).
+    public var onStep: (@Sendable (_ step: String, _ finished: Bool) -> Void)?
+
+    public init(options: Options) { self.options = options }
+
+    private func step<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        onStep?(name, false)
+        do {
+            let value = try body()
+            onStep?(name, true)
+            return value
+        } catch let failure as Failure {
+            throw failure
+        } catch let errors as AdhocBuildErrors {
+            throw Failure(step: name, reason: errors.problems.map(\.description).joined(separator: "; "))
+        } catch {
+            throw Failure(step: name, reason: "\(error)")
+        }
+    }
+
+    public func run() throws -> Result {
+        var warnings: [String] = []
+        let environment = try step("Resolve environment") {
+            try EnvironmentResolver(store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
+                                    settings: options.settings, processEnvironment: options.processEnvironment)
+                .resolve(options.environment)
+        }
+        try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
+        let stage = options.out + "/" + FileIO.temporaryPrefix + "release-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+
+        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
+        let isIPA = !input.hasSuffix(".app") && !input.hasSuffix(".xcarchive")
+        var packageInput = input
+        if !isIPA {
+            packageInput = try step("Copy the build") {
+                let target = stage + "/input/" + (input as NSString).lastPathComponent
+                try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: input, toPath: target)
+                return target
+            }
+            let app = try IPAPackager.locateApp(packageInput).app
+            let report = try step("Apply environment \(environment.name)") {
+                try EnvironmentApplier(environment: environment).apply(toApp: app)
+            }
+            warnings += report.warnings
+            switch options.buildNumber {
+            case .unchanged: break
+            case .exactly(let value):
+                _ = try step("Set build number") { try VersionBumper(target: .app(app), field: .build).bump(.exactly(value)) }
+            case .fromCI:
+                _ = try step("Set build number") {
+                    try VersionBumper(target: .app(app), field: .build).bump(.fromCI(options.processEnvironment))
+                }
+            }
+        } else if case .unchanged = options.buildNumber {
+            warnings.append("the input is an .ipa: the environment is not applied (apply it to the .app before packaging)")
+        } else {
+            throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
+        }
+
+        let ipa: String
+        if isIPA {
+            ipa = input
+        } else {
+            ipa = try step("Package") {
+                let app = try IPAPackager.locateApp(packageInput).app
+                let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
+                var packaging = IPAPackager.Options()
+                packaging.profile = options.profile
+                let report = try IPAPackager(options: packaging).package(packageInput, to: stage + "/" + name)
+                warnings += report.warnings
+                return report.output
+            }
+        }
+        let package = try step("Verify") { () -> AppPackage in
+            let package = try AppPackage.open(ipa)
+            let findings = AppVerifier(now: options.now).verify(package)
+            warnings += findings.filter { $0.severity == .warning }.map(\.description)
+            let errors = findings.filter { $0.severity == .error }
+            if !errors.isEmpty { throw Failure(step: "Verify", reason: errors.map(\.description).joined(separator: "; ")) }
+            return package
+        }
+        let version = package.app.shortVersion ?? "0"
+        let build = package.app.buildVersion ?? "0"
+        let releaseName = "\(version)-\(build)"
+        let releasePath = environment.name + "/" + releaseName
+        let baseURL = try step("Work out URLs") { () -> String in
+            var template = options.baseURL
+            let placeholders = ["{env}": environment.name, "{version}": version, "{build}": build]
+            let hasPlaceholders = placeholders.keys.contains { template.contains($0) }
+            for (placeholder, value) in placeholders { template = template.replacingOccurrences(of: placeholder, with: value) }
+            while let open = template.range(of: "{"), let close = template.range(of: "}", range: open.upperBound..<template.endIndex) {
+                let name = String(template[open.upperBound..<close.lowerBound])
+                guard let value = options.processEnvironment[name] else {
+                    throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
+                }
+                template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
+            }
+            if !hasPlaceholders { template = (template.hasSuffix("/") ? template : template + "/") + releasePath + "/" }
+            do { return try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP) } catch let failure as URLEncoding.Failure {
+                throw AdhocBuildError(failure.description)
+            }
+        }
+        let releaseStage = stage + "/release"
+        let page = try step("Write the manifest, page, icons and feeds") {
+            var pageOptions = InstallPage.Options(baseURL: baseURL)
+            pageOptions.allowHTTP = options.allowHTTP
+            pageOptions.environment = environment.name
+            pageOptions.subtitle = environment.distribution["Subtitle"]?.stringValue
+            pageOptions.title = environment.distribution["Title"]?.stringValue
+            if let notes = options.notes {
+                pageOptions.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
+            }
+            pageOptions.commit = ["GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "BUILD_VCS_NUMBER"]
+                .lazy.compactMap { options.processEnvironment[$0] }.first { !$0.isEmpty }
+            pageOptions.branch = ["GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "GIT_BRANCH", "BRANCH_NAME"]
+                .lazy.compactMap { options.processEnvironment[$0] }.first { !$0.isEmpty }
+            pageOptions.now = options.now
+            pageOptions.buildDate = options.now
+            return try InstallPage(options: pageOptions).write(ipa: ipa, to: releaseStage)
+        }
+        warnings += page.warnings
+        let releaseFolder = options.out + "/" + releasePath
+        try step("Publish into \(options.out)") {
+            try DirectoryLock.withLock(options.out) {
+                let environmentFolder = options.out + "/" + environment.name
+                try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
+                if FileManager.default.fileExists(atPath: releaseFolder) {
+                    let old = stage + "/replaced"
+                    guard rename(releaseFolder, old) == 0 else {
+                        throw AdhocBuildError("cannot be replaced: \(String(cString: strerror(errno)))", file: releaseFolder)
+                    }
+                }
+                guard rename(releaseStage, releaseFolder) == 0 else {
+                    throw AdhocBuildError("cannot be written: \(String(cString: strerror(errno)))", file: releaseFolder)
+                }
+                // latest -> the newest release, replaced atomically.
+                let link = environmentFolder + "/latest"
+                let temporaryLink = environmentFolder + "/" + FileIO.temporaryPrefix + "latest-\(getpid())"
+                unlink(temporaryLink)
+                guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
+                    throw AdhocBuildError("cannot be updated: \(String(cString: strerror(errno)))", file: link)
+                }
+                let (releases, problems) = try BuildIndex.releases(in: options.out)
+                warnings += problems
+                let html = try BuildIndex.html(releases, title: options.indexTitle, templates: try TemplateSet())
+                try FileIO.writeAtomically(Data(html.utf8), to: options.out + "/index.html")
+            }
+        }
+        return Result(environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
+                      releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
+                      pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
+    }
+}
+
+/// An exclusive `flock` on a folder's `.adhocbuild.lock`, held while `body` runs.
+enum DirectoryLock {
+    static func withLock<T>(_ folder: String, _ body: () throws -> T) throws -> T {
+        let path = folder + "/.adhocbuild.lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw AdhocBuildError("cannot be locked: \(String(cString: strerror(errno)))", file: path) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw AdhocBuildError("cannot be locked: \(String(cString: strerror(errno)))", file: path) }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+}
