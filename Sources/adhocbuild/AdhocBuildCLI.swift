@@ -10,7 +10,7 @@ enum AdhocBuildCLI {
         CommandSpec(
             name: "adhocbuild",
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
-            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect, InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest, DistributionCommands.page, DistributionCommands.index])
+            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect, InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest, DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command])
     }
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -7,6 +7,15 @@ enum Console {
     static func out(_ data: Data) { FileHandle.standardOutput.write(data) }
     static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
+    static var colorsStandardOutput: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        if environment["NO_COLOR"] != nil || environment["TERM"] == "dumb" { return false }
+        return isatty(STDOUT_FILENO) != 0
+    }
+
+    /// Bold on a terminal, plain otherwise.
+    static func bold(_ text: String) -> String { colorsStandardOutput ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+
     static var colorsStandardError: Bool {
         let environment = ProcessInfo.processInfo.environment
         if environment["NO_COLOR"] != nil || environment["TERM"] == "dumb" { return false }
