@@ -62,6 +62,20 @@ public struct ReleasePipeline {
         public var manifestURL: String
         public var installURL: String
         public var warnings: [String]
+
+        public init(environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
+                    pageURL: String, manifestURL: String, installURL: String, warnings: [String]) {
+            self.environment = environment
+            self.version = version
+            self.build = build
+            self.releaseFolder = releaseFolder
+            self.releasePath = releasePath
+            self.ipa = ipa
+            self.pageURL = pageURL
+            self.manifestURL = manifestURL
+            self.installURL = installURL
+            self.warnings = warnings
+        }
     }
 
     public var options: Options
