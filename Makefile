@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (as root, or through sudo).
 
 SWIFT ?= swift
-APT_PACKAGES := chromium pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil zip unzip time zbar-tools
+APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil zip unzip time zbar-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build release deps test demo bench clean

@@ -29,6 +29,7 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>{{title}}</title>
 <style>
 {{> style}}
@@ -68,6 +69,7 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
+<link rel="icon" href="{{#iconFile}}icon-57.png{{/iconFile}}{{^iconFile}}data:,{{/iconFile}}">
 <title>Install {{appName}} {{version}} ({{build}}){{#environment}} – {{environment}}{{/environment}}</title>
 <style>
 {{> style}}

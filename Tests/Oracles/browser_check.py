@@ -2,7 +2,7 @@
 """Loads an install page in headless Chromium as an iPhone, an iPad in desktop mode, a desktop
 browser and an in-app browser, with the network blocked, over the DevTools protocol.
 
-  browser_check.py PAGE.html ARTIFACTS_DIR
+  browser_check.py PAGE.html|URL ARTIFACTS_DIR [DEVICE...]
 
 Prints one JSON object: for each device, the data-device attribute the page's script set, the
 Install link's href, whether the QR code is there, which device notes are visible, JavaScript
@@ -89,7 +89,9 @@ class DevTools:
 
 
 def main():
-    page, artifacts = os.path.abspath(sys.argv[1]), sys.argv[2]
+    target, artifacts = sys.argv[1], sys.argv[2]
+    wanted = sys.argv[3:] or list(DEVICES)
+    page_url = target if target.startswith(("http://", "https://")) else "file://" + os.path.abspath(target)
     os.makedirs(artifacts, exist_ok=True)
     browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if not browser:
@@ -101,7 +103,9 @@ def main():
     profile = tempfile.mkdtemp(prefix="adhocbuild-chromium-")
     process = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                 "--no-default-browser-check", f"--remote-debugging-port={port}", f"--user-data-dir={profile}",
-                                "--host-resolver-rules=MAP * ~NOTFOUND", "about:blank"],
+                                # Only this machine is reachable; a local test server's certificate is self-made.
+                                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost", "--ignore-certificate-errors",
+                                "about:blank"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = {}
     try:
@@ -111,8 +115,8 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
-        page_url = "file://" + page
-        for name, device in DEVICES.items():
+        for name in wanted:
+            device = DEVICES[name]
             request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
             target = json.load(urllib.request.urlopen(request, timeout=10))
             tools = DevTools(target["webSocketDebuggerUrl"])
