@@ -49,6 +49,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-77/ShoutOut.ipa")))
     }
 
+    @Test func theJenkinsPresetBuildsArtifactURLsAndWritesProperties() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let root = Fixtures.packageRoot.path
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment["BUILD_URL"] = "https://jenkins.example.com/job/shoutout/12/"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: AdhocBuildBinary.path)
+        process.arguments = ["release", "--env", "QA", "--app", "\(root)/examples/ShoutOut/ShoutOut.app", "--environments", "\(root)/environments",
+                             "--profile", try profile(folder), "--out", "dist", "--ci", "jenkins", "--json"]
+        process.currentDirectoryURL = folder.url
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(output.contains("\"page_url\": \"https://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/\""))
+        let properties = try String(contentsOfFile: folder.path("adhocbuild.properties"), encoding: .utf8)
+        #expect(properties.contains("ADHOCBUILD_PAGE_URL=https\\://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/\n"))
+    }
+
     @Test func aFailureNamesTheStepAndTellsTeamCity() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
