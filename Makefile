@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (as root, or through sudo).
 
 SWIFT ?= swift
-APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil zip unzip time zbar-tools
+APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil python3-websocket zip unzip time zbar-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build release deps test demo bench clean
@@ -19,7 +19,8 @@ deps:
 	@# The tests check PNGs with Pillow and drive Chromium with websocket-client, in whichever
 	@# python3 comes first on PATH.
 	@python3 -c "import PIL, websocket" 2>/dev/null || python3 -m pip install --quiet pillow websocket-client 2>/dev/null \
-		|| python3 -m pip install --quiet --break-system-packages pillow websocket-client
+		|| python3 -m pip install --quiet --break-system-packages pillow websocket-client \
+		|| echo "warning: could not install Pillow and websocket-client for $$(command -v python3); the image and browser tests will say so"
 
 build: deps
 	$(SWIFT) build
