@@ -1,5 +1,6 @@
 import CLibDeflate
 import Foundation
+import PlistKit
 
 /// Turns a built `.app` or an `.xcarchive` into an `.ipa`.
 ///
@@ -98,8 +99,8 @@ public struct IPAPackager {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw IPAError("cannot be written: its folder does not exist", file: output)
         }
-        let temporary = folder + "/" + ".adhocbuild-tmp-" + (output as NSString).lastPathComponent + "-\(getpid())-"
-            + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        FileIO.removeStaleTemporaries(in: folder)
+        let temporary = FileIO.temporaryPath(for: output)
         defer { unlink(temporary) }
         let (totals, layouts) = try write(entries, to: temporary)
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {

@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 
 /// An unnamed temporary file that compressed data is appended to from many threads, so
 /// packaging memory stays bounded however large the app; libzip reads it back in order.
@@ -10,7 +11,7 @@ final class Spool {
     /// Creates the spool in `folder` (next to the output, so it is on the same disk) and unlinks
     /// it at once: it disappears when closed, even after a crash.
     init(in folder: String) throws {
-        var template = Array((folder + "/.adhocbuild-spool-XXXXXX").utf8CString)
+        var template = Array((folder + "/" + FileIO.temporaryPrefix + "spool-\(getpid())-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw IPAError("cannot create a temporary file: \(String(cString: strerror(errno)))", file: folder) }
         unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })

@@ -194,8 +194,7 @@ public struct InstallPage {
             if (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil,
                 URL(fileURLWithPath: target).standardizedFileURL != URL(fileURLWithPath: ipa).standardizedFileURL {
                 // Copied under a temporary name and renamed, never read whole into memory.
-                let temporary = (folder as NSString).appendingPathComponent(FileIO.temporaryPrefix + ipaName + "-\(getpid())")
-                try? FileManager.default.removeItem(atPath: temporary)
+                let temporary = FileIO.temporaryPath(for: target)
                 do {
                     try FileManager.default.copyItem(atPath: ipa, toPath: temporary)
                     guard rename(temporary, target) == 0 else { throw IPAError("cannot be written: \(String(cString: strerror(errno)))", file: target) }

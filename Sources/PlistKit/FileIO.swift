@@ -28,6 +28,28 @@ public enum FileIO {
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 
+    /// A temporary name beside `target`: `.adhocbuild-tmp-<name>-<pid>-<random>`, so a later run can
+    /// tell whose it is and remove it once that process is gone.
+    public static func temporaryPath(for target: String) -> String {
+        let url = URL(fileURLWithPath: target)
+        return url.deletingLastPathComponent().path + "/" + temporaryPrefix + url.lastPathComponent + "-" + String(getpid()) + "-"
+            + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    }
+
+    /// Removes temporary files and folders in `folder` left by adhocbuild processes that no longer
+    /// run (killed mid-write, say). Those of running processes are left alone.
+    public static func removeStaleTemporaries(in folder: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) {
+            let parts = name.split(separator: "-")
+            guard parts.count >= 2, let pid = Int32(parts[parts.count - 2]), pid > 0 else { continue }
+            if pid == getpid() { continue }
+            if kill(pid, 0) == -1 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: (folder.isEmpty ? "." : folder) + "/" + name)
+            }
+        }
+    }
+
     /// Writes all of `raw` to `fd`, retrying short writes and interruptions.
     public static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws {
         var offset = 0
@@ -78,10 +100,8 @@ public final class AtomicFileWriter {
 
     public init(path: String) throws {
         self.path = path
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        temporaryPath = folder + "/" + FileIO.temporaryPrefix + url.lastPathComponent + "-" + String(getpid()) + "-"
-            + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        FileIO.removeStaleTemporaries(in: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        temporaryPath = FileIO.temporaryPath(for: path)
         var info = stat()
         if stat(path, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR { throw PlistError(.io, "is a folder, not a file", file: path) }

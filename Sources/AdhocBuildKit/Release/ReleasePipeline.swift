@@ -107,7 +107,8 @@ public struct ReleasePipeline {
                 .resolve(options.environment)
         }
         try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
-        let stage = options.out + "/" + FileIO.temporaryPrefix + "release-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        FileIO.removeStaleTemporaries(in: options.out)
+        let stage = FileIO.temporaryPath(for: options.out + "/release")
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
@@ -219,8 +220,8 @@ public struct ReleasePipeline {
                 }
                 // latest -> the newest release, replaced atomically.
                 let link = environmentFolder + "/latest"
-                let temporaryLink = environmentFolder + "/" + FileIO.temporaryPrefix + "latest-\(getpid())"
-                unlink(temporaryLink)
+                FileIO.removeStaleTemporaries(in: environmentFolder)
+                let temporaryLink = FileIO.temporaryPath(for: link)
                 guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
                     throw AdhocBuildError("cannot be updated: \(String(cString: strerror(errno)))", file: link)
                 }
