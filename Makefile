@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil python3-websocket zip unzip time zbar-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build release deps test demo bench clean
+.PHONY: all build release deps test demo bench fuzz clean
 
 all: build
 
@@ -42,5 +42,9 @@ bench: release
 	$(SWIFT) build -c release --product foundation-plist-bench
 	./bench/run.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
+## fuzz: every parser under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (default 60).
+fuzz: deps
+	./scripts/fuzz.sh
+
 clean:
-	rm -rf .build bench/out build test-artifacts
+	rm -rf .build bench/out build test-artifacts fuzz Fuzz/.build

@@ -15,6 +15,8 @@ let package = Package(
     products: [
         .executable(name: "adhocbuild", targets: ["adhocbuild"]),
         .library(name: "PlistKit", targets: ["PlistKit"]),
+        .library(name: "IPAKit", targets: ["IPAKit"]),
+        .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
     ],
     targets: [

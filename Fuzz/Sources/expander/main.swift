@@ -1,0 +1,9 @@
+import AdhocBuildKit
+import Foundation
+import FuzzDriver
+
+runFuzzer { data in
+    let text = String(decoding: data, as: UTF8.self)
+    let expander = BuildSettingExpander(variables: ["A": "$(B)", "B": "value", "LOOP": "$(LOOP)", "EMPTY": "", "NAME": "Shout Out"])
+    _ = try? expander.expand(text)
+}

@@ -1,0 +1,7 @@
+import Foundation
+import FuzzDriver
+import PlistKit
+
+runFuzzer { data in
+    _ = try? OpenStepPlistReader().readDocument(data)
+}
