@@ -28,10 +28,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures).
+## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures), then
+##       every fuzz seed and regression input replayed once under AddressSanitizer.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
+	./scripts/fuzz.sh --replay
 
 ## demo: the main job on the bundled example.
 demo: release

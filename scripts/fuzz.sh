@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer harnesses in Fuzz/ with AddressSanitizer and runs each for
 # FUZZ_SECONDS (default 60), seeded from the real fixtures, the examples and the templates.
-# Crashes, leaks and inputs slower than a second are saved under fuzz/artifacts/<harness>/.
-# Usage: scripts/fuzz.sh [HARNESS...]   (default: all)
+# Crashes, leaks and inputs slower than a second are saved under fuzz/artifacts/<harness>/; once
+# fixed, the minimised input goes into Fuzz/Regressions/<harness>/.
+# Usage: scripts/fuzz.sh [--replay] [HARNESS...]   (default: all)
+#   --replay  run every seed and every regression input once through its harness instead of
+#             fuzzing, failing on any crash, leak or slow input (`make test` does this).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
+replay=0
+if [ "${1:-}" = "--replay" ]; then replay=1; shift; fi
 seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$root/../shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
@@ -33,6 +38,24 @@ seed template templates/*.mustache
 mkdir -p fuzz/corpus/json-plist fuzz/corpus/expander
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > fuzz/corpus/json-plist/seed.json
 printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > fuzz/corpus/expander/seed.txt
+for dir in Fuzz/Regressions/*/; do seed "$(basename "$dir")" "$dir"*; done
+
+if [ "$replay" = 1 ]; then
+    failed=0
+    for name in "${harnesses[@]}"; do
+        inputs=(fuzz/corpus/"$name"/*)
+        log="fuzz/logs/$name-replay.log"
+        mkdir -p fuzz/logs
+        if "$bin/fuzz-$name" -timeout=1 -rss_limit_mb=2048 "${inputs[@]}" > "$log" 2>&1; then
+            printf '%-16s %5d inputs replayed, no finding\n' "$name" "${#inputs[@]}"
+        else
+            failed=1
+            printf '%-16s FAILED: see %s\n' "$name" "$log"
+            grep -m1 -E 'ERROR|Running:.*' "$log" | tail -1 || true
+        fi
+    done
+    exit "$failed"
+fi
 
 printf '\n%-16s %10s %10s %8s %8s  %s\n' harness runs exec/s cov ft findings
 for name in "${harnesses[@]}"; do
@@ -43,7 +66,8 @@ for name in "${harnesses[@]}"; do
     status=0
     "$bin/fuzz-$name" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "fuzz/corpus/$name" > "$log" 2>&1 || status=$?
-    done_line="$(grep -E '^#[0-9]+ +DONE' "$log" | tail -1 || true)"
+    # The last status line (libFuzzer separates the run count and the event with a tab).
+    done_line="$(grep -E '^#[0-9]+[[:space:]].*cov: ' "$log" | tail -1 || true)"
     runs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')"
     speed="$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')"
     cov="$(echo "$done_line" | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+' || echo '?')"

@@ -141,7 +141,7 @@ public struct AppPackage: Sendable {
     public var isArchive: Bool
 
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
-    public static func open(_ path: String, limits: ZipArchiveReader.Limits = .init()) throws -> AppPackage {
+    public static func open(_ path: String, limits: ZipArchiveReader.Limits = .standard) throws -> AppPackage {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw IPAError("no such file", file: path)

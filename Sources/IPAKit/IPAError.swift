@@ -6,11 +6,14 @@ public struct IPAError: Error, Equatable, CustomStringConvertible, Sendable {
     public var file: String?
     /// The entry inside an archive or bundle, when the problem is with one.
     public var entry: String?
+    /// Whether a documented limit (`ZipArchiveReader.Limits`) was exceeded, rather than the input being wrong.
+    public var isLimitExceeded: Bool
 
-    public init(_ message: String, file: String? = nil, entry: String? = nil) {
+    public init(_ message: String, file: String? = nil, entry: String? = nil, isLimitExceeded: Bool = false) {
         self.message = message
         self.file = file
         self.entry = entry
+        self.isLimitExceeded = isLimitExceeded
     }
 
     public func inFile(_ path: String) -> IPAError {

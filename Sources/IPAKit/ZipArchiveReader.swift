@@ -1,5 +1,6 @@
 import CLibZip
 import Foundation
+import PlistKit
 
 /// Reads an ipa (or any zip) through libzip without unpacking it, treating it as untrusted:
 /// absolute and `..` names, duplicate and encrypted entries, inconsistent central directories,
@@ -19,6 +20,15 @@ public final class ZipArchiveReader {
         public var ratioCheckSize: Int64 = 64 << 20
 
         public init() {}
+
+        /// The limits readers use when given none: the built-in ones unless the process changed them
+        /// (the command-line tool does from `ADHOCBUILD_MAX_*` environment variables, at start-up).
+        public static var standard: Limits {
+            get { processStandard.value }
+            set { processStandard.value = newValue }
+        }
+
+        private static let processStandard = LockedValue(Limits())
     }
 
     public struct Entry: Sendable {
@@ -41,7 +51,7 @@ public final class ZipArchiveReader {
     private let lock = NSLock()
     private let byName: [String: Int]
 
-    public init(path: String, limits: Limits = Limits()) throws {
+    public init(path: String, limits: Limits = .standard) throws {
         self.path = path
         self.limits = limits
         var error: Int32 = 0
@@ -61,7 +71,8 @@ public final class ZipArchiveReader {
         do {
             let count = zip_get_num_entries(archive, 0)
             guard count <= limits.maxEntries else {
-                throw IPAError("has \(count) entries, more than the limit of \(limits.maxEntries)", file: path)
+                throw IPAError("has \(count) entries, more than the limit of \(limits.maxEntries)", file: path,
+                               isLimitExceeded: true)
             }
             var entries: [Entry] = []
             var byName: [String: Int] = [:]
@@ -84,11 +95,12 @@ public final class ZipArchiveReader {
                 let size = Int64(stat.size), compressed = Int64(stat.comp_size)
                 total += size
                 guard total <= limits.maxTotalSize else {
-                    throw IPAError("would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path)
+                    throw IPAError("would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path,
+                                   isLimitExceeded: true)
                 }
                 if size >= limits.ratioCheckSize && size / max(compressed, 1) > limits.maxRatio {
                     throw IPAError("expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
-                                   file: path, entry: name)
+                                   file: path, entry: name, isLimitExceeded: true)
                 }
                 var system: UInt8 = 0
                 var attributes: UInt32 = 0
@@ -123,7 +135,8 @@ public final class ZipArchiveReader {
     /// checks the CRC as the last bytes are read).
     public func data(_ entry: Entry) throws -> Data {
         guard entry.size <= limits.maxEntryReadSize else {
-            throw IPAError("is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name)
+            throw IPAError("is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name,
+                           isLimitExceeded: true)
         }
         lock.lock()
         defer { lock.unlock() }
@@ -156,3 +169,4 @@ public final class ZipArchiveReader {
         return try data(entry)
     }
 }
+

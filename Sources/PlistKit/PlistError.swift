@@ -61,19 +61,3 @@ public struct PlistError: Error, Equatable, CustomStringConvertible, Sendable {
         return parts.joined(separator: ": ")
     }
 }
-
-/// Limits on what a reader accepts, so hostile input fails clearly instead of exhausting memory.
-public struct PlistLimits: Sendable, Equatable {
-    /// Deepest nesting of arrays and dictionaries.
-    public var maxDepth: Int
-    /// Most values a document may expand to (binary plists can share objects, so a small file
-    /// could otherwise describe an exponentially large tree).
-    public var maxValues: Int
-
-    public init(maxDepth: Int = 512, maxValues: Int = 100_000_000) {
-        self.maxDepth = maxDepth
-        self.maxValues = maxValues
-    }
-
-    public static let `default` = PlistLimits()
-}

@@ -15,6 +15,7 @@ public struct PropertyList: Sendable, Equatable {
     /// Reads `data`, detecting its format from content. `{`/`[` input that is not JSON is
     /// read as OpenStep; when both fail, the error from the reader that got further is thrown.
     public init(data: Data, limits: PlistLimits = .default) throws {
+        try limits.checkInputSize(data.count)
         let detected = PlistFormat.detect(data)
         switch detected {
         case .binary: self.init(try BinaryPlistReader(limits: limits).read(data), format: .binary)
@@ -36,6 +37,13 @@ public struct PropertyList: Sendable, Equatable {
 
     /// Reads the file at `path` (`-` is standard input); errors name the file.
     public init(contentsOf path: String, limits: PlistLimits = .default) throws {
+        do {
+            if path != "-", let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int {
+                try limits.checkInputSize(size)
+            }
+        } catch let error as PlistError {
+            throw error.inFile(path)
+        }
         let data = try FileIO.read(path)
         do {
             try self.init(data: data, limits: limits)

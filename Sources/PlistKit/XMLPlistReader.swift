@@ -70,9 +70,11 @@ final class XMLPlistParseBox {
         storage.deallocate()
     }
 
+    /// Addressed in place: a `_read` coroutine here yielded a temporary copy that was freed while
+    /// still in use (AddressSanitizer, found by the xml-plist fuzzer).
     var parser: XMLPlistParseState {
-        @inline(__always) _read { yield storage.pointee }
-        @inline(__always) _modify { yield &storage.pointee }
+        @inline(__always) unsafeAddress { UnsafePointer(storage) }
+        @inline(__always) unsafeMutableAddress { storage }
     }
 }
 

@@ -10,12 +10,14 @@ enum AdhocBuildCLI {
         CommandSpec(
             name: "adhocbuild",
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
-            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect, InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest, DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command])
+            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect, InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest, DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command],
+            environment: LimitSettings.helpRows)
     }
 
     static func run(_ arguments: [String]) -> Int32 {
         let parser = ArgumentParser(root: root)
         do {
+            try LimitSettings.apply(ProcessInfo.processInfo.environment)
             switch try parser.parse(arguments) {
             case .version:
                 Console.out("adhocbuild \(AdhocBuildVersion.current)\n")
@@ -34,13 +36,13 @@ enum AdhocBuildCLI {
         } catch let error as UsageError {
             return usageFailure(error, parser)
         } catch let error as PlistError {
-            Console.error(error.description)
+            Console.error(error.description + (error.kind == .limitExceeded ? limitHint : ""))
             return 1
         } catch let error as AdhocBuildError {
             Console.error(error.description)
             return 1
         } catch let error as IPAError {
-            Console.error(error.description)
+            Console.error(error.description + (error.isLimitExceeded ? limitHint : ""))
             return 1
         } catch let errors as AdhocBuildErrors {
             for problem in errors.problems { Console.error(problem.description) }
@@ -50,6 +52,9 @@ enum AdhocBuildCLI {
             return 1
         }
     }
+
+    /// Appended to errors about exceeded limits.
+    static let limitHint = " (limits can be raised: see Environment in 'adhocbuild --help')"
 
     static func usageFailure(_ error: UsageError, _ parser: ArgumentParser) -> Int32 {
         Console.error(error.message)

@@ -36,6 +36,8 @@ struct CommandSpec {
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
     var subcommands: [CommandSpec] = []
+    /// Environment variables the command reads: name and what it does.
+    var environment: [(String, String)] = []
     /// Runs the command and returns its exit code; nil for a group that only holds subcommands.
     var run: ((ParsedCommand) throws -> Int32)? = nil
 

@@ -65,6 +65,7 @@ enum HelpFormatter {
         optionRows.append(("-h, --help", "Show this help."))
         if path.count == 1 { optionRows.append(("--version", "Print the version.")) }
         table("Options", optionRows)
+        table("Environment", command.environment)
         if !command.subcommands.isEmpty {
             lines.append("")
             let helpPath = ([path[0], "help"] + path.dropFirst()).joined(separator: " ")

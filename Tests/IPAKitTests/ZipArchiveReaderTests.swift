@@ -97,16 +97,18 @@ import Testing
         } catch let error as IPAError {
             #expect(error.entry == "Payload/A.app/zeros")
             #expect(error.message.hasSuffix("refusing a likely zip bomb"))
+            #expect(error.isLimitExceeded)
         }
         limits = ZipArchiveReader.Limits()
         limits.maxTotalSize = 1 << 20
-        #expect(throws: IPAError("would expand to more than 1048576 bytes (a zip bomb?)", file: bomb)) {
+        #expect(throws: IPAError("would expand to more than 1048576 bytes (a zip bomb?)", file: bomb, isLimitExceeded: true)) {
             try ZipArchiveReader(path: bomb, limits: limits)
         }
         limits = ZipArchiveReader.Limits()
         limits.maxEntryReadSize = 1 << 20
         let reader = try ZipArchiveReader(path: bomb, limits: limits)
-        #expect(throws: IPAError("is 20971520 bytes, more than the 1048576 read into memory", file: bomb, entry: "Payload/A.app/zeros")) {
+        #expect(throws: IPAError("is 20971520 bytes, more than the 1048576 read into memory", file: bomb, entry: "Payload/A.app/zeros",
+                                   isLimitExceeded: true)) {
             try reader.data(named: "Payload/A.app/zeros")
         }
     }

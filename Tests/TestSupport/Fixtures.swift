@@ -125,9 +125,10 @@ public enum AdhocBuildBinary {
         return Fixtures.packageRoot.appendingPathComponent(".build/debug/adhocbuild").path
     }
 
-    /// Runs `adhocbuild` with `arguments`, without colour.
-    public static func run(_ arguments: [String], input: Data? = nil, in folder: String? = nil) throws -> ProcessResult {
-        var environment = ProcessInfo.processInfo.environment
+    /// Runs `adhocbuild` with `arguments`, without colour, with `extraEnvironment` added to this process's.
+    public static func run(_ arguments: [String], input: Data? = nil, in folder: String? = nil,
+                           extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["NO_COLOR"] = "1"
         if let folder { environment["PWD"] = folder }
         return try ProcessResult.run(path, arguments, input: input, environment: environment)

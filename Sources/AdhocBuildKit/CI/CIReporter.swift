@@ -89,7 +89,7 @@ public struct CIReporter: Sendable {
 
     private func append(_ text: String, to path: String) throws {
         guard let handle = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }() else { throw AdhocBuildError("cannot be written", file: path) }
         defer { try? handle.close() }

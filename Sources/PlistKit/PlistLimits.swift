@@ -1,0 +1,49 @@
+import Foundation
+
+/// Limits on what a reader accepts, so hostile input fails clearly instead of exhausting memory.
+///
+/// Every reader takes limits explicitly; `PlistLimits.default` is what they use when none are
+/// given. The command-line tool raises it from environment variables for users with legitimately
+/// huge files, so set it once at start-up, before reading anything.
+public struct PlistLimits: Sendable, Equatable {
+    /// Deepest nesting of arrays and dictionaries.
+    public var maxDepth: Int
+    /// Most values a document may expand to (binary plists can share objects, so a small file
+    /// could otherwise describe an exponentially large tree).
+    public var maxValues: Int
+    /// Largest document read, in bytes; it bounds every string and data value too.
+    public var maxInputSize: Int
+
+    public init(maxDepth: Int = 512, maxValues: Int = 100_000_000, maxInputSize: Int = 1 << 30) {
+        self.maxDepth = maxDepth
+        self.maxValues = maxValues
+        self.maxInputSize = maxInputSize
+    }
+
+    /// The limits readers use when given none: the built-in ones unless the process changed them.
+    public static var `default`: PlistLimits {
+        get { processDefault.value }
+        set { processDefault.value = newValue }
+    }
+
+    private static let processDefault = LockedValue(PlistLimits())
+
+    /// Throws a `limitExceeded` error when a document of `size` bytes is over `maxInputSize`.
+    public func checkInputSize(_ size: Int) throws {
+        guard size > maxInputSize else { return }
+        throw PlistError(.limitExceeded, "the file is \(size) bytes, more than the limit of \(maxInputSize)")
+    }
+}
+
+/// A value shared between threads behind a lock (for process-wide settings of this package's modules).
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    package init(_ value: Value) { stored = value }
+
+    package var value: Value {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import IPAKit
+import PlistKit
+
+/// The `ADHOCBUILD_MAX_*` environment variables that raise (or lower) the readers' limits for users with
+/// legitimately huge files. Read once at start-up, before any file is opened.
+enum LimitSettings {
+    /// One variable: its name, what it limits, and how to apply a value.
+    struct Setting {
+        var name: String
+        var summary: String
+        var isSize: Bool
+        var apply: (Int) -> Void
+    }
+
+    static let settings: [Setting] = [
+        Setting(name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting (default 512)", isSize: false) {
+            PlistLimits.default.maxDepth = $0
+        },
+        Setting(name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold (default 100000000)",
+                isSize: false) { PlistLimits.default.maxValues = $0 },
+        Setting(name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read (default 1G)", isSize: true) {
+            PlistLimits.default.maxInputSize = $0
+        },
+        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa (default 200000)", isSize: false) {
+            ZipArchiveReader.Limits.standard.maxEntries = $0
+        },
+        Setting(name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa (default 16G)",
+                isSize: true) { ZipArchiveReader.Limits.standard.maxTotalSize = Int64($0) },
+        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory (default 512M)",
+                isSize: true) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
+        Setting(name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry (default 1000)",
+                isSize: false) { ZipArchiveReader.Limits.standard.maxRatio = Int64($0) },
+    ]
+
+    /// The rows of the root help's Environment table.
+    static var helpRows: [(String, String)] {
+        settings.map { ($0.name, "Limit: " + $0.summary + ($0.isSize ? "; takes K, M or G." : ".")) }
+    }
+
+    /// Applies the variables set in `environment`; a value that is not a positive whole number
+    /// (with an optional K/M/G suffix for sizes) is a usage error naming the variable.
+    static func apply(_ environment: [String: String]) throws {
+        for setting in settings {
+            guard let text = environment[setting.name], !text.isEmpty else { continue }
+            guard let value = parse(text, allowSuffix: setting.isSize), value > 0 else {
+                let expected = setting.isSize ? "a positive size such as 2000000, 512M or 4G" : "a positive whole number"
+                throw UsageError(message: "\(setting.name): '\(text)' is not \(expected)", commandPath: ["adhocbuild"])
+            }
+            setting.apply(value)
+        }
+    }
+
+    static func parse(_ text: String, allowSuffix: Bool) -> Int? {
+        var digits = Substring(text)
+        var multiplier = 1
+        if allowSuffix, let last = digits.last, let shift = ["K": 10, "M": 20, "G": 30, "T": 40][last.uppercased()] {
+            multiplier = 1 << shift
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+              let number = Int(digits) else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : product
+    }
+}
