@@ -1,0 +1,194 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs the command line on a catalogue of bad inputs and checks the README's "What bad input gets"
+/// table against what each one really prints, so the table stays true.
+/// `ADHOCBUILD_RECORD_SNAPSHOTS=1` rewrites the table instead.
+@Suite(.serialized) struct BadInputCatalogTests {
+    /// One bad input: what it is, the file that holds it, and the command that reads it.
+    struct BadInput: Sendable {
+        var category: String
+        var what: String
+        var file: String
+        var contents: Data
+        /// Arguments, with `FILE` standing for the bad file's path.
+        var arguments: [String]
+        /// Extra files the command needs beside the bad one.
+        var companions: [String: Data] = [:]
+        var environment: [String: String] = [:]
+    }
+
+    static func text(_ string: String) -> Data { Data(string.utf8) }
+
+    static let infoPlist = text("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>")
+
+    /// A zip archive from Python's `zipfile`, which writes what we ask without judging it.
+    static func zip(_ entries: [(String, Data)], ratioBomb: Bool = false) -> Data {
+        let folder = try! TemporaryFolder()
+        defer { folder.remove() }
+        var script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
+        for (name, data) in entries {
+            script += "z.writestr(\(pythonString(name)), bytes.fromhex('\(data.map { String(format: "%02x", $0) }.joined())'))\n"
+        }
+        if ratioBomb { script += "z.writestr('Payload/A.app/zeros', b'\\0' * (200 << 20))\n" }
+        script += "z.close()\n"
+        let output = folder.path("out.zip")
+        let result = try! ProcessResult.run("/usr/bin/python3", ["-c", script, output])
+        precondition(result.status == 0, result.stderrText)
+        return try! Data(contentsOf: URL(fileURLWithPath: output))
+    }
+
+    static func pythonString(_ string: String) -> String {
+        "'" + string.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    /// A binary plist header and trailer around `objects`, with one offset per object.
+    static func binaryPlist(objects: [UInt8], offsets: [UInt8], topObject: UInt8 = 0) -> Data {
+        var data = Data("bplist00".utf8) + Data(objects)
+        let tableOffset = UInt8(data.count)
+        data += Data(offsets)
+        data += Data(repeating: 0, count: 6) + Data([1, 1])
+        data += Data(repeating: 0, count: 7) + Data([UInt8(offsets.count)])
+        data += Data(repeating: 0, count: 7) + Data([topObject])
+        data += Data(repeating: 0, count: 7) + Data([tableOffset])
+        return data
+    }
+
+    static let catalogue: [BadInput] = [
+        // Plists
+        BadInput(category: "XML plist", what: "not well-formed", file: "Info.plist",
+                 contents: text("<plist><dict><key>A</key><string>x</dict></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "XML plist", what: "an integer that is not a number", file: "Info.plist",
+                 contents: text("<plist><integer>twelve</integer></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "XML plist", what: "a key repeated in a dictionary", file: "Info.plist",
+                 contents: text("<plist><dict><key>A</key><true/><key>A</key><false/></dict></plist>"),
+                 arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "XML plist", what: "an entity declaration (XXE, billion laughs)", file: "Info.plist",
+                 contents: text("<!DOCTYPE plist [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><plist><string>&x;</string></plist>"),
+                 arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "XML plist", what: "nesting 600 levels deep", file: "Deep.plist",
+                 contents: text("<plist>" + String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600) + "</plist>"),
+                 arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "XML plist", what: "bad base64 in <data>", file: "Info.plist",
+                 contents: text("<plist><data>not*base64</data></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "Binary plist", what: "truncated before the trailer", file: "Info.plist",
+                 contents: Data("bplist00".utf8) + Data([0x09, 0x08]), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "Binary plist", what: "an array that contains itself", file: "Info.plist",
+                 contents: binaryPlist(objects: [0xA1, 0x00], offsets: [8]), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "Binary plist", what: "an object offset past the end", file: "Info.plist",
+                 contents: binaryPlist(objects: [0x09], offsets: [200]), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "OpenStep plist", what: "an unterminated string", file: "project.pbxproj",
+                 contents: text("{ a = \"never closed; }"), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "JSON plist", what: "a null value (no plist equivalent)", file: "Info.json",
+                 contents: text("{\"a\": null}"), arguments: ["plist", "print", "FILE"]),
+        BadInput(category: "Key paths", what: "a key that is not there", file: "Info.plist",
+                 contents: infoPlist, arguments: ["plist", "get", "FILE", "CFBundleIcons:CFBundlePrimaryIcon"]),
+        BadInput(category: "Key paths", what: "an array index past the end", file: "Info.plist",
+                 contents: text("<plist><dict><key>A</key><array><string>x</string></array></dict></plist>"),
+                 arguments: ["plist", "set", "FILE", "A:3", "y"]),
+        // Environments
+        BadInput(category: "Environments", what: "inheriting an environment that does not exist", file: "envs/Staging.plist",
+                 contents: text("<plist><dict><key>Inherits</key><string>Nowhere</string></dict></plist>"),
+                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(category: "Environments", what: "a $(VARIABLE) nobody defines", file: "envs/Staging.plist",
+                 contents: text("<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>$(NOPE)</string></dict></dict></plist>"),
+                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(category: "Environments", what: "variables that refer to each other", file: "envs/Staging.plist",
+                 contents: text("<plist><dict><key>Variables</key><dict><key>A</key><string>$(B)</string><key>B</key><string>$(A)</string></dict><key>Info</key><dict><key>X</key><string>$(A)</string></dict></dict></plist>"),
+                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        // Versions
+        BadInput(category: "Versions", what: "a build number that is not a version", file: "A.app/Info.plist",
+                 contents: text("<plist><dict><key>CFBundleExecutable</key><string>A</string><key>CFBundleVersion</key><string>7</string></dict></plist>"), arguments: ["version", "bump", "build", "A.app", "--to", "1.2.x"]),
+        // ipas
+        BadInput(category: "ipa", what: "200 bytes cut from the middle", file: "A.ipa",
+                 contents: { let z = zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data(repeating: 7, count: 5000))])
+                             return z.prefix(100) + z.dropFirst(300) }(),
+                 arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "not a zip at all", file: "A.ipa", contents: text("just text"), arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "truncated (the last 4 KB missing)", file: "A.ipa",
+                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))]).dropLast(4096),
+                 arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "an entry named ../../evil", file: "A.ipa",
+                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("../../evil", text("x"))]), arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "an absolute entry name", file: "A.ipa",
+                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("/etc/cron.d/evil", text("x"))]), arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "no Payload/*.app", file: "A.ipa",
+                 contents: zip([("Something/Info.plist", infoPlist)]), arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "a zip bomb (200 MB of zeros)", file: "A.ipa",
+                 contents: zip([("Payload/A.app/Info.plist", infoPlist)], ratioBomb: true), arguments: ["inspect", "FILE"]),
+        BadInput(category: "ipa", what: "more entries than the limit", file: "A.ipa",
+                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))]),
+                 arguments: ["inspect", "FILE"], environment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "1"]),
+        // Provisioning profiles
+        BadInput(category: "Provisioning profile", what: "not CMS (a plain plist)", file: "A.mobileprovision",
+                 contents: infoPlist, arguments: ["profile", "show", "FILE"]),
+        BadInput(category: "Provisioning profile", what: "DER cut short", file: "A.mobileprovision",
+                 contents: Data([0x30, 0x82, 0x10, 0x00, 0x06, 0x09]), arguments: ["profile", "show", "FILE"]),
+        // Settings
+        BadInput(category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,
+                 arguments: ["plist", "print", "FILE"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "lots"]),
+    ]
+
+    /// Runs one bad input in a fresh folder and returns its first line of standard error, with the
+    /// folder's path taken out, after checking the exit status and that no file was added or changed.
+    static func run(_ input: BadInput) throws -> (status: Int32, error: String) {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.create(input.file, input.contents)
+        for (name, data) in input.companions { try folder.create(name, data) }
+        let before = folder.snapshot()
+        let arguments = input.arguments.map { $0 == "FILE" ? path : ($0 == "envs" || $0 == "A.app" ? folder.path($0) : $0) }
+        let result = try AdhocBuildBinary.run(arguments, extraEnvironment: input.environment)
+        #expect(folder.snapshot() == before, "\(input.what): a failed command changed or added files")
+        #expect(result.stdoutText.isEmpty, "\(input.what): printed \(result.stdoutText)")
+        let first = result.stderrText.split(separator: "\n").first.map(String.init) ?? ""
+        return (result.status, first.replacingOccurrences(of: folder.url.path + "/", with: ""))
+    }
+
+    static func table(_ rows: [(BadInput, Int32, String)]) -> String {
+        var categories: [(String, Int)] = []
+        for (input, _, _) in rows {
+            if let index = categories.firstIndex(where: { $0.0 == input.category }) { categories[index].1 += 1 }
+            else { categories.append((input.category, 1)) }
+        }
+        var lines = ["\(rows.count) bad inputs in \(categories.count) categories: "
+            + categories.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ".", "",
+            "| category | bad input | command | exit | error |", "| --- | --- | --- | --- | --- |"]
+        for (input, status, error) in rows {
+            let command = (["adhocbuild"] + input.arguments.map { $0 == "FILE" ? input.file : $0 }).joined(separator: " ")
+            let environment = input.environment.map { "\($0.key)=\($0.value) " }.joined()
+            func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+            let what = cell(input.what).replacingOccurrences(of: "<", with: "&lt;")
+            lines.append("| \(input.category) | \(what) | `\(cell(environment + command))` | \(status) | `\(cell(error))` |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static let beginMarker = "<!-- bad-input-table: generated by Tests/adhocbuildTests/BadInputCatalogTests.swift -->\n"
+    static let endMarker = "<!-- end of bad-input-table -->"
+
+    @Test func everyBadInputGetsOneErrorLineANonZeroExitAndTheREADMETableSaysSo() throws {
+        var rows: [(BadInput, Int32, String)] = []
+        for input in Self.catalogue {
+            let (status, error) = try Self.run(input)
+            #expect(status != 0, "\(input.what): exit status 0")
+            #expect(error.hasPrefix("error: "), "\(input.what): \(error)")
+            #expect(!error.contains("Fatal error") && !error.contains("Stack dump"), "\(input.what): \(error)")
+            rows.append((input, status, error))
+        }
+        let table = Self.table(rows)
+        let readmeURL = Fixtures.packageRoot.appendingPathComponent("README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        guard let begin = readme.range(of: Self.beginMarker), let end = readme.range(of: Self.endMarker) else {
+            Issue.record("README.md has no bad-input table markers")
+            return
+        }
+        let current = String(readme[begin.upperBound..<end.lowerBound])
+        if ProcessInfo.processInfo.environment["ADHOCBUILD_RECORD_SNAPSHOTS"] == "1" {
+            try Data((readme[..<begin.upperBound] + table + readme[end.lowerBound...]).utf8).write(to: readmeURL)
+            return
+        }
+        #expect(current == table, "README's bad-input table is out of date; rerun with ADHOCBUILD_RECORD_SNAPSHOTS=1:\n\(table)")
+    }
+}
