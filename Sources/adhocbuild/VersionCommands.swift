@@ -24,10 +24,12 @@ enum VersionCommands {
         guard given.count <= 1 else {
             throw UsageError(message: "give one of --project DIR, --plist FILE and APP", commandPath: parsed.path)
         }
-        if let positional, positional.hasSuffix(".ipa") {
-            throw AdhocBuildError("reading versions from an .ipa is not supported yet; give the .app", file: positional)
-        }
         return given.first ?? .project(".")
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     static var show: CommandSpec {
@@ -35,15 +37,17 @@ enum VersionCommands {
             name: "show", abstract: "Print the marketing version and build number.",
             discussion: """
                 For a project, per target and build configuration, with $(MARKETING_VERSION) and \
-                $(CURRENT_PROJECT_VERSION) references resolved; for an app, its Info.plist and its extensions'.
+                $(CURRENT_PROJECT_VERSION) references resolved; for an app or an ipa, its Info.plist and its \
+                extensions'.
                 """,
-            arguments: [ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)],
+            arguments: [ArgumentSpec(name: "APP", help: "A built .app bundle, or an .ipa (read in place).", isOptional: true)],
             options: targetOptions + [.flag("--json", help: "Print JSON.")],
             run: { parsed in
                 let report: VersionReport
                 switch try target(parsed, positional: parsed.positional(0)) {
                 case .project(let location): report = try VersionReport(project: location)
                 case .plist(let path): report = try VersionReport(plists: [path])
+                case .app(let app) where !Self.isFolder(app): report = try VersionReport(package: app)
                 case .app(let app): report = try VersionReport(plists: try VersionSites.bundlePlists(in: app))
                 }
                 Console.out(parsed.flag("json") ? try PropertyList.encode(report.value, format: .json) : Data(report.text.utf8))
@@ -96,7 +100,12 @@ enum VersionCommands {
                 guard rest.count <= 1 else {
                     throw UsageError(message: "unexpected argument '\(rest.last!)'", commandPath: parsed.path)
                 }
-                let bumper = VersionBumper(target: try target(parsed, positional: rest.first), field: field,
+                let bumpTarget = try target(parsed, positional: rest.first)
+                if case .app(let path) = bumpTarget, FileManager.default.fileExists(atPath: path), !isFolder(path) {
+                    throw AdhocBuildError("is a packaged, signed app; bump the .app or the project before packaging",
+                                          file: path)
+                }
+                let bumper = VersionBumper(target: bumpTarget, field: field,
                                            allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
                 let changes = try bumper.bump(request)
                 for change in changes { Console.out(change.line + "\n") }

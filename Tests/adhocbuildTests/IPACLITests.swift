@@ -65,4 +65,39 @@ import Testing
         #expect(none.status == 1)
         #expect(none.stderrText.contains("has no icon to extract: its icons live only in Assets.car"))
     }
+
+    /// `version show` reads every real ipa in place and agrees with Python's zipfile and plistlib on the
+    /// app's and each extension's bundle id, version and build; `version bump` refuses a signed ipa.
+    @Test(Fixtures.enabled) func versionShowReadsRealIPAsInPlaceAsPlistlibDoes() throws {
+        let oracle = """
+            import json, plistlib, re, sys, zipfile
+            rows = []
+            for name in zipfile.ZipFile(sys.argv[1]).namelist():
+                if re.fullmatch(r"Payload/[^/]+\\.app/(PlugIns/[^/]+\\.appex/)?Info\\.plist", name):
+                    p = plistlib.loads(zipfile.ZipFile(sys.argv[1]).read(name))
+                    rows.append({"name": name, "bundleIdentifier": p.get("CFBundleIdentifier"),
+                                 "marketingVersion": p.get("CFBundleShortVersionString"),
+                                 "buildNumber": p.get("CFBundleVersion")})
+            print(json.dumps(sorted(rows, key=lambda r: r["name"])))
+            """
+        for ipa in Fixtures.files(in: "ipa") where ipa.pathExtension == "ipa" {
+            let result = try AdhocBuildBinary.run(["version", "show", ipa.path, "--json"])
+            #expect(result.status == 0, "\(ipa.lastPathComponent): \(result.stderrText)")
+            let ours = try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]] ?? []
+            let python = try ProcessResult.run("/usr/bin/python3", ["-c", oracle, ipa.path])
+            let expected = try JSONSerialization.jsonObject(with: python.stdout) as? [[String: Any]] ?? []
+            func key(_ row: [String: Any]) -> String {
+                ["name", "bundleIdentifier", "marketingVersion", "buildNumber"].map { "\(row[$0] ?? "-")" }.joined(separator: " ")
+            }
+            #expect(ours.map(key).sorted() == expected.map(key).sorted(), "\(ipa.lastPathComponent)")
+            #expect(!ours.isEmpty)
+        }
+        let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: ipa))
+        let bump = try AdhocBuildBinary.run(["version", "bump", "build", ipa, "--to", "2"])
+        #expect(bump.status == 1)
+        #expect(bump.stderrText == "error: \(ipa): is a packaged, signed app; bump the .app or the project before packaging\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ipa)) == before)
+    }
+
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import PlistKit
 
 /// `version show`: the marketing version and build number of a project (per target and
@@ -61,6 +62,18 @@ public struct VersionReport: Sendable {
                        marketingVersion: plist["CFBundleShortVersionString"]?.stringValue,
                        buildNumber: plist["CFBundleVersion"]?.stringValue, source: path)
         }
+    }
+
+    /// Reads a packaged app in place (an `.ipa`, through libzip): the app's Info.plist and those of
+    /// the bundles nested in it, each named by its path inside (`Payload/App.app/Info.plist`).
+    public init(package path: String) throws {
+        let package = try AppPackage.open(path)
+        func rows(_ bundle: AppBundle) -> [Row] {
+            let name = bundle.root + "/Info.plist"
+            return [Row(name: name, bundleIdentifier: bundle.bundleIdentifier, marketingVersion: bundle.shortVersion,
+                        buildNumber: bundle.buildVersion, source: path + ":" + name)] + bundle.nested.flatMap(rows)
+        }
+        self.init(rows: rows(package.app))
     }
 
     /// Aligned columns for people.
