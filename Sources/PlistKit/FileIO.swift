@@ -28,26 +28,47 @@ public enum FileIO {
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 
-    /// A temporary name beside `target`: `.adhocbuild-tmp-<name>-<pid>-<random>`, so a later run can
-    /// tell whose it is and remove it once that process is gone.
+    /// A temporary name beside `target`: `.adhocbuild-tmp-<name>-<pid>.<start>-<random>`, so a later run can
+    /// tell whose it is (the process id and its start time, which tells a reused id apart) and remove it
+    /// once that process is gone.
     public static func temporaryPath(for target: String) -> String {
         let url = URL(fileURLWithPath: target)
-        return url.deletingLastPathComponent().path + "/" + temporaryPrefix + url.lastPathComponent + "-" + String(getpid()) + "-"
+        return url.deletingLastPathComponent().path + "/" + temporaryPrefix + url.lastPathComponent + "-" + ownerTag + "-"
             + String(UInt32.random(in: 0...UInt32.max), radix: 36)
     }
+
+    /// This process's id and start time, as temporary names carry them.
+    static let ownerTag: String = {
+        let pid = getpid()
+        return ProcessStatus(pid: pid).map { "\(pid).\($0.startTime)" } ?? String(pid)
+    }()
 
     /// Removes temporary files and folders in `folder` left by adhocbuild processes that no longer
     /// run (killed mid-write, say). Those of running processes are left alone.
     public static func removeStaleTemporaries(in folder: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return }
+        let folder = folder.isEmpty ? "." : folder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(temporaryPrefix) {
             let parts = name.split(separator: "-")
-            guard parts.count >= 2, let pid = Int32(parts[parts.count - 2]), pid > 0 else { continue }
-            if pid == getpid() { continue }
-            if kill(pid, 0) == -1 && errno == ESRCH {
-                try? FileManager.default.removeItem(atPath: (folder.isEmpty ? "." : folder) + "/" + name)
+            guard parts.count >= 2 else { continue }
+            let owner = parts[parts.count - 2].split(separator: ".")
+            guard let pid = Int32(owner[0]), pid > 0, pid != getpid() else { continue }
+            if !isRunning(pid: pid, startTime: owner.count > 1 ? UInt64(owner[1]) : nil) {
+                try? FileManager.default.removeItem(atPath: folder + "/" + name)
             }
         }
+    }
+
+    /// Whether the process that wrote a temporary file still runs: the id exists, is not a zombie,
+    /// and (when known) started when the writer did, so a reused id does not keep a leftover alive.
+    static func isRunning(pid: Int32, startTime: UInt64?) -> Bool {
+        if let status = ProcessStatus(pid: pid) {
+            if status.isZombie { return false }
+            if let startTime, status.startTime != startTime { return false }
+            return true
+        }
+        if FileManager.default.fileExists(atPath: "/proc/self/stat") { return false }
+        return !(kill(pid, 0) == -1 && errno == ESRCH)
     }
 
     /// Writes all of `raw` to `fd`, retrying short writes and interruptions.
@@ -141,4 +162,22 @@ public final class AtomicFileWriter {
     }
 
     deinit { abort() }
+}
+
+/// What `/proc/<pid>/stat` says about a process (Linux).
+struct ProcessStatus {
+    var isZombie: Bool
+    /// Clock ticks after boot when the process started.
+    var startTime: UInt64
+
+    init?(pid: Int32) {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+              let text = String(data: data, encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the parenthesised command name: state is field 3, start time field 22.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let start = UInt64(fields[19]) else { return nil }
+        isZombie = fields[0] == "Z" || fields[0] == "X"
+        startTime = start
+    }
 }

@@ -91,4 +91,24 @@ import Testing
         #expect(try AdhocBuildBinary.run(["package", app, "-o", ipa, "-q"]).status == 0)
         #expect(leftovers(folder.url.path) == [])
     }
+
+    /// The next run tidies up even when it has nothing to write (the killed run may have been the
+    /// one that would have changed something).
+    @Test func anEnvApplyThatChangesNothingStillRemovesLeftovers() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
+        let app = folder.path("ShoutOut.app")
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+        let apply = ["env", "apply", "Staging", "--app", app, "--environments", environments]
+        #expect(try AdhocBuildBinary.run(apply).status == 0)
+        let before = folder.snapshot()
+        try folder.create("ShoutOut.app/.adhocbuild-tmp-Info.plist-\(Int32.max - 1).7-dead", Data("half".utf8))
+        let again = try AdhocBuildBinary.run(apply)
+        #expect(again.status == 0, "\(again.stderrText)")
+        #expect(again.stdoutText.contains("unchanged"))
+        #expect(leftovers(folder.url.path) == [])
+        #expect(folder.snapshot() == before)
+    }
+
 }

@@ -121,7 +121,10 @@ public struct EnvironmentApplier: Sendable {
         let merged = PlistMerge([.init(name: "old", value: original.value), .init(name: "new", value: patch)]).value
         let changed = PlistMerge([.init(name: "new", value: patch)]).leaves
             .map(\.keyPath).filter { original.value[$0] != merged[$0] }
-        guard !changed.isEmpty else { return FileChange(path: path, action: .unchanged, keyPaths: []) }
+        guard !changed.isEmpty else {
+            files.leaveUnchanged(path)
+            return FileChange(path: path, action: .unchanged, keyPaths: [])
+        }
         try files.write(PropertyList(merged, format: original.format), to: path)
         return FileChange(path: path, action: .updated, keyPaths: changed)
     }
@@ -131,6 +134,7 @@ public struct EnvironmentApplier: Sendable {
         let settings = PlistValue.dictionary(environment.settings)
         let exists = FileManager.default.fileExists(atPath: path)
         if exists, let current = try? PropertyList(contentsOf: path), current.value == settings, current.format == format {
+            files.leaveUnchanged(path)
             return FileChange(path: path, action: .unchanged, keyPaths: [])
         }
         var changed: [PlistKeyPath] = []

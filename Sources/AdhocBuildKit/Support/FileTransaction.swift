@@ -3,13 +3,20 @@ import PlistKit
 
 /// Several files written together: every new content is prepared and written to a temporary
 /// file beside its target before any target is replaced, so a problem with one file (a folder
-/// in its place, a full disk) leaves all of them as they were.
+/// in its place, a full disk) leaves all of them as they were. Committing also removes temporary
+/// files that killed runs left beside every file the transaction looked at, written or not.
 public struct FileTransaction {
     private var pending: [(path: String, bytes: Data)] = []
+    private var considered: [String] = []
 
     public init() {}
 
     public var isEmpty: Bool { pending.isEmpty }
+
+    /// Notes a file that was looked at but needs no change, so its folder is tidied on commit.
+    public mutating func leaveUnchanged(_ path: String) {
+        considered.append(path)
+    }
 
     /// Adds a file to write; a later write to the same path replaces an earlier one.
     public mutating func write(_ bytes: Data, to path: String) {
@@ -32,6 +39,9 @@ public struct FileTransaction {
                 try bytes.withUnsafeBytes { try FileIO.writeAll(writer.fileDescriptor, $0) }
             }
             for writer in writers { try writer.commit() }
+            let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
+                .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })
+            for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
         } catch let error as PlistError {
             for writer in writers { writer.abort() }
             throw AdhocBuildError(error.file == nil ? error.inFile(writers.last?.path ?? "") : error)
