@@ -122,7 +122,8 @@ public struct ProvisioningProfile: Sendable {
 
     /// The subject common name of an X.509 certificate.
     static func commonName(ofCertificate certificate: DERElement) throws -> String? {
-        let tbs = try certificate.children()[0].children()
+        guard let signed = try certificate.children().first else { return nil }
+        let tbs = try signed.children()
         // [0] version is optional; subject is the sixth field with it, the fifth without.
         let offset = tbs.first?.tag == 0xA0 ? 1 : 0
         guard tbs.count > 4 + offset else { return nil }

@@ -73,8 +73,9 @@ public struct Template: Sendable {
     static func lookup(_ name: String, in stack: [TemplateValue]) -> TemplateValue? {
         if name == "." { return stack.last }
         let parts = name.split(separator: ".").map(String.init)
+        guard let first = parts.first else { return nil }
         for context in stack.reversed() {
-            guard case .record(let record) = context, var value = record[parts[0]] else { continue }
+            guard case .record(let record) = context, var value = record[first] else { continue }
             for part in parts.dropFirst() {
                 guard case .record(let nested) = value, let next = nested[part] else { return nil }
                 value = next
@@ -139,6 +140,17 @@ struct TemplateParser {
         return Array(source[position..<(position + characters.count)]) == characters
     }
 
+    /// A tag's name: `.`, or names joined by single dots (`app.name`), without spaces.
+    func name(_ text: String, at position: Int) throws -> String {
+        let name = text.trimmingCharacters(in: .whitespaces)
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard name == "." || (!name.isEmpty && parts.allSatisfy { !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
+            throw failure(name.isEmpty ? "a tag without a name" : "'\(name)' is not a tag name (names joined by single dots)",
+                          at: position)
+        }
+        return name
+    }
+
     mutating func parse() throws -> [Template.Node] {
         var stack: [(name: String, inverted: Bool, nodes: [Template.Node], start: Int)] = [("", false, [], 0)]
         var text = ""
@@ -161,7 +173,7 @@ struct TemplateParser {
             index = end + close.count
             flushText()
             if triple {
-                stack[stack.count - 1].nodes.append(.variable(body, escaped: false))
+                stack[stack.count - 1].nodes.append(.variable(try name(body, at: tagStart), escaped: false))
                 continue
             }
             guard let sigil = body.first else { throw failure("empty tag", at: tagStart) }
@@ -169,13 +181,13 @@ struct TemplateParser {
             case "!": continue
             case "&":
                 body.removeFirst()
-                stack[stack.count - 1].nodes.append(.variable(body.trimmingCharacters(in: .whitespaces), escaped: false))
+                stack[stack.count - 1].nodes.append(.variable(try name(body, at: tagStart), escaped: false))
             case "#", "^":
                 body.removeFirst()
-                stack.append((body.trimmingCharacters(in: .whitespaces), sigil == "^", [], tagStart))
+                stack.append((try name(body, at: tagStart), sigil == "^", [], tagStart))
             case "/":
                 body.removeFirst()
-                let closing = body.trimmingCharacters(in: .whitespaces)
+                let closing = try name(body, at: tagStart)
                 guard stack.count > 1 else { throw failure("'{{/\(closing)}}' closes no section", at: tagStart) }
                 let open = stack.removeLast()
                 guard open.name == closing else {
@@ -184,9 +196,9 @@ struct TemplateParser {
                 stack[stack.count - 1].nodes.append(.section(open.name, inverted: open.inverted, open.nodes))
             case ">":
                 body.removeFirst()
-                stack[stack.count - 1].nodes.append(.partial(body.trimmingCharacters(in: .whitespaces)))
+                stack[stack.count - 1].nodes.append(.partial(try name(body, at: tagStart)))
             default:
-                stack[stack.count - 1].nodes.append(.variable(body, escaped: true))
+                stack[stack.count - 1].nodes.append(.variable(try name(body, at: tagStart), escaped: true))
             }
         }
         flushText()

@@ -65,3 +65,15 @@ import Testing
         }
     }
 }
+
+/// Profiles built by hand, for shapes no real profile has.
+@Suite struct MalformedProfileTests {
+    /// Found by the profile fuzzer: a certificate that is an empty SEQUENCE crashed the common-name
+    /// lookup. Now such a certificate is skipped and the profile still reads.
+    @Test func aCertificateWithoutFieldsIsSkipped() throws {
+        let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("Fuzz/Regressions/profile/certificate-without-fields"))
+        let profile = try ProvisioningProfile(data: data)
+        #expect(profile.signers == [])
+        #expect(profile.plist.isEmpty)
+    }
+}

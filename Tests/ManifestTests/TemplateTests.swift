@@ -60,6 +60,22 @@ import Testing
             try TemplateSet(folder: folder.url.path)
         }
     }
+
+    /// Found by the template fuzzer: a tag whose name is empty or only dots crashed the lookup.
+    @Test(arguments: [("{{&  }}", "a tag without a name"), ("{{{ }}}", "a tag without a name"),
+                      ("{{#}}{{/}}", "a tag without a name"), ("{{..}}", "'..' is not a tag name (names joined by single dots)"),
+                      ("{{a..b}}", "'a..b' is not a tag name (names joined by single dots)"),
+                      ("{{a b}}", "'a b' is not a tag name (names joined by single dots)")])
+    func tagsWithoutAUsableNameAreErrors(source: String, message: String) throws {
+        #expect(throws: Template.Failure(description: "test:2: \(message)")) { try Template(name: "test", source: "x\n" + source) }
+    }
+
+    @Test func theFuzzerFindingRendersNothingAndThrowsNothingElse() throws {
+        let input = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("Fuzz/Regressions/template/empty-tag-name"))
+        #expect(throws: Template.Failure(description: "fuzz:2: a tag without a name")) {
+            try Template(name: "fuzz", source: String(decoding: input, as: UTF8.self))
+        }
+    }
 }
 
 @Suite struct URLEncodingTests {
