@@ -32,7 +32,7 @@ release: deps
 ##       every fuzz seed and regression input replayed once under AddressSanitizer.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --disable-xctest
+	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/fuzz/seeds" $(SWIFT) test --disable-xctest
 	./scripts/fuzz.sh --replay
 
 ## demo: the main job on the bundled example.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer harnesses in Fuzz/ with AddressSanitizer and runs each for
-# FUZZ_SECONDS (default 60), seeded from the real fixtures, the examples and the templates.
+# FUZZ_SECONDS (default 60), seeded from the real fixtures, the examples, the templates and the
+# unit tests' malformed-input corpora.
 # Crashes, leaks and inputs slower than a second are saved under fuzz/artifacts/<harness>/; once
 # fixed, the minimised input goes into Fuzz/Regressions/<harness>/.
 # Usage: scripts/fuzz.sh [--replay] [HARNESS...]   (default: all)
@@ -39,6 +40,12 @@ mkdir -p fuzz/corpus/json-plist fuzz/corpus/expander
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > fuzz/corpus/json-plist/seed.json
 printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > fuzz/corpus/expander/seed.txt
 for dir in Fuzz/Regressions/*/; do seed "$(basename "$dir")" "$dir"*; done
+# The malformed-input corpora of the unit tests (written by `make test`, or here when missing).
+if [ ! -d fuzz/seeds ]; then
+    ADHOCBUILD_FUZZ_SEEDS="$root/fuzz/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests' \
+        > fuzz/seeds-export.log 2>&1 || echo "warning: exporting the malformed corpora failed; see fuzz/seeds-export.log" >&2
+fi
+for dir in fuzz/seeds/*/; do [ -d "$dir" ] && seed "$(basename "$dir")" "$dir"*; done
 
 if [ "$replay" = 1 ]; then
     failed=0

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import TestSupport
 import Testing
 
 /// Hostile binary plists: each gives one exact error, never a crash, hang or huge allocation.
@@ -83,6 +84,7 @@ import Testing
 
     @Test(arguments: cases)
     func malformedBinaryGetsAnExactError(_ testCase: Case) {
+        FuzzSeeds.export(testCase.data, harness: "binary-plist", name: testCase.name)
         do {
             let value = try BinaryPlistReader().read(testCase.data)
             Issue.record("read \(value) instead of failing")

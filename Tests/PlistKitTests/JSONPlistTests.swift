@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import TestSupport
 import Testing
 
 @Suite struct JSONPlistTests {
@@ -55,7 +56,8 @@ import Testing
             ("[1] 2", "1:5: JSON: unexpected '2' after the value"),
             ("\"a\u{1}\"", "1:3: JSON: control character 0x01 in a string must be escaped"),
         ]
-        for (text, message) in cases {
+        for (index, (text, message)) in cases.enumerated() {
+            FuzzSeeds.export(Data(text.utf8), harness: "json-plist", name: "case-\(index)")
             do {
                 _ = try read(text)
                 Issue.record("\(text) was read")

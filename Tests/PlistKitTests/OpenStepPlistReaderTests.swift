@@ -103,6 +103,7 @@ import Testing
 
     @Test(arguments: malformed)
     func malformedOpenStepGetsAnExactError(_ testCase: Case) {
+        FuzzSeeds.export(Data(testCase.text.utf8), harness: "openstep-plist", name: testCase.name)
         #expect(throws: Error.self) { try read(testCase.text) }
         do { _ = try read(testCase.text) } catch let error as PlistError {
             #expect(error.description == testCase.error)

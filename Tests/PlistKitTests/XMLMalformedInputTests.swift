@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import TestSupport
 import Testing
 
 /// Bad XML input and the exact error each gets.
@@ -78,6 +79,7 @@ import Testing
 
     @Test(arguments: cases)
     func malformedXMLGetsAnExactError(_ testCase: Case) {
+        FuzzSeeds.export(Data(testCase.xml.utf8), harness: "xml-plist", name: testCase.name)
         do {
             let value = try XMLPlistReader().read(Data(testCase.xml.utf8))
             Issue.record("read \(value) instead of failing")
