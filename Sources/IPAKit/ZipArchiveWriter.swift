@@ -1,5 +1,6 @@
 import CLibZip
 import Foundation
+import PlistKit
 
 /// Writes a zip archive through libzip, the way Apple's tools frame an ipa: sizes and CRCs in
 /// the local headers (no data descriptors), explicit directory entries, Unix modes, DOS times
@@ -135,20 +136,8 @@ struct DOSTime: Equatable {
         clamped = min(clamped, 4_354_819_198)  // 2107-12-31T23:59:58Z
         let days = clamped / 86_400
         let seconds = clamped % 86_400
-        let (year, month, day) = DOSTime.civil(days)
+        let (year, month, day) = PlistDate.civil(fromDays: days)
         date = UInt16((year - 1980) << 9 | month << 5 | day)
         time = UInt16((seconds / 3600) << 11 | (seconds / 60 % 60) << 5 | (seconds % 60) / 2)
-    }
-
-    static func civil(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

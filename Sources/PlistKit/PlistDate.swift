@@ -159,8 +159,8 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The proleptic Gregorian date of a count of days since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian date (year, month, day) of a count of days since 1970-01-01.
+    package static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
