@@ -120,14 +120,20 @@ public struct ProvisioningProfile: Sendable {
         }
     }
 
-    /// The subject common name of an X.509 certificate.
-    static func commonName(ofCertificate certificate: DERElement) throws -> String? {
+    /// The validity and subject fields of an X.509 certificate, or nil when it has too few fields.
+    static func validityAndSubject(ofCertificate certificate: DERElement) throws -> (validity: DERElement, subject: DERElement)? {
         guard let signed = try certificate.children().first else { return nil }
         let tbs = try signed.children()
-        // [0] version is optional; subject is the sixth field with it, the fifth without.
+        // [0] version is optional; validity and subject are the fifth and sixth fields with it, else the fourth and fifth.
         let offset = tbs.first?.tag == 0xA0 ? 1 : 0
         guard tbs.count > 4 + offset else { return nil }
-        return try commonName(inName: tbs[4 + offset])
+        return (tbs[3 + offset], tbs[4 + offset])
+    }
+
+    /// The subject common name of an X.509 certificate.
+    static func commonName(ofCertificate certificate: DERElement) throws -> String? {
+        guard let fields = try validityAndSubject(ofCertificate: certificate) else { return nil }
+        return try commonName(inName: fields.subject)
     }
 
     static func commonName(inName name: DERElement) throws -> String? {
@@ -144,12 +150,10 @@ public struct ProvisioningProfile: Sendable {
     public var developerCertificates: [(name: String, expires: Date?)] {
         (plist["DeveloperCertificates"]?.arrayValue ?? []).compactMap { value in
             guard case .data(let data) = value, let (certificate, _) = try? DERElement.read([UInt8](data)[...]),
-                let tbs = try? certificate.children().first?.children()
+                let fields = (try? ProvisioningProfile.validityAndSubject(ofCertificate: certificate)) ?? nil
             else { return nil }
-            let offset = tbs.first?.tag == 0xA0 ? 1 : 0
-            guard tbs.count > 4 + offset else { return nil }
-            let name = (try? ProvisioningProfile.commonName(inName: tbs[4 + offset])) ?? nil
-            let validity = try? tbs[3 + offset].children()
+            let name = (try? ProvisioningProfile.commonName(inName: fields.subject)) ?? nil
+            let validity = try? fields.validity.children()
             return (name ?? "?", validity?.count == 2 ? validity![1].date : nil)
         }
     }
