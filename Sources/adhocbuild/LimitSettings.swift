@@ -5,37 +5,49 @@ import PlistKit
 /// The `ADHOCBUILD_MAX_*` environment variables that raise (or lower) the readers' limits for users with
 /// legitimately huge files. Read once at start-up, before any file is opened.
 enum LimitSettings {
-    /// One variable: its name, what it limits, and how to apply a value.
+    /// One variable: its name, what it limits, the built-in value, and how to apply a value.
     struct Setting {
         var name: String
         var summary: String
+        var builtIn: Int
         var isSize: Bool
         var apply: (Int) -> Void
     }
 
+    static let plist = PlistLimits()
+    static let ipa = ZipArchiveReader.Limits()
+
     static let settings: [Setting] = [
-        Setting(name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting (default 512)", isSize: false) {
-            PlistLimits.default.maxDepth = $0
-        },
-        Setting(name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold (default 100000000)",
+        Setting(name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting", builtIn: plist.maxDepth,
+                isSize: false) { PlistLimits.default.maxDepth = $0 },
+        Setting(name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold", builtIn: plist.maxValues,
                 isSize: false) { PlistLimits.default.maxValues = $0 },
-        Setting(name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read (default 1G)", isSize: true) {
-            PlistLimits.default.maxInputSize = $0
-        },
-        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa (default 200000)", isSize: false) {
-            ZipArchiveReader.Limits.standard.maxEntries = $0
-        },
-        Setting(name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa (default 16G)",
+        Setting(name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read", builtIn: plist.maxInputSize,
+                isSize: true) { PlistLimits.default.maxInputSize = $0 },
+        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa", builtIn: ipa.maxEntries,
+                isSize: false) { ZipArchiveReader.Limits.standard.maxEntries = $0 },
+        Setting(name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa", builtIn: Int(ipa.maxTotalSize),
                 isSize: true) { ZipArchiveReader.Limits.standard.maxTotalSize = Int64($0) },
-        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory (default 512M)",
-                isSize: true) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
-        Setting(name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry (default 1000)",
+        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory",
+                builtIn: Int(ipa.maxEntryReadSize), isSize: true) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
+        Setting(name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry", builtIn: Int(ipa.maxRatio),
                 isSize: false) { ZipArchiveReader.Limits.standard.maxRatio = Int64($0) },
     ]
 
-    /// The rows of the root help's Environment table.
+    /// The rows of the root help's Environment table, with the built-in values.
     static var helpRows: [(String, String)] {
-        settings.map { ($0.name, "Limit: " + $0.summary + ($0.isSize ? "; takes K, M or G." : ".")) }
+        settings.map { setting in
+            let builtIn = setting.isSize ? sizeText(setting.builtIn) : String(setting.builtIn)
+            return (setting.name, "Limit: \(setting.summary) (default \(builtIn))" + (setting.isSize ? "; takes K, M or G." : "."))
+        }
+    }
+
+    /// A size with the largest K/M/G suffix that divides it (`1G`, `512M`).
+    static func sizeText(_ bytes: Int) -> String {
+        for (suffix, shift) in [("G", 30), ("M", 20), ("K", 10)] where bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(suffix)"
+        }
+        return String(bytes)
     }
 
     /// Applies the variables set in `environment`; a value that is not a positive whole number
