@@ -27,11 +27,6 @@ enum VersionCommands {
         return given.first ?? .project(".")
     }
 
-    static func isFolder(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-    }
-
     static var show: CommandSpec {
         CommandSpec(
             name: "show", abstract: "Print the marketing version and build number.",
@@ -47,8 +42,7 @@ enum VersionCommands {
                 switch try target(parsed, positional: parsed.positional(0)) {
                 case .project(let location): report = try VersionReport(project: location)
                 case .plist(let path): report = try VersionReport(plists: [path])
-                case .app(let app) where !Self.isFolder(app): report = try VersionReport(package: app)
-                case .app(let app): report = try VersionReport(plists: try VersionSites.bundlePlists(in: app))
+                case .app(let app): report = try VersionReport(app: app)
                 }
                 Console.out(parsed.flag("json") ? try PropertyList.encode(report.value, format: .json) : Data(report.text.utf8))
                 return 0
@@ -100,12 +94,7 @@ enum VersionCommands {
                 guard rest.count <= 1 else {
                     throw UsageError(message: "unexpected argument '\(rest.last!)'", commandPath: parsed.path)
                 }
-                let bumpTarget = try target(parsed, positional: rest.first)
-                if case .app(let path) = bumpTarget, FileManager.default.fileExists(atPath: path), !isFolder(path) {
-                    throw AdhocBuildError("is a packaged, signed app; bump the .app or the project before packaging",
-                                          file: path)
-                }
-                let bumper = VersionBumper(target: bumpTarget, field: field,
+                let bumper = VersionBumper(target: try target(parsed, positional: rest.first), field: field,
                                            allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
                 let changes = try bumper.bump(request)
                 for change in changes { Console.out(change.line + "\n") }

@@ -64,6 +64,16 @@ public struct VersionReport: Sendable {
         }
     }
 
+    /// Reads an app: a bundle folder and its extensions' plists, or a packaged app (`.ipa`) in place.
+    public init(app path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
+            try self.init(package: path)
+        } else {
+            try self.init(plists: try VersionSites.bundlePlists(in: path))
+        }
+    }
+
     /// Reads a packaged app in place (an `.ipa`, through libzip): the app's Info.plist and those of
     /// the bundles nested in it, each named by its path inside (`Payload/App.app/Info.plist`).
     public init(package path: String) throws {
