@@ -129,14 +129,24 @@ public struct IPAPackager {
         }
     }
 
+    /// Which writer stores files at level 0.
+    enum StoredWriter {
+        /// ``StoredArchiveWriter``: one copy of every byte, reading and writing overlapped
+        /// (smaller buffers only in tests).
+        case direct(bufferSize: Int = StoredArchiveWriter.defaultBufferSize)
+        /// libzip, as for deflated archives (used where ZIP64 is needed, and by tests comparing the two).
+        case libzip
+    }
+
     /// Writes the archive and returns its totals and, for verification, how each chunked entry was laid out.
-    func write(_ entries: [BundleTree.Entry], to path: String)
+    func write(_ entries: [BundleTree.Entry], to path: String, storedWriter: StoredWriter = .direct())
         throws -> ((uncompressed: Int64, compressed: Int64), [String: ZipArchiveVerifier.Layout]) {
-        let writer = try ZipArchiveWriter(creating: path)
-        var committed = false
-        defer { if !committed { writer.discard() } }
         let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
+        if options.level == 0, case .direct(let bufferSize) = storedWriter, StoredArchiveWriter.fits(entries) {
+            try writeStored(entries, to: path, total: total, bufferSize: bufferSize)
+            return ((total, total), [:])
+        }
         var prepared: [Int: PreparedEntry] = [:]
         var spool: Spool? = nil
         if options.level > 0 {
@@ -144,34 +154,34 @@ public struct IPAPackager {
             spool = newSpool
             prepared = try compress(files.map { entries[$0] }, indices: files, total: total, spool: newSpool)
         }
+        let writer = try ZipArchiveWriter(creating: path)
         var compressed: Int64 = 0
         var layouts: [String: ZipArchiveVerifier.Layout] = [:]
-        for (index, entry) in entries.enumerated() {
-            let time = DOSTime(unixTime: entry.modificationTime)
-            switch entry.kind {
-            case .directory:
-                try writer.addDirectory(entry.archivePath, permissions: entry.permissions, dosTime: time)
-            case .symlink(let target):
-                try writer.addSymlink(entry.archivePath, target: target, dosTime: time)
-            case .file:
-                if let ready = prepared[index], let spool {
-                    compressed += ready.compressedSize
-                    if ready.isDeflated && ready.segments.count > 1 {
-                        layouts[entry.archivePath] = ZipArchiveVerifier.Layout(segmentLengths: ready.segments.map(\.length),
-                                                                               uncompressedSize: ready.uncompressedSize,
-                                                                               chunkSize: IPAPackager.chunkSize)
-                    }
-                    try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
-                } else {
-                    compressed += entry.size
-                    try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, permissions: entry.permissions, dosTime: time)
+        try writer.add(entries) { index, entry, time in
+            if let ready = prepared[index], let spool {
+                compressed += ready.compressedSize
+                if ready.isDeflated && ready.segments.count > 1 {
+                    layouts[entry.archivePath] = ZipArchiveVerifier.Layout(segmentLengths: ready.segments.map(\.length),
+                                                                           uncompressedSize: ready.uncompressedSize,
+                                                                           chunkSize: IPAPackager.chunkSize)
                 }
+                try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
+            } else {
+                compressed += entry.size
+                try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, permissions: entry.permissions, dosTime: time)
             }
         }
-        if options.level == 0 { options.progress?(total, total) }
-        try writer.close()
-        committed = true
+        if options.level == 0 { options.progress?(total, total) }  // libzip read the files while closing
         return ((total, compressed), layouts)
+    }
+
+    private func writeStored(_ entries: [BundleTree.Entry], to path: String, total: Int64, bufferSize: Int) throws {
+        let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
+        if let progress = options.progress { writer.progress = { progress($0, total) } }
+        try writer.add(entries) { _, entry, time in
+            try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, size: entry.size,
+                                     permissions: entry.permissions, dosTime: time)
+        }
     }
 
     /// Compresses every file on `threads` workers, reading in order on this thread (which also

@@ -8,7 +8,7 @@ import PlistKit
 ///
 /// Compressed data is made elsewhere (on all cores) and handed to libzip already deflated,
 /// so libzip only frames and copies it.
-final class ZipArchiveWriter {
+final class ZipArchiveWriter: ArchiveWriting {
     private let archive: OpaquePointer
     let path: String
     /// Set once libzip has released the archive (written or discarded); it must not be touched again.

@@ -1,0 +1,332 @@
+import Foundation
+
+/// Writes an archive whose files are all stored (`--level 0`), framed byte for byte as
+/// ``ZipArchiveWriter`` (libzip) frames the same entries, but copying each file once.
+///
+/// Storing is bound by copying, and libzip copies through 8 KiB buffers and computes every
+/// stored entry's CRC itself with zlib's slower `crc32`, which made `--level 0` run at about half
+/// the speed of merely reading the tree. Here files are read straight into a large output
+/// buffer, their CRC taken there with libdeflate, and the buffer handed to a writer thread
+/// while the next one fills, so reading and writing overlap on two cores. A local header
+/// goes out before its data with the CRC still unknown; the CRC is filled in afterwards, in
+/// the buffer when the header is still there and by a small positioned write otherwise.
+///
+/// It writes only what needs no ZIP64 (see ``fits(_:)``); larger archives go through libzip.
+/// The packager reopens every archive with libzip to check it, whichever wrote it.
+final class StoredArchiveWriter: ArchiveWriting {
+    let path: String
+    private let fileDescriptor: Int32
+    private let output: OutputPipeline
+    /// The buffer being filled, and the archive offset of its first byte.
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var filled = 0
+    private var bufferOffset: Int64 = 0
+    private var centralDirectory: [UInt8] = []
+    private var entryCount = 0
+    private var finished = false
+    /// Called with the number of file bytes copied so far.
+    var progress: ((Int64) -> Void)?
+    private var copied: Int64 = 0
+
+    static let defaultBufferSize = 1 << 20
+
+    /// Whether `entries` fit in an archive without ZIP64: under 65,535 entries and every
+    /// offset and size under 4 GiB.
+    static func fits(_ entries: [BundleTree.Entry]) -> Bool {
+        guard entries.count < 0xFFFF else { return false }
+        var total: Int64 = 22
+        for entry in entries {
+            let name = Int64(entry.archivePath.utf8.count)
+            let data: Int64
+            switch entry.kind {
+            case .directory: data = 0
+            case .file: data = entry.size
+            case .symlink(let target): data = Int64(target.utf8.count)
+            }
+            total += 30 + name + data + 46 + name
+        }
+        return total < 0xFFFF_FFFF
+    }
+
+    /// `bufferSize` is how many bytes go to each write (small ones only in tests).
+    init(creating path: String, bufferSize: Int = StoredArchiveWriter.defaultBufferSize) throws {
+        self.path = path
+        fileDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fileDescriptor >= 0 else {
+            throw IPAError("cannot be created: \(String(cString: strerror(errno)))", file: path)
+        }
+        output = OutputPipeline(fileDescriptor: fileDescriptor, bufferSize: max(1, bufferSize), path: path)
+        buffer = output.takeBuffer()
+    }
+
+    deinit {
+        output.abandon()
+        Foundation.close(fileDescriptor)
+    }
+
+    /// Adds a directory entry (`name` ends with `/`).
+    func addDirectory(_ name: String, permissions: UInt32, dosTime: DOSTime) throws {
+        try addEntry(name, kind: .directory, permissions: permissions, dosTime: dosTime, size: 0) { _ in 0 }
+    }
+
+    /// Adds a symbolic link, stored as its target path.
+    func addSymlink(_ name: String, target: String, dosTime: DOSTime) throws {
+        let bytes = Array(target.utf8)
+        try addEntry(name, kind: .symlink, permissions: 0o777, dosTime: dosTime, size: Int64(bytes.count)) { writer in
+            try bytes.withUnsafeBytes { try writer.append($0) }
+            return bytes.withUnsafeBytes { Deflater.crc32(0, $0) }
+        }
+    }
+
+    /// Adds the `size` bytes of `file`, stored.
+    func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws {
+        try addEntry(name, kind: .file, permissions: permissions, dosTime: dosTime, size: size) { writer in
+            try writer.copy(file, size: size)
+        }
+    }
+
+    /// Writes the central directory and the end record, and waits for every byte to be written.
+    func close() throws {
+        guard !finished else { return }
+        finished = true
+        let directoryOffset = bufferOffset + Int64(filled)
+        var end = ZipRecord()
+        end.uint32(0x0605_4B50)
+        end.uint16(0)  // this disk
+        end.uint16(0)  // the disk where the central directory starts
+        end.uint16(UInt16(entryCount))
+        end.uint16(UInt16(entryCount))
+        end.uint32(UInt32(centralDirectory.count))
+        end.uint32(UInt32(directoryOffset))
+        end.uint16(0)  // comment length
+        try centralDirectory.withUnsafeBytes { try append($0) }
+        try end.bytes.withUnsafeBytes { try append($0) }
+        try flush()
+        try output.waitForWrites()
+    }
+
+    /// Abandons the archive (the caller removes the file).
+    func discard() {
+        finished = true
+        output.abandon()
+    }
+
+    private func addEntry(_ name: String, kind: ZipArchiveWriter.Kind, permissions: UInt32, dosTime: DOSTime,
+                          size: Int64, data: (StoredArchiveWriter) throws -> UInt32) throws {
+        let nameBytes = Array(name.utf8)
+        let headerOffset = bufferOffset + Int64(filled)
+        // libzip asks for version 2.0 for folders and 1.0 for stored data, and flags a name
+        // UTF-8 only when it is not plain ASCII.
+        let versionNeeded: UInt16 = name.hasSuffix("/") ? 20 : 10
+        let isASCII = nameBytes.allSatisfy { ($0 > 31 && $0 < 128) || $0 == 9 || $0 == 10 || $0 == 13 }
+        let flags: UInt16 = isASCII ? 0 : 0x0800
+        var local = ZipRecord()
+        local.uint32(0x0403_4B50)
+        local.uint16(versionNeeded)
+        local.uint16(flags)
+        local.uint16(0)  // stored
+        local.uint16(dosTime.time)
+        local.uint16(dosTime.date)
+        local.uint32(0)  // CRC, filled in once the data has been read
+        local.uint32(UInt32(size))
+        local.uint32(UInt32(size))
+        local.uint16(UInt16(nameBytes.count))
+        local.uint16(0)  // extra field length
+        local.bytes += nameBytes
+        try local.bytes.withUnsafeBytes { try append($0) }
+        let crc = try data(self)
+        try patchCRC(crc, atHeader: headerOffset)
+
+        var central = ZipRecord()
+        central.uint32(0x0201_4B50)
+        central.uint16(0x033F)  // made by: Unix, version 6.3 (as libzip)
+        central.uint16(versionNeeded)
+        central.uint16(flags)
+        central.uint16(0)
+        central.uint16(dosTime.time)
+        central.uint16(dosTime.date)
+        central.uint32(crc)
+        central.uint32(UInt32(size))
+        central.uint32(UInt32(size))
+        central.uint16(UInt16(nameBytes.count))
+        central.uint16(0)  // extra field length
+        central.uint16(0)  // comment length
+        central.uint16(0)  // disk
+        central.uint16(0)  // internal attributes
+        central.uint32(kind.externalAttributes(permissions: permissions))
+        central.uint32(UInt32(headerOffset))
+        central.bytes += nameBytes
+        centralDirectory += central.bytes
+        entryCount += 1
+    }
+
+    /// The CRC sits 14 bytes into a local header: its bytes still in the buffer are set there,
+    /// the ones already handed over are rewritten after them.
+    private func patchCRC(_ crc: UInt32, atHeader headerOffset: Int64) throws {
+        let position = headerOffset + 14
+        let value = [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
+        let handedOver = Int(max(0, min(4, bufferOffset - position)))
+        if handedOver > 0 { try output.patch(Array(value[0..<handedOver]), at: position) }
+        for index in handedOver..<4 { buffer[Int(position - bufferOffset) + index] = value[index] }
+    }
+
+    private func append(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            if filled == buffer.count { try flush() }
+            let count = min(bytes.count - done, buffer.count - filled)
+            (buffer.baseAddress! + filled).copyMemory(from: bytes.baseAddress! + done, byteCount: count)
+            filled += count
+            done += count
+        }
+    }
+
+    /// Reads `size` bytes of `file` straight into the output buffer and returns their CRC.
+    private func copy(_ file: String, size: Int64) throws -> UInt32 {
+        guard size > 0 else { return 0 }
+        let input = open(file, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file) }
+        defer { Foundation.close(input) }
+        var crc: UInt32 = 0
+        var remaining = size
+        while remaining > 0 {
+            if filled == buffer.count { try flush() }
+            let wanted = Int(min(remaining, Int64(buffer.count - filled)))
+            let got = read(input, buffer.baseAddress! + filled, wanted)
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                throw IPAError(got == 0 ? "changed while it was being read (shorter than \(size) bytes)"
+                               : "cannot be read: \(String(cString: strerror(errno)))", file: file)
+            }
+            crc = Deflater.crc32(crc, UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: got))
+            filled += got
+            remaining -= Int64(got)
+            copied += Int64(got)
+            progress?(copied)
+        }
+        return crc
+    }
+
+    /// Hands the filled buffer to the writer thread and continues in another one.
+    private func flush() throws {
+        guard filled > 0 else { return }
+        let full = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<filled])
+        try output.write(full, at: bufferOffset, whole: buffer)
+        bufferOffset += Int64(filled)
+        filled = 0
+        buffer = output.takeBuffer()
+    }
+}
+
+/// Little-endian fields of a zip record.
+struct ZipRecord {
+    var bytes: [UInt8] = []
+
+    mutating func uint16(_ value: UInt16) {
+        bytes.append(UInt8(value & 0xFF))
+        bytes.append(UInt8(value >> 8))
+    }
+
+    mutating func uint32(_ value: UInt32) {
+        uint16(UInt16(value & 0xFFFF))
+        uint16(UInt16(value >> 16))
+    }
+}
+
+/// Writes buffers at given offsets on a thread of its own, in the order they are handed over,
+/// with two buffers in use so one fills while the other is written.
+private final class OutputPipeline: @unchecked Sendable {
+    private let fileDescriptor: Int32
+    private let path: String
+    private let queue = DispatchQueue(label: "adhocbuild.stored-output")
+    private let group = DispatchGroup()
+    /// Guards the pool and the failure; signalled when a buffer comes back.
+    private let lock = NSCondition()
+    private var pool: [UnsafeMutableRawBufferPointer]
+    private var failure: String?
+    private var allocated: [UnsafeMutableRawBufferPointer]
+
+    init(fileDescriptor: Int32, bufferSize: Int, path: String) {
+        self.fileDescriptor = fileDescriptor
+        self.path = path
+        allocated = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 4096) }
+        pool = allocated
+    }
+
+    deinit { allocated.forEach { $0.deallocate() } }
+
+    /// An empty buffer, once one is free.
+    func takeBuffer() -> UnsafeMutableRawBufferPointer {
+        lock.lock()
+        defer { lock.unlock() }
+        while pool.isEmpty { lock.wait() }
+        return pool.removeLast()
+    }
+
+    private func returnBuffer(_ buffer: UnsafeMutableRawBufferPointer) {
+        lock.lock()
+        pool.append(buffer)
+        lock.signal()
+        lock.unlock()
+    }
+
+    /// Writes `bytes` (the start of `whole`) at `offset`, then frees `whole`.
+    func write(_ bytes: UnsafeMutableRawBufferPointer, at offset: Int64, whole: UnsafeMutableRawBufferPointer) throws {
+        try check()
+        group.enter()
+        // The buffer is the writer thread's until it is returned to the pool.
+        let handedOver = HandedOverBuffer(bytes: bytes, whole: whole)
+        queue.async { [self] in
+            defer { returnBuffer(handedOver.whole); group.leave() }
+            writeAll(UnsafeRawBufferPointer(handedOver.bytes), at: offset)
+        }
+    }
+
+    /// Overwrites a few bytes already handed over (ordered after them).
+    func patch(_ bytes: [UInt8], at offset: Int64) throws {
+        try check()
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            bytes.withUnsafeBytes { writeAll($0, at: offset) }
+        }
+    }
+
+    /// Waits for every write; throws the first failure.
+    func waitForWrites() throws {
+        group.wait()
+        try check()
+    }
+
+    /// Waits for every write, ignoring failures (when abandoning the archive).
+    func abandon() {
+        group.wait()
+    }
+
+    private func check() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { throw IPAError("cannot be written: \(failure)", file: path) }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
+        var done = 0
+        while done < bytes.count {
+            let result = pwrite(fileDescriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                lock.lock()
+                if failure == nil { failure = String(cString: result < 0 ? strerror(errno) : strerror(ENOSPC)) }
+                lock.unlock()
+                return
+            }
+            done += result
+        }
+    }
+}
+
+/// A buffer passed to the writer thread, which alone touches it until it is back in the pool.
+private struct HandedOverBuffer: @unchecked Sendable {
+    var bytes: UnsafeMutableRawBufferPointer
+    var whole: UnsafeMutableRawBufferPointer
+}

@@ -1,0 +1,123 @@
+import Foundation
+@testable import IPAKit
+import TestSupport
+import Testing
+
+/// `--level 0` is written by adhocbuild's own copy loop; libzip writes the same entries when
+/// compressing, so the two must frame an archive byte for byte alike.
+@Suite struct StoredArchiveWriterTests {
+    static func stored(_ entries: [BundleTree.Entry], to path: String, with writer: IPAPackager.StoredWriter) throws -> Data {
+        var options = IPAPackager.Options()
+        options.level = 0
+        _ = try IPAPackager(options: options).write(entries, to: path, storedWriter: writer)
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// Files of every size from 0 to 300 bytes in nested folders, some with non-ASCII and long names.
+    static func makeSmallTree(in folder: TemporaryFolder) throws -> String {
+        for size in 0...300 {
+            let name = size % 7 == 0 ? "Ünïcödé \(size).txt" : String(repeating: "n", count: size % 90 + 1) + ".dat"
+            try folder.create("Small.app/Folder\(size % 5)/Sub\(size % 3)/\(name)",
+                              Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }))
+        }
+        try folder.create("Small.app/Info.plist", Data("<plist/>".utf8))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("Small.app/Link"), withDestinationPath: "Folder1/Sub1")
+        return folder.path("Small.app")
+    }
+
+    @Test func storingFramesEveryEntryExactlyAsLibzipDoes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try IPAPackagerTests.makeApp(in: folder)
+        // Real times and modes, not normalised ones, so the times and attributes are compared too.
+        let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct())
+        let libzip = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+        #expect(ours.count == libzip.count)
+        #expect(ours == libzip, "the stored archive differs from libzip's framing of the same entries")
+        // And readers nobody here wrote accept it.
+        try ZipArchiveVerifier.verify(folder.path("direct.ipa"), layouts: [:], threads: 2, displayName: "direct.ipa")
+        let lines = try IPAPackagerTests.describe(folder.path("direct.ipa"))
+        #expect(lines.count == entries.count)
+        #expect(lines.allSatisfy { $0.split(separator: "\t")[5] == "0" })
+    }
+
+    @Test(arguments: [1, 3, 29, 64, 4096])
+    func anyBufferSizeGivesTheSameBytes(bufferSize: Int) throws {
+        // Tiny buffers put local headers, and the CRC inside them, across buffer boundaries,
+        // so the CRC is filled in partly in memory and partly after the bytes were handed over.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+        let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: bufferSize))
+        #expect(ours == expected)
+    }
+
+    @Test func aLargeFileAcrossManyBuffersGivesTheSameBytes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let entries = try BundleTree.entries(of: try IPAPackagerTests.makeApp(in: folder), prefix: "Payload/ShoutOut.app")
+        let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: 65_537))
+        #expect(ours == expected)
+    }
+
+    @Test func aFileThatShrinksWhileBeingStoredIsAnErrorNamingIt() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try Self.makeSmallTree(in: folder)
+        let entries = try BundleTree.entries(of: app, prefix: "Payload/Small.app")
+        let victim = try #require(entries.first { $0.size == 250 })
+        truncate(victim.sourcePath, 100)
+        #expect(throws: IPAError("changed while it was being read (shorter than 250 bytes)", file: victim.sourcePath)) {
+            _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
+        }
+        unlink(victim.sourcePath)
+        #expect(throws: IPAError("cannot be read: No such file or directory", file: victim.sourcePath)) {
+            _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
+        }
+    }
+
+    @Test func aFailedWriteNamesTheArchive() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+        #expect(throws: IPAError("cannot be written: No space left on device", file: "/dev/full")) {
+            var options = IPAPackager.Options()
+            options.level = 0
+            _ = try IPAPackager(options: options).write(entries, to: "/dev/full", storedWriter: .direct(bufferSize: 4096))
+        }
+    }
+
+    @Test func archivesThatNeedZip64AreLeftToLibzip() throws {
+        func entry(_ name: String, size: Int64) -> BundleTree.Entry {
+            BundleTree.Entry(archivePath: name, sourcePath: "/nonexistent", kind: .file, size: size, permissions: 0o644,
+                             modificationTime: 0)
+        }
+        #expect(StoredArchiveWriter.fits([entry("a", size: 4_000_000_000)]))
+        #expect(!StoredArchiveWriter.fits([entry("a", size: 3_000_000_000), entry("b", size: 1_300_000_000)]))
+        #expect(!StoredArchiveWriter.fits((0..<65_535).map { entry("f\($0)", size: 0) }))
+        #expect(StoredArchiveWriter.fits((0..<65_534).map { entry("f\($0)", size: 0) }))
+
+        // A real one with too many entries: packaged through libzip, with the ZIP64 warning.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.create("Many.app/Info.plist", Data("<plist/>".utf8))
+        for index in 0..<65_600 {
+            let path = folder.path("Many.app/F\(index % 64)/\(index)")
+            if index < 64 { try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                                      withIntermediateDirectories: true) }
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        }
+        var options = IPAPackager.Options()
+        options.level = 0
+        let report = try IPAPackager(options: options).package(folder.path("Many.app"), to: folder.path("many.ipa"))
+        #expect(report.entries == 65_600 + 64 + 3)
+        #expect(report.warnings.contains { $0.hasPrefix("the ipa needs ZIP64") })
+        let python = try #require(ProcessResult.which("python3"))
+        let count = try ProcessResult.run(python, ["-c", "import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).infolist()))",
+                                                   folder.path("many.ipa")])
+        #expect(count.stdoutText == "\(65_600 + 64 + 3)\n")
+    }
+}
