@@ -16,23 +16,41 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def run_once(command):
+    """Runs `command` once; returns (wall seconds, peak RSS in bytes), timed to the microsecond."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        sys.exit(f"bench: {' '.join(command)} failed: {process.stderr.read().decode(errors='replace')}")
+    process.stderr.close()
+    return seconds, usage.ru_maxrss * 1024
+
+
 def measure(command, runs):
     """Runs `command` `runs` times; returns (median seconds, max peak RSS in bytes)."""
-    times, peaks = [], []
+    samples = [run_once(command) for _ in range(runs)]
+    return statistics.median(s for s, _ in samples), max(p for _, p in samples)
+
+
+def measure_interleaved(commands, runs, before=None):
+    """Runs each of `commands` in turn, `runs` rounds, so that a busy moment (or the writeback
+    of an earlier run's output) falls on all of them alike; returns [(median seconds, peak)].
+    `before` runs ahead of every command, untimed."""
+    samples = [[] for _ in commands]
     for _ in range(runs):
-        with tempfile.NamedTemporaryFile(mode="r") as report:
-            result = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", report.name] + command,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            if result.returncode != 0:
-                sys.exit(f"bench: {' '.join(command)} failed: {result.stderr.decode(errors='replace')}")
-            seconds, kilobytes = report.read().split()[-2:]
-            times.append(float(seconds))
-            peaks.append(int(kilobytes) * 1024)
-    return statistics.median(times), max(peaks)
+        for index, command in enumerate(commands):
+            if before:
+                before()
+            samples[index].append(run_once(command))
+    return [(statistics.median(s for s, _ in runs_of), max(p for _, p in runs_of)) for runs_of in samples]
 
 
 def plistlib_command(source, target, fmt):
@@ -76,34 +94,118 @@ def packaging(bin_dir, runs):
                 total += os.path.getsize(path)
     adhocbuild = os.path.join(bin_dir, "adhocbuild")
     zip_tool = shutil.which("zip")
-    results = []
     target = os.path.join(out, "result.ipa")
-    # Every byte through user space (cat > /dev/null can skip the copy entirely).
-    read_all = ["sh", "-c", f"find '{app}' -type f -print0 | xargs -0 cat | wc -c > /dev/null"]
+    print(f"packaging: {total / 1e6:.1f} MB app-like tree (a 105 MB binary, ~2,000 resources, symlinked frameworks)\n")
+
+    # Compressing at level 6.
     peers = [
         ("adhocbuild -6", [adhocbuild, "package", app, "-o", target, "-q"]),
-        ("adhocbuild -0 (store)", [adhocbuild, "package", app, "-o", target, "-q", "--level", "0"]),
         ("zip -6 -qry -X", ["sh", "-c", f"cd '{out}' && rm -f '{target}' && '{zip_tool}' -qry -X -6 '{target}' Payload"]),
         ("Python zipfile -6", python_zip_command(app, target)),
-        ("reading the tree", read_all),
-        ("adhocbuild -0 no verify", [adhocbuild, "package", app, "-o", target, "-q", "--level", "0", "--no-verify"]),
     ]
-    print(f"packaging: {total / 1e6:.1f} MB app-like tree (a 105 MB binary, ~2,000 resources, symlinked frameworks), "
-          f"median of {runs} runs\n")
+    print(f"level 6, median of {runs} runs")
     print(f"{'tool':<24} {'median s':>9} {'MB/s':>8} {'ipa MB':>8} {'peak MB':>8} {'adhocbuild -6 is':>18}")
+    results = []
     for name, command in peers:
         seconds, peak = measure(command, runs)
-        size = os.path.getsize(target) if name != "reading the tree" and os.path.exists(target) else 0
-        results.append((name, seconds, peak, size))
+        # The plain zipfile script skips links to folders (os.walk lists them as folders).
+        check_ipa(target, app, name, count=not name.startswith("Python"))
+        results.append((name, seconds, peak, os.path.getsize(target)))
     ours = results[0]
     for name, seconds, peak, size in results:
         ratio = "" if name == "adhocbuild -6" else f"{seconds / ours[1]:.2f}x faster"
-        print(f"{name:<24} {seconds:>9.2f} {total / seconds / 1e6:>8.1f} {size / 1e6 if size else 0:>8.1f} {peak / 1e6:>8.0f} {ratio:>18}")
-    zip_result = results[2]
-    store, read = results[1], results[4]
-    print(f"\nadhocbuild -6 vs zip -6: {zip_result[1] / ours[1]:.2f}x the speed, archive {100 * (ours[3] / zip_result[3] - 1):+.2f}% in size; "
-          f"store at {100 * read[1] / store[1]:.0f}% of the speed of reading the tree "
-          f"({100 * read[1] / results[5][1]:.0f}% without the verification pass)")
+        print(f"{name:<24} {seconds:>9.3f} {total / seconds / 1e6:>8.1f} {size / 1e6:>8.1f} {peak / 1e6:>8.0f} {ratio:>18}")
+    zip_result = results[1]
+    print(f"adhocbuild -6 vs zip -6: {zip_result[1] / ours[1]:.2f}x the speed, archive {100 * (ours[3] / zip_result[3] - 1):+.2f}% in size\n")
+
+    # Storing, against what merely reading (or copying) the same files costs. Each takes a
+    # fraction of a second, so they run interleaved over more rounds.
+    files = f"find '{app}' -type f -print0 | xargs -0"
+    copy = os.path.join(out, "copy.bin")
+    baselines = [
+        ("adhocbuild -0 (store)", [adhocbuild, "package", app, "-o", target, "-q", "--level", "0"]),
+        ("adhocbuild -0 no verify", [adhocbuild, "package", app, "-o", target, "-q", "--level", "0", "--no-verify"]),
+        # Every byte read into memory (GNU cat reads it all, even towards /dev/null).
+        ("reading: cat > /dev/null", ["sh", "-c", f"{files} cat > /dev/null"]),
+        # What any storing tool must at least do: read every byte and write it once.
+        ("copying: cat > one file", ["sh", "-c", f"{files} cat > '{copy}'"]),
+        # The measure used before: every byte through a pipe to a second process.
+        ("piping: cat | wc -c", ["sh", "-c", f"{files} cat | wc -c > /dev/null"]),
+    ]
+    def settle():
+        """Untimed: the previous outputs removed and every dirty page written back, so no command
+        pays for an earlier one's writeback or for replacing its output."""
+        for path in (target, copy):
+            if os.path.exists(path):
+                os.remove(path)
+        os.sync()
+
+    store_rounds = max(runs, 9)
+    warm = dict(zip([name for name, _ in baselines],
+                    measure_interleaved([command for _, command in baselines], store_rounds, before=settle)))
+    run_once(baselines[0][1])
+    check_ipa(target, app, "adhocbuild -0")
+    stored_size = os.path.getsize(target)
+    cold = None
+    if can_drop_caches():
+        cold_names = ["adhocbuild -0 (store)", "reading: cat > /dev/null", "copying: cat > one file"]
+        cold_commands = [command for name, command in baselines if name in cold_names]
+        cold = dict(zip(cold_names, measure_interleaved(cold_commands, max(runs, 5), before=drop_caches)))
+    if os.path.exists(copy):
+        os.remove(copy)
+    print(f"level 0 (store), median of {store_rounds} interleaved runs with the files in the page cache"
+          + (f"; cold: after dropping the caches, {max(runs, 5)} runs" if cold else ""))
+    print(f"{'command':<26} {'median s':>9} {'MB/s':>8} {'ipa MB':>8} {'peak MB':>8} {'cold s':>8} {'cold MB/s':>10}")
+    for name, _ in baselines:
+        seconds, peak = warm[name]
+        size = stored_size / 1e6 if name.startswith("adhocbuild") else 0
+        cold_text = f"{cold[name][0]:>8.3f} {total / cold[name][0] / 1e6:>10.1f}" if cold and name in cold else ""
+        print(f"{name:<26} {seconds:>9.3f} {total / seconds / 1e6:>8.1f} {size:>8.1f} {peak / 1e6:>8.0f} {cold_text}")
+    store = warm["adhocbuild -0 (store)"][0]
+    read = warm["reading: cat > /dev/null"][0]
+    print(f"store at {100 * read / store:.0f}% of the speed of reading the tree "
+          f"({100 * read / warm['adhocbuild -0 no verify'][0]:.0f}% without the verification pass); "
+          f"copying it with cat runs at {100 * read / warm['copying: cat > one file'][0]:.0f}%, "
+          f"so store is at {100 * warm['copying: cat > one file'][0] / store:.0f}% of the speed of a plain copy; "
+          f"{100 * warm['piping: cat | wc -c'][0] / store:.0f}% of the speed of reading through a pipe")
+    if cold:
+        print(f"cold cache: store at {100 * cold['reading: cat > /dev/null'][0] / cold['adhocbuild -0 (store)'][0]:.0f}% "
+              f"of the speed of reading the tree, copying with cat at "
+              f"{100 * cold['reading: cat > /dev/null'][0] / cold['copying: cat > one file'][0]:.0f}%")
+    else:
+        print("cold cache: not measured (dropping the page cache needs root: /proc/sys/vm/drop_caches)")
+
+
+def can_drop_caches():
+    return os.access("/proc/sys/vm/drop_caches", os.W_OK)
+
+
+def drop_caches():
+    """Writes back and drops the page cache, so the next command reads from the disk."""
+    for path in (os.path.join(HERE, "out", "app", "result.ipa"), os.path.join(HERE, "out", "app", "copy.bin")):
+        if os.path.exists(path):
+            os.remove(path)
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def check_ipa(path, app, name, count=True):
+    """A fast wrong archive does not count: Python's zipfile must read every entry back intact."""
+    code = ("import sys, zipfile\n"
+            "with zipfile.ZipFile(sys.argv[1]) as z:\n"
+            "    bad = z.testzip()\n"
+            "    assert bad is None, bad\n"
+            "    print(sum(1 for i in z.infolist() if not i.is_dir()))")
+    result = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"bench: {name} wrote an archive zipfile cannot read: {result.stderr.strip()}")
+    if not count:
+        return
+    expected = sum(len(files) + sum(1 for d in dirs if os.path.islink(os.path.join(folder, d)))
+                   for folder, dirs, files in os.walk(app))
+    if int(result.stdout) != expected:
+        sys.exit(f"bench: {name} wrote {result.stdout.strip()} files, the tree has {expected}")
 
 
 def main():

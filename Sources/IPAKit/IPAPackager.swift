@@ -178,7 +178,12 @@ public struct IPAPackager {
     private func writeStored(_ entries: [BundleTree.Entry], to path: String, total: Int64, bufferSize: Int) throws {
         let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
         if let progress = options.progress { writer.progress = { progress($0, total) } }
+        let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
+        var readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
+        var position = 0
         try writer.add(entries) { _, entry, time in
+            readAhead.willRead(position)
+            position += 1
             try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, size: entry.size,
                                      permissions: entry.permissions, dosTime: time)
         }

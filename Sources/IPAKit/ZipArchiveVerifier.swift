@@ -6,11 +6,15 @@ import Foundation
 /// Reopens a freshly written archive and checks every entry's data against the size and CRC
 /// in its central directory.
 ///
-/// Deflated entries that adhocbuild made in chunks are checked on all cores: the entry's raw
-/// bytes are read back from the archive in order, cut at the chunk boundaries (each chunk is
-/// an independent deflate segment ending in a sync-flush marker), inflated in parallel with
-/// libdeflate, and their CRCs combined. Other entries are read through libzip, which inflates
-/// and checks them itself.
+/// libzip reopens the archive and checks its structure (every local header against the
+/// central directory). The local headers are then walked in order (each must carry the name
+/// libzip lists there), and stored entries are checked by reading their bytes directly and
+/// taking the CRC with libdeflate — reading them through libzip would add a copy and zlib's
+/// slower CRC. Deflated entries that adhocbuild made in chunks are checked on
+/// all cores: the entry's raw bytes are read back in order, cut at the chunk boundaries (each
+/// chunk is an independent deflate segment ending in a sync-flush marker), inflated in
+/// parallel with libdeflate, and their CRCs combined. Other deflated entries are read through
+/// libzip, which inflates and checks them itself.
 enum ZipArchiveVerifier {
     /// How an entry was laid out when written: its compressed segment lengths and sizes.
     struct Layout {
@@ -31,6 +35,8 @@ enum ZipArchiveVerifier {
         let group = DispatchGroup()
         let count = zip_get_num_entries(archive, 0)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let bytes = try ArchiveBytes(path, displayName: displayName)
+        var headerOffset = 0
         for index in 0..<UInt64(max(count, 0)) {
             if failures.first != nil { break }
             var stat = zip_stat_t()
@@ -38,8 +44,17 @@ enum ZipArchiveVerifier {
                 throw IPAError("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
             }
             let name = String(cString: rawName)
-            func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName, entry: name) }
-            if let layout = layouts[name], stat.comp_method == UInt16(ZIP_CM_DEFLATE), layout.segmentLengths.count > 1 {
+            @Sendable func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName, entry: name) }
+            guard let dataOffset = try bytes.dataOffset(ofLocalHeaderAt: headerOffset, named: rawName),
+                dataOffset + Int(stat.comp_size) <= bytes.count else {
+                throw fail("its local header is not where the entries before it end (offset \(headerOffset))")
+            }
+            headerOffset = dataOffset + Int(stat.comp_size)
+            if stat.comp_method == UInt16(ZIP_CM_STORE) {
+                guard stat.size == stat.comp_size else { throw fail("stored, yet declares \(stat.size) bytes in \(stat.comp_size)") }
+                guard let crc = try bytes.crc(at: dataOffset, length: Int(stat.size)) else { throw fail("the entry's data ends early") }
+                if crc != stat.crc { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, stat.crc)) }
+            } else if let layout = layouts[name], stat.comp_method == UInt16(ZIP_CM_DEFLATE), layout.segmentLengths.count > 1 {
                 guard Int64(stat.size) == layout.uncompressedSize,
                     Int64(stat.comp_size) == Int64(layout.segmentLengths.reduce(0, +)) else {
                     throw fail("sizes in the archive (\(stat.size), \(stat.comp_size)) are not the ones written")
@@ -68,11 +83,12 @@ enum ZipArchiveVerifier {
                     } else {
                         compressed.removeLast(2)
                     }
+                    let segmentBytes = compressed
                     slots.wait()
                     group.enter()
                     queue.async {
                         defer { slots.signal(); group.leave() }
-                        guard let output = compressed.withUnsafeBytes({ Deflater.inflate($0, size: expected) }) else {
+                        guard let output = segmentBytes.withUnsafeBytes({ Deflater.inflate($0, size: expected) }) else {
                             failures.record(fail("chunk \(segment) does not inflate to \(expected) bytes"))
                             return
                         }
@@ -84,31 +100,81 @@ enum ZipArchiveVerifier {
                     throw fail(String(format: "CRC %08x does not match the directory's %08x", crcs.combined, stat.crc))
                 }
             } else {
-                // Stored data is read raw and checked with libdeflate's (much faster) CRC; libzip
-                // inflates and checks everything else itself.
-                let stored = stat.comp_method == UInt16(ZIP_CM_STORE)
-                guard let file = zip_fopen_index(archive, index, stored ? zip_flags_t(ZIP_FL_COMPRESSED) : 0) else {
-                    throw fail(String(cString: zip_strerror(archive)))
-                }
+                // libzip inflates it and checks the CRC itself.
+                guard let file = zip_fopen_index(archive, index, 0) else { throw fail(String(cString: zip_strerror(archive))) }
                 var total: Int64 = 0
                 var result: Int64 = 0
-                var crc: UInt32 = 0
                 repeat {
                     result = buffer.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, UInt64($0.count)) }
-                    if result > 0 {
-                        total += result
-                        if stored { crc = buffer.withUnsafeBytes { Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: $0[0..<Int(result)])) } }
-                    }
+                    if result > 0 { total += result }
                 } while result > 0
                 let message = result < 0 ? String(cString: zip_file_strerror(file)) : nil
                 zip_fclose(file)
                 if let message { throw fail(message) }
                 guard total == Int64(stat.size) else { throw fail("holds \(total) bytes but declares \(stat.size)") }
-                if stored && crc != stat.crc { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, stat.crc)) }
             }
         }
         group.wait()
         if let failure = failures.first { throw failure }
+    }
+}
+
+/// The archive's bytes read directly, for walking its local headers and checking stored data
+/// without libzip's copy and CRC.
+private final class ArchiveBytes {
+    private let fd: Int32
+    private let displayName: String
+    let count: Int
+    private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+
+    init(_ path: String, displayName: String) throws {
+        self.displayName = displayName
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName)
+        }
+        count = Int(info.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Reads exactly `length` bytes at `offset` into the buffer's start; false when the file ends first.
+    private func read(at offset: Int, length: Int) throws -> Bool {
+        var done = 0
+        while done < length {
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName) }
+            if got == 0 { return false }
+            done += got
+        }
+        return true
+    }
+
+    /// Where the data of the local header at `offset` starts, when a local header naming `name` is there.
+    func dataOffset(ofLocalHeaderAt offset: Int, named name: UnsafePointer<CChar>) throws -> Int? {
+        let nameLength = strlen(name)
+        guard offset >= 0, nameLength <= 0xFFFF, try read(at: offset, length: 30 + nameLength),
+            buffer[0] == 0x50, buffer[1] == 0x4B, buffer[2] == 3, buffer[3] == 4,
+            Int(buffer[26]) | Int(buffer[27]) << 8 == nameLength,
+            memcmp(buffer.withUnsafeBytes { $0.baseAddress! + 30 }, name, nameLength) == 0 else { return nil }
+        return offset + 30 + nameLength + (Int(buffer[28]) | Int(buffer[29]) << 8)
+    }
+
+    /// The CRC of `length` bytes at `offset`, or nil when the file ends first.
+    func crc(at offset: Int, length: Int) throws -> UInt32? {
+        var crc: UInt32 = 0
+        var done = 0
+        while done < length {
+            let chunk = min(buffer.count, length - done)
+            guard try read(at: offset + done, length: chunk) else { return nil }
+            crc = buffer.withUnsafeBytes { Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
+            done += chunk
+        }
+        return crc
     }
 }
 

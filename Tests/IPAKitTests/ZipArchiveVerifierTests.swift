@@ -49,4 +49,27 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: path))
         #expect(throws: IPAError.self) { try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa") }
     }
+
+    @Test func aFlippedByteInAStoredEntryIsCaughtWithTheCRCs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try IPAPackagerTests.makeApp(in: folder)
+        let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+        let path = folder.path("stored.ipa")
+        var options = IPAPackager.Options()
+        options.level = 0
+        _ = try IPAPackager(options: options).write(entries, to: path)
+        try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
+        bytes[nameRange.upperBound + 40] ^= 0x5A
+        try bytes.write(to: URL(fileURLWithPath: path))
+        do {
+            try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+            Issue.record("damage went unnoticed")
+        } catch let error as IPAError {
+            #expect(error.entry == "Payload/ShoutOut.app/Base.lproj/Main.strings")
+            #expect(error.message.hasPrefix("failed verification: CRC "))
+        }
+    }
 }
