@@ -26,15 +26,8 @@ final class Spool {
         let offset = end
         end += Int64(bytes.count)
         lock.unlock()
-        var written = 0
-        while written < bytes.count {
-            let result = pwrite(fileDescriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw IPAError("cannot write a temporary file: \(String(cString: strerror(errno)))")
-            }
-            written += result
-        }
+        let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
+        if failure != 0 { throw IPAError("cannot write a temporary file: \(String(cString: strerror(failure)))") }
         return offset
     }
 

@@ -310,18 +310,11 @@ private final class OutputPipeline: @unchecked Sendable {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
-        var done = 0
-        while done < bytes.count {
-            let result = pwrite(fileDescriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else {
-                lock.lock()
-                if failure == nil { failure = String(cString: result < 0 ? strerror(errno) : strerror(ENOSPC)) }
-                lock.unlock()
-                return
-            }
-            done += result
-        }
+        let code = positionedWriteAll(fileDescriptor, bytes, at: offset)
+        guard code != 0 else { return }
+        lock.lock()
+        if failure == nil { failure = String(cString: strerror(code)) }
+        lock.unlock()
     }
 }
 
