@@ -144,7 +144,7 @@ public struct IPAPackager {
         let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
         if options.level == 0, case .direct(let bufferSize) = storedWriter, StoredArchiveWriter.fits(entries) {
-            try writeStored(entries, to: path, total: total, bufferSize: bufferSize)
+            try writeStored(entries, files: files, to: path, total: total, bufferSize: bufferSize)
             return ((total, total), [:])
         }
         var prepared: [Int: PreparedEntry] = [:]
@@ -175,10 +175,10 @@ public struct IPAPackager {
         return ((total, compressed), layouts)
     }
 
-    private func writeStored(_ entries: [BundleTree.Entry], to path: String, total: Int64, bufferSize: Int) throws {
+    /// Stores `entries` with ``StoredArchiveWriter``; `files` are the indices of the regular files among them.
+    private func writeStored(_ entries: [BundleTree.Entry], files: [Int], to path: String, total: Int64, bufferSize: Int) throws {
         let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
         if let progress = options.progress { writer.progress = { progress($0, total) } }
-        let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         var readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
         var position = 0
         try writer.add(entries) { _, entry, time in

@@ -119,19 +119,22 @@ final class StoredArchiveWriter: ArchiveWriting {
         // UTF-8 only when it is not plain ASCII.
         let versionNeeded: UInt16 = name.hasSuffix("/") ? 20 : 10
         let isASCII = nameBytes.allSatisfy { ($0 > 31 && $0 < 128) || $0 == 9 || $0 == 10 || $0 == 13 }
-        let flags: UInt16 = isASCII ? 0 : 0x0800
+        // From "version needed" to "extra field length", a local header and its central record agree.
+        func sharedFields(_ record: inout ZipRecord, crc: UInt32) {
+            record.uint16(versionNeeded)
+            record.uint16(isASCII ? 0 : 0x0800)
+            record.uint16(0)  // stored
+            record.uint16(dosTime.time)
+            record.uint16(dosTime.date)
+            record.uint32(crc)
+            record.uint32(UInt32(size))
+            record.uint32(UInt32(size))
+            record.uint16(UInt16(nameBytes.count))
+            record.uint16(0)  // extra field length
+        }
         var local = ZipRecord()
         local.uint32(0x0403_4B50)
-        local.uint16(versionNeeded)
-        local.uint16(flags)
-        local.uint16(0)  // stored
-        local.uint16(dosTime.time)
-        local.uint16(dosTime.date)
-        local.uint32(0)  // CRC, filled in once the data has been read
-        local.uint32(UInt32(size))
-        local.uint32(UInt32(size))
-        local.uint16(UInt16(nameBytes.count))
-        local.uint16(0)  // extra field length
+        sharedFields(&local, crc: 0)  // the CRC is filled in once the data has been read
         local.bytes += nameBytes
         try local.bytes.withUnsafeBytes { try append($0) }
         let crc = try data(self)
@@ -140,16 +143,7 @@ final class StoredArchiveWriter: ArchiveWriting {
         var central = ZipRecord()
         central.uint32(0x0201_4B50)
         central.uint16(0x033F)  // made by: Unix, version 6.3 (as libzip)
-        central.uint16(versionNeeded)
-        central.uint16(flags)
-        central.uint16(0)
-        central.uint16(dosTime.time)
-        central.uint16(dosTime.date)
-        central.uint32(crc)
-        central.uint32(UInt32(size))
-        central.uint32(UInt32(size))
-        central.uint16(UInt16(nameBytes.count))
-        central.uint16(0)  // extra field length
+        sharedFields(&central, crc: crc)
         central.uint16(0)  // comment length
         central.uint16(0)  // disk
         central.uint16(0)  // internal attributes
@@ -244,7 +238,7 @@ private final class OutputPipeline: @unchecked Sendable {
     private let lock = NSCondition()
     private var pool: [UnsafeMutableRawBufferPointer]
     private var failure: String?
-    private var allocated: [UnsafeMutableRawBufferPointer]
+    private let allocated: [UnsafeMutableRawBufferPointer]
 
     init(fileDescriptor: Int32, bufferSize: Int, path: String) {
         self.fileDescriptor = fileDescriptor
