@@ -179,12 +179,12 @@ public struct IPAPackager {
     private func writeStored(_ entries: [BundleTree.Entry], files: [Int], to path: String, total: Int64, bufferSize: Int) throws {
         let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
         if let progress = options.progress { writer.progress = { progress($0, total) } }
-        var readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
+        let readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
         var position = 0
         try writer.add(entries) { _, entry, time in
-            readAhead.willRead(position)
+            let opened = readAhead.descriptor(for: position)
             position += 1
-            try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, size: entry.size,
+            try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, opened: opened, size: entry.size,
                                      permissions: entry.permissions, dosTime: time)
         }
     }

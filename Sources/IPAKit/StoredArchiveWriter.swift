@@ -78,10 +78,17 @@ final class StoredArchiveWriter: ArchiveWriting {
         }
     }
 
-    /// Adds the `size` bytes of `file`, stored.
-    func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws {
+    /// Adds the `size` bytes of `file`, stored; read from `opened` when it is an open descriptor
+    /// of that file (which is closed here), opened here otherwise.
+    func addStoredFile(_ name: String, from file: String, opened: Int32 = -1, size: Int64, permissions: UInt32,
+                       dosTime: DOSTime) throws {
+        var input = opened
+        defer { if input >= 0 { Foundation.close(input) } }
         try addEntry(name, kind: .file, permissions: permissions, dosTime: dosTime, size: size) { writer in
-            try writer.copy(file, size: size)
+            guard size > 0 else { return 0 }
+            if input < 0 { input = open(file, O_RDONLY | O_CLOEXEC) }
+            guard input >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file) }
+            return try writer.copy(input, size: size, file: file)
         }
     }
 
@@ -175,12 +182,8 @@ final class StoredArchiveWriter: ArchiveWriting {
         }
     }
 
-    /// Reads `size` bytes of `file` straight into the output buffer and returns their CRC.
-    private func copy(_ file: String, size: Int64) throws -> UInt32 {
-        guard size > 0 else { return 0 }
-        let input = open(file, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file) }
-        defer { Foundation.close(input) }
+    /// Reads `size` bytes from `input` (`file`) straight into the output buffer and returns their CRC.
+    private func copy(_ input: Int32, size: Int64, file: String) throws -> UInt32 {
         var crc: UInt32 = 0
         var remaining = size
         while remaining > 0 {

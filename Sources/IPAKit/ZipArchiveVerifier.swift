@@ -6,15 +6,16 @@ import Foundation
 /// Reopens a freshly written archive and checks every entry's data against the size and CRC
 /// in its central directory.
 ///
-/// libzip reopens the archive and checks its structure (every local header against the
-/// central directory). The local headers are then walked in order (each must carry the name
-/// libzip lists there), and stored entries are checked by reading their bytes directly and
-/// taking the CRC with libdeflate — reading them through libzip would add a copy and zlib's
-/// slower CRC. Deflated entries that adhocbuild made in chunks are checked on
-/// all cores: the entry's raw bytes are read back in order, cut at the chunk boundaries (each
-/// chunk is an independent deflate segment ending in a sync-flush marker), inflated in
-/// parallel with libdeflate, and their CRCs combined. Other deflated entries are read through
-/// libzip, which inflates and checks them itself.
+/// Two readers take part. libzip, an implementation independent of the writer, reopens the
+/// archive on a thread of its own and checks its structure (every local header against the
+/// central directory). Meanwhile the local headers are walked back to back from the start of
+/// a map of the file, and the stored entries' bytes are read back and their CRCs taken with
+/// libdeflate on every core. Then the two listings must agree entry by entry: names, methods,
+/// sizes and CRCs. Deflated entries that adhocbuild made in chunks are checked on all cores:
+/// the entry's raw bytes are cut at the chunk boundaries (each chunk is an independent deflate
+/// segment ending in a sync-flush marker), inflated in parallel with libdeflate, and their
+/// CRCs combined. Other deflated entries are read through libzip, which inflates and checks
+/// them itself.
 enum ZipArchiveVerifier {
     /// How an entry was laid out when written: its compressed segment lengths and sizes.
     struct Layout {
@@ -24,64 +25,64 @@ enum ZipArchiveVerifier {
     }
 
     static func verify(_ path: String, layouts: [String: Layout], threads: Int, displayName: String) throws {
-        var openError: Int32 = 0
-        guard let archive = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &openError) else {
-            throw IPAError("failed verification: \(ZipArchiveWriter.message(forCode: openError))", file: displayName)
+        let mapped = try MappedArchive(path, displayName: displayName)
+        // libzip's structural check runs on its own thread while the stored data is checked here.
+        let directory = LibzipDirectory()
+        let opening = DispatchGroup()
+        DispatchQueue.global().async(group: opening) { directory.read(path, displayName: displayName) }
+        defer { opening.wait() }
+        let locals = try mapped.localEntries()
+        let stored = locals.indices.filter { locals[$0].method == UInt16(ZIP_CM_STORE) }
+        let storedCRCs = try mapped.crcs(of: stored.map { locals[$0].dataOffset..<(locals[$0].dataOffset + locals[$0].compressedSize) },
+                                     threads: threads)
+        opening.wait()
+        let archive = try directory.archive()
+        let entries = directory.entries
+        guard entries.count == locals.count else {
+            throw IPAError("failed verification: the central directory lists \(entries.count) entries, "
+                           + "but \(locals.count) local headers follow one another from the start", file: displayName)
         }
-        defer { zip_discard(archive) }
+        var storedCRC: [Int: UInt32] = [:]
+        for (position, index) in stored.enumerated() { storedCRC[index] = storedCRCs[position] }
+
         let failures = FailureBox()
         let queue = DispatchQueue(label: "adhocbuild.verify", attributes: .concurrent)
         let slots = DispatchSemaphore(value: max(1, threads) * 2)
         let group = DispatchGroup()
-        let count = zip_get_num_entries(archive, 0)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        let bytes = try ArchiveBytes(path, displayName: displayName)
-        var headerOffset = 0
-        for index in 0..<UInt64(max(count, 0)) {
+        for (index, stat) in entries.enumerated() {
             if failures.first != nil { break }
-            var stat = zip_stat_t()
-            guard zip_stat_index(archive, index, 0, &stat) == 0, let rawName = stat.name else {
-                throw IPAError("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
-            }
-            let name = String(cString: rawName)
+            let local = locals[index]
+            let name = stat.name
             @Sendable func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName, entry: name) }
-            guard let dataOffset = try bytes.dataOffset(ofLocalHeaderAt: headerOffset, named: rawName),
-                dataOffset + Int(stat.comp_size) <= bytes.count else {
-                throw fail("its local header is not where the entries before it end (offset \(headerOffset))")
+            guard local.name.elementsEqual(name.utf8) else {
+                throw fail("the local header at offset \(local.headerOffset) names '\(local.nameText)'")
             }
-            headerOffset = dataOffset + Int(stat.comp_size)
-            if stat.comp_method == UInt16(ZIP_CM_STORE) {
-                guard stat.size == stat.comp_size else { throw fail("stored, yet declares \(stat.size) bytes in \(stat.comp_size)") }
-                guard let crc = try bytes.crc(at: dataOffset, length: Int(stat.size)) else { throw fail("the entry's data ends early") }
+            guard local.flags & 0x0008 == 0, local.method == stat.method, local.crc == stat.crc,
+                local.compressedSize == stat.compressedSize, local.size == stat.size else {
+                throw fail("its local header does not agree with the central directory")
+            }
+            if stat.method == UInt16(ZIP_CM_STORE) {
+                guard stat.size == stat.compressedSize else { throw fail("stored, yet declares \(stat.size) bytes in \(stat.compressedSize)") }
+                let crc = storedCRC[index] ?? 0
                 if crc != stat.crc { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, stat.crc)) }
-            } else if let layout = layouts[name], stat.comp_method == UInt16(ZIP_CM_DEFLATE), layout.segmentLengths.count > 1 {
+            } else if let layout = layouts[name], stat.method == UInt16(ZIP_CM_DEFLATE), layout.segmentLengths.count > 1 {
                 guard Int64(stat.size) == layout.uncompressedSize,
-                    Int64(stat.comp_size) == Int64(layout.segmentLengths.reduce(0, +)) else {
-                    throw fail("sizes in the archive (\(stat.size), \(stat.comp_size)) are not the ones written")
+                    Int64(stat.compressedSize) == Int64(layout.segmentLengths.reduce(0, +)) else {
+                    throw fail("sizes in the archive (\(stat.size), \(stat.compressedSize)) are not the ones written")
                 }
-                guard let file = zip_fopen_index(archive, index, zip_flags_t(ZIP_FL_COMPRESSED)) else {
-                    throw fail(String(cString: zip_strerror(archive)))
-                }
-                defer { zip_fclose(file) }
                 let crcs = CRCList(count: layout.segmentLengths.count)
+                var segmentStart = local.dataOffset
                 for (segment, length) in layout.segmentLengths.enumerated() {
-                    var compressed = [UInt8](repeating: 0, count: length + 2)
-                    var got = 0
-                    while got < length {
-                        let result = compressed.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress! + got, UInt64(length - got)) }
-                        guard result > 0 else { throw fail("the entry's data ends early") }
-                        got += Int(result)
-                    }
                     let isLast = segment == layout.segmentLengths.count - 1
                     let expected = isLast ? Int(layout.uncompressedSize) - segment * layout.chunkSize : layout.chunkSize
+                    var compressed = Array(mapped.bytes[segmentStart..<(segmentStart + length)])
+                    segmentStart += length
                     if !isLast {
                         guard length >= 4, compressed[(length - 4)..<length].elementsEqual([0, 0, 0xFF, 0xFF]) else {
                             throw fail("chunk \(segment) does not end with a sync-flush marker")
                         }
-                        compressed[length] = 0x03  // a final empty block, so the segment inflates on its own
-                        compressed[length + 1] = 0x00
-                    } else {
-                        compressed.removeLast(2)
+                        compressed += [0x03, 0x00]  // a final empty block, so the segment inflates on its own
                     }
                     let segmentBytes = compressed
                     slots.wait()
@@ -101,7 +102,7 @@ enum ZipArchiveVerifier {
                 }
             } else {
                 // libzip inflates it and checks the CRC itself.
-                guard let file = zip_fopen_index(archive, index, 0) else { throw fail(String(cString: zip_strerror(archive))) }
+                guard let file = zip_fopen_index(archive, UInt64(index), 0) else { throw fail(String(cString: zip_strerror(archive))) }
                 var total: Int64 = 0
                 var result: Int64 = 0
                 repeat {
@@ -119,62 +120,48 @@ enum ZipArchiveVerifier {
     }
 }
 
-/// The archive's bytes read directly, for walking its local headers and checking stored data
-/// without libzip's copy and CRC.
-private final class ArchiveBytes {
-    private let fd: Int32
-    private let displayName: String
-    let count: Int
-    private var buffer = [UInt8](repeating: 0, count: 1 << 20)
-
-    init(_ path: String, displayName: String) throws {
-        self.displayName = displayName
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName)
-        }
-        count = Int(info.st_size)
+/// The archive reopened by libzip with its consistency check (every local header against the
+/// central directory), and the entries it lists.
+private final class LibzipDirectory: @unchecked Sendable {
+    struct Entry {
+        var name: String
+        var method: UInt16
+        var crc: UInt32
+        var compressedSize: Int
+        var size: Int
     }
 
-    deinit { close(fd) }
+    private var handle: OpaquePointer?
+    private var failure: IPAError?
+    private(set) var entries: [Entry] = []
 
-    /// Reads exactly `length` bytes at `offset` into the buffer's start; false when the file ends first.
-    private func read(at offset: Int, length: Int) throws -> Bool {
-        var done = 0
-        while done < length {
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName) }
-            if got == 0 { return false }
-            done += got
+    deinit { if let handle { zip_discard(handle) } }
+
+    /// Opens `path` and lists its entries; a failure is kept for ``archive()``.
+    func read(_ path: String, displayName: String) {
+        var openError: Int32 = 0
+        guard let archive = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &openError) else {
+            failure = IPAError("failed verification: \(ZipArchiveWriter.message(forCode: openError))", file: displayName)
+            return
         }
-        return true
+        handle = archive
+        let count = max(0, zip_get_num_entries(archive, 0))
+        entries.reserveCapacity(Int(count))
+        for index in 0..<UInt64(count) {
+            var stat = zip_stat_t()
+            guard zip_stat_index(archive, index, 0, &stat) == 0, let name = stat.name else {
+                failure = IPAError("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
+                return
+            }
+            entries.append(Entry(name: String(cString: name), method: stat.comp_method, crc: stat.crc,
+                                 compressedSize: Int(stat.comp_size), size: Int(stat.size)))
+        }
     }
 
-    /// Where the data of the local header at `offset` starts, when a local header naming `name` is there.
-    func dataOffset(ofLocalHeaderAt offset: Int, named name: UnsafePointer<CChar>) throws -> Int? {
-        let nameLength = strlen(name)
-        guard offset >= 0, nameLength <= 0xFFFF, try read(at: offset, length: 30 + nameLength),
-            buffer[0] == 0x50, buffer[1] == 0x4B, buffer[2] == 3, buffer[3] == 4,
-            Int(buffer[26]) | Int(buffer[27]) << 8 == nameLength,
-            memcmp(buffer.withUnsafeBytes { $0.baseAddress! + 30 }, name, nameLength) == 0 else { return nil }
-        return offset + 30 + nameLength + (Int(buffer[28]) | Int(buffer[29]) << 8)
-    }
-
-    /// The CRC of `length` bytes at `offset`, or nil when the file ends first.
-    func crc(at offset: Int, length: Int) throws -> UInt32? {
-        var crc: UInt32 = 0
-        var done = 0
-        while done < length {
-            let chunk = min(buffer.count, length - done)
-            guard try read(at: offset + done, length: chunk) else { return nil }
-            crc = buffer.withUnsafeBytes { Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: $0[0..<chunk])) }
-            done += chunk
-        }
-        return crc
+    /// The open archive, or the failure met opening or listing it.
+    func archive() throws -> OpaquePointer {
+        if let failure { throw failure }
+        return handle!
     }
 }
 

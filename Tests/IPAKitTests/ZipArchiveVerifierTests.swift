@@ -13,6 +13,31 @@ import Testing
         return (path, layouts)
     }
 
+    /// The test app written with every file stored, unchecked.
+    static func stored(_ folder: TemporaryFolder) throws -> String {
+        let app = try IPAPackagerTests.makeApp(in: folder)
+        let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+        let path = folder.path("stored.ipa")
+        var options = IPAPackager.Options()
+        options.level = 0
+        _ = try IPAPackager(options: options).write(entries, to: path)
+        return path
+    }
+
+    /// Verifies `path` expecting a failure about `entry` whose message starts with `prefix`.
+    func expectFailure(_ path: String, layouts: [String: ZipArchiveVerifier.Layout] = [:], threads: Int = 2,
+                       entry: String, prefix: String = "failed verification: ") {
+        do {
+            try ZipArchiveVerifier.verify(path, layouts: layouts, threads: threads, displayName: "out.ipa")
+            Issue.record("damage went unnoticed")
+        } catch let error as IPAError {
+            #expect(error.entry == entry)
+            #expect(error.message.hasPrefix(prefix))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     @Test func anIntactArchivePasses() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -30,13 +55,7 @@ import Testing
         let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
         bytes[nameRange.upperBound + 1_500_000] ^= 0x5A
         try bytes.write(to: URL(fileURLWithPath: path))
-        do {
-            try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa")
-            Issue.record("damage went unnoticed")
-        } catch let error as IPAError {
-            #expect(error.entry == "Payload/ShoutOut.app/ShoutOut")
-            #expect(error.message.hasPrefix("failed verification: "))
-        }
+        expectFailure(path, layouts: layouts, entry: "Payload/ShoutOut.app/ShoutOut")
     }
 
     @Test func aFlippedByteInAPlainEntryIsCaught() throws {
@@ -53,23 +72,52 @@ import Testing
     @Test func aFlippedByteInAStoredEntryIsCaughtWithTheCRCs() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let app = try IPAPackagerTests.makeApp(in: folder)
-        let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
-        let path = folder.path("stored.ipa")
-        var options = IPAPackager.Options()
-        options.level = 0
-        _ = try IPAPackager(options: options).write(entries, to: path)
+        let path = try Self.stored(folder)
         try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
         bytes[nameRange.upperBound + 40] ^= 0x5A
         try bytes.write(to: URL(fileURLWithPath: path))
-        do {
+        expectFailure(path, entry: "Payload/ShoutOut.app/Base.lproj/Main.strings", prefix: "failed verification: CRC ")
+    }
+
+    /// The executable spans several 1 MiB blocks, whose CRCs are taken apart and combined.
+    @Test func aFlippedByteLateInALargeStoredEntryIsCaught() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try Self.stored(folder)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
+        bytes[nameRange.upperBound + 2_500_000] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectFailure(path, threads: 3, entry: "Payload/ShoutOut.app/ShoutOut", prefix: "failed verification: CRC ")
+    }
+
+    @Test func aLocalHeaderNamingAnotherFileIsCaught() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try Self.stored(folder)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The first occurrence is the local header's copy of the name; the central directory keeps its own.
+        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Info.plist".utf8)))
+        bytes[nameRange.upperBound - 1] = UInt8(ascii: "x")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: IPAError.self) {
             try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
-            Issue.record("damage went unnoticed")
-        } catch let error as IPAError {
-            #expect(error.entry == "Payload/ShoutOut.app/Base.lproj/Main.strings")
-            #expect(error.message.hasPrefix("failed verification: CRC "))
         }
+        #expect(error.message.hasPrefix("failed verification: "))
+        #expect(error.file == "stored.ipa")
+    }
+
+    @Test func aTruncatedArchiveIsCaught() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try Self.stored(folder)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: IPAError.self) {
+            try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+        }
+        #expect(error.message.hasPrefix("failed verification: "))
     }
 }
