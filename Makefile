@@ -3,6 +3,10 @@
 
 SWIFT ?= swift
 APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libplist-utils python3 python3-pil python3-websocket zip unzip time zbar-tools
+# Release builds link the Swift runtime and Foundation into the binary: it starts in half the
+# time and runs on an agent that has only the Debian C libraries (libxml2, libzip, libdeflate,
+# libqrencode), not a Swift toolchain.
+RELEASE := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build release deps test demo bench fuzz clean
@@ -26,7 +30,7 @@ build: deps
 	$(SWIFT) build
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE) --product adhocbuild
 
 ## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures), then
 ##       every fuzz seed and regression input replayed once under AddressSanitizer.
@@ -37,12 +41,12 @@ test: deps
 
 ## demo: the main job on the bundled example.
 demo: release
-	./scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/adhocbuild"
+	./scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild"
 
 ## bench: adhocbuild against its peers, side by side, with ratios.
 bench: release
-	$(SWIFT) build -c release --product foundation-plist-bench
-	./bench/run.sh "$$($(SWIFT) build -c release --show-bin-path)"
+	$(SWIFT) build $(RELEASE) --product foundation-plist-bench
+	./bench/run.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 ## fuzz: every parser under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (default 60).
 fuzz: deps

@@ -178,6 +178,7 @@ public struct IPAPackager {
     /// Stores `entries` with ``StoredArchiveWriter``; `files` are the indices of the regular files among them.
     private func writeStored(_ entries: [BundleTree.Entry], files: [Int], to path: String, total: Int64, bufferSize: Int) throws {
         let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
+        writer.reserve(StoredArchiveWriter.archiveSize(entries))
         if let progress = options.progress { writer.progress = { progress($0, total) } }
         let readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
         var position = 0

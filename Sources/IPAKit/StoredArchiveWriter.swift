@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// Writes an archive whose files are all stored (`--level 0`), framed byte for byte as
@@ -33,7 +34,11 @@ final class StoredArchiveWriter: ArchiveWriting {
     /// Whether `entries` fit in an archive without ZIP64: under 65,535 entries and every
     /// offset and size under 4 GiB.
     static func fits(_ entries: [BundleTree.Entry]) -> Bool {
-        guard entries.count < 0xFFFF else { return false }
+        entries.count < 0xFFFF && archiveSize(entries) < 0xFFFF_FFFF
+    }
+
+    /// The size of the archive this writer makes of `entries` (when they do not change meanwhile).
+    static func archiveSize(_ entries: [BundleTree.Entry]) -> Int64 {
         var total: Int64 = 22
         for entry in entries {
             let name = Int64(entry.archivePath.utf8.count)
@@ -45,7 +50,14 @@ final class StoredArchiveWriter: ArchiveWriting {
             }
             total += 30 + name + data + 46 + name
         }
-        return total < 0xFFFF_FFFF
+        return total
+    }
+
+    /// Asks the file system for `bytes` of space up front (without changing the file's size),
+    /// so that the writes fill space already allocated instead of reserving it page by page.
+    /// Only a hint: where it is not supported, writing allocates as it goes.
+    func reserve(_ bytes: Int64) {
+        _ = adhocbuild_reserve_space(fileDescriptor, Int(bytes))
     }
 
     /// `bufferSize` is how many bytes go to each write (small ones only in tests).

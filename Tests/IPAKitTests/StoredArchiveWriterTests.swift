@@ -42,6 +42,19 @@ import Testing
         #expect(lines.allSatisfy { $0.split(separator: "\t")[5] == "0" })
     }
 
+    /// The space reserved up front is the archive's exact size, and reserving never makes the file longer.
+    @Test func theReservedSizeIsTheArchivesSize() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+        let archive = try Self.stored(entries, to: folder.path("small.ipa"), with: .direct())
+        #expect(Int64(archive.count) == StoredArchiveWriter.archiveSize(entries))
+        let writer = try StoredArchiveWriter(creating: folder.path("reserved.ipa"))
+        writer.reserve(1 << 20)
+        try writer.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("reserved.ipa"))).count == 22)
+    }
+
     @Test(arguments: [1, 3, 29, 64, 4096])
     func anyBufferSizeGivesTheSameBytes(bufferSize: Int) throws {
         // Tiny buffers put local headers, and the CRC inside them, across buffer boundaries,
