@@ -21,7 +21,7 @@ struct BundleTree {
     /// Lists `root` (itself included as `prefix/`) with every path under `prefix`.
     static func entries(of root: String, prefix: String) throws -> [Entry] {
         var result: [Entry] = []
-        try walk(root, archivePath: prefix, relative: [], rootPath: root, into: &result)
+        try walk(root, info: try info(root), archivePath: prefix, relative: [], into: &result)
         return result
     }
 
@@ -33,22 +33,39 @@ struct BundleTree {
         return info
     }
 
-    private static func walk(_ path: String, archivePath: String, relative: [String], rootPath: String,
+    /// Lists the folder at `path` (whose `lstat` is `folderInfo`): each name's details come from
+    /// `fstatat` relative to the open folder, so no path is looked up again from the top.
+    private static func walk(_ path: String, info folderInfo: stat, archivePath: String, relative: [String],
                              into result: inout [Entry]) throws {
-        let folderInfo = try info(path)
         result.append(Entry(archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
                             permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
-            throw IPAError("cannot be listed: \(error.localizedDescription)", file: path)
+        guard let folder = opendir(path) else {
+            throw IPAError("cannot be listed: \(String(cString: strerror(errno)))", file: path)
         }
-        for name in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where !ignoredNames.contains(name) {
+        defer { closedir(folder) }
+        let folderDescriptor = dirfd(folder)
+        var children: [(name: String, info: stat)] = []
+        while true {
+            errno = 0
+            guard let record = readdir(folder) else {
+                if errno != 0 { throw IPAError("cannot be listed: \(String(cString: strerror(errno)))", file: path) }
+                break
+            }
+            let name = withUnsafeBytes(of: record.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name == "." || name == ".." || ignoredNames.contains(name) { continue }
+            var childInfo = stat()
+            guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: path + "/" + name)
+            }
+            children.append((name, childInfo))
+        }
+        children.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        for (name, childInfo) in children {
             let child = path + "/" + name
             let childArchive = archivePath + "/" + name
-            let childInfo = try info(child)
             switch childInfo.st_mode & S_IFMT {
             case S_IFDIR:
-                try walk(child, archivePath: childArchive, relative: relative + [name], rootPath: rootPath, into: &result)
+                try walk(child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
             case S_IFREG:
                 result.append(Entry(archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
                                     permissions: UInt32(childInfo.st_mode) & 0o7777,
