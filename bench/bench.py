@@ -147,7 +147,7 @@ def packaging(bin_dir, runs):
                 os.remove(path)
         os.sync()
 
-    store_rounds = max(runs, 9)
+    store_rounds = max(runs, 15)
     warm = dict(zip([name for name, _ in baselines],
                     measure_interleaved([command for _, command in baselines], store_rounds, before=settle)))
     run_once(baselines[0][1])

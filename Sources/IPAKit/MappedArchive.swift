@@ -50,10 +50,20 @@ final class MappedArchive {
 
     /// The local headers back to back from offset 0, up to the first record that is not one
     /// (the central directory). Each entry's data must lie inside the file.
-    func localEntries() throws -> [LocalEntry] {
+    ///
+    /// Only the headers are read, yet the kernel maps the pages around each one; the part of
+    /// the map already walked is let go every `releaseEvery` bytes (and all of it at the end),
+    /// so the pages it holds stay few whatever the archive's size.
+    func localEntries(releaseEvery: Int = 8 << 20) throws -> [LocalEntry] {
         var result: [LocalEntry] = []
         var offset = 0
+        var released = 0
+        defer { release(upTo: bytes.count) }
         while offset + 30 <= bytes.count && uint32(at: offset) == 0x0403_4B50 {
+            if offset - released >= releaseEvery {
+                release(upTo: offset)
+                released = offset
+            }
             let nameLength = Int(uint16(at: offset + 26))
             let extraLength = Int(uint16(at: offset + 28))
             let entry = LocalEntry(
@@ -67,6 +77,34 @@ final class MappedArchive {
             }
             result.append(entry)
             offset = entry.dataOffset + entry.compressedSize
+        }
+        return result
+    }
+
+    /// Lets go of the map's pages below `offset` (rounded down to a page): the file's pages stay
+    /// in the page cache, they are just no longer counted as this process's memory.
+    private func release(upTo offset: Int) {
+        let page = max(1, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let end = offset / page * page
+        guard end > 0 else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), end, MADV_DONTNEED)
+    }
+
+    /// `range` of the archive, read from the file rather than the map (so it adds nothing to
+    /// the pages the map holds).
+    func read(_ range: Range<Int>) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: range.count)
+        var done = 0
+        try result.withUnsafeMutableBytes { buffer in
+            while done < range.count {
+                let got = pread(fileDescriptor, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else {
+                    throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : String(cString: strerror(errno)))",
+                                   file: displayName)
+                }
+                done += got
+            }
         }
         return result
     }

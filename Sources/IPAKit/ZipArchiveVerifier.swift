@@ -76,7 +76,7 @@ enum ZipArchiveVerifier {
                 for (segment, length) in layout.segmentLengths.enumerated() {
                     let isLast = segment == layout.segmentLengths.count - 1
                     let expected = isLast ? Int(layout.uncompressedSize) - segment * layout.chunkSize : layout.chunkSize
-                    var compressed = Array(mapped.bytes[segmentStart..<(segmentStart + length)])
+                    var compressed = try mapped.read(segmentStart..<(segmentStart + length))
                     segmentStart += length
                     if !isLast {
                         guard length >= 4, compressed[(length - 4)..<length].elementsEqual([0, 0, 0xFF, 0xFF]) else {

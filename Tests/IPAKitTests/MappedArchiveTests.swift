@@ -46,4 +46,30 @@ import Testing
         let error = try #require(throws: IPAError.self) { _ = try MappedArchive(path, displayName: "empty.ipa") }
         #expect(error.message == "failed verification: the archive is empty")
     }
+
+    /// Letting go of the walked part of the map (here after every header) changes nothing read.
+    @Test func theWalkReadsTheSameWhenItLetsGoOfTheMapAsItGoes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try ZipArchiveVerifierTests.stored(folder)
+        let mapped = try MappedArchive(path, displayName: "stored.ipa")
+        let kept = try mapped.localEntries(releaseEvery: .max)
+        let released = try mapped.localEntries(releaseEvery: 1)
+        #expect(released.map(\.name) == kept.map(\.name))
+        #expect(released.map(\.dataOffset) == kept.map(\.dataOffset))
+        #expect(released.map(\.crc) == kept.map(\.crc))
+        #expect(kept.count > 10)
+    }
+
+    @Test func rangesReadFromTheFileAreItsBytes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let data = (0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let path = try folder.write("data.bin", Data(data))
+        let mapped = try MappedArchive(path, displayName: "data.bin")
+        #expect(try mapped.read(0..<0) == [])
+        #expect(try mapped.read(100..<4_321) == Array(data[100..<4_321]))
+        let error = try #require(throws: IPAError.self) { _ = try mapped.read(4_990..<5_010) }
+        #expect(error.message == "failed verification: the archive ends early")
+    }
 }
