@@ -91,7 +91,7 @@ import Testing
         var options = IPAPackager.Options()
         options.reproducible = true
         options.sourceDateEpoch = 1_700_000_000
-        try IPAPackager(options: options).package(app, to: folder.path("one.ipa"))
+        _ = try IPAPackager(options: options).package(app, to: folder.path("one.ipa"))
         // Touch every file, then package again.
         let enumerator = FileManager.default.enumerator(atPath: app)!
         while let relative = enumerator.nextObject() as? String {
@@ -99,7 +99,7 @@ import Testing
                                                    ofItemAtPath: app + "/" + relative)
         }
         options.threads = 1
-        try IPAPackager(options: options).package(app, to: folder.path("two.ipa"))
+        _ = try IPAPackager(options: options).package(app, to: folder.path("two.ipa"))
         let one = try Data(contentsOf: URL(fileURLWithPath: folder.path("one.ipa")))
         let two = try Data(contentsOf: URL(fileURLWithPath: folder.path("two.ipa")))
         #expect(one == two)
@@ -115,7 +115,7 @@ import Testing
         var options = IPAPackager.Options()
         options.level = 0
         options.profile = profile
-        try IPAPackager(options: options).package(app, to: folder.path("stored.ipa"))
+        _ = try IPAPackager(options: options).package(app, to: folder.path("stored.ipa"))
         let lines = try Self.describe(folder.path("stored.ipa"))
         #expect(lines.filter { !$0.split(separator: "\t")[0].hasSuffix("/") }.allSatisfy { $0.split(separator: "\t")[5] == "0" })
         let embedded = try ProcessResult.run(try #require(ProcessResult.which("unzip")),
@@ -129,7 +129,7 @@ import Testing
         _ = try Self.makeApp(in: folder, name: "My.xcarchive/Products/Applications/ShoutOut.app")
         try folder.create("My.xcarchive/SwiftSupport/iphoneos/libswiftCore.dylib", Data(repeating: 1, count: 100))
         try folder.create("My.xcarchive/Info.plist", try PropertyList.encode(["Name": "ShoutOut"], format: .xml))
-        try IPAPackager().package(folder.path("My.xcarchive"), to: folder.path("out.ipa"))
+        _ = try IPAPackager().package(folder.path("My.xcarchive"), to: folder.path("out.ipa"))
         let names = try Self.describe(folder.path("out.ipa")).map { String($0.split(separator: "\t")[0]) }
         #expect(names.contains("Payload/ShoutOut.app/ShoutOut"))
         #expect(names.contains("SwiftSupport/iphoneos/libswiftCore.dylib"))
