@@ -11,12 +11,25 @@ import Testing
         var category: String
         var what: String
         var file: String
-        var contents: Data
+        /// Made when the case runs, so a failure to make it (python3 missing, say) fails the test
+        /// instead of crashing the test process while the catalogue is built.
+        var contents: @Sendable () throws -> Data
         /// Arguments, with `FILE` standing for the bad file's path.
         var arguments: [String]
         /// Extra files the command needs beside the bad one.
-        var companions: [String: Data] = [:]
-        var environment: [String: String] = [:]
+        var companions: [String: Data]
+        var environment: [String: String]
+
+        init(category: String, what: String, file: String, contents: @autoclosure @escaping @Sendable () throws -> Data,
+             arguments: [String], companions: [String: Data] = [:], environment: [String: String] = [:]) {
+            self.category = category
+            self.what = what
+            self.file = file
+            self.contents = contents
+            self.arguments = arguments
+            self.companions = companions
+            self.environment = environment
+        }
     }
 
     static func text(_ string: String) -> Data { Data(string.utf8) }
@@ -24,8 +37,8 @@ import Testing
     static let infoPlist = text("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>")
 
     /// A zip archive from Python's `zipfile`, which writes what we ask without judging it.
-    static func zip(_ entries: [(String, Data)], ratioBomb: Bool = false) -> Data {
-        let folder = try! TemporaryFolder()
+    static func zip(_ entries: [(String, Data)], ratioBomb: Bool = false) throws -> Data {
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
         var script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
         for (name, data) in entries {
@@ -34,9 +47,14 @@ import Testing
         if ratioBomb { script += "z.writestr('Payload/A.app/zeros', b'\\0' * (200 << 20))\n" }
         script += "z.close()\n"
         let output = folder.path("out.zip")
-        let result = try! ProcessResult.run("/usr/bin/python3", ["-c", script, output])
-        precondition(result.status == 0, result.stderrText)
-        return try! Data(contentsOf: URL(fileURLWithPath: output))
+        let result = try ProcessResult.run("/usr/bin/python3", ["-c", script, output])
+        guard result.status == 0 else { throw ZipFailure(message: "python3's zipfile failed: \(result.stderrText)") }
+        return try Data(contentsOf: URL(fileURLWithPath: output))
+    }
+
+    struct ZipFailure: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
     }
 
     static func pythonString(_ string: String) -> String {
@@ -102,23 +120,23 @@ import Testing
                  contents: text("<plist><dict><key>CFBundleExecutable</key><string>A</string><key>CFBundleVersion</key><string>7</string></dict></plist>"), arguments: ["version", "bump", "build", "A.app", "--to", "1.2.x"]),
         // ipas
         BadInput(category: "ipa", what: "200 bytes cut from the middle", file: "A.ipa",
-                 contents: { let z = zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data(repeating: 7, count: 5000))])
-                             return z.prefix(100) + z.dropFirst(300) }(),
+                 contents: try { let z = try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data(repeating: 7, count: 5000))])
+                                 return z.prefix(100) + z.dropFirst(300) }(),
                  arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "not a zip at all", file: "A.ipa", contents: text("just text"), arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "truncated (the last 4 KB missing)", file: "A.ipa",
-                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))]).dropLast(4096),
+                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))]).dropLast(4096),
                  arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "an entry named ../../evil", file: "A.ipa",
-                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("../../evil", text("x"))]), arguments: ["inspect", "FILE"]),
+                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("../../evil", text("x"))]), arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "an absolute entry name", file: "A.ipa",
-                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("/etc/cron.d/evil", text("x"))]), arguments: ["inspect", "FILE"]),
+                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("/etc/cron.d/evil", text("x"))]), arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "no Payload/*.app", file: "A.ipa",
-                 contents: zip([("Something/Info.plist", infoPlist)]), arguments: ["inspect", "FILE"]),
+                 contents: try zip([("Something/Info.plist", infoPlist)]), arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "a zip bomb (200 MB of zeros)", file: "A.ipa",
-                 contents: zip([("Payload/A.app/Info.plist", infoPlist)], ratioBomb: true), arguments: ["inspect", "FILE"]),
+                 contents: try zip([("Payload/A.app/Info.plist", infoPlist)], ratioBomb: true), arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "more entries than the limit", file: "A.ipa",
-                 contents: zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))]),
+                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))]),
                  arguments: ["inspect", "FILE"], environment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "1"]),
         // Provisioning profiles
         BadInput(category: "Provisioning profile", what: "not CMS (a plain plist)", file: "A.mobileprovision",
@@ -135,7 +153,7 @@ import Testing
     static func run(_ input: BadInput) throws -> (status: Int32, error: String) {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try folder.create(input.file, input.contents)
+        let path = try folder.create(input.file, try input.contents())
         for (name, data) in input.companions { try folder.create(name, data) }
         let before = folder.snapshot()
         let arguments = input.arguments.map { $0 == "FILE" ? path : ($0 == "envs" || $0 == "A.app" ? folder.path($0) : $0) }
