@@ -142,11 +142,8 @@ public struct AppPackage: Sendable {
 
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
     public static func open(_ path: String, limits: ZipArchiveReader.Limits = .standard) throws -> AppPackage {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw IPAError("no such file", file: path)
-        }
-        if isFolder.boolValue {
+        guard let kind = FileIO.kind(of: path) else { throw IPAError("no such file", file: path) }
+        if kind == .folder {
             let (app, _) = try IPAPackager.locateApp(path)
             let storage = try FolderStorage(app: app)
             let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent)

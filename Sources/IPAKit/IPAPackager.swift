@@ -43,8 +43,7 @@ public struct IPAPackager {
     /// The app inside `input` (an `.app`, or an `.xcarchive`'s `Products/Applications/*.app`) and
     /// the archive's `SwiftSupport` folder when it has one.
     public static func locateApp(_ input: String) throws -> (app: String, swiftSupport: String?) {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileIO.kind(of: input) == .folder else {
             throw IPAError("no app bundle or archive here", file: input)
         }
         let trimmed = input.hasSuffix("/") ? String(input.dropLast()) : input
@@ -95,8 +94,7 @@ public struct IPAPackager {
         if options.reproducible { normalise(&entries) }
 
         let folder = (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileIO.kind(of: folder) == .folder else {
             throw IPAError("cannot be written: its folder does not exist", file: output)
         }
         FileIO.removeStaleTemporaries(in: folder)

@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 
 /// The page templates: the defaults compiled into the binary, each replaceable by a file of
 /// the same name (`page.mustache`, `index.mustache`, `style.mustache`, …) in a team's folder.
@@ -9,8 +10,7 @@ public struct TemplateSet: Sendable {
     public init(folder: String? = nil) throws {
         var sources = DefaultTemplates.sources.mapValues { ($0, "built-in") }
         if let folder {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            guard FileIO.kind(of: folder) == .folder else {
                 throw Template.Failure(description: "\(folder): no templates folder here")
             }
             for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".mustache") {

@@ -7,13 +7,24 @@ import Foundation
 /// either the old file or the complete new one, never a partial one. An existing file's
 /// permission bits are kept.
 public enum FileIO {
+    /// What a path names, symbolic links followed.
+    public enum Kind: Sendable {
+        case folder
+        /// Anything that is not a folder.
+        case file
+    }
+
+    /// What is at `path` (links followed), or nil when nothing is.
+    public static func kind(of path: String) -> Kind? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+        return isFolder.boolValue ? .folder : .file
+    }
+
     public static func read(_ path: String) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw PlistError(.io, "no such file", file: path)
-        }
-        if isDirectory.boolValue { throw PlistError(.io, "is a folder, not a file", file: path) }
+        guard let kind = kind(of: path) else { throw PlistError(.io, "no such file", file: path) }
+        if kind == .folder { throw PlistError(.io, "is a folder, not a file", file: path) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw PlistError(.io, "cannot be read (permission denied)", file: path)
         }

@@ -42,8 +42,7 @@ public struct EnvironmentApplier: Sendable {
     /// Applies to a built app bundle: `environment.plist` at the bundle's top (binary unless
     /// `format` says otherwise) and its Info.plist patched.
     public func apply(toApp app: String, format: PlistFormat = .binary) throws -> Report {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: app, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")

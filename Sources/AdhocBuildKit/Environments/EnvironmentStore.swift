@@ -17,13 +17,12 @@ public struct EnvironmentStore: Sendable {
     /// Reads a folder of environment plists, or a single `Environments.plist`-style file.
     public init(at location: String) throws {
         self.location = location
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: location, isDirectory: &isFolder) else {
+        guard let kind = FileIO.kind(of: location) else {
             throw AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
                                   file: location)
         }
         var found: [EnvironmentDefinition] = []
-        if isFolder.boolValue {
+        if kind == .folder {
             let names = try FileManager.default.contentsOfDirectory(atPath: location)
                 .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.sorted()
             for name in names {

@@ -66,8 +66,7 @@ public struct VersionReport: Sendable {
 
     /// Reads an app: a bundle folder and its extensions' plists, or a packaged app (`.ipa`) in place.
     public init(app path: String) throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
+        if FileIO.kind(of: path) == .file {
             try self.init(package: path)
         } else {
             try self.init(plists: try VersionSites.bundlePlists(in: path))

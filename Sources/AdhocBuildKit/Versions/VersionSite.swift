@@ -111,8 +111,7 @@ public enum VersionSites {
     /// The Info.plists of an app bundle and of everything it embeds that carries versions:
     /// extensions (`PlugIns/*.appex`), Watch apps and their extensions, App Clips.
     public static func bundlePlists(in app: String) throws -> [String] {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: app, isDirectory: &isFolder), !isFolder.boolValue {
+        if FileIO.kind(of: app) == .file {
             throw AdhocBuildError("is a packaged, signed app; bump the .app or the project before packaging", file: app)
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")

@@ -86,8 +86,7 @@ public struct XcodeProject: Sendable {
     static func locate(_ location: String) throws -> String {
         if location.hasSuffix(".pbxproj") { return location }
         if location.hasSuffix(".xcodeproj") { return (location as NSString).appendingPathComponent("project.pbxproj") }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: location, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileIO.kind(of: location) == .folder else {
             throw AdhocBuildError("no such project folder", file: location)
         }
         let projects = (try FileManager.default.contentsOfDirectory(atPath: location)).filter { $0.hasSuffix(".xcodeproj") }.sorted()
