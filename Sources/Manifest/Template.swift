@@ -134,10 +134,14 @@ struct TemplateParser {
         Template.Failure(description: "\(name):\(line(at: position)): \(message)")
     }
 
+    /// Whether `text` appears at `position`, compared in place (this runs at every position).
     func starts(with text: String, at position: Int) -> Bool {
-        let characters = Array(text)
-        guard position + characters.count <= source.count else { return false }
-        return Array(source[position..<(position + characters.count)]) == characters
+        var cursor = position
+        for character in text {
+            guard cursor < source.count, source[cursor] == character else { return false }
+            cursor += 1
+        }
+        return true
     }
 
     /// A tag's name: `.`, or names joined by single dots (`app.name`), without spaces.
