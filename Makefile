@@ -44,8 +44,10 @@ demo: release
 	./scripts/demo.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild"
 
 ## bench: adhocbuild against its peers, side by side, with ratios.
+# Foundation's PropertyListSerialization fails on every input when Foundation is linked
+# statically ("objects of type 'Not A Type'"), so its peer binary links it dynamically.
 bench: release
-	$(SWIFT) build $(RELEASE) --product foundation-plist-bench
+	$(SWIFT) build -c release --product foundation-plist-bench
 	./bench/run.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 ## fuzz: every parser under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (default 60).
