@@ -179,6 +179,7 @@ public struct IPAPackager {
         writer.reserve(StoredArchiveWriter.archiveSize(entries))
         if let progress = options.progress { writer.progress = { progress($0, total) } }
         let readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
+        defer { readAhead.stop() }
         var position = 0
         try writer.add(entries) { _, entry, time in
             let opened = readAhead.descriptor(for: position)
