@@ -33,11 +33,14 @@ release: deps
 	$(SWIFT) build $(RELEASE) --product adhocbuild
 
 ## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures), then
-##       every fuzz seed and regression input replayed once under AddressSanitizer.
+##       every fuzz seed and regression input replayed once under AddressSanitizer, then the command-line
+##       tests again against the statically linked release binary that agents run.
 test: deps
 	$(SWIFT) build --build-tests
 	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/fuzz/seeds" $(SWIFT) test --disable-xctest
 	./scripts/fuzz.sh --replay
+	$(SWIFT) build $(RELEASE) --product adhocbuild
+	ADHOCBUILD_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild" $(SWIFT) test --disable-xctest --filter adhocbuildTests
 
 ## demo: the main job on the bundled example.
 demo: release
