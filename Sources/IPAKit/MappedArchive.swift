@@ -94,19 +94,22 @@ final class MappedArchive {
     /// the pages the map holds).
     func read(_ range: Range<Int>) throws -> [UInt8] {
         var result = [UInt8](repeating: 0, count: range.count)
-        var done = 0
-        try result.withUnsafeMutableBytes { buffer in
-            while done < range.count {
-                let got = pread(fileDescriptor, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else {
-                    throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : String(cString: strerror(errno)))",
-                                   file: displayName)
-                }
-                done += got
-            }
-        }
+        try result.withUnsafeMutableBytes { try read(range, into: $0.baseAddress!) }
         return result
+    }
+
+    /// Reads all of `range` from the file into `destination`, or says why it cannot.
+    private func read(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        var done = 0
+        while done < range.count {
+            let got = pread(fileDescriptor, destination + done, range.count - done, off_t(range.lowerBound + done))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : String(cString: strerror(errno)))",
+                               file: displayName)
+            }
+            done += got
+        }
     }
 
     /// The CRC-32 of each of `ranges` (ascending, not overlapping), taken on `threads` threads.
@@ -133,8 +136,6 @@ final class MappedArchive {
         let pieceCRCs = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: pieces.count)
         defer { pieceCRCs.deallocate() }
         let workers = max(1, min(threads, blocks.count))
-        let fd = fileDescriptor
-        let displayName = self.displayName
         let failures = FailureBox()
         // Each worker takes every workers-th block; each piece's slot is written by one worker only.
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -142,16 +143,9 @@ final class MappedArchive {
             defer { buffer.deallocate() }
             for block in stride(from: worker, to: blocks.count, by: workers) {
                 let span = pieces[blocks[block].lowerBound].bytes.lowerBound..<pieces[blocks[block].upperBound - 1].bytes.upperBound
-                var done = 0
-                while done < span.count {
-                    let got = pread(fd, buffer.baseAddress! + done, span.count - done, off_t(span.lowerBound + done))
-                    if got < 0 && errno == EINTR { continue }
-                    guard got > 0 else {
-                        failures.record(IPAError("failed verification: \(got == 0 ? "the archive ends early" : String(cString: strerror(errno)))",
-                                                 file: displayName))
-                        return
-                    }
-                    done += got
+                do { try read(span, into: buffer.baseAddress!) } catch {
+                    failures.record(error)
+                    return
                 }
                 for piece in blocks[block] {
                     let bytes = pieces[piece].bytes
