@@ -67,6 +67,12 @@ public struct TemporaryFolder {
     public func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// A test's own setup failing (a tool missing or failing), with a message saying what to do.
+public struct SetupFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// Runs an external program and captures its output.
 public struct ProcessResult {
     public var status: Int32

@@ -48,13 +48,8 @@ import Testing
         script += "z.close()\n"
         let output = folder.path("out.zip")
         let result = try ProcessResult.run("/usr/bin/python3", ["-c", script, output])
-        guard result.status == 0 else { throw ZipFailure(message: "python3's zipfile failed: \(result.stderrText)") }
+        guard result.status == 0 else { throw SetupFailure("python3's zipfile failed: \(result.stderrText)") }
         return try Data(contentsOf: URL(fileURLWithPath: output))
-    }
-
-    struct ZipFailure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
     }
 
     static func pythonString(_ string: String) -> String {

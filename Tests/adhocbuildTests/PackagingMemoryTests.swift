@@ -10,18 +10,13 @@ import Testing
     static func peakMegabytes(_ arguments: [String], in folder: TemporaryFolder) throws -> (status: Int32, megabytes: Double, error: String) {
         let time = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: time) else {
-            throw ProcessFailure(message: "\(time) is missing; `make deps` installs it (Debian package 'time')")
+            throw SetupFailure("\(time) is missing; `make deps` installs it (Debian package 'time')")
         }
         let report = folder.path("time.txt")
         let result = try ProcessResult.run(time, ["-f", "%M", "-o", report, AdhocBuildBinary.path] + arguments)
         let kilobytes = try String(contentsOfFile: report, encoding: .utf8)
             .split(whereSeparator: \.isNewline).last.flatMap { Double($0) } ?? .infinity
         return (result.status, kilobytes / 1024, result.stderrText)
-    }
-
-    struct ProcessFailure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
     }
 
     /// A 400 MB executable that deflate cannot shrink (one random MiB repeated: the repeats lie
