@@ -25,34 +25,74 @@ public enum URLEncoding {
         public init(description: String) { self.description = description }
     }
 
-    /// Checks that `text` is an absolute http(s) URL and returns it normalised: each path segment
-    /// percent-encoded (spaces, quotes, `&`, `?` and `#` in folder names become `%XX`; segments already
-    /// encoded stay as they are) and ending with `/`. Plain http is an error (iOS 7.1 and later refuse
-    /// manifests over http) unless `allowHTTP`.
+    /// Checks that `text` is an absolute https URL that file names can be joined to, and returns it as
+    /// the user wrote it, with a `/` added at the end if it lacks one.
+    ///
+    /// The base is the user's: TeamCity locators (`123:id`), escapes already in it (`%20`), `~`, `+` and
+    /// `@` are kept byte for byte. Only bytes outside ASCII are percent-encoded (as UTF-8, the mapping
+    /// from an IRI to a URI of RFC 3987, which changes no meaning), since iOS cannot load a URL holding
+    /// them. Refused with a clear error: no scheme or host, a scheme other than https (http only with
+    /// `allowHTTP`: iOS 7.1 and later refuse manifests served over http), spaces, control characters
+    /// and the characters no URL may hold (`"<>\^`{|}`), a `%` not followed by two hex digits, and a
+    /// query or fragment, which would end up in front of every file name joined to the base.
     public static func baseURL(_ text: String, allowHTTP: Bool = false) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        func failure(_ problem: String) -> Failure { Failure(description: "base URL '\(text)' \(problem)") }
         guard let schemeEnd = trimmed.range(of: "://") else {
-            throw Failure(description: "base URL '\(text)' is not an absolute URL (like https://builds.example.com/app/)")
+            throw failure("is not an absolute URL (like https://builds.example.com/app/)")
         }
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "https" || scheme == "http" else { throw failure("must use https, not \(scheme)") }
         let rest = trimmed[schemeEnd.upperBound...]
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        let authority = String(rest[..<slash])
-        guard scheme == "https" || scheme == "http" else {
-            throw Failure(description: "base URL '\(text)' must use https, not \(scheme)")
-        }
-        guard !authority.isEmpty, !authority.contains(where: { $0.isWhitespace || "\"'<>#?&".contains($0) }) else {
-            throw Failure(description: "base URL '\(text)' has no valid host")
+        let authority = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
+        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last?.split(separator: ":", omittingEmptySubsequences: false).first ?? ""
+        guard !host.isEmpty else { throw failure("has no host") }
+        var out = [UInt8]()
+        let bytes = Array(trimmed.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x80...:
+                out += Array(String(format: "%%%02X", byte).utf8)
+            case 0x00...0x20, 0x7F:
+                throw failure(byte == 0x20 ? "contains a space; write it as %20" : "contains a control character")
+            case UInt8(ascii: "?"), UInt8(ascii: "#"):
+                throw failure("has a \(byte == UInt8(ascii: "?") ? "query" : "fragment") ('\(Character(UnicodeScalar(byte)))…'), "
+                              + "which would come before every file name joined to it; give the folder the files are served from")
+            case UInt8(ascii: "%"):
+                guard index + 2 < bytes.count, Self.isHexDigit(bytes[index + 1]), Self.isHexDigit(bytes[index + 2]) else {
+                    throw failure("has a '%' that is not followed by two hex digits; write a literal % as %25")
+                }
+                out.append(byte)
+            default:
+                if Self.notInURLs.contains(byte) {
+                    throw failure("contains '\(Character(UnicodeScalar(byte)))', which a URL cannot hold; percent-encode it")
+                }
+                out.append(byte)
+            }
+            index += 1
         }
         if scheme == "http" && !allowHTTP {
-            throw Failure(description: "base URL '\(text)' uses http; iOS 7.1 and later refuse to install from a manifest "
+            throw failure("uses http; iOS 7.1 and later refuse to install from a manifest "
                           + "served over http (use https, or --allow-http for a test setup)")
         }
-        let segments = rest[slash...].split(separator: "/", omittingEmptySubsequences: true).map { segment -> String in
-            let raw = String(segment)
-            return encodeComponent(raw.removingPercentEncoding ?? raw)
-        }
-        return "\(scheme)://\(authority)/" + segments.map { $0 + "/" }.joined()
+        if out.last != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ASCII characters that may not appear in a URL at all (RFC 3986 neither reserves nor allows them).
+    static let notInURLs: Set<UInt8> = Set(Array("\"<>\\^`{|}".utf8))
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    /// `base` followed by `segments`, each percent-encoded as one path segment (so `:`, `+`, `@`, `%`,
+    /// spaces and non-ASCII in a file or folder name are escaped, and `/` inside a name too).
+    public static func join(_ base: String, segments: [String]) -> String {
+        base + segments.map { encodeComponent($0) }.joined(separator: "/")
     }
 
     /// `base` followed by `path`'s segments, each percent-encoded.

@@ -73,9 +73,72 @@ import Testing
         options.baseURL = "https://{HOST}/apps/{env}/{version}+{build}/"
         options.processEnvironment = ["HOST": "ci.example.com"]
         let result = try ReleasePipeline(options: options).run()
-        #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0%2B41/")
+        // The template's own '+' is the user's and stays; the values put into it are encoded.
+        #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
         options.baseURL = "https://{MISSING}/"
         #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+    }
+
+    /// TeamCity's `123:id` locators, escapes already in the base and sub-delimiters stay as the user
+    /// wrote them; only what the tool appends (the release folder, the ipa's name) is encoded; the
+    /// manifest holds the URLs XML-escaped and the page HTML-escaped.
+    @Test func theBaseURLIsKeptAsGivenAndOnlyWhatIsAppendedIsEncoded() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var options = try options(folder)
+        let app = folder.path("Shout:Out+@~\u{E9} %20.app")
+        try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
+        options.input = app
+        options.baseURL = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf\u{E9}"
+        let result = try ReleasePipeline(options: options).run()
+        let base = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf%C3%A9/"
+        #expect(result.pageURL == base + "Staging/1.4.0-41/")
+        let ipaURL = base + "Staging/1.4.0-41/Shout%3AOut%2B%40~%C3%A9%20%2520.ipa"
+        let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/manifest.plist"))
+        #expect(String(decoding: manifestBytes, as: UTF8.self).contains(ipaURL.replacingOccurrences(of: "&", with: "&amp;")))
+        let manifest = try PropertyList(data: manifestBytes).value
+        let item = manifest.dictionaryValue?["items"]?.arrayValue?.first?.dictionaryValue
+        let assets = item?["assets"]?.arrayValue ?? []
+        let assetURLs: [String] = assets.compactMap { $0.dictionaryValue?["url"]?.stringValue }
+        #expect(assetURLs.contains(ipaURL), "\(assetURLs)")
+        let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+        #expect(page.contains("href=\"\(result.manifestURL.replacingOccurrences(of: "&", with: "&amp;"))\""))
+        #expect(!page.contains("x&y/"), "an unescaped '&' in the page")
+        // The manifest's URL as one query value, encoded by Foundation as the oracle.
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let encoded = try #require(result.manifestURL.addingPercentEncoding(withAllowedCharacters: unreserved))
+        #expect(result.installURL == "itms-services://?action=download-manifest&url=" + encoded)
+        #expect(page.contains("href=\"itms-services://?action=download-manifest&amp;url=\(encoded)\""))
+    }
+
+    /// The release is assembled in a temporary folder inside DIST; its warnings and failures name the
+    /// user's input and the published release instead.
+    @Test func warningsAndFailuresNameTheUsersPathsNotTheTemporaryFolder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var options = try options(folder)
+        let app = folder.path("in/Signed.app")
+        try FileManager.default.createDirectory(atPath: folder.path("in"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
+        try folder.create("in/Signed.app/_CodeSignature/CodeResources", Data("<plist/>".utf8))
+        options.input = app + "/"
+        let result = try ReleasePipeline(options: options).run()
+        #expect(result.warnings.contains { $0.hasPrefix("\(app) was signed;") }, "\(result.warnings)")
+        #expect(result.warnings.contains { $0.contains("is signed; embedding a different profile") }, "\(result.warnings)")
+        #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
+
+        // A file the packager cannot read inside the copied build is named under the input.
+        try folder.create("in/Signed.app/Unreadable.strings", Data("x".utf8))
+        let broken = app + "/Dangling"
+        try FileManager.default.createSymbolicLink(atPath: broken, withDestinationPath: "/nonexistent/outside")
+        options.out = folder.path("dist2")
+        do {
+            _ = try ReleasePipeline(options: options).run()
+            Issue.record("released an app with a link pointing outside it")
+        } catch let failure as ReleasePipeline.Failure {
+            #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")
+            #expect(failure.description.contains(app), "\(failure)")
+        }
     }
 
     @Test func twoReleasesAtOnceBothLandAndTheIndexListsBoth() throws {

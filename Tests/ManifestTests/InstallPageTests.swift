@@ -8,8 +8,10 @@ import Testing
 /// Install pages and manifests for hostile metadata, checked with Python's plistlib and json.
 @Suite struct InstallPageTests {
     static let hostileName = "<script>alert(1)</script>&\"'"
-    static let hostileBase = "https://builds.example.com/shout out/\"q\" & 'x' #1/"
-    static let encodedBase = "https://builds.example.com/shout%20out/%22q%22%20%26%20%27x%27%20%231/"
+    /// A valid URL whose `&`, `'` and `;` must be XML-escaped in the manifest and HTML-escaped in the page.
+    static let hostileBase = "https://builds.example.com/shout%20out/'x'&y=1;z/"
+    /// The base is the user's and kept as given; only the ipa's name is encoded.
+    static let encodedBase = hostileBase
 
     /// An ipa whose display name is hostile, with a 100×100 icon.
     static func hostileIPA(_ folder: TemporaryFolder) throws -> String {
@@ -64,6 +66,9 @@ import Testing
         let href = "itms-services://?action=download-manifest&amp;url=" + URLEncoding.encodeComponent(result.manifestURL)
         #expect(html.contains("<a class=\"install\" id=\"install\" href=\"\(href)\">"))
         #expect(html.contains("<span class=\"badge\" title=\"Environment\">Staging &lt;b&gt;</span>"))
+        #expect(html.contains("href=\"https://builds.example.com/shout%20out/&#39;x&#39;&amp;y=1;z/manifest.plist\""))
+        let manifestText = try String(contentsOfFile: out + "/manifest.plist", encoding: .utf8)
+        #expect(manifestText.contains("<string>https://builds.example.com/shout%20out/'x'&amp;y=1;z/Evil%20App%20%231.ipa</string>"))
         #expect(!html.contains("http://") || !html.contains("src=\"http"))
         // The feed is valid JSON with the same URLs.
         let feed = try python("f = json.load(open(sys.argv[1])); print(f['installURL'] == sys.argv[2], f['build'], f['environment'])",

@@ -79,17 +79,46 @@ import Testing
 }
 
 @Suite struct URLEncodingTests {
-    @Test func baseURLsAreValidatedAndTheirPathsEncoded() throws {
+    @Test func aBaseURLIsKeptByteForByteApartFromATrailingSlashAndNonASCII() throws {
         #expect(try URLEncoding.baseURL("https://builds.example.com/app") == "https://builds.example.com/app/")
-        #expect(try URLEncoding.baseURL("https://h.example:8443/a b/#1 & \"q\" 'x'/")
-                == "https://h.example:8443/a%20b/%231%20%26%20%22q%22%20%27x%27/")
-        #expect(try URLEncoding.baseURL("https://h.example/already%20encoded/") == "https://h.example/already%20encoded/")
-        #expect(throws: URLEncoding.Failure.self) { try URLEncoding.baseURL("builds.example.com/app") }
-        #expect(throws: URLEncoding.Failure.self) { try URLEncoding.baseURL("ftp://builds.example.com/") }
-        #expect(throws: URLEncoding.Failure(description: "base URL 'http://x.example/' uses http; iOS 7.1 and later refuse to install from a manifest served over http (use https, or --allow-http for a test setup)")) {
-            try URLEncoding.baseURL("http://x.example/")
-        }
+        // TeamCity locators, escapes already made, and the sub-delimiters a path may hold stay as given.
+        let teamCity = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/"
+        #expect(try URLEncoding.baseURL(teamCity) == teamCity)
+        #expect(try URLEncoding.baseURL("https://user@h.example:8443/~me/a+b/@team/x&y/'q'/%2F/")
+                == "https://user@h.example:8443/~me/a+b/@team/x&y/'q'/%2F/")
+        // Bytes outside ASCII become their UTF-8 escapes (what a browser sends for them).
+        #expect(try URLEncoding.baseURL("https://h.example/caf\u{E9}/\u{1F680}") == "https://h.example/caf%C3%A9/%F0%9F%9A%80/")
+        #expect(try URLEncoding.baseURL("  https://h.example/x/\n") == "https://h.example/x/")
         #expect(try URLEncoding.baseURL("http://x.example/", allowHTTP: true) == "http://x.example/")
+    }
+
+    @Test func aBaseURLThatCannotTakeFileNamesIsAClearError() {
+        let cases: [(String, String)] = [
+            ("builds.example.com/app", "is not an absolute URL (like https://builds.example.com/app/)"),
+            ("ftp://builds.example.com/", "must use https, not ftp"),
+            ("https:///app/", "has no host"),
+            ("https://user@:8443/app/", "has no host"),
+            ("https://h.example/release candidate/", "contains a space; write it as %20"),
+            ("https://h.example/a\tb/", "contains a control character"),
+            ("https://h.example/download?build=12", "has a query ('?…'), which would come before every file name joined to it; "
+                + "give the folder the files are served from"),
+            ("https://h.example/app/#latest", "has a fragment ('#…'), which would come before every file name joined to it; "
+                + "give the folder the files are served from"),
+            ("https://h.example/100%/", "has a '%' that is not followed by two hex digits; write a literal % as %25"),
+            ("https://h.example/%zz/", "has a '%' that is not followed by two hex digits; write a literal % as %25"),
+            ("https://h.example/\"q\"/", "contains '\"', which a URL cannot hold; percent-encode it"),
+            ("https://h.example/<b>/", "contains '<', which a URL cannot hold; percent-encode it"),
+            ("http://x.example/", "uses http; iOS 7.1 and later refuse to install from a manifest served over http "
+                + "(use https, or --allow-http for a test setup)"),
+        ]
+        for (url, problem) in cases {
+            #expect(throws: URLEncoding.Failure(description: "base URL '\(url)' \(problem)")) { try URLEncoding.baseURL(url) }
+        }
+    }
+
+    @Test func appendedNamesAreEncodedAsOneSegmentEach() {
+        #expect(URLEncoding.join("https://h.example/123:id/", segments: ["QA+@:~\u{E9}", "1.0 %20/x"])
+                == "https://h.example/123:id/QA%2B%40%3A~%C3%A9/1.0%20%2520%2Fx")
     }
 
     @Test func theInstallLinkCarriesTheManifestURLAsOneQueryValue() {

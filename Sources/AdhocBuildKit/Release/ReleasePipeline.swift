@@ -99,16 +99,33 @@ public struct ReleasePipeline {
         }
     }
 
+    /// Runs every step; warnings and failures name the user's paths (the input, DIST and the release
+    /// folder), never the temporary folder the release is assembled in.
     public func run() throws -> Result {
+        let paths = StagePaths(stage: FileIO.temporaryPath(for: options.out + "/release"), input: options.input, out: options.out)
+        do {
+            var result = try run(in: paths)
+            paths.releaseFolder = result.releaseFolder
+            result.warnings = result.warnings.map(paths.userFacing)
+            return result
+        } catch let failure as Failure {
+            throw Failure(step: paths.userFacing(failure.step), reason: paths.userFacing(failure.reason))
+        }
+    }
+
+    private func run(in paths: StagePaths) throws -> Result {
         var warnings: [String] = []
         let environment = try step("Resolve environment") {
             try EnvironmentResolver(store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
                                     settings: options.settings, processEnvironment: options.processEnvironment)
                 .resolve(options.environment)
         }
+        // The base URL is checked before anything is copied or packaged (with stand-ins for the
+        // version and build, which are known only after packaging).
+        _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
         try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
         FileIO.removeStaleTemporaries(in: options.out)
-        let stage = FileIO.temporaryPath(for: options.out + "/release")
+        let stage = paths.stage
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
@@ -168,22 +185,8 @@ public struct ReleasePipeline {
         let build = package.app.buildVersion ?? "0"
         let releaseName = "\(version)-\(build)"
         let releasePath = environment.name + "/" + releaseName
-        let baseURL = try step("Work out URLs") { () -> String in
-            var template = options.baseURL
-            let placeholders = ["{env}": environment.name, "{version}": version, "{build}": build]
-            let hasPlaceholders = placeholders.keys.contains { template.contains($0) }
-            for (placeholder, value) in placeholders { template = template.replacingOccurrences(of: placeholder, with: value) }
-            while let open = template.range(of: "{"), let close = template.range(of: "}", range: open.upperBound..<template.endIndex) {
-                let name = String(template[open.upperBound..<close.lowerBound])
-                guard let value = options.processEnvironment[name] else {
-                    throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
-                }
-                template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
-            }
-            if !hasPlaceholders { template = (template.hasSuffix("/") ? template : template + "/") + releasePath + "/" }
-            do { return try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP) } catch let failure as URLEncoding.Failure {
-                throw AdhocBuildError(failure.description)
-            }
+        let baseURL = try step("Work out URLs") {
+            try releaseBaseURL(environment: environment.name, version: version, build: build)
         }
         let releaseStage = stage + "/release"
         let page = try step("Write the manifest, page, icons and feeds") {
@@ -205,6 +208,7 @@ public struct ReleasePipeline {
         }
         warnings += page.warnings
         let releaseFolder = options.out + "/" + releasePath
+        paths.releaseFolder = releaseFolder
         try step("Publish into \(options.out)") {
             try DirectoryLock.withLock(options.out) {
                 let environmentFolder = options.out + "/" + environment.name
@@ -234,6 +238,60 @@ public struct ReleasePipeline {
         return Result(environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
                       releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
                       pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
+    }
+}
+
+extension ReleasePipeline {
+    /// Where the release is served. `options.baseURL` is the user's and is kept byte for byte; only
+    /// what the tool adds is percent-encoded: the environment, version and build put into a template's
+    /// `{env}`, `{version}` and `{build}`, or, without placeholders, the `<env>/<version>-<build>/` path
+    /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL).
+    func releaseBaseURL(environment: String, version: String, build: String) throws -> String {
+        var template = options.baseURL
+        let placeholders = ["{env}": environment, "{version}": version, "{build}": build]
+        let hasPlaceholders = placeholders.keys.contains { template.contains($0) }
+        for (placeholder, value) in placeholders {
+            template = template.replacingOccurrences(of: placeholder, with: URLEncoding.encodeComponent(value))
+        }
+        while let open = template.range(of: "{"), let close = template.range(of: "}", range: open.upperBound..<template.endIndex) {
+            let name = String(template[open.upperBound..<close.lowerBound])
+            guard let value = options.processEnvironment[name] else {
+                throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
+            }
+            template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
+        }
+        do {
+            let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP)
+            return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
+        } catch let failure as URLEncoding.Failure {
+            throw AdhocBuildError(failure.description)
+        }
+    }
+}
+
+/// The temporary folder a release is assembled in, and how to say its paths to the user.
+final class StagePaths {
+    let stage: String
+    let input: String
+    let out: String
+    /// Where the release is published, once its version and build are known.
+    var releaseFolder: String?
+
+    init(stage: String, input: String, out: String) {
+        self.stage = stage
+        self.input = input.hasSuffix("/") ? String(input.dropLast()) : input
+        self.out = out
+    }
+
+    /// `text` with paths inside the stage replaced by the user's: the copied build by the input as
+    /// given, the release being assembled by its published folder, anything else by DIST.
+    func userFacing(_ text: String) -> String {
+        guard text.contains(stage) else { return text }
+        let published = releaseFolder ?? out
+        return text
+            .replacingOccurrences(of: stage + "/input/" + (input as NSString).lastPathComponent, with: input)
+            .replacingOccurrences(of: stage + "/release", with: published)
+            .replacingOccurrences(of: stage, with: published)
     }
 }
 
