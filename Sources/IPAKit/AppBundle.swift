@@ -134,8 +134,6 @@ public struct AppPackage: Sendable {
     /// The path given.
     public var path: String
     public var app: AppBundle
-    /// Apps found under `Payload/` (an ipa must hold exactly one).
-    public var payloadApps: [String]
     /// Top-level folders of an ipa besides `Payload` (`SwiftSupport`, `Symbols`, …).
     public var extras: [String]
     public var isArchive: Bool
@@ -147,19 +145,13 @@ public struct AppPackage: Sendable {
             let (app, _) = try IPAPackager.locateApp(path)
             let storage = try FolderStorage(app: app)
             let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent)
-            return AppPackage(path: path, app: bundle, payloadApps: [bundle.name], extras: [], isArchive: false)
+            return AppPackage(path: path, app: bundle, extras: [], isArchive: false)
         }
-        let storage = ArchiveStorage(try ZipArchiveReader(path: path, limits: limits))
+        let reader = try ZipArchiveReader(path: path, limits: limits)
+        let appName = try PayloadLayout.app(in: reader.entries, archive: path)
+        let storage = ArchiveStorage(reader)
         let tops = Set(storage.files.keys.compactMap { $0.split(separator: "/").first.map(String.init) })
-        let apps = Set(storage.files.keys.compactMap { key -> String? in
-            let parts = key.split(separator: "/")
-            return parts.count >= 2 && parts[0] == "Payload" && parts[1].hasSuffix(".app") ? String(parts[1]) : nil
-        }).sorted()
-        guard let first = apps.first else {
-            throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)
-        }
-        let bundle = try AppBundle(storage: storage, root: "Payload/" + first)
-        return AppPackage(path: path, app: bundle, payloadApps: apps,
-                          extras: tops.subtracting(["Payload", "__MACOSX"]).sorted(), isArchive: true)
+        let bundle = try AppBundle(storage: storage, root: "Payload/" + appName)
+        return AppPackage(path: path, app: bundle, extras: tops.subtracting(["Payload", "__MACOSX"]).sorted(), isArchive: true)
     }
 }

@@ -32,9 +32,6 @@ public struct AppVerifier: Sendable {
         func error(_ message: String, _ subject: String?) { findings.append(Finding(severity: .error, message: message, subject: subject)) }
         func warning(_ message: String, _ subject: String?) { findings.append(Finding(severity: .warning, message: message, subject: subject)) }
         let app = package.app
-        if package.isArchive && package.payloadApps.count != 1 {
-            error("Payload holds \(package.payloadApps.count) apps (\(package.payloadApps.joined(separator: ", "))); an ipa holds one", "Payload")
-        }
         check(app, isMain: true, error: error, warning: warning)
         for nested in app.nested {
             check(nested, isMain: false, error: error, warning: warning)

@@ -63,10 +63,14 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
             index[path] = BundleFile(size: entry.size, isExecutable: entry.isExecutable, isSymlink: entry.isSymlink,
                                      isDirectory: entry.isDirectory)
             // Archives made without directory entries still imply their folders.
+            // (PayloadLayout has refused names with empty or '.' parts, on which NSString's
+            // deletingLastPathComponent stops shrinking: the loop ends when a step changes nothing.)
             var parent = (path as NSString).deletingLastPathComponent
             while !parent.isEmpty && index[parent] == nil {
                 index[parent] = BundleFile(size: 0, isExecutable: false, isSymlink: false, isDirectory: true)
-                parent = (parent as NSString).deletingLastPathComponent
+                let next = (parent as NSString).deletingLastPathComponent
+                if next == parent { break }
+                parent = next
             }
         }
         files = index

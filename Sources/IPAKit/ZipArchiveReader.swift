@@ -91,7 +91,12 @@ public final class ZipArchiveReader {
                 if stat.encryption_method != UInt16(ZIP_EM_NONE) {
                     throw IPAError("is encrypted, which ipas never are", file: path, entry: name)
                 }
-                if byName[name] != nil { throw IPAError("appears twice in the archive", file: path, entry: name) }
+                if let earlier = byName[name] {
+                    // Swift's String equality equates Unicode forms: names with other bytes are two files.
+                    let other = entries[earlier].name
+                    if !other.utf8.elementsEqual(name.utf8) { throw PayloadLayout.differOnlyInForm(name, other, archive: path) }
+                    throw IPAError("appears twice in the archive", file: path, entry: name)
+                }
                 let size = Int64(stat.size), compressed = Int64(stat.comp_size)
                 total += size
                 guard total <= limits.maxTotalSize else {

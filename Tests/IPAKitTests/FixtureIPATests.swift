@@ -47,7 +47,7 @@ import Testing
     @Test(arguments: expectations)
     func inspectsWithTheListedValues(_ expected: Expected) throws {
         let package = try AppPackage.open(Fixtures.url("ipa", expected.file).path)
-        #expect(package.payloadApps == [expected.app])
+        #expect(package.app.name == expected.app)
         let app = package.app
         #expect(app.bundleIdentifier == expected.identifier)
         #expect(app.shortVersion == expected.version)

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The shape iOS's installer requires of an ipa, checked on its entry names before anything is read:
+/// one `Payload` folder holding exactly one `.app` folder, and names that mean one thing wherever
+/// the archive is unpacked.
+///
+/// Refused, each with the entry named: a name with empty, `.` or backslash-separated components
+/// (unzip tools disagree on where it goes); two names that differ only in letter case or Unicode
+/// normalization (one file on the case-insensitive, normalization-insensitive file systems of a Mac,
+/// two elsewhere); a file or link that other entries sit inside; no `Payload` folder (its name is
+/// case-sensitive); no app, or more than one, directly in `Payload`; an app that is a file or a link.
+public enum PayloadLayout {
+    /// The app folder's name (`Demo.app`) when the archive's entries form an installable Payload.
+    public static func app(in entries: [ZipArchiveReader.Entry], archive path: String) throws -> String {
+        var seen: [String: String] = [:]  // folded name -> name as written
+        // Names as written, byte for byte (Swift's String equality already equates Unicode forms),
+        // so each is folded once.
+        var written = Set<[UInt8]>()
+        var leaves: [String: ZipArchiveReader.Entry] = [:]  // files and links by name
+        var folders = Set<String>()
+        for entry in entries {
+            var name = entry.name
+            if name.hasSuffix("/") { name.removeLast() }
+            if name.hasPrefix("__MACOSX/") || name == "__MACOSX" { continue }
+            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+            if name.contains("\\") || parts.contains(where: { $0.isEmpty || $0 == "." }) {
+                throw IPAError("is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
+                               file: path, entry: entry.name)
+            }
+            // Every prefix is a folder of this name; a folder may be implied by many entries.
+            for depth in 1...parts.count {
+                let prefix = parts[0..<depth].joined(separator: "/")
+                if depth < parts.count { folders.insert(prefix) }
+                guard written.insert(Array(prefix.utf8)).inserted else { continue }
+                let folded = fold(prefix)
+                if let other = seen[folded], !other.utf8.elementsEqual(prefix.utf8) {
+                    throw differOnlyInForm(prefix, other, archive: path)
+                }
+                seen[folded] = prefix
+            }
+            if entry.isDirectory { folders.insert(name) } else { leaves[name] = entry }
+        }
+        for (name, entry) in leaves where folders.contains(name) {
+            throw IPAError("is a \(entry.isSymlink ? "symbolic link" : "file"), but other entries are inside it", file: path, entry: entry.name)
+        }
+        guard folders.contains("Payload") else {
+            if let other = seen[fold("Payload")] {
+                throw IPAError("has no Payload folder (it has '\(other)'; the name is case-sensitive), so it is not an ipa", file: path)
+            }
+            throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)
+        }
+        let candidates = Set(seen.values.compactMap { name -> String? in
+            let parts = name.split(separator: "/")
+            return parts.count == 2 && parts[0] == "Payload" && parts[1].lowercased().hasSuffix(".app") ? String(parts[1]) : nil
+        }).sorted()
+        guard let app = candidates.first else { throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path) }
+        guard candidates.count == 1 else {
+            throw IPAError("holds \(candidates.count) apps in Payload (\(candidates.joined(separator: ", "))); iOS installs an ipa "
+                           + "holding exactly one", file: path)
+        }
+        if let leaf = leaves["Payload/" + app] {
+            throw IPAError("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
+        }
+        return app
+    }
+
+    /// Two names that one file system takes for one file and another for two.
+    static func differOnlyInForm(_ name: String, _ other: String, archive path: String) -> IPAError {
+        IPAError("and '\(other)' differ only in letter case or Unicode form, so they are one file on a Mac's file system and two elsewhere",
+                 file: path, entry: name)
+    }
+
+    /// The name as a case-insensitive, normalization-insensitive file system compares it.
+    static func fold(_ name: String) -> String {
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return name.lowercased() }
+        return name.decomposedStringWithCanonicalMapping.lowercased()
+    }
+}
