@@ -8,8 +8,8 @@ import Foundation
 ///
 /// It keeps up to `window` bytes, and fewer than `files` files, open and advised ahead of the
 /// last one taken. Advice is only a hint: a file that cannot be opened here is opened again by
-/// the reader, which reports why. Call ``stop()`` when done: it ends the opening thread, and
-/// descriptors never taken are closed when the read-ahead goes.
+/// the reader, which reports why. Call ``stop()`` when done: it ends the opening thread and
+/// closes the descriptors never taken.
 final class ReadAhead: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [Int64]
@@ -49,13 +49,19 @@ final class ReadAhead: @unchecked Sendable {
 
     deinit { opened.values.forEach { if $0 >= 0 { close($0) } } }
 
-    /// Stops opening ahead and waits for the opening thread to end.
+    /// Stops opening ahead, waits for the opening thread to end, and closes the descriptors never
+    /// taken. (Not left to deinit: the thread's closure holds the read-ahead until the thread
+    /// object goes, which may be after stop() returns.)
     func stop() {
         condition.lock()
         stopped = true
         condition.broadcast()
         condition.unlock()
         finished.wait()
+        condition.lock()
+        opened.values.forEach { if $0 >= 0 { close($0) } }
+        opened.removeAll()
+        condition.unlock()
     }
 
     /// Opens `path` and tells the kernel the whole file will be read soon (`POSIX_FADV_WILLNEED`).

@@ -112,7 +112,7 @@ import Testing
         }
         readAhead!.waitUntilIdle()
         #expect(opened.advised == paths)
-        // Files 3 and 4 were opened ahead and never taken: dropping the read-ahead closes them.
+        // Files 3 and 4 were opened ahead and never taken: stopping the read-ahead closes them.
         // (Another test may reuse a number meanwhile, so a number counts as closed when it no
         // longer refers to that file.)
         func inode(_ fd: Int32) -> UInt? {
@@ -122,8 +122,8 @@ import Testing
         let held = opened.opened[3...].map { ($0, inode($0)) }
         #expect(held.allSatisfy { $0.1 != nil })
         readAhead!.stop()
-        readAhead = nil
         #expect(held.allSatisfy { inode($0.0) != $0.1 })
+        readAhead = nil
     }
 
     @Test func aFileThatCannotBeOpenedAheadIsLeftToTheReader() {
