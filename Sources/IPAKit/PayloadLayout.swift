@@ -66,7 +66,7 @@ public enum PayloadLayout {
 
     /// Two names that one file system takes for one file and another for two.
     static func differOnlyInForm(_ name: String, _ other: String, archive path: String) -> IPAError {
-        IPAError("and '\(other)' differ only in letter case or Unicode form, so they are one file on a Mac's file system and two elsewhere",
+        IPAError("differs from '\(other)' only in letter case or Unicode form, so the two are one file on a Mac's file system and two elsewhere",
                  file: path, entry: name)
     }
 
