@@ -242,9 +242,7 @@ struct BinaryPlistObjectTable {
             guard size <= 8 else { throw malformed("object \(object) is a UID of \(size) bytes (at most 8)", start) }
             try need(size, from: start + 1)
             return (.uid(BinaryPlistObjectTable.readUInt(bytes, at: start + 1, size: size)), start, start + 1 + size)
-        case 0xC:
-            throw malformed("object \(object) is a set, which plists cannot hold", start)
-        case 0xA, 0xD:
+        case 0xA, 0xC, 0xD:
             let (count, refs) = try length(marker: marker, at: start, object: object)
             let refCount = kind == 0xD ? count * 2 : count
             try need(refCount * refSize, from: refs)

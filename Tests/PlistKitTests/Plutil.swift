@@ -25,6 +25,8 @@ enum Plutil {
     enum Verdict {
         case accepted(PlistValue?)
         case refused(String)
+        /// plutil died of a signal, so Core Foundation's answer is unknown.
+        case crashed(String)
     }
 
     /// Converts every file in `inputs` to XML in one run (`-convert xml1 -e out`, which keeps
@@ -42,8 +44,13 @@ enum Plutil {
                 verdicts.append(.refused(String(line)))
             } else {
                 let alone = try ProcessResult.run(plutil, ["-convert", "xml1", "-o", "-", input])
-                verdicts.append(alone.status == 0 ? .accepted(try readBack(alone.stdout, of: input))
-                                                  : .refused("exit \(alone.status): \(alone.stderrText)"))
+                if alone.status == 0 {
+                    verdicts.append(.accepted(try readBack(alone.stdout, of: input)))
+                } else if alone.stderrText.contains("Program crashed") || alone.status > 1 {
+                    verdicts.append(.crashed(alone.stderrText.split(separator: "\n").first { $0.contains("crashed") }.map(String.init) ?? "exit \(alone.status)"))
+                } else {
+                    verdicts.append(.refused(alone.stderrText.split(separator: "\n").last.map(String.init) ?? "exit \(alone.status)"))
+                }
             }
         }
         return verdicts
