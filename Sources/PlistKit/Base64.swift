@@ -1,6 +1,8 @@
 import Foundation
 
 /// Base64 as plists use it: standard alphabet, `=` padding, white space allowed anywhere when reading.
+/// A final group must be padded: Core Foundation drops an unpadded one, so reading it would
+/// give bytes Apple's tools do not see.
 enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
@@ -42,6 +44,9 @@ enum Base64 {
                 }
             }
         }
+        if filled >= 2 && filled + padding != 4 {
+            return .failure(DecodeFailure(offset: bytes.count, byte: nil, isUnpadded: true))
+        }
         switch filled {
         case 0: break
         case 2: output.append(UInt8(truncatingIfNeeded: quad >> 4))
@@ -58,6 +63,8 @@ enum Base64 {
         /// Offset of the offending byte in the input, or the input's length for a truncated group.
         let offset: Int
         let byte: UInt8?
+        /// True when the input ends in a group of two or three characters without `=` padding.
+        var isUnpadded = false
     }
 
     /// Encodes `bytes` into lines of at most `lineLength` characters, each preceded by `indent`

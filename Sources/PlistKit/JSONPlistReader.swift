@@ -11,8 +11,7 @@ public struct JSONPlistReader {
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     public func read(_ data: Data) throws -> PlistValue {
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        let bytes = try OpenStepPlistReader.utf8Bytes(data)  // drops a UTF-8 mark, converts UTF-16
         var parser = JSONParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
     }

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Input is UTF-8 (a byte-order mark is skipped) or UTF-16 with a byte-order mark, which is
 /// converted to UTF-8 first; byte ranges then refer to the UTF-8 form. A top level of
-/// `key = value;` pairs without braces (a `.strings` file) reads as a dictionary.
+/// `key = value;` pairs without braces (a `.strings` file) reads as a dictionary, and so
+/// does white space alone; an empty file (or a byte-order mark alone) is an error, as in
+/// Core Foundation. `key;` without `= value` means `key = key;`, as Core Foundation reads it.
 public struct OpenStepPlistReader {
     public var limits: PlistLimits
 
@@ -18,14 +20,25 @@ public struct OpenStepPlistReader {
     /// Parses `data` keeping byte ranges.
     public func readDocument(_ data: Data) throws -> OpenStepNode {
         let bytes = try OpenStepPlistReader.utf8Bytes(data)
+        if bytes.isEmpty {
+            throw PlistError(.malformed, data.isEmpty ? "the file is empty; a property list needs at least a value"
+                                                      : "the file holds only a byte-order mark and no value",
+                             at: .byteOffset(data.count))
+        }
         var parser = OpenStepParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
     }
 
-    /// Whether `byte` may appear in an unquoted OpenStep string (`A-Z a-z 0-9 _ $ + / : . -`).
+    /// Whether `byte` may appear in an unquoted OpenStep string (`A-Z a-z 0-9 _ $ / : . -`, the
+    /// set Core Foundation reads; `+` is not in it, so Xcode quotes `"libc++"`).
     public static func isUnquotedCharacter(_ byte: UInt8) -> Bool { OpenStepParser.isUnquotedCharacter(byte) }
 
+    /// The text as UTF-8, after a UTF-8 byte-order mark is dropped or UTF-16 (with a mark) is converted.
     static func utf8Bytes(_ data: Data) throws -> [UInt8] {
+        if data.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || data.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+            throw PlistError(.malformed, "UTF-32 text (it starts with a UTF-32 byte-order mark) is not supported; save it as UTF-8",
+                             at: .byteOffset(0))
+        }
         if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
             let bigEndian = data.first == 0xFE
             guard data.count % 2 == 0 else {
@@ -85,7 +98,7 @@ struct OpenStepParser {
     static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "+"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"),
             UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
@@ -132,14 +145,12 @@ struct OpenStepParser {
         }
         let first = try parseValue()
         try skipTrivia()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "="), case .string = first.kind {
+        if position < bytes.count, bytes[position] == UInt8(ascii: "=") || bytes[position] == UInt8(ascii: ";"),
+           case .string = first.kind {
             // A .strings file: `key = value;` pairs with no braces.
             position = first.range.lowerBound
             let pairs = try parsePairs(until: nil)
             return OpenStepNode(kind: .dictionary(pairs), range: 0..<bytes.count)
-        }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ";"), case .string = first.kind {
-            throw error("a string is followed by ';' but no '=' and value")
         }
         guard position == bytes.count else {
             throw error("unexpected \(describe(position)) after the root value")
@@ -216,6 +227,12 @@ struct OpenStepParser {
                 throw error("key '\(keyString)' appears twice in the same dictionary", at: key.range.lowerBound)
             }
             try skipTrivia()
+            if position < bytes.count, bytes[position] == UInt8(ascii: ";") {
+                // `key;` is short for `key = key;`.
+                position += 1
+                pairs.append((key, key))
+                continue
+            }
             guard position < bytes.count, bytes[position] == UInt8(ascii: "=") else {
                 throw error("expected '=' after key '\(keyString)', found \(describe(position))")
             }
@@ -307,8 +324,13 @@ struct OpenStepParser {
                     position += 1
                     digits += 1
                 }
-                output.append(contentsOf: Array(String(UnicodeScalar(UInt8(truncatingIfNeeded: value))).utf8))
-            case UInt8(ascii: "U"), UInt8(ascii: "u"):
+                guard value < 0o200 else {
+                    // Core Foundation reads these through the NeXTSTEP character set, which PlistKit does not carry.
+                    throw error(String(format: "octal escape \\%03o is a NeXTSTEP character, not ASCII; write it as a \\U escape", value),
+                                at: position - digits - 1)
+                }
+                output.append(UInt8(value))
+            case UInt8(ascii: "U"):
                 var (value, digits) = readHex(upTo: 4)
                 guard digits > 0 else { throw error("\\U escape without hexadecimal digits", at: position - 2) }
                 if value >= 0xD800 && value < 0xDC00, position + 1 < bytes.count,

@@ -16,15 +16,26 @@ public enum PlistConverter {
         var data: Data? = try FileIO.read(input)
         let source = PlistFormat.detect(data!)
         let streams = !sortKeys && (source == .xml || source == .binary) && (format == .xml || format == .binary)
-        guard streams else {
+        func throughValue() throws {
             let value: PlistValue
             do { value = try PropertyList(data: data!, limits: limits).value } catch let error as PlistError {
                 throw error.inFile(input)
             }
             data = nil
             try PropertyList(value, format: format).write(to: output, format: format, sortKeys: sortKeys)
-            return
         }
+        guard streams else { return try throughValue() }
+        do {
+            try stream(&data, from: input, source: source, to: format, output: output, limits: limits)
+        } catch let error as PlistError where source == .xml && error.kind == .malformed
+                    && (try? OpenStepPlistReader(limits: limits).read(data!)) != nil {
+            try throughValue()  // `<0a0b>` is OpenStep data, not broken XML (see `PropertyList(data:)`)
+        }
+    }
+
+    /// Converts XML or binary to XML or binary without building the value.
+    private static func stream(_ data: inout Data?, from input: String, source: PlistFormat, to format: PlistFormat,
+                               output: String, limits: PlistLimits) throws {
         func read(into sink: PlistEventSink) throws {
             do {
                 if source == .xml { try XMLPlistReader(limits: limits).read(data!, into: sink) }

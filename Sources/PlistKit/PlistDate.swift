@@ -138,6 +138,14 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init?(iso8601 text: String) { self.init(iso8601: Substring(text)) }
 
+    /// Parses a `<date>` of an XML plist: exactly `YYYY-MM-DDTHH:MM:SSZ` (a `-` before the year
+    /// allowed), the only form Core Foundation's XML reader takes: no shorter forms, no fraction.
+    public init?(xmlPlistUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        let fullLength = bytes.first == UInt8(ascii: "-") ? 21 : 20
+        guard bytes.count == fullLength else { return nil }
+        self.init(iso8601UTF8: bytes)
+    }
+
     static func isLeap(_ year: Int64) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 
     static func daysIn(month: Int64, year: Int64) -> Int64 {

@@ -14,12 +14,21 @@ public struct PropertyList: Sendable, Equatable {
 
     /// Reads `data`, detecting its format from content. `{`/`[` input that is not JSON is
     /// read as OpenStep; when both fail, the error from the reader that got further is thrown.
+    /// `<` input that is not XML is read as OpenStep too (`<0a0b>` is OpenStep data), and
+    /// when that fails as well, the XML error is thrown.
     public init(data: Data, limits: PlistLimits = .default) throws {
         try limits.checkInputSize(data.count)
         let detected = PlistFormat.detect(data)
         switch detected {
         case .binary: self.init(try BinaryPlistReader(limits: limits).read(data), format: .binary)
-        case .xml: self.init(try XMLPlistReader(limits: limits).read(data), format: .xml)
+        case .xml:
+            do {
+                self.init(try XMLPlistReader(limits: limits).read(data), format: .xml)
+            } catch let xmlError as PlistError {
+                guard xmlError.kind == .malformed,
+                      let value = try? OpenStepPlistReader(limits: limits).read(data) else { throw xmlError }
+                self.init(value, format: .openStep)
+            }
         case .openStep: self.init(try OpenStepPlistReader(limits: limits).read(data), format: .openStep)
         case .json:
             do {

@@ -23,6 +23,10 @@ public struct XMLPlistReader {
         guard bytes.count < Int(Int32.max) else {
             throw PlistError(.limitExceeded, "XML plists over 2 GiB are not supported")
         }
+        if bytes.count >= 2, bytes[bytes.startIndex] == UInt8(ascii: "<"), bytes[bytes.startIndex + 1] == 0 {
+            throw PlistError(.malformed, "UTF-16 text without a byte-order mark is not supported; save it as UTF-8",
+                             at: .byteOffset(1))
+        }
         let state = XMLPlistParseBox(XMLPlistParseState(limits: limits, sink: sink))
         let stateRef = Unmanaged.passRetained(state)
         defer { stateRef.release() }
@@ -38,7 +42,7 @@ public struct XMLPlistReader {
             }
             ctxt.pointee.sax.pointee = XMLPlistParseState.handler
             ctxt.pointee._private = UnsafeMutableRawPointer(stateRef.toOpaque())
-            let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue)
+            let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
             _ = xmlCtxtUseOptions(ctxt, options)
             // xmlCtxtUseOptions may reset these; keep entity substitution and DTD loading off.
             ctxt.pointee.replaceEntities = 0
@@ -293,19 +297,25 @@ struct XMLPlistParseState {
             case .string:
                 try text.withUnsafeBytes { try sink.string($0) }
             case .integer:
+                if text.last.map(isXMLSpace) == true { fail(ctxt, "white space after the value in <integer>"); return }
                 guard let value = withTrimmedText({ PlistInteger(utf8: $0) }) else {
                     fail(ctxt, "'\(trimmedText())' is not an integer from -2^63 to 2^64-1")
                     return
                 }
                 try sink.integer(value)
             case .real:
+                if text.last.map(isXMLSpace) == true { fail(ctxt, "white space after the value in <real>"); return }
                 guard let value = withTrimmedText({ XMLPlistParseState.parseReal($0) }) else {
                     fail(ctxt, "'\(trimmedText())' is not a real number")
                     return
                 }
                 try sink.real(value)
             case .date:
-                guard let value = withTrimmedText({ PlistDate(iso8601UTF8: $0) }) else {
+                if text.first.map(isXMLSpace) == true || text.last.map(isXMLSpace) == true {
+                    fail(ctxt, "white space around the value in <date>")
+                    return
+                }
+                guard let value = withTrimmedText({ PlistDate(xmlPlistUTF8: $0) }) else {
                     fail(ctxt, "'\(trimmedText())' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
                     return
                 }
@@ -314,11 +324,12 @@ struct XMLPlistParseState {
                 switch Base64.decode(text) {
                 case .success(let data): try data.withUnsafeBytes { try sink.data($0) }
                 case .failure(let failure):
-                    let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" } ?? "a truncated group"
+                    let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" }
+                        ?? (failure.isUnpadded ? "a final group without full '=' padding" : "a truncated group")
                     fail(ctxt, "<data> is not valid base64: \(what) at offset \(failure.offset) of its text")
                 }
             case .true, .false:
-                guard withTrimmedText({ $0.isEmpty }) else {
+                guard text.isEmpty else {
                     fail(ctxt, "<\(element)/> must be empty")
                     return
                 }
@@ -331,7 +342,8 @@ struct XMLPlistParseState {
         }
     }
 
-    /// Parses a `<real>`: decimal or exponent notation, `nan`, `inf`, `infinity` with a sign.
+    /// Parses a `<real>`: decimal or exponent notation, `nan` (without a sign, as Core Foundation
+    /// reads it), `inf` or `infinity` with or without a sign.
     static func parseReal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         guard !bytes.isEmpty, bytes.count < 512 else { return nil }
         var digits = false
@@ -341,7 +353,7 @@ struct XMLPlistParseState {
             case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"): continue
             default:
                 switch String(decoding: bytes, as: UTF8.self).lowercased() {
-                case "nan", "+nan", "-nan": return .nan
+                case "nan": return .nan
                 case "inf", "+inf", "infinity", "+infinity": return .infinity
                 case "-inf", "-infinity": return -.infinity
                 default: return nil
@@ -369,6 +381,30 @@ struct XMLPlistParseState {
         }
     }
 
+    /// A CDATA section: text in `<string>`, `<key>` and `<real>`, where Core Foundation reads it,
+    /// and an error in any other value, where it does not.
+    mutating func cdata(_ ctxt: xmlParserCtxtPtr, _ chars: UnsafePointer<xmlChar>, _ length: Int) {
+        guard !failed else { return }
+        if let scalar, scalar != .string, scalar != .key, scalar != .real {
+            fail(ctxt, "a CDATA section inside <\(scalar)>; only <string>, <key> and <real> may hold one")
+            return
+        }
+        characters(ctxt, chars, length)
+    }
+
+    /// A comment or processing instruction: allowed between elements, not inside a value's text
+    /// (Core Foundation refuses it there rather than joining the text around it).
+    mutating func markupInsideValue(_ ctxt: xmlParserCtxtPtr, _ what: String) {
+        guard !failed, let scalar else { return }
+        fail(ctxt, "\(what) inside <\(scalar)>")
+    }
+
+    /// An element with a namespace prefix (`<x:string>`): no plist element has one.
+    mutating func prefixedElement(_ ctxt: xmlParserCtxtPtr, _ prefix: UnsafePointer<xmlChar>, _ name: UnsafePointer<xmlChar>) {
+        guard !failed else { return }
+        fail(ctxt, "unknown element <\(String(cString: prefix)):\(String(cString: name))>")
+    }
+
     /// Checks the end state: a document whose root is a value element leaves its implicit frame open.
     mutating func finish(_ ctxt: xmlParserCtxtPtr) {
         if !finishedRoot, frames.count == 1, case .plist(true, true) = frames[0] { finishedRoot = true }
@@ -378,8 +414,11 @@ struct XMLPlistParseState {
     static let handler: xmlSAXHandler = {
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
-        sax.startElementNs = { ctx, localname, _, _, _, _, _, _, _ in
-            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.startElement(ctxt, localname!) }
+        sax.startElementNs = { ctx, localname, prefix, _, _, _, _, _, _ in
+            XMLPlistParseState.with(ctx) { state, ctxt in
+                if let prefix { state.parser.prefixedElement(ctxt, prefix, localname!) }
+                else { state.parser.startElement(ctxt, localname!) }
+            }
         }
         sax.endElementNs = { ctx, localname, _, _ in
             XMLPlistParseState.with(ctx) { state, ctxt in state.parser.endElement(ctxt, localname!) }
@@ -388,7 +427,15 @@ struct XMLPlistParseState {
             XMLPlistParseState.with(ctx) { state, ctxt in state.parser.characters(ctxt, chars!, Int(length)) }
         }
         sax.ignorableWhitespace = sax.characters
-        sax.cdataBlock = sax.characters
+        sax.cdataBlock = { ctx, chars, length in
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.cdata(ctxt, chars!, Int(length)) }
+        }
+        sax.comment = { ctx, _ in
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.markupInsideValue(ctxt, "a comment") }
+        }
+        sax.processingInstruction = { ctx, _, _ in
+            XMLPlistParseState.with(ctx) { state, ctxt in state.parser.markupInsideValue(ctxt, "a processing instruction") }
+        }
         sax.getEntity = { _, _ in nil }
         sax.reference = { ctx, name in
             let entity = name.map { String(cString: $0) } ?? ""
@@ -427,6 +474,11 @@ struct XMLPlistParseState {
             let xmlError = errorPointer.pointee
             guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
             var message = xmlError.message.map { String(cString: $0) } ?? "XML error"
+            // One line: libxml2 puts detail (such as the bytes of bad UTF-8) on a second line.
+            if let newline = message.firstIndex(of: "\n") {
+                let detail = message[message.index(after: newline)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                message = String(message[..<newline]) + (detail.isEmpty ? "" : " (\(detail))")
+            }
             while message.last?.isWhitespace == true { message.removeLast() }
             XMLPlistParseState.with(ctx) { state, _ in
                 guard !state.parser.failed else { return }

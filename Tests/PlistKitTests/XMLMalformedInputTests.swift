@@ -94,7 +94,7 @@ import Testing
         var bytes = Array((Self.prolog + "<plist><string>").utf8)
         bytes += [0xC3, 0x28]
         bytes += Array("</string></plist>".utf8)
-        #expect(throws: PlistError(.malformed, "XML: Input is not proper UTF-8, indicate encoding !\nBytes: 0xC3 0x28 0x3C 0x2F",
+        #expect(throws: PlistError(.malformed, "XML: Input is not proper UTF-8, indicate encoding ! (Bytes: 0xC3 0x28 0x3C 0x2F)",
                                    at: .line(2, column: 16))) {
             try XMLPlistReader().read(Data(bytes))
         }

@@ -18,7 +18,7 @@ import Testing
         let value = try read("""
             <dict>
             \t<key>s</key><string>a &amp; b &lt;c&gt; &#x1F680; &#13;</string>
-            \t<key>i</key><integer> -42 </integer>
+            \t<key>i</key><integer> -42</integer>
             \t<key>h</key><integer>0x1F</integer>
             \t<key>r</key><real>2.5e3</real>
             \t<key>t</key><true/>
