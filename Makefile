@@ -37,8 +37,9 @@ release: deps
 ##       tests again against the statically linked release binary that agents run.
 test: deps
 	$(SWIFT) build --build-tests
-	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/fuzz/seeds" $(SWIFT) test --disable-xctest
+	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/.build/fuzz/seeds" $(SWIFT) test --disable-xctest
 	./scripts/fuzz.sh --replay
+	./scripts/fresh-clone-check.sh
 	$(SWIFT) build $(RELEASE) --product adhocbuild
 	ADHOCBUILD_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild" $(SWIFT) test --disable-xctest --filter adhocbuildTests
 
@@ -58,4 +59,4 @@ fuzz: deps
 	./scripts/fuzz.sh
 
 clean:
-	rm -rf .build bench/out build test-artifacts fuzz Fuzz/.build
+	rm -rf .build bench/out build test-artifacts Fuzz/.build

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer harnesses in Fuzz/ with AddressSanitizer and runs each for
-# FUZZ_SECONDS (default 60), seeded from the real fixtures, the examples, the templates and the
-# unit tests' malformed-input corpora.
-# Crashes, leaks and inputs slower than a second are saved under fuzz/artifacts/<harness>/; once
-# fixed, the minimised input goes into Fuzz/Regressions/<harness>/.
+# FUZZ_SECONDS (default 60), seeded from what the repository holds (the examples, the templates,
+# the environments, an ipa and a profile made from the example app, the unit tests' malformed-input
+# corpora, Fuzz/Regressions) and, when they are there, the real fixtures in ../shared/fixtures/real.
+# Without the fixtures the seeds come from the repository alone and the script says so; with
+# ADHOCBUILD_REQUIRE_FIXTURES=1 (as CI sets) a missing fixtures folder is an error instead.
+# Everything it writes goes under .build/fuzz/ (corpus/, seeds/, logs/, artifacts/), so a fresh
+# clone needs nothing that no step makes. Crashes, leaks and inputs slower than a second are saved
+# under .build/fuzz/artifacts/<harness>/; once fixed, the minimised input goes into
+# Fuzz/Regressions/<harness>/.
 # Usage: scripts/fuzz.sh [--replay] [HARNESS...]   (default: all)
 #   --replay  run every seed and every regression input once through its harness instead of
 #             fuzzing, failing on any crash, leak or slow input (`make test` does this).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
+work="$root/.build/fuzz"
 replay=0
 if [ "${1:-}" = "--replay" ]; then replay=1; shift; fi
 seconds="${FUZZ_SECONDS:-60}"
-fixtures="${ADHOCBUILD_FIXTURES:-$root/../shared/fixtures/real}"
+fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander)
@@ -25,34 +31,84 @@ done
 bin="$(swift build --package-path Fuzz "${flags[@]}" --show-bin-path)"
 
 seed() {  # seed NAME FILES...
-    local dir="fuzz/corpus/$1"; shift
+    local dir="$work/corpus/$1"; shift
     mkdir -p "$dir"
     for file in "$@"; do [ -f "$file" ] && cp -f "$file" "$dir/" || true; done
 }
-seed binary-plist "$fixtures"/plist-binary/*
-seed xml-plist "$fixtures"/plist-xml/* examples/plist/*.plist environments/*.plist
-seed openstep-plist "$fixtures"/pbxproj/* examples/ShoutOut/ShoutOut.xcodeproj/project.pbxproj
-seed profile "$fixtures"/mobileprovision/*
-seed png "$fixtures"/png-cgbi/* "$fixtures"/png-plain/* examples/ShoutOut/ShoutOut.app/*.png
-seed ipa "$fixtures"/ipa/*
+
+# The real fixtures, when they are there.
+if [ -f "$fixtures/SOURCES.md" ]; then
+    seed binary-plist "$fixtures"/plist-binary/*
+    seed xml-plist "$fixtures"/plist-xml/*
+    seed openstep-plist "$fixtures"/pbxproj/*
+    seed profile "$fixtures"/mobileprovision/*
+    seed png "$fixtures"/png-cgbi/* "$fixtures"/png-plain/*
+    seed ipa "$fixtures"/ipa/*
+elif [ "${ADHOCBUILD_REQUIRE_FIXTURES:-}" = 1 ]; then
+    echo "fuzz.sh: the real fixtures are required (ADHOCBUILD_REQUIRE_FIXTURES=1) but $fixtures/SOURCES.md is missing" >&2
+    exit 2
+else
+    echo "fixtures: none at $fixtures; seeding from the repository alone (set ADHOCBUILD_FIXTURES to add them)"
+fi
+
+# What the repository holds.
+app=examples/ShoutOut/ShoutOut.app
+seed binary-plist "$app/Info.plist"
+seed xml-plist examples/plist/*.plist environments/*.plist
+seed openstep-plist examples/ShoutOut/ShoutOut.xcodeproj/project.pbxproj
+seed png "$app"/*.png
 seed template templates/*.mustache
-mkdir -p fuzz/corpus/json-plist fuzz/corpus/expander
-printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > fuzz/corpus/json-plist/seed.json
-printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > fuzz/corpus/expander/seed.txt
+mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated"
+printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > "$work/corpus/json-plist/seed.json"
+printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > "$work/corpus/expander/seed.txt"
+# A profile and ipas made from the example app (deflated, stored, and with the profile inside).
+scripts/make-example-profile.sh "$work/generated/example.mobileprovision" > /dev/null
+seed profile "$work/generated/example.mobileprovision"
+python3 - "$app" "$work/generated" "$work/generated/example.mobileprovision" <<'PYTHON'
+import os, stat, sys, zipfile
+app, out, profile = sys.argv[1:4]
+def write(name, method, extra=None):
+    with zipfile.ZipFile(os.path.join(out, name), "w", method) as z:
+        z.writestr("Payload/", b"")
+        for folder, dirs, files in os.walk(app):
+            dirs.sort()
+            for entry in sorted(dirs + files):
+                path = os.path.join(folder, entry)
+                name = "Payload/ShoutOut.app/" + os.path.relpath(path, app)
+                if os.path.islink(path):
+                    info = zipfile.ZipInfo(name)
+                    info.external_attr = (stat.S_IFLNK | 0o755) << 16
+                    z.writestr(info, os.readlink(path))
+                elif os.path.isdir(path):
+                    if entry in dirs: z.writestr(name + "/", b"")
+                else:
+                    z.write(path, name)
+        if extra: z.write(extra, "Payload/ShoutOut.app/embedded.mobileprovision")
+write("example-deflated.ipa", zipfile.ZIP_DEFLATED)
+write("example-stored.ipa", zipfile.ZIP_STORED)
+write("example-with-profile.ipa", zipfile.ZIP_DEFLATED, profile)
+PYTHON
+seed ipa "$work"/generated/*.ipa
 for dir in Fuzz/Regressions/*/; do seed "$(basename "$dir")" "$dir"*; done
 # The malformed-input corpora of the unit tests (written by `make test`, or here when missing).
-if [ ! -d fuzz/seeds ]; then
-    ADHOCBUILD_FUZZ_SEEDS="$root/fuzz/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests' \
-        > fuzz/seeds-export.log 2>&1 || echo "warning: exporting the malformed corpora failed; see fuzz/seeds-export.log" >&2
+if [ ! -d "$work/seeds" ]; then
+    ADHOCBUILD_FUZZ_SEEDS="$work/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests' \
+        > "$work/seeds-export.log" 2>&1 || echo "warning: exporting the malformed corpora failed; see $work/seeds-export.log" >&2
 fi
-for dir in fuzz/seeds/*/; do [ -d "$dir" ] && seed "$(basename "$dir")" "$dir"*; done
+for dir in "$work"/seeds/*/; do [ -d "$dir" ] && seed "$(basename "$dir")" "$dir"*; done
+for name in "${harnesses[@]}"; do
+    if [ -z "$(ls -A "$work/corpus/$name" 2>/dev/null)" ]; then
+        echo "fuzz.sh: no seed for the $name harness in $work/corpus/$name" >&2
+        exit 2
+    fi
+done
 
 if [ "$replay" = 1 ]; then
     failed=0
     for name in "${harnesses[@]}"; do
-        inputs=(fuzz/corpus/"$name"/*)
-        log="fuzz/logs/$name-replay.log"
-        mkdir -p fuzz/logs
+        inputs=("$work/corpus/$name"/*)
+        log="$work/logs/$name-replay.log"
+        mkdir -p "$work/logs"
         if "$bin/fuzz-$name" -timeout=1 -rss_limit_mb=2048 "${inputs[@]}" > "$log" 2>&1; then
             printf '%-16s %5d inputs replayed, no finding\n' "$name" "${#inputs[@]}"
         else
@@ -66,13 +122,13 @@ fi
 
 printf '\n%-16s %10s %10s %8s %8s  %s\n' harness runs exec/s cov ft findings
 for name in "${harnesses[@]}"; do
-    artifacts="fuzz/artifacts/$name"
+    artifacts="$work/artifacts/$name"
     mkdir -p "$artifacts"
-    log="fuzz/logs/$name.log"
-    mkdir -p fuzz/logs
+    log="$work/logs/$name.log"
+    mkdir -p "$work/logs"
     status=0
     "$bin/fuzz-$name" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$artifacts/" "fuzz/corpus/$name" > "$log" 2>&1 || status=$?
+        -artifact_prefix="$artifacts/" "$work/corpus/$name" > "$log" 2>&1 || status=$?
     # The last status line (libFuzzer separates the run count and the event with a tab).
     done_line="$(grep -E '^#[0-9]+[[:space:]].*cov: ' "$log" | tail -1 || true)"
     runs="$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')"
