@@ -9,6 +9,7 @@ import PackageDescription
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
 ///       -> PlistKit (plist model and codecs)
+///         -> SystemSupport (errors, system calls, locks, worker pool, version)
 ///         -> C* system libraries (one small target per C library)
 let package = Package(
     name: "adhocbuild",
@@ -47,25 +48,26 @@ let package = Package(
         ),
         // Linux calls glibc has but Swift's Glibc module does not show; nothing to link.
         .systemLibrary(name: "CLinux"),
+        .target(name: "SystemSupport"),
         .target(
             name: "PlistKit",
-            dependencies: ["CLibXML2"]
+            dependencies: ["SystemSupport", "CLibXML2"]
         ),
         .target(
             name: "IPAKit",
-            dependencies: ["PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
+            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
         ),
         .target(
             name: "Manifest",
-            dependencies: ["PlistKit", "IPAKit", "CQRencode"]
+            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CQRencode"]
         ),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["PlistKit", "IPAKit", "Manifest"]
+            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "Manifest"]
         ),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
+            dependencies: ["SystemSupport", "AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",
@@ -74,6 +76,10 @@ let package = Package(
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "SystemSupportTests",
+            dependencies: ["SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "PlistKitTests",

@@ -1,7 +1,9 @@
+import SystemSupport
+
 /// A problem packaging, reading or checking an app, an ipa or a provisioning profile.
 ///
 /// `description` is one line: the file, then the entry (or key path), then what is wrong.
-public struct IPAError: Error, Equatable, CustomStringConvertible, Sendable {
+public struct IPAError: DiagnosticError, Equatable {
     public var message: String
     public var file: String?
     /// The entry inside an archive or bundle, when the problem is with one.
@@ -22,11 +24,7 @@ public struct IPAError: Error, Equatable, CustomStringConvertible, Sendable {
         return copy
     }
 
-    public var description: String {
-        var parts: [String] = []
-        if let file { parts.append(file) }
-        if let entry { parts.append(entry) }
-        parts.append(message)
-        return parts.joined(separator: ": ")
-    }
+    public var location: String? { entry }
+    public var problem: String { message }
+    public var hint: String? { isLimitExceeded ? raiseLimitsHint : nil }
 }

@@ -1,5 +1,6 @@
 import CLibDeflate
 import Foundation
+import SystemSupport
 
 /// An 8-bit RGBA image decoded from a PNG — standard or Apple's crushed CgBI form — and
 /// written back as a standard PNG.
@@ -19,8 +20,12 @@ public struct PNGImage: Sendable, Equatable {
         self.pixels = pixels
     }
 
-    public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct Failure: DiagnosticError, Equatable {
         public let description: String
+
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { description }
     }
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -1,6 +1,7 @@
 import CLibZip
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// Reads an ipa (or any zip) through libzip without unpacking it, treating it as untrusted:
 /// absolute and `..` names, duplicate and encrypted entries, inconsistent central directories,
@@ -28,7 +29,7 @@ public final class ZipArchiveReader {
             set { processStandard.value = newValue }
         }
 
-        private static let processStandard = LockedValue(Limits())
+        private static let processStandard = Locked(Limits())
     }
 
     public struct Entry: Sendable {

@@ -17,7 +17,7 @@ public enum BuildIndex {
         var releases: [Release] = []
         var problems: [String] = []
         guard let enumerator = FileManager.default.enumerator(atPath: root) else {
-            throw IPAError("is not a folder", file: root)
+            throw ManifestError("is not a folder", file: root)
         }
         while let relative = enumerator.nextObject() as? String {
             if enumerator.level > 3 { enumerator.skipDescendants(); continue }

@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// Writes what testers open: `index.html` (the install page), `manifest.plist`, the icons,
 /// `version.json` (for in-app update checks) and `build.json` (for the index of builds).
@@ -37,7 +38,7 @@ public struct InstallPage {
         public var warnings: [String]
     }
 
-    public static let generatorVersion = "0.1.0"
+    public static let generatorVersion = AdhocBuildVersion.current
 
     public var options: Options
 
@@ -46,10 +47,7 @@ public struct InstallPage {
     /// Reads `ipa` and writes the page and its files into `folder`.
     public func write(ipa: String, to folder: String) throws -> Result {
         var warnings: [String] = []
-        let base: String
-        do { base = try URLEncoding.baseURL(options.baseURL, allowHTTP: options.allowHTTP) } catch let failure as URLEncoding.Failure {
-            throw IPAError(failure.description)
-        }
+        let base = try URLEncoding.baseURL(options.baseURL, allowHTTP: options.allowHTTP)
         if base.lowercased().hasPrefix("http:") {
             warnings.append("the base URL uses http: iOS will refuse to install from this page; serve it over https")
         }
@@ -64,7 +62,7 @@ public struct InstallPage {
         var files: [String] = []
         func write(_ data: Data, _ name: String) throws {
             let path = (folder as NSString).appendingPathComponent(name)
-            do { try FileIO.writeAtomically(data, to: path) } catch let error as PlistError { throw IPAError(error.description) }
+            try FileIO.writeAtomically(data, to: path)
             files.append(path)
         }
 
@@ -155,14 +153,7 @@ public struct InstallPage {
             "expiringSoon": .flag(expiringSoon), "isEnterprise": .flag(isEnterprise), "listsDevices": .flag(listsDevices),
             "profile": profileContext ?? .flag(false), "generatorVersion": .text(Self.generatorVersion),
         ])
-        let templates: TemplateSet
-        let html: String
-        do {
-            templates = try TemplateSet(folder: options.templatesFolder)
-            html = try templates.render("page", context)
-        } catch let failure as Template.Failure {
-            throw IPAError("template error: \(failure.description)")
-        }
+        let html = try TemplateSet(folder: options.templatesFolder).render("page", context)
         try write(Data(html.utf8), "index.html")
 
         var versionFeed = PlistDictionary()
@@ -197,10 +188,10 @@ public struct InstallPage {
                 let temporary = FileIO.temporaryPath(for: target)
                 do {
                     try FileManager.default.copyItem(atPath: ipa, toPath: temporary)
-                    guard rename(temporary, target) == 0 else { throw IPAError("cannot be written: \(String(cString: strerror(errno)))", file: target) }
+                    guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
                 } catch {
                     try? FileManager.default.removeItem(atPath: temporary)
-                    throw error as? IPAError ?? IPAError("cannot be copied: \(error.localizedDescription)", file: target)
+                    throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
                 }
                 files.append(target)
             }

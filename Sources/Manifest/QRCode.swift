@@ -1,11 +1,16 @@
 import CQRencode
 import Foundation
+import SystemSupport
 
 /// A QR code (through libqrencode) drawn as inline SVG, so a tester on a desktop can scan the
 /// page's address with a phone; no image files, no network.
 public enum QRCode {
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    public struct Failure: DiagnosticError {
         public var description: String
+
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { description }
     }
 
     /// The modules of `text`'s QR code (error correction M), row by row; true is dark.

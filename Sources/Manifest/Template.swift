@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A value templates render: text, a flag, a list or a record.
 public indirect enum TemplateValue: Sendable, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
@@ -48,8 +49,12 @@ public struct Template: Sendable {
         case partial(String)
     }
 
-    public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct Failure: DiagnosticError, Equatable {
         public var description: String
+
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { description }
 
         public init(description: String) { self.description = description }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// URLs for over-the-air installs: validated base URLs, percent-encoded path segments, and
 /// query values encoded as a query component (so a manifest URL survives inside
@@ -19,8 +20,12 @@ public enum URLEncoding {
     }
 
     /// A problem with a base URL.
-    public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct Failure: DiagnosticError, Equatable {
         public var description: String
+
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { description }
 
         public init(description: String) { self.description = description }
     }

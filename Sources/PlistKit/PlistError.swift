@@ -1,8 +1,10 @@
+import SystemSupport
+
 /// Everything that can go wrong reading, writing or addressing a plist, with where it went wrong.
 ///
 /// `description` is one line: the file, then the place (line:column, byte offset
 /// or key path), then what is wrong, quoting the bad value.
-public struct PlistError: Error, Equatable, CustomStringConvertible, Sendable {
+public struct PlistError: DiagnosticError, Equatable {
     /// What kind of failure it is, for callers that branch on it.
     public enum Kind: String, Sendable {
         /// The bytes are not a well-formed plist of the detected format.
@@ -26,7 +28,7 @@ public struct PlistError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var kind: Kind
     public var message: String
-    public var location: Location
+    public var position: Location
     /// The key path of the value concerned, in PlistBuddy notation, when known.
     public var keyPath: String?
     /// The file concerned, when known; filled in by whoever opened it.
@@ -36,7 +38,7 @@ public struct PlistError: Error, Equatable, CustomStringConvertible, Sendable {
                 file: String? = nil) {
         self.kind = kind
         self.message = message
-        self.location = location
+        self.position = location
         self.keyPath = keyPath
         self.file = file
     }
@@ -48,16 +50,18 @@ public struct PlistError: Error, Equatable, CustomStringConvertible, Sendable {
         return copy
     }
 
-    public var description: String {
+    /// The position and the key path: `3:7: at 'CFBundleVersion'`.
+    public var location: String? {
         var parts: [String] = []
-        if let file { parts.append(file) }
-        switch location {
+        switch position {
         case .none: break
         case .byteOffset(let offset): parts.append("byte \(offset)")
         case .line(let line, let column): parts.append("\(line):\(column)")
         }
         if let keyPath { parts.append(keyPath.isEmpty ? "at the root" : "at '\(keyPath)'") }
-        parts.append(message)
-        return parts.joined(separator: ": ")
+        return parts.isEmpty ? nil : parts.joined(separator: ": ")
     }
+
+    public var problem: String { message }
+    public var hint: String? { kind == .limitExceeded ? raiseLimitsHint : nil }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Limits on what a reader accepts, so hostile input fails clearly instead of exhausting memory.
 ///
@@ -26,24 +27,11 @@ public struct PlistLimits: Sendable, Equatable {
         set { processDefault.value = newValue }
     }
 
-    private static let processDefault = LockedValue(PlistLimits())
+    private static let processDefault = Locked(PlistLimits())
 
     /// Throws a `limitExceeded` error when a document of `size` bytes is over `maxInputSize`.
     public func checkInputSize(_ size: Int) throws {
         guard size > maxInputSize else { return }
         throw PlistError(.limitExceeded, "the file is \(size) bytes, more than the limit of \(maxInputSize)")
-    }
-}
-
-/// A value shared between threads behind a lock (for process-wide settings of this package's modules).
-package final class LockedValue<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    package init(_ value: Value) { stored = value }
-
-    package var value: Value {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }

@@ -63,7 +63,7 @@ public struct PropertyList: Sendable, Equatable {
 
     private static func furthest(_ a: PlistError, _ b: PlistError) -> PlistError {
         func rank(_ error: PlistError) -> (Int, Int) {
-            if case .line(let line, let column) = error.location { return (line, column) }
+            if case .line(let line, let column) = error.position { return (line, column) }
             return (0, 0)
         }
         return rank(b) > rank(a) ? b : a

@@ -411,7 +411,8 @@ struct XMLPlistParseState {
         if !finishedRoot && !failed { error = PlistError(.malformed, "the document holds no plist value") }
     }
 
-    static let handler: xmlSAXHandler = {
+    // nonisolated(unsafe): built once and never changed; libxml2 only reads the callbacks from it.
+    nonisolated(unsafe) static let handler: xmlSAXHandler = {
         var sax = xmlSAXHandler()
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, localname, prefix, _, _, _, _, _, _ in

@@ -2,6 +2,7 @@ import Foundation
 import AdhocBuildKit
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// The top of the command tree and the one place that turns errors into output and exit codes:
 /// 0 success, 1 failure, 2 usage error.
@@ -33,28 +34,18 @@ enum AdhocBuildCLI {
             case .run(let command, let parsed):
                 return try command.run!(parsed)
             }
-        } catch let error as UsageError {
-            return usageFailure(error, parser)
-        } catch let error as PlistError {
-            Console.error(error.description + (error.kind == .limitExceeded ? limitHint : ""))
-            return 1
-        } catch let error as AdhocBuildError {
-            Console.error(error.description)
-            return 1
-        } catch let error as IPAError {
-            Console.error(error.description + (error.isLimitExceeded ? limitHint : ""))
-            return 1
-        } catch let errors as AdhocBuildErrors {
-            for problem in errors.problems { Console.error(problem.description) }
-            return 1
         } catch {
-            Console.error("\(error)")
-            return 1
+            return failure(error, parser)
         }
     }
 
-    /// Appended to errors about exceeded limits.
-    static let limitHint = " (limits can be raised: see Environment in 'adhocbuild --help')"
+    /// Prints `error` and returns its exit code: a usage error with the usage line (2), any other
+    /// error as its report lines, each naming the file and place, with its hint (1).
+    static func failure(_ error: any Error, _ parser: ArgumentParser) -> Int32 {
+        if let usage = error as? UsageError { return usageFailure(usage, parser) }
+        for line in reportLines(for: error) { Console.error(line) }
+        return 1
+    }
 
     static func usageFailure(_ error: UsageError, _ parser: ArgumentParser) -> Int32 {
         Console.error(error.message)

@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import SystemSupport
 
 /// Parses `argv` against a tree of `CommandSpec`s.
 struct ArgumentParser {

@@ -29,10 +29,7 @@ enum DistributionCommands {
                       .value("--ipa-url", name: "URL", help: "The ipa's URL (default: the base URL and the ipa's file name).")],
             run: { parsed in
                 guard let baseText = parsed.value("base-url") else { throw UsageError(message: "missing --base-url URL", commandPath: parsed.path) }
-                let base: String
-                do { base = try URLEncoding.baseURL(baseText, allowHTTP: parsed.flag("allow-http")) } catch let failure as URLEncoding.Failure {
-                    throw IPAError(failure.description)
-                }
+                let base = try URLEncoding.baseURL(baseText, allowHTTP: parsed.flag("allow-http"))
                 if base.lowercased().hasPrefix("http:") { Console.warning("the base URL uses http: iOS will refuse to install from it") }
                 let mode = parsed.value("bundle-version") ?? "short"
                 guard mode == "short" || mode == "build" else {
@@ -77,9 +74,7 @@ enum DistributionCommands {
                 options.allowHTTP = parsed.flag("allow-http")
                 options.environment = parsed.value("environment")
                 if let notes = parsed.value("notes") {
-                    do { options.notes = String(decoding: try FileIO.read(notes), as: UTF8.self) } catch let error as PlistError {
-                        throw IPAError(error.description)
-                    }
+                    options.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
                 }
                 options.commit = parsed.value("commit") ?? commit()
                 options.branch = parsed.value("branch") ?? branch()
@@ -101,9 +96,7 @@ enum DistributionCommands {
                 let root = parsed.positionals[0]
                 let (releases, problems) = try BuildIndex.releases(in: root)
                 for problem in problems { Console.warning(problem) }
-                let html: String
-                do { html = try BuildIndex.html(releases, title: parsed.value("title") ?? "Builds", templates: try TemplateSet()) }
-                catch let failure as Template.Failure { throw IPAError("template error: \(failure.description)") }
+                let html = try BuildIndex.html(releases, title: parsed.value("title") ?? "Builds", templates: try TemplateSet())
                 try FileIO.writeAtomically(Data(html.utf8), to: (root as NSString).appendingPathComponent("index.html"))
                 Console.out("\(root)/index.html: \(releases.count) release\(releases.count == 1 ? "" : "s")\n")
                 return 0

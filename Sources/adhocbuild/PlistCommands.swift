@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild plist …`: argument declarations and the calls into `PlistTool`.
 enum PlistCommands {

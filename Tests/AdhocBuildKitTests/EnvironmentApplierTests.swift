@@ -110,7 +110,7 @@ import Testing
         let app = try makeApp(folder)
         try FileManager.default.createDirectory(atPath: app + "/environment.plist", withIntermediateDirectories: true)
         let before = folder.snapshot()
-        #expect(throws: AdhocBuildError("\(app)/environment.plist: is a folder, not a file")) {
+        #expect(throws: PlistError(.io, "is a folder, not a file", file: app + "/environment.plist")) {
             try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toApp: app)
         }
         // Neither file was written (the Info.plist is replaced only once both are ready) and no temporary file remains.

@@ -74,7 +74,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = try folder.create("environments/Debug.plist", Data("<plist><dict><key>Settings</key></dict></plist>".utf8))
-        #expect(throws: AdhocBuildError("\(path): 1:40: key 'Settings' has no value before </dict>")) {
+        // The plist reader's own error comes through, with its position, not re-wrapped into a string.
+        #expect(throws: PlistError(.malformed, "key 'Settings' has no value before </dict>", at: .line(1, column: 40), file: path)) {
             try EnvironmentStore(at: folder.path("environments"))
         }
     }

@@ -121,7 +121,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let ipa = try Self.hostileIPA(folder)
-        #expect(throws: IPAError.self) {
+        #expect(throws: URLEncoding.Failure.self) {
             try InstallPage(options: InstallPage.Options(baseURL: "http://b.example/")).write(ipa: ipa, to: folder.path("site"))
         }
         var options = InstallPage.Options(baseURL: "http://b.example/")

@@ -36,6 +36,24 @@ import Testing
         #expect(allowed.status == 0, "\(allowed.stderrText)")
     }
 
+    /// A limit hit under `env` or `version` says how to raise it too: the plist error comes through
+    /// those commands as it is, not re-wrapped into a string without its hint.
+    @Test func aLimitHitThroughEnvAndVersionCommandsKeepsItsHint() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let deep = nestedPlist(depth: 600)
+        try folder.create("environments/Base.plist", deep)
+        let env = try AdhocBuildBinary.run(["env", "list", "--environments", folder.path("environments")])
+        #expect(env.status == 1)
+        #expect(env.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                "\(env.stderrText)")
+        try folder.create("A.app/Info.plist", deep)
+        let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")])
+        #expect(version.status == 1)
+        #expect(version.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                "\(version.stderrText)")
+    }
+
     @Test func theIPAEntryLimitAppliesToInspect() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

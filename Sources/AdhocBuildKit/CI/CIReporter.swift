@@ -84,7 +84,7 @@ public struct CIReporter: Sendable {
     }
 
     private func write(_ data: Data, to path: String) throws {
-        do { try FileIO.writeAtomically(data, to: path) } catch let error as PlistError { throw AdhocBuildError(error) }
+        try FileIO.writeAtomically(data, to: path)
     }
 
     private func append(_ text: String, to path: String) throws {

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Expands Xcode build-setting references in text: `$(NAME)`, `${NAME}`, `$$` for a literal `$`,
 /// and the operators `:lower`, `:upper`, `:identifier`, `:rfc1034identifier`,
 /// `:c99extidentifier` and `:default=TEXT`, chained left to right (`$(NAME:lower:identifier)`).
@@ -8,9 +10,11 @@
 /// its own, expanded only when used), and applies when the variable is undefined or empty.
 public struct BuildSettingExpander {
     /// Why a text could not be expanded.
-    public struct Failure: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct Failure: DiagnosticError, Equatable {
         public var message: String
-        public var description: String { message }
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { message }
 
         public init(message: String) { self.message = message }
     }

@@ -109,7 +109,7 @@ public struct EnvironmentApplier: Sendable {
     /// Merges `Info` into the plist at `path`, keeping its format; the write joins `files`.
     func patch(_ path: String, into files: inout FileTransaction) throws -> FileChange {
         let original: PropertyList
-        do { original = try PropertyList(contentsOf: path) } catch let error as PlistError { throw AdhocBuildError(error) }
+        original = try PropertyList(contentsOf: path)
         guard case .dictionary = original.value else {
             throw AdhocBuildError("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: "")
         }

@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 
 /// One environment as written in its file, before inheritance and variables are applied.
 ///

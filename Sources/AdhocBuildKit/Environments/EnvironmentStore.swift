@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The environments of a project: a folder with an optional `Base.plist` of shared defaults
 /// and one plist per environment (`Debug.plist`, `Staging.plist`, …), or the seed article's
@@ -56,11 +57,7 @@ public struct EnvironmentStore: Sendable {
         if environments.isEmpty { throw AdhocBuildError("holds no environments", file: location) }
     }
 
-    static func read(_ path: String) throws -> PlistValue {
-        do { return try PropertyList(contentsOf: path).value } catch let error as PlistError {
-            throw AdhocBuildError(error)
-        }
-    }
+    static func read(_ path: String) throws -> PlistValue { try PropertyList(contentsOf: path).value }
 
     static func readSingleFile(_ path: String) throws -> [EnvironmentDefinition] {
         guard case .dictionary(let root) = try read(path) else {

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild.plist` at a project's top: the defaults that make a CI step one short line
 /// (`adhocbuild release --env staging`). Command-line flags override every key.
@@ -22,7 +23,7 @@ public struct ProjectFile: Sendable {
             return nil
         }
         let value: PlistValue
-        do { value = try PropertyList(contentsOf: location).value } catch let error as PlistError { throw AdhocBuildError(error) }
+        value = try PropertyList(contentsOf: location).value
         guard case .dictionary(let dict) = value else {
             throw AdhocBuildError("a project file must be a dictionary", file: location, keyPath: "")
         }

@@ -2,6 +2,7 @@ import Foundation
 import IPAKit
 import Manifest
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
 /// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
@@ -43,11 +44,20 @@ public struct ReleasePipeline {
         }
     }
 
-    /// A failed step and why.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
+    /// A failed step and why, with the hint of the error that stopped it.
+    public struct Failure: DiagnosticError {
         public var step: String
         public var reason: String
-        public var description: String { "\(step) failed: \(reason)" }
+        public var hint: String?
+        public var file: String? { nil }
+        public var location: String? { nil }
+        public var problem: String { "\(step) failed: \(reason)" }
+
+        public init(step: String, reason: String, hint: String? = nil) {
+            self.step = step
+            self.reason = reason
+            self.hint = hint
+        }
     }
 
     public struct Result: Sendable {
@@ -94,6 +104,8 @@ public struct ReleasePipeline {
             throw failure
         } catch let errors as AdhocBuildErrors {
             throw Failure(step: name, reason: errors.problems.map(\.description).joined(separator: "; "))
+        } catch let error as any DiagnosticError {
+            throw Failure(step: name, reason: error.description, hint: error.hint)
         } catch {
             throw Failure(step: name, reason: "\(error)")
         }
@@ -109,7 +121,7 @@ public struct ReleasePipeline {
             result.warnings = result.warnings.map(paths.userFacing)
             return result
         } catch let failure as Failure {
-            throw Failure(step: paths.userFacing(failure.step), reason: paths.userFacing(failure.reason))
+            throw Failure(step: paths.userFacing(failure.step), reason: paths.userFacing(failure.reason), hint: failure.hint)
         }
     }
 
@@ -260,12 +272,8 @@ extension ReleasePipeline {
             }
             template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
         }
-        do {
-            let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP)
-            return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
-        } catch let failure as URLEncoding.Failure {
-            throw AdhocBuildError(failure.description)
-        }
+        let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP)
+        return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
     }
 }
 

@@ -1,11 +1,12 @@
 import PlistKit
+import SystemSupport
 
 /// A problem found with a user's files: an environment, a project, a version number.
 ///
 /// `description` is one line in the same shape as `PlistError`: the file, then the key path,
 /// then what is wrong, quoting the bad value. Warnings use the same type so checks can
 /// report everything together.
-public struct AdhocBuildError: Error, Equatable, CustomStringConvertible, Sendable {
+public struct AdhocBuildError: DiagnosticError, Equatable {
     public enum Severity: String, Sendable { case error, warning }
 
     public var severity: Severity
@@ -20,25 +21,16 @@ public struct AdhocBuildError: Error, Equatable, CustomStringConvertible, Sendab
         self.severity = severity
     }
 
-    /// Wraps a plist error, keeping its place.
-    public init(_ error: PlistError) {
-        self.init(error.description)
-    }
-
-    public var description: String {
-        var parts: [String] = []
-        if let file { parts.append(file) }
-        if let keyPath { parts.append(keyPath.isEmpty ? "at the root" : "at '\(keyPath)'") }
-        parts.append(message)
-        return parts.joined(separator: ": ")
-    }
+    public var location: String? { keyPath.map { $0.isEmpty ? "at the root" : "at '\($0)'" } }
+    public var problem: String { message }
 }
 
 /// Several problems reported together (`env check`, `verify`), one per line.
-public struct AdhocBuildErrors: Error, CustomStringConvertible, Sendable {
+public struct AdhocBuildErrors: DiagnosticErrorList, CustomStringConvertible {
     public var problems: [AdhocBuildError]
 
     public init(_ problems: [AdhocBuildError]) { self.problems = problems }
 
+    public var diagnostics: [any DiagnosticError] { problems }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }

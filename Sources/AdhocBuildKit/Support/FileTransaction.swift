@@ -26,7 +26,7 @@ public struct FileTransaction {
 
     /// Adds a plist to write in its own format.
     public mutating func write(_ plist: PropertyList, to path: String) throws {
-        do { write(try plist.data(), to: path) } catch let error as PlistError { throw AdhocBuildError(error.inFile(path)) }
+        do { write(try plist.data(), to: path) } catch let error as PlistError { throw error.inFile(path) }
     }
 
     /// Writes every file to a temporary file, then renames them all into place.
@@ -44,7 +44,7 @@ public struct FileTransaction {
             for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
         } catch let error as PlistError {
             for writer in writers { writer.abort() }
-            throw AdhocBuildError(error.file == nil ? error.inFile(writers.last?.path ?? "") : error)
+            throw error.file == nil ? error.inFile(writers.last?.path ?? "") : error
         }
     }
 }

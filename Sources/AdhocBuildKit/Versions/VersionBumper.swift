@@ -107,14 +107,10 @@ public struct VersionBumper: Sendable {
             }
         }
         var files = FileTransaction()
-        do {
-            for path in plistOrder {
-                var plist = try PropertyList(contentsOf: path)
-                for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
-                try files.write(plist, to: path)
-            }
-        } catch let error as PlistError {
-            throw AdhocBuildError(error)
+        for path in plistOrder {
+            var plist = try PropertyList(contentsOf: path)
+            for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
+            try files.write(plist, to: path)
         }
         if let project, !replacements.isEmpty { files.write(Data(project.replacing(replacements)), to: project.path) }
         try files.commit()

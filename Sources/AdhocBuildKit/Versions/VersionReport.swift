@@ -57,7 +57,7 @@ public struct VersionReport: Sendable {
     public init(plists paths: [String]) throws {
         rows = try paths.map { path in
             let plist: PlistValue
-            do { plist = try PropertyList(contentsOf: path).value } catch let error as PlistError { throw AdhocBuildError(error) }
+            plist = try PropertyList(contentsOf: path).value
             return Row(name: path, bundleIdentifier: plist["CFBundleIdentifier"]?.stringValue,
                        marketingVersion: plist["CFBundleShortVersionString"]?.stringValue,
                        buildNumber: plist["CFBundleVersion"]?.stringValue, source: path)

@@ -47,10 +47,7 @@ public enum VersionSites {
                         if let site = settingSite(project, target, configuration, referenced!) { add(site) }
                         continue
                     }
-                    let plist: PlistValue
-                    do { plist = try PropertyList(contentsOf: plistPath).value } catch let error as PlistError {
-                        throw AdhocBuildError(error)
-                    }
+                    let plist = try PropertyList(contentsOf: plistPath).value
                     switch plist[PlistKeyPath([field.infoKey])] {
                     case .string(let text)?:
                         if let name = singleReference(text) {
@@ -138,7 +135,7 @@ public enum VersionSites {
         var problems: [AdhocBuildError] = []
         for path in paths {
             let plist: PlistValue
-            do { plist = try PropertyList(contentsOf: path).value } catch let error as PlistError { throw AdhocBuildError(error) }
+            plist = try PropertyList(contentsOf: path).value
             switch plist[PlistKeyPath([field.infoKey])] {
             case .string(let text)? where text.contains("$"):
                 problems.append(AdhocBuildError("refers to '\(text)'; change the project's build setting instead (--project)",

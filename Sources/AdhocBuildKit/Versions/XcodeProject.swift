@@ -43,12 +43,11 @@ public struct XcodeProject: Sendable {
         path = pbxproj
         let xcodeproj = (pbxproj as NSString).deletingLastPathComponent
         sourceRoot = (xcodeproj as NSString).deletingLastPathComponent
-        let data: Data
-        do { data = try FileIO.read(pbxproj) } catch let error as PlistError { throw AdhocBuildError(error) }
+        let data = try FileIO.read(pbxproj)
         bytes = [UInt8](data)
         let root: OpenStepNode
         do { root = try OpenStepPlistReader().readDocument(data) } catch let error as PlistError {
-            throw AdhocBuildError(error.inFile(pbxproj))
+            throw error.inFile(pbxproj)
         }
         guard case .dictionary(let objectPairs)? = root.node(at: "objects")?.kind,
             case .string(let rootID, _)? = root.node(at: "rootObject")?.kind

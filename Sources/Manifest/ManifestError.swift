@@ -1,0 +1,15 @@
+import SystemSupport
+
+/// A problem writing a manifest, an install page or an index: the file, then what is wrong.
+public struct ManifestError: DiagnosticError, Equatable {
+    public var message: String
+    public var file: String?
+
+    public init(_ message: String, file: String? = nil) {
+        self.message = message
+        self.file = file
+    }
+
+    public var location: String? { nil }
+    public var problem: String { message }
+}
