@@ -84,7 +84,8 @@ struct ByteOutput: ~Copyable {
         append(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }
 
-    mutating func append(_ string: String) {
+    /// Appends the UTF-8 of `string` (labelled, so that string literals pick the `StaticString` overload).
+    mutating func append(utf8Of string: String) {
         var string = string
         string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }

@@ -118,7 +118,7 @@ struct XMLPlistEncoder: ~Copyable {
         try beginValue()
         indent(depth)
         out.append("<real>")
-        out.append(XMLPlistWriter.format(value))
+        out.append(utf8Of: XMLPlistWriter.format(value))
         out.append("</real>\n")
     }
 
@@ -152,7 +152,7 @@ struct XMLPlistEncoder: ~Copyable {
         indent(depth + 1)
         out.append("<key>CF$UID</key>\n")
         indent(depth + 1)
-        out.append("<integer>\(value)</integer>\n")
+        out.append(utf8Of: "<integer>\(value)</integer>\n")
         indent(depth)
         out.append("</dict>\n")
     }
