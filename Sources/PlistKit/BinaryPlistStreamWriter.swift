@@ -192,6 +192,14 @@ struct BinaryPlistEncoder: ~Copyable {
 
     /// Writes the low `size` bytes of `value` big-endian at `out`; returns `size`.
     @inline(__always) static func writeUInt(_ value: UInt64, size: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let raw = UnsafeMutableRawPointer(out)
+        switch size {
+        case 1: out.pointee = UInt8(truncatingIfNeeded: value); return 1
+        case 2: raw.storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, as: UInt16.self); return 2
+        case 4: raw.storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, as: UInt32.self); return 4
+        case 8: raw.storeBytes(of: value.bigEndian, as: UInt64.self); return 8
+        default: break
+        }
         var shift = (size - 1) * 8
         var index = 0
         while shift >= 0 {
@@ -307,24 +315,41 @@ struct BinaryPlistEncoder: ~Copyable {
         slots = []
         let nodes = nodeKind.count
         var number = [UInt32](repeating: .max, count: nodes)
-        var order: [UInt32] = []
-        order.reserveCapacity(nodes)
+        var order = [UInt32](repeating: 0, count: nodes)
+        var numbered = 0
         // Number objects the way Core Foundation does: a container, then its keys, then its values.
-        var stack: [(node: UInt32, next: Int)] = []
-        func visit(_ node: UInt32) {
-            guard number[Int(node)] == .max else { return }
-            number[Int(node)] = UInt32(order.count)
-            order.append(node)
-            if nodeKind[Int(node)] != .scalar { stack.append((node, 0)) }
+        // Read through unsafe buffers: this loop runs once per reference in the file.
+        nodeKind.withUnsafeBufferPointer { nodeKind in
+            nodeStart.withUnsafeBufferPointer { nodeStart in
+                nodeCount.withUnsafeBufferPointer { nodeCount in
+                    childRefs.withUnsafeBufferPointer { childRefs in
+                        number.withUnsafeMutableBufferPointer { number in
+                            order.withUnsafeMutableBufferPointer { order in
+                                var stack: [(node: UInt32, next: Int, total: Int)] = []
+                                func visit(_ node: UInt32) {
+                                    guard number[Int(node)] == .max else { return }
+                                    number[Int(node)] = UInt32(numbered)
+                                    order[numbered] = node
+                                    numbered += 1
+                                    let kind = nodeKind[Int(node)]
+                                    if kind != .scalar {
+                                        let total = Int(nodeCount[Int(node)]) * (kind == .dictionary ? 2 : 1)
+                                        stack.append((node, Int(nodeStart[Int(node)]), Int(nodeStart[Int(node)]) + total))
+                                    }
+                                }
+                                visit(root)
+                                while let top = stack.last {
+                                    if top.next == top.total { stack.removeLast(); continue }
+                                    stack[stack.count - 1].next += 1
+                                    visit(childRefs[top.next])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        visit(root)
-        while let top = stack.last {
-            let kind = nodeKind[Int(top.node)]
-            let total = Int(nodeCount[Int(top.node)]) * (kind == .dictionary ? 2 : 1)
-            if top.next == total { stack.removeLast(); continue }
-            stack[stack.count - 1].next += 1
-            visit(childRefs[Int(nodeStart[Int(top.node)]) + top.next])
-        }
+        order.removeLast(nodes - numbered)
         let refSize = BinaryPlistEncoder.byteCount(for: UInt64(order.count))
         // Size the file exactly first, so it is written in place in one allocation.
         var tableOffset = 8

@@ -5,7 +5,10 @@ import Foundation
 /// Keys of open dictionaries are kept in one byte arena; a new key is compared only with
 /// earlier keys of the same dictionary whose 64-bit hash matches.
 struct DuplicateKeyDetector {
-    private var arena: [UInt8] = []
+    /// Zero-filled storage of which the first `arenaCount` bytes are in use, so a key is stored
+    /// with one copy and a dictionary's keys are dropped by moving the count.
+    private var arena = [UInt8](repeating: 0, count: 4096)
+    private var arenaCount = 0
     private var keys: [(hash: UInt64, start: Int, count: Int)] = []
     /// For each open dictionary: where its keys start in `keys` and `arena`, and, once it has
     /// many keys, a hash index of them.
@@ -13,13 +16,13 @@ struct DuplicateKeyDetector {
     private static let indexThreshold = 16
 
     mutating func beginDictionary() {
-        frames.append((keys.count, arena.count, nil))
+        frames.append((keys.count, arenaCount, nil))
     }
 
     mutating func endDictionary() {
         guard let frame = frames.popLast() else { return }
         keys.removeSubrange(frame.firstKey...)
-        arena.removeSubrange(frame.arenaStart...)
+        arenaCount = frame.arenaStart
     }
 
     /// The most recent key of the innermost open dictionary, for error messages.
@@ -47,8 +50,14 @@ struct DuplicateKeyDetector {
         } else {
             for index in first..<keys.count where matches(index) { return false }
         }
-        keys.append((hash, arena.count, key.count))
-        arena.append(contentsOf: key)
+        keys.append((hash, arenaCount, key.count))
+        if arenaCount + key.count > arena.count {
+            arena.append(contentsOf: repeatElement(0, count: max(arena.count, key.count)))
+        }
+        if key.count > 0 {
+            arena.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: arenaCount).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+        }
+        arenaCount += key.count
         let count = keys.count - first
         if frames[top].index != nil {
             frames[top].index![hash, default: []].append(keys.count - 1)
