@@ -118,7 +118,7 @@ struct XMLPlistEncoder: ~Copyable {
         try beginValue()
         indent(depth)
         out.append("<real>")
-        out.append(utf8Of: XMLPlistWriter.format(value))
+        XMLPlistWriter.appendFormatted(value, to: &out)
         out.append("</real>\n")
     }
 
