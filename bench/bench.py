@@ -7,6 +7,9 @@ and Foundation's PropertyListSerialization (bench/FoundationPlistBench). Each co
 BENCH_RUNS times (default 3; plistutil's quadratic XML->binary runs once unless
 BENCH_SLOW_RUNS is set); wall time and peak resident memory come from /usr/bin/time.
 Every output is checked to load equal in plistlib, so a fast wrong answer does not count.
+Then the same generator's plists at everyday sizes (SIZES_MB) are converted XML->binary
+beside plistlib and binary->XML beside plistutil, each pair interleaved over more rounds for
+smaller files, and the ratios are printed by size (`--only plist-sizes` runs just that table).
 
 Packaging: a generated app-like tree (bench/gen_app.py) packaged at level 6 by adhocbuild, zip
 and Python's zipfile; then storing (--level 0, with and without the check after writing)
@@ -25,6 +28,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Everyday plist sizes (MB of XML, roughly) benchmarked beside the large file.
+SIZES_MB = [1, 3, 6, 12, 20]
 
 
 def run_once(command):
@@ -219,24 +224,27 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
     parser.add_argument("--size-mb", type=float, default=50)
-    parser.add_argument("--only", choices=["plist", "package"], help="run one part")
+    parser.add_argument("--only", choices=["plist", "plist-sizes", "package"], help="run one part")
     args = parser.parse_args()
     runs = int(os.environ.get("BENCH_RUNS", "3"))
     slow_runs = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
-    if args.only != "plist":
+    if args.only not in ("plist", "plist-sizes"):
         packaging(args.bin_dir, runs)
         print()
     if args.only == "package":
         return
     out = os.path.join(HERE, "out")
     os.makedirs(out, exist_ok=True)
+    adhocbuild = os.path.join(args.bin_dir, "adhocbuild")
+    plistutil = shutil.which("plistutil")
+    if args.only == "plist-sizes":
+        plist_by_size(adhocbuild, plistutil, out, runs, None, None)
+        return
     xml = os.path.join(out, "large.xml.plist")
     binary = os.path.join(out, "large.binary.plist")
     if not (os.path.exists(xml) and os.path.exists(binary)):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_plist.py"), out, str(args.size_mb), "1"], check=True)
-    adhocbuild = os.path.join(args.bin_dir, "adhocbuild")
     foundation = os.path.join(args.bin_dir, "foundation-plist-bench")
-    plistutil = shutil.which("plistutil")
     with open(xml, "rb") as f:
         reference = plistlib.load(f)
 
@@ -247,6 +255,7 @@ def main():
     print(f"plist conversion: {os.path.getsize(xml) / 1e6:.1f} MB XML, {os.path.getsize(binary) / 1e6:.1f} MB binary, "
           f"median of {runs} runs, 2 cores\n")
     print(f"{'direction':<15} {'tool':<28} {'median s':>9} {'peak MB':>8} {'x input':>8} {'adhocbuild is':>15}")
+    large_results = {}
     for label, source, ext, ours_format, plistlib_format in directions:
         target = os.path.join(out, f"result.{ext}")
         peers = [
@@ -271,6 +280,62 @@ def main():
             note = "" if count == runs else f" ({count} run)"
             print(f"{label:<15} {name + note:<28} {seconds:>9.2f} {peak / 1e6:>8.0f} {peak / input_size:>8.1f} {ratio:>15}")
         print()
+        large_results[ours_format] = {name: seconds for name, seconds, _, _ in results}
+
+    plist_by_size(adhocbuild, plistutil, out, runs, large_results, os.path.getsize(xml))
+
+
+def runs_for_size(size_mb, runs):
+    """More rounds for small files, whose runs are short and noisier: about 36 MB of XML per
+    command in all, never fewer than `runs` nor more than 15."""
+    return max(runs, min(15, round(36 / size_mb)))
+
+
+def plist_by_size(adhocbuild, plistutil, out, runs, large_results, large_size):
+    """XML->binary against plistlib and binary->XML against plistutil at everyday sizes, each
+    pair interleaved; the large file's row repeats the medians of the table above."""
+    print(f"plist conversion by size: adhocbuild against plistlib (XML -> binary) and plistutil "
+          f"(binary -> XML), medians of interleaved runs\n")
+    print(f"{'XML MB':>7} {'runs':>5} {'XML->binary s':>14} {'plistlib s':>11} {'ratio':>7}   "
+          f"{'binary->XML s':>14} {'plistutil s':>12} {'ratio':>7}")
+    for size_mb in SIZES_MB:
+        folder = os.path.join(out, f"plist-{size_mb}mb")
+        xml = os.path.join(folder, "large.xml.plist")
+        binary = os.path.join(folder, "large.binary.plist")
+        if not (os.path.exists(xml) and os.path.exists(binary)):
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_plist.py"), folder, str(size_mb), "1"],
+                           check=True, stdout=subprocess.DEVNULL)
+        with open(xml, "rb") as f:
+            reference = plistlib.load(f)
+        count = runs_for_size(size_mb, runs)
+        to_binary = os.path.join(folder, "result.bin")
+        to_xml = os.path.join(folder, "result.xml")
+        (ours_binary, _), (theirs_binary, _) = measure_interleaved([
+            [adhocbuild, "plist", "convert", xml, "--to", "binary", "-o", to_binary],
+            plistlib_command(xml, to_binary, "FMT_BINARY"),
+        ], count)
+        if not same_as(reference, to_binary):
+            sys.exit(f"bench: a different plist for XML -> binary at {size_mb} MB")
+        commands = [[adhocbuild, "plist", "convert", binary, "--to", "xml", "-o", to_xml]]
+        if plistutil:
+            commands.append([plistutil, "-i", binary, "-f", "xml", "-o", to_xml])
+        timings = measure_interleaved(commands, count)
+        if not same_as(reference, to_xml):
+            sys.exit(f"bench: a different plist for binary -> XML at {size_mb} MB")
+        ours_xml = timings[0][0]
+        theirs_xml = timings[1][0] if plistutil else None
+        print_size_row(os.path.getsize(xml), count, ours_binary, theirs_binary, ours_xml, theirs_xml)
+    if large_results:
+        print_size_row(large_size, runs, large_results["binary"]["adhocbuild"], large_results["binary"]["Python plistlib"],
+                       large_results["xml"]["adhocbuild"], large_results["xml"].get("plistutil (libplist)"))
+    print()
+
+
+def print_size_row(xml_size, count, ours_binary, theirs_binary, ours_xml, theirs_xml):
+    xml_ratio = f"{theirs_xml / ours_xml:6.1f}x" if theirs_xml else "      -"
+    theirs = f"{theirs_xml:12.3f}" if theirs_xml else f"{'-':>12}"
+    print(f"{xml_size / 1e6:>7.1f} {count:>5} {ours_binary:>14.3f} {theirs_binary:>11.3f} "
+          f"{theirs_binary / ours_binary:>6.1f}x   {ours_xml:>14.3f} {theirs} {xml_ratio}")
 
 
 if __name__ == "__main__":

@@ -70,31 +70,56 @@ enum Base64 {
     /// Encodes `bytes` into lines of at most `lineLength` characters, each preceded by `indent`
     /// tabs and followed by a newline; a `lineLength` of 0 means one unbroken run with no newline.
     static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int = 0, indent: Int = 0, into out: inout [UInt8]) {
-        var column = 0
-        @inline(__always) func emit(_ char: UInt8) {
-            if lineLength > 0 && column == 0 { for _ in 0..<indent { out.append(0x09) } }
-            out.append(char)
-            column += 1
-            if lineLength > 0 && column == lineLength { out.append(0x0A); column = 0 }
+        let length = encodedLength(of: bytes.count, lineLength: lineLength, indent: indent)
+        out.append(contentsOf: [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            initialized = encode(bytes, lineLength: lineLength, indent: indent, to: buffer.baseAddress!)
+        })
+    }
+
+    /// How many bytes `encode` writes for `count` input bytes.
+    static func encodedLength(of count: Int, lineLength: Int, indent: Int) -> Int {
+        let characters = (count + 2) / 3 * 4
+        guard lineLength > 0 else { return characters }
+        return characters + (characters + lineLength - 1) / lineLength * (indent + 1)
+    }
+
+    /// Encodes as `encode(_:lineLength:indent:into:)` does, at `out`, which has room for
+    /// `encodedLength(of:lineLength:indent:)` bytes; returns how many it wrote.
+    static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int,
+                       to out: UnsafeMutablePointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var written = 0
+            var column = 0
+            @inline(__always) func emit(_ char: UInt8) {
+                if lineLength > 0 && column == 0 {
+                    (out + written).update(repeating: 0x09, count: indent)
+                    written += indent
+                }
+                out[written] = char
+                written += 1
+                column += 1
+                if lineLength > 0 && column == lineLength { out[written] = 0x0A; written += 1; column = 0 }
+            }
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                emit(alphabet[Int(group >> 18 & 63)])
+                emit(alphabet[Int(group >> 12 & 63)])
+                emit(alphabet[Int(group >> 6 & 63)])
+                emit(alphabet[Int(group & 63)])
+                index += 3
+            }
+            let remaining = bytes.count - index
+            if remaining > 0 {
+                let group = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                emit(alphabet[Int(group >> 18 & 63)])
+                emit(alphabet[Int(group >> 12 & 63)])
+                emit(remaining == 2 ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
+                emit(UInt8(ascii: "="))
+            }
+            if lineLength > 0 && column > 0 { out[written] = 0x0A; written += 1 }
+            return written
         }
-        var index = 0
-        while index + 3 <= bytes.count {
-            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            emit(alphabet[Int(group >> 18 & 63)])
-            emit(alphabet[Int(group >> 12 & 63)])
-            emit(alphabet[Int(group >> 6 & 63)])
-            emit(alphabet[Int(group & 63)])
-            index += 3
-        }
-        let remaining = bytes.count - index
-        if remaining > 0 {
-            let group = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-            emit(alphabet[Int(group >> 18 & 63)])
-            emit(alphabet[Int(group >> 12 & 63)])
-            emit(remaining == 2 ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
-            emit(UInt8(ascii: "="))
-        }
-        if lineLength > 0 && column > 0 { out.append(0x0A) }
     }
 
     static func encode(_ data: Data, into out: inout [UInt8]) {

@@ -93,6 +93,13 @@ struct BinaryPlistObjectTable {
 
     @inline(__always)
     static func readUInt(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
+        switch size {
+        case 1: return UInt64(bytes[offset])
+        case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default: break
+        }
         var value: UInt64 = 0
         for index in offset..<(offset + size) { value = value << 8 | UInt64(bytes[index]) }
         return value

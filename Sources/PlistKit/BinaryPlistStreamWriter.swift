@@ -7,11 +7,11 @@ import Foundation
 /// objects depth first with a dictionary's keys before its values, and picks 1, 2, 4 or
 /// 8-byte offsets and references by size. Scalars are encoded as they arrive; containers and
 /// the final layout are written by `finish()`.
-struct BinaryPlistEncoder {
+struct BinaryPlistEncoder: ~Copyable {
     private enum NodeKind: UInt8 { case scalar, array, dictionary }
 
     /// Encoded scalars, each once.
-    private var scratch: [UInt8] = []
+    private var scratch = ByteOutput(capacity: 1 << 16)
     private var nodeKind: [NodeKind] = []
     /// For a scalar: its start in `scratch`; for a container: its first child in `childRefs`.
     private var nodeStart: [UInt32] = []
@@ -33,7 +33,6 @@ struct BinaryPlistEncoder {
     /// Open-addressed hash table of scalar nodes (`node == .max` is empty).
     private var slots = [Slot](repeating: Slot(), count: 1024)
     private var scalarCount = 0
-    private var utf16Scratch: [UInt8] = []
 
     init() {}
 
@@ -77,21 +76,19 @@ struct BinaryPlistEncoder {
 
     mutating func string(_ utf8: UnsafeRawBufferPointer) {
         let start = scratch.count
+        // UTF-16 units: one per byte that is not a continuation byte, two for a 4-byte sequence.
+        var units = 0
         var isASCII = true
-        for byte in utf8 where byte >= 0x80 { isASCII = false; break }
+        for byte in utf8 {
+            if byte >= 0x80 { isASCII = false }
+            units += (byte & 0xC0 != 0x80 ? 1 : 0) + (byte >= 0xF0 ? 1 : 0)
+        }
         if isASCII {
             appendMarker(0x5, count: utf8.count)
-            scratch.append(contentsOf: utf8)
+            scratch.append(utf8)
         } else {
-            utf16Scratch.removeAll(keepingCapacity: true)
-            for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars {
-                for unit in UTF16.encode(scalar)! {
-                    utf16Scratch.append(UInt8(unit >> 8))
-                    utf16Scratch.append(UInt8(unit & 0xFF))
-                }
-            }
-            appendMarker(0x6, count: utf16Scratch.count / 2)
-            scratch.append(contentsOf: utf16Scratch)
+            appendMarker(0x6, count: units)
+            scratch.write(maximum: units * 2) { BinaryPlistEncoder.writeUTF16BigEndian(validUTF8: utf8, to: $0) }
         }
         finishScalar(from: start)
     }
@@ -136,7 +133,7 @@ struct BinaryPlistEncoder {
     mutating func data(_ bytes: UnsafeRawBufferPointer) {
         let start = scratch.count
         appendMarker(0x4, count: bytes.count)
-        scratch.append(contentsOf: bytes)
+        scratch.append(bytes)
         finishScalar(from: start)
     }
 
@@ -150,6 +147,38 @@ struct BinaryPlistEncoder {
 
     // MARK: Encoding
 
+    /// Writes valid UTF-8 as UTF-16BE at `out`; returns the bytes written.
+    @inline(__always)
+    static func writeUTF16BigEndian(validUTF8 utf8: UnsafeRawBufferPointer, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var written = 0
+        @inline(__always) func unit(_ value: UInt32) {
+            out[written] = UInt8(truncatingIfNeeded: value >> 8)
+            out[written + 1] = UInt8(truncatingIfNeeded: value)
+            written += 2
+        }
+        var index = 0
+        while index < utf8.count {
+            let lead = UInt32(utf8[index])
+            @inline(__always) func next(_ offset: Int) -> UInt32 { UInt32(utf8[index + offset]) & 0x3F }
+            if lead < 0x80 {
+                unit(lead)
+                index += 1
+            } else if lead < 0xE0 {
+                unit((lead & 0x1F) << 6 | next(1))
+                index += 2
+            } else if lead < 0xF0 {
+                unit((lead & 0x0F) << 12 | next(1) << 6 | next(2))
+                index += 3
+            } else {
+                let scalar = (lead & 0x07) << 18 | next(1) << 12 | next(2) << 6 | next(3)
+                unit(0xD800 + ((scalar - 0x10000) >> 10))
+                unit(0xDC00 + ((scalar - 0x10000) & 0x3FF))
+                index += 4
+            }
+        }
+        return written
+    }
+
     static func byteCount(for value: UInt64) -> Int {
         if value <= 0xFF { return 1 }
         if value <= 0xFFFF { return 2 }
@@ -158,30 +187,51 @@ struct BinaryPlistEncoder {
     }
 
     @inline(__always) private mutating func appendUInt(_ value: UInt64, size: Int) {
-        BinaryPlistEncoder.appendUInt(value, size: size, to: &scratch)
+        scratch.write(maximum: 8) { BinaryPlistEncoder.writeUInt(value, size: size, to: $0) }
     }
 
-    @inline(__always) static func appendUInt(_ value: UInt64, size: Int, to out: inout [UInt8]) {
-        var shift = (size - 1) * 8
-        while shift >= 0 {
-            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
+    /// Writes the low `size` bytes of `value` big-endian at `out`; returns `size`.
+    @inline(__always) static func writeUInt(_ value: UInt64, size: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let raw = UnsafeMutableRawPointer(out)
+        switch size {
+        case 1: out.pointee = UInt8(truncatingIfNeeded: value); return 1
+        case 2: raw.storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, as: UInt16.self); return 2
+        case 4: raw.storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, as: UInt32.self); return 4
+        case 8: raw.storeBytes(of: value.bigEndian, as: UInt64.self); return 8
+        default: break
         }
+        var shift = (size - 1) * 8
+        var index = 0
+        while shift >= 0 {
+            out[index] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+            shift -= 8
+            index += 1
+        }
+        return size
     }
 
     private mutating func appendMarker(_ kind: UInt8, count: Int) {
-        BinaryPlistEncoder.appendMarker(kind, count: count, to: &scratch)
+        scratch.write(maximum: BinaryPlistEncoder.maximumMarkerLength) { BinaryPlistEncoder.writeMarker(kind, count: count, to: $0) }
     }
 
-    static func appendMarker(_ kind: UInt8, count: Int, to out: inout [UInt8]) {
+    /// The most bytes a marker with its count takes: the marker, an integer marker and 8 bytes.
+    static let maximumMarkerLength = 10
+
+    /// Writes a marker with `count` at `out` as `appendMarker` does; returns the bytes written.
+    @inline(__always) static func writeMarker(_ kind: UInt8, count: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
         if count < 15 {
-            out.append(kind << 4 | UInt8(count))
-        } else {
-            out.append(kind << 4 | 0x0F)
-            let size = byteCount(for: UInt64(count))
-            out.append(0x10 | UInt8(size.trailingZeroBitCount))
-            appendUInt(UInt64(count), size: size, to: &out)
+            out[0] = kind << 4 | UInt8(count)
+            return 1
         }
+        out[0] = kind << 4 | 0x0F
+        let size = byteCount(for: UInt64(count))
+        out[1] = 0x10 | UInt8(size.trailingZeroBitCount)
+        return 2 + writeUInt(UInt64(count), size: size, to: out + 2)
+    }
+
+    /// How many bytes `writeMarker` takes for `count`.
+    @inline(__always) static func markerLength(count: Int) -> Int {
+        count < 15 ? 1 : 2 + byteCount(for: UInt64(count))
     }
 
     /// Uniques the scalar just encoded at `scratch[start...]`: reuses an equal one or keeps it.
@@ -189,7 +239,8 @@ struct BinaryPlistEncoder {
         let length = scratch.count - start
         let mask = slots.count - 1
         var hash: UInt64 = 0
-        let node: UInt32 = scratch.withUnsafeBytes { buffer in
+        let buffer = scratch.buffer
+        let node: UInt32 = {
             let encoded = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
             hash = BinaryPlistEncoder.hash(encoded)
             var index = Int(truncatingIfNeeded: hash) & mask
@@ -204,9 +255,9 @@ struct BinaryPlistEncoder {
                     index = (index + 1) & mask
                 }
             }
-        }
+        }()
         if node != .max {
-            scratch.removeSubrange(start...)
+            scratch.truncate(to: start)
             attach(node)
             return
         }
@@ -264,52 +315,87 @@ struct BinaryPlistEncoder {
         slots = []
         let nodes = nodeKind.count
         var number = [UInt32](repeating: .max, count: nodes)
-        var order: [UInt32] = []
-        order.reserveCapacity(nodes)
+        var order = [UInt32](repeating: 0, count: nodes)
+        var numbered = 0
         // Number objects the way Core Foundation does: a container, then its keys, then its values.
-        var stack: [(node: UInt32, next: Int)] = []
-        func visit(_ node: UInt32) {
-            guard number[Int(node)] == .max else { return }
-            number[Int(node)] = UInt32(order.count)
-            order.append(node)
-            if nodeKind[Int(node)] != .scalar { stack.append((node, 0)) }
-        }
-        visit(root)
-        while let top = stack.last {
-            let kind = nodeKind[Int(top.node)]
-            let total = Int(nodeCount[Int(top.node)]) * (kind == .dictionary ? 2 : 1)
-            if top.next == total { stack.removeLast(); continue }
-            stack[stack.count - 1].next += 1
-            visit(childRefs[Int(nodeStart[Int(top.node)]) + top.next])
-        }
-        let refSize = BinaryPlistEncoder.byteCount(for: UInt64(order.count))
-        var out: [UInt8] = []
-        out.reserveCapacity(scratch.count + childRefs.count * refSize + order.count * 4 + 64)
-        out.append(contentsOf: Array("bplist00".utf8))
-        var offsets: [Int] = []
-        offsets.reserveCapacity(order.count)
-        for node in order {
-            offsets.append(out.count)
-            let start = Int(nodeStart[Int(node)]), count = Int(nodeCount[Int(node)])
-            switch nodeKind[Int(node)] {
-            case .scalar:
-                out.append(contentsOf: scratch[start..<(start + count)])
-            case .array, .dictionary:
-                let isDictionary = nodeKind[Int(node)] == .dictionary
-                BinaryPlistEncoder.appendMarker(isDictionary ? 0xD : 0xA, count: count, to: &out)
-                for child in childRefs[start..<(start + (isDictionary ? count * 2 : count))] {
-                    BinaryPlistEncoder.appendUInt(UInt64(number[Int(child)]), size: refSize, to: &out)
+        // Read through unsafe buffers: this loop runs once per reference in the file.
+        nodeKind.withUnsafeBufferPointer { nodeKind in
+            nodeStart.withUnsafeBufferPointer { nodeStart in
+                nodeCount.withUnsafeBufferPointer { nodeCount in
+                    childRefs.withUnsafeBufferPointer { childRefs in
+                        number.withUnsafeMutableBufferPointer { number in
+                            order.withUnsafeMutableBufferPointer { order in
+                                var stack: [(node: UInt32, next: Int, total: Int)] = []
+                                func visit(_ node: UInt32) {
+                                    guard number[Int(node)] == .max else { return }
+                                    number[Int(node)] = UInt32(numbered)
+                                    order[numbered] = node
+                                    numbered += 1
+                                    let kind = nodeKind[Int(node)]
+                                    if kind != .scalar {
+                                        let total = Int(nodeCount[Int(node)]) * (kind == .dictionary ? 2 : 1)
+                                        stack.append((node, Int(nodeStart[Int(node)]), Int(nodeStart[Int(node)]) + total))
+                                    }
+                                }
+                                visit(root)
+                                while let top = stack.last {
+                                    if top.next == top.total { stack.removeLast(); continue }
+                                    stack[stack.count - 1].next += 1
+                                    visit(childRefs[top.next])
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
-        let tableOffset = out.count
+        order.removeLast(nodes - numbered)
+        let refSize = BinaryPlistEncoder.byteCount(for: UInt64(order.count))
+        // Size the file exactly first, so it is written in place in one allocation.
+        var tableOffset = 8
+        for node in order {
+            let count = Int(nodeCount[Int(node)])
+            switch nodeKind[Int(node)] {
+            case .scalar: tableOffset += count
+            case .array: tableOffset += BinaryPlistEncoder.markerLength(count: count) + count * refSize
+            case .dictionary: tableOffset += BinaryPlistEncoder.markerLength(count: count) + 2 * count * refSize
+            }
+        }
         let offsetSize = BinaryPlistEncoder.byteCount(for: UInt64(tableOffset))
-        for offset in offsets { BinaryPlistEncoder.appendUInt(UInt64(offset), size: offsetSize, to: &out) }
-        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        BinaryPlistEncoder.appendUInt(UInt64(order.count), size: 8, to: &out)
-        BinaryPlistEncoder.appendUInt(0, size: 8, to: &out)
-        BinaryPlistEncoder.appendUInt(UInt64(tableOffset), size: 8, to: &out)
-        return out
+        let total = tableOffset + order.count * offsetSize + 32
+        let encoded = scratch.buffer
+        return [UInt8](unsafeUninitializedCapacity: total) { file, initialized in
+            let out = file.baseAddress!
+            var position = 8
+            var offsetEntry = tableOffset
+            let header: StaticString = "bplist00"
+            out.update(from: header.utf8Start, count: 8)
+            for node in order {
+                offsetEntry += BinaryPlistEncoder.writeUInt(UInt64(position), size: offsetSize, to: out + offsetEntry)
+                let start = Int(nodeStart[Int(node)]), count = Int(nodeCount[Int(node)])
+                switch nodeKind[Int(node)] {
+                case .scalar:
+                    UnsafeMutableRawPointer(out + position).copyMemory(from: encoded.baseAddress! + start, byteCount: count)
+                    position += count
+                case .array, .dictionary:
+                    let isDictionary = nodeKind[Int(node)] == .dictionary
+                    position += BinaryPlistEncoder.writeMarker(isDictionary ? 0xD : 0xA, count: count, to: out + position)
+                    for child in childRefs[start..<(start + (isDictionary ? count * 2 : count))] {
+                        position += BinaryPlistEncoder.writeUInt(UInt64(number[Int(child)]), size: refSize, to: out + position)
+                    }
+                }
+            }
+            precondition(position == tableOffset && offsetEntry == total - 32, "binary plist layout size mismatch")
+            var trailer = offsetEntry
+            (out + trailer).update(repeating: 0, count: 6)
+            out[trailer + 6] = UInt8(offsetSize)
+            out[trailer + 7] = UInt8(refSize)
+            trailer += 8
+            trailer += BinaryPlistEncoder.writeUInt(UInt64(order.count), size: 8, to: out + trailer)
+            trailer += BinaryPlistEncoder.writeUInt(0, size: 8, to: out + trailer)
+            trailer += BinaryPlistEncoder.writeUInt(UInt64(tableOffset), size: 8, to: out + trailer)
+            initialized = trailer
+        }
     }
 }
 

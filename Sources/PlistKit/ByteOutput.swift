@@ -2,39 +2,102 @@ import Foundation
 
 /// An append-only byte buffer that writers fill, either kept in memory or flushed to a file
 /// descriptor in chunks so memory stays bounded however large the output.
-struct ByteOutput {
-    var bytes: [UInt8] = []
+///
+/// It owns raw storage rather than a `[UInt8]`, so the many small appends of a plist writer are
+/// a capacity check and a copy, without the array's uniqueness checks; being noncopyable, it is
+/// freed exactly once.
+struct ByteOutput: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
     private let fileDescriptor: Int32?
     private let flushThreshold = 1 << 20
 
     /// In memory.
     init(capacity: Int = 4096) {
         fileDescriptor = nil
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
     }
 
     /// Flushed to `fileDescriptor` (which the caller owns) whenever a megabyte has gathered.
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
-        bytes.reserveCapacity(flushThreshold + 4096)
+        capacity = flushThreshold + 4096
+        base = .allocate(capacity: capacity)
     }
 
-    @inline(__always) mutating func append(_ byte: UInt8) { bytes.append(byte) }
-    @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
-    @inline(__always) mutating func append(_ array: [UInt8]) { bytes.append(contentsOf: array) }
-    mutating func append(_ string: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
+    deinit { base.deallocate() }
+
+    /// What has gathered and not been flushed.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The gathered bytes, valid until the next change.
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Room for `extra` more bytes; returns where they go.
+    @inline(__always) mutating func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + extra > capacity { grow(count + extra) }
+        return base + count
     }
-    mutating func append(_ string: String) { bytes.append(contentsOf: string.utf8) }
+
+    private mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Lets `body` write up to `maximum` bytes in place; it returns how many it wrote.
+    @inline(__always) mutating func write(maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let start = reserve(maximum)
+        count += body(start)
+    }
+
+    /// Drops everything after the first `newCount` bytes.
+    @inline(__always) mutating func truncate(to newCount: Int) { count = newCount }
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        reserve(1).pointee = byte
+        count += 1
+    }
+
+    /// Appends `byte` `times` times.
+    @inline(__always) mutating func append(_ byte: UInt8, times: Int) {
+        guard times > 0 else { return }
+        reserve(times).update(repeating: byte, count: times)
+        count += times
+    }
+
+    @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        UnsafeMutableRawPointer(reserve(raw.count)).copyMemory(from: source, byteCount: raw.count)
+        count += raw.count
+    }
+
+    @inline(__always) mutating func append(_ array: [UInt8]) { array.withUnsafeBytes { append($0) } }
+
+    @inline(__always) mutating func append(_ string: StaticString) {
+        append(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
+    }
+
+    /// Appends the UTF-8 of `string` (labelled, so that string literals pick the `StaticString` overload).
+    mutating func append(utf8Of string: String) {
+        var string = string
+        string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
 
     /// Writes what has gathered to the file when it is large enough (no-op in memory).
     @inline(__always) mutating func flushIfLarge() throws {
-        if fileDescriptor != nil && bytes.count >= flushThreshold { try flush() }
+        if fileDescriptor != nil && count >= flushThreshold { try flush() }
     }
 
     mutating func flush() throws {
         guard let fileDescriptor else { return }
-        try bytes.withUnsafeBytes { try FileIO.writeAll(fileDescriptor, $0) }
-        bytes.removeAll(keepingCapacity: true)
+        try FileIO.writeAll(fileDescriptor, buffer)
+        count = 0
     }
 }

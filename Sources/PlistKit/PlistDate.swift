@@ -40,25 +40,41 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Appends `iso8601` to `out` without making a string.
     public func appendISO8601(to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PlistDate.maximumISO8601Length) { buffer in
+            out.append(contentsOf: buffer[..<writeISO8601(to: buffer.baseAddress!)])
+        }
+    }
+
+    /// The most bytes `writeISO8601(to:)` writes (a 7-digit year with its sign).
+    static let maximumISO8601Length = 32
+
+    /// Writes `iso8601` at `out`, which has room for `maximumISO8601Length` bytes; returns how many it wrote.
+    func writeISO8601(to out: UnsafeMutablePointer<UInt8>) -> Int {
         let unix = (secondsSinceReferenceDate + PlistDate.unixEpochOffset).rounded(.down)
-        guard unix.isFinite, abs(unix) < 1e14 else { out.append(contentsOf: "invalid-date".utf8); return }
+        guard unix.isFinite, abs(unix) < 1e14 else {
+            let invalid: StaticString = "invalid-date"
+            out.update(from: invalid.utf8Start, count: invalid.utf8CodeUnitCount)
+            return invalid.utf8CodeUnitCount
+        }
         let total = Int64(unix)
         var days = total / 86_400
         var secondsOfDay = total % 86_400
         if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
         let (year, month, day) = PlistDate.civil(fromDays: days)
-        if year < 0 { out.append(UInt8(ascii: "-")) }
-        PlistInteger.appendDigits(UInt64(abs(year)), minimumWidth: 4, to: &out)
-        func field(_ separator: Character, _ value: Int64) {
-            out.append(separator.asciiValue!)
-            PlistInteger.appendDigits(UInt64(value), minimumWidth: 2, to: &out)
+        var count = 0
+        if year < 0 { out[0] = UInt8(ascii: "-"); count = 1 }
+        count += PlistInteger.writeDigits(UInt64(abs(year)), minimumWidth: 4, to: out + count)
+        func field(_ separator: UInt8, _ value: Int64) {
+            out[count] = separator
+            count += 1 + PlistInteger.writeDigits(UInt64(value), minimumWidth: 2, to: out + count + 1)
         }
-        field("-", month)
-        field("-", day)
-        field("T", secondsOfDay / 3600)
-        field(":", secondsOfDay / 60 % 60)
-        field(":", secondsOfDay % 60)
-        out.append(UInt8(ascii: "Z"))
+        field(UInt8(ascii: "-"), month)
+        field(UInt8(ascii: "-"), day)
+        field(UInt8(ascii: "T"), secondsOfDay / 3600)
+        field(UInt8(ascii: ":"), secondsOfDay / 60 % 60)
+        field(UInt8(ascii: ":"), secondsOfDay % 60)
+        out[count] = UInt8(ascii: "Z")
+        return count + 1
     }
 
     public var description: String { iso8601 }

@@ -71,29 +71,54 @@ public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConverti
 
     public var isNegative: Bool { !isUnsignedHigh && Int64(bitPattern: bits) < 0 }
 
+    /// The most bytes `writeDecimal(to:)` writes: a sign and 20 digits.
+    static let maximumDecimalLength = 21
+
     /// Appends the decimal digits (with a leading `-` when negative) to `out`.
     public func appendDecimal(to out: inout [UInt8]) {
-        var magnitude = bits
-        if isNegative {
-            out.append(UInt8(ascii: "-"))
-            magnitude = 0 &- bits
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PlistInteger.maximumDecimalLength) { buffer in
+            out.append(contentsOf: buffer[..<writeDecimal(to: buffer.baseAddress!)])
         }
-        PlistInteger.appendDigits(magnitude, minimumWidth: 1, to: &out)
+    }
+
+    /// Writes the decimal digits (with a leading `-` when negative) at `out`, which has room for
+    /// `maximumDecimalLength` bytes; returns how many it wrote.
+    @inline(__always)
+    func writeDecimal(to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = bits
+        var sign = 0
+        if isNegative {
+            out.pointee = UInt8(ascii: "-")
+            magnitude = 0 &- bits
+            sign = 1
+        }
+        return sign + PlistInteger.writeDigits(magnitude, minimumWidth: 1, to: out + sign)
     }
 
     /// Appends `value` in decimal, zero-padded to `minimumWidth` digits.
     static func appendDigits(_ value: UInt64, minimumWidth: Int, to out: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0 || count < minimumWidth
-            out.append(contentsOf: buffer[(24 - count)...])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(20, minimumWidth)) { buffer in
+            out.append(contentsOf: buffer[..<writeDigits(value, minimumWidth: minimumWidth, to: buffer.baseAddress!)])
         }
+    }
+
+    /// Writes `value` in decimal, zero-padded to `minimumWidth` digits, at `out` (room for
+    /// `max(20, minimumWidth)` bytes); returns how many it wrote.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, minimumWidth: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1
+        var scale: UInt64 = 10
+        // Count the digits first, so they can be written in place from the last one back.
+        while count < 20 && value >= scale { count += 1; scale = scale &* 10 }
+        count = max(count, minimumWidth)
+        var rest = value
+        var index = count
+        while index > 0 {
+            index -= 1
+            out[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        return count
     }
 
     public var description: String {

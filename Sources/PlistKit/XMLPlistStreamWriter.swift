@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Strings that XML 1.0 cannot carry (most C0 controls, U+FFFE, U+FFFF) are an error naming
 /// their key path; a carriage return is written as `&#13;` so it survives XML's line-end rules.
-struct XMLPlistEncoder {
+struct XMLPlistEncoder: ~Copyable {
     var out: ByteOutput
     /// An opening tag not yet written, because the container might turn out empty.
     private var pendingOpen: StaticString? = nil
@@ -15,9 +15,9 @@ struct XMLPlistEncoder {
     /// `keyBytes`, and its item count.
     private var levels: [(isDictionary: Bool, keyStart: Int, items: Int)] = []
     /// The current key of each open dictionary, back to back, for error messages.
-    private var keyBytes: [UInt8] = []
+    private var keyBytes = ByteOutput(capacity: 256)
 
-    init(output: ByteOutput) {
+    init(output: consuming ByteOutput) {
         out = output
         out.append("""
             <?xml version="1.0" encoding="UTF-8"?>
@@ -37,7 +37,7 @@ struct XMLPlistEncoder {
     private var depth: Int { levels.count }
 
     @inline(__always) private mutating func indent(_ depth: Int) {
-        for _ in 0..<depth { out.append(0x09) }
+        out.append(0x09, times: depth)
     }
 
     /// Writes a deferred opening tag before the first child arrives.
@@ -69,7 +69,7 @@ struct XMLPlistEncoder {
 
     mutating func endContainer() {
         let level = levels.removeLast()
-        keyBytes.removeSubrange(level.keyStart...)
+        keyBytes.truncate(to: level.keyStart)
         if pendingOpen != nil {
             pendingOpen = nil
             indent(depth)
@@ -82,20 +82,23 @@ struct XMLPlistEncoder {
 
     mutating func key(_ utf8: UnsafeRawBufferPointer) throws {
         openPending()
-        keyBytes.removeSubrange(levels[levels.count - 1].keyStart...)
-        keyBytes.append(contentsOf: utf8)
+        keyBytes.truncate(to: levels[levels.count - 1].keyStart)
+        keyBytes.append(utf8)
         indent(depth)
         out.append("<key>")
         try escape(utf8)
         out.append("</key>\n")
     }
 
-    /// Writes one scalar element whose body `write` appends straight to the output.
-    private mutating func element(_ open: StaticString, _ close: StaticString, _ write: (inout [UInt8]) -> Void) throws {
+    /// Writes one scalar element whose body `write` puts straight into the output: at most
+    /// `maximum` bytes, returning how many it wrote.
+    @inline(__always)
+    private mutating func element(_ open: StaticString, _ close: StaticString, maximum: Int,
+                                  _ write: (UnsafeMutablePointer<UInt8>) -> Int) throws {
         try beginValue()
         indent(depth)
         out.append(open)
-        write(&out.bytes)
+        out.write(maximum: maximum, write)
         out.append(close)
     }
 
@@ -108,15 +111,19 @@ struct XMLPlistEncoder {
     }
 
     mutating func integer(_ value: PlistInteger) throws {
-        try element("<integer>", "</integer>\n") { value.appendDecimal(to: &$0) }
+        try element("<integer>", "</integer>\n", maximum: PlistInteger.maximumDecimalLength) { value.writeDecimal(to: $0) }
     }
 
     mutating func real(_ value: Double) throws {
-        try element("<real>", "</real>\n") { $0.append(contentsOf: XMLPlistWriter.format(value).utf8) }
+        try beginValue()
+        indent(depth)
+        out.append("<real>")
+        XMLPlistWriter.appendFormatted(value, to: &out)
+        out.append("</real>\n")
     }
 
     mutating func date(_ value: PlistDate) throws {
-        try element("<date>", "</date>\n") { value.appendISO8601(to: &$0) }
+        try element("<date>", "</date>\n", maximum: PlistDate.maximumISO8601Length) { value.writeISO8601(to: $0) }
     }
 
     mutating func bool(_ value: Bool) throws {
@@ -130,7 +137,9 @@ struct XMLPlistEncoder {
         indent(depth)
         out.append("<data>\n")
         let level = depth
-        Base64.encode(bytes, lineLength: 76, indent: level, into: &out.bytes)
+        out.write(maximum: Base64.encodedLength(of: bytes.count, lineLength: 76, indent: level)) {
+            Base64.encode(bytes, lineLength: 76, indent: level, to: $0)
+        }
         indent(depth)
         out.append("</data>\n")
     }
@@ -143,7 +152,7 @@ struct XMLPlistEncoder {
         indent(depth + 1)
         out.append("<key>CF$UID</key>\n")
         indent(depth + 1)
-        out.append("<integer>\(value)</integer>\n")
+        out.append(utf8Of: "<integer>\(value)</integer>\n")
         indent(depth)
         out.append("</dict>\n")
     }
@@ -154,7 +163,7 @@ struct XMLPlistEncoder {
             let level = levels[index]
             guard level.isDictionary else { return String(max(0, level.items - 1)) }
             let end = index + 1 < levels.count ? levels[index + 1].keyStart : keyBytes.count
-            return String(decoding: keyBytes[level.keyStart..<end], as: UTF8.self)
+            return String(decoding: keyBytes.buffer[level.keyStart..<end], as: UTF8.self)
         }).description
     }
 
@@ -202,7 +211,7 @@ final class XMLPlistStreamWriter: PlistEventSink {
     /// class property would cost; only this object touches it.
     private let encoder: UnsafeMutablePointer<XMLPlistEncoder>
 
-    init(output: ByteOutput) {
+    init(output: consuming ByteOutput) {
         encoder = .allocate(capacity: 1)
         encoder.initialize(to: XMLPlistEncoder(output: output))
     }

@@ -22,4 +22,17 @@ public struct XMLPlistWriter {
         if text.hasSuffix(".0") { text.removeLast(2) }
         return text
     }
+
+    /// Appends exactly the bytes of `format(real)`, without its string operations (`hasSuffix`
+    /// and `removeLast` walk grapheme clusters, which cost more than the formatting itself).
+    static func appendFormatted(_ real: Double, to out: inout ByteOutput) {
+        if real.isNaN { out.append("nan"); return }
+        if real.isInfinite { out.append(real < 0 ? "-infinity" : "+infinity"); return }
+        var text = real.description
+        text.withUTF8 { utf8 in
+            let count = utf8.count
+            let whole = count >= 2 && utf8[count - 2] == UInt8(ascii: ".") && utf8[count - 1] == UInt8(ascii: "0")
+            out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[..<(whole ? count - 2 : count)]))
+        }
+    }
 }
