@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "PlistKit", "TestSupport"]
+            dependencies: ["AdhocBuildKit", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "adhocbuildTests",

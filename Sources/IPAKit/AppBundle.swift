@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// An app bundle (or an extension inside one): its Info.plist, executable, provisioning profile,
 /// extensions and frameworks, read from a folder, an `.xcarchive` or an `.ipa`.

@@ -1,6 +1,7 @@
 import CLibDeflate
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// Turns a built `.app` or an `.xcarchive` into an `.ipa`.
 ///

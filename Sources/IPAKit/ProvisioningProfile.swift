@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// A provisioning profile: the plist inside its CMS (PKCS #7) envelope, read by parsing the
 /// envelope's structure (not by scanning for `<?xml`). Apple's signature is not verified.
@@ -77,8 +78,7 @@ public struct ProvisioningProfile: Sendable {
 
     /// Reads a `.mobileprovision` (or `.provisionprofile`) file.
     public init(contentsOf path: String) throws {
-        let data: Data
-        do { data = try FileIO.read(path) } catch let error as PlistError { throw IPAError(error.description) }
+        let data = try FileIO.read(path)
         do { try self.init(data: data) } catch let error as IPAError { throw error.inFile(path) }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// An unnamed temporary file that compressed data is appended to from many threads, so
 /// packaging memory stays bounded however large the app; libzip reads it back in order.

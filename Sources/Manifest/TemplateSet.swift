@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The page templates: the defaults compiled into the binary, each replaceable by a file of
 /// the same name (`page.mustache`, `index.mustache`, `style.mustache`, …) in a team's folder.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// An append-only byte buffer that writers fill, either kept in memory or flushed to a file
 /// descriptor in chunks so memory stays bounded however large the output.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Converts plist files between formats, streaming where it can.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A plist value together with the format it was read in, and the entry points for
 /// reading and writing any supported format.

@@ -2,6 +2,7 @@ import Foundation
 import IPAKit
 import Manifest
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild manifest`, `page` and `index`: what testers install from.
 enum DistributionCommands {

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild env …`: per-environment configuration.
 enum EnvCommands {

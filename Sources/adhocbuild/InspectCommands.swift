@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild inspect`, `verify` and `icon`: looking into ipas and apps.
 enum InspectCommands {

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -110,7 +111,7 @@ import Testing
         let app = try makeApp(folder)
         try FileManager.default.createDirectory(atPath: app + "/environment.plist", withIntermediateDirectories: true)
         let before = folder.snapshot()
-        #expect(throws: PlistError(.io, "is a folder, not a file", file: app + "/environment.plist")) {
+        #expect(throws: FileError("is a folder, not a file", file: app + "/environment.plist")) {
             try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toApp: app)
         }
         // Neither file was written (the Info.plist is replaced only once both are ready) and no temporary file remains.

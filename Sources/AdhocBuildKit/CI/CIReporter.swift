@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// What a release tells the CI server it runs on: TeamCity service messages, a Jenkins
 /// properties file, GitHub Actions outputs and step summary, or a GitLab dotenv report.

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `env apply`: writes an environment's `Settings` as `environment.plist` and patches the
 /// Info.plist with its `Info`, in a built `.app` or in a source tree before the build.

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The operations behind `adhocbuild plist`: a Linux PlistBuddy and plutil.
 ///
@@ -103,11 +104,11 @@ public enum PlistTool {
     public struct LintResult: Sendable {
         public var path: String
         public var format: PlistFormat?
-        public var error: PlistError?
+        public var error: (any DiagnosticError)?
 
         public var isValid: Bool { error == nil }
         public var line: String {
-            if let error { return error.description }
+            if let error { return error.report }
             return "\(path): OK (\(format?.rawValue ?? "?"))"
         }
     }
@@ -120,8 +121,10 @@ public enum PlistTool {
                 return LintResult(path: path, format: plist.format, error: nil)
             } catch let error as PlistError {
                 return LintResult(path: path, format: nil, error: error.inFile(path))
+            } catch let error as any DiagnosticError {
+                return LintResult(path: path, format: nil, error: error)
             } catch {
-                return LintResult(path: path, format: nil, error: PlistError(.io, "\(error)", file: path))
+                return LintResult(path: path, format: nil, error: FileError("\(error)", file: path))
             }
         }
     }

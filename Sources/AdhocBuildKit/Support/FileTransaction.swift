@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// Several files written together: every new content is prepared and written to a temporary
 /// file beside its target before any target is replaced, so a problem with one file (a folder
@@ -42,9 +43,12 @@ public struct FileTransaction {
             let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
                 .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })
             for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
-        } catch let error as PlistError {
+        } catch let error as FileError {
             for writer in writers { writer.abort() }
-            throw error.file == nil ? error.inFile(writers.last?.path ?? "") : error
+            throw error.inFile(writers.last?.path ?? "")
+        } catch {
+            for writer in writers { writer.abort() }
+            throw error
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// `version show`: the marketing version and build number of a project (per target and
 /// build configuration, with `$(…)` references resolved) or of an app bundle and its

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// One place a version number is stored: a literal in a plist, or a build setting in
 /// `project.pbxproj` that an Info.plist refers to.

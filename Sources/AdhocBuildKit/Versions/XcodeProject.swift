@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The parts of an Xcode project that versions live in: targets, their build configurations
 /// and build settings, read from `project.pbxproj` with each value's byte range kept so it

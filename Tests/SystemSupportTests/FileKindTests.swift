@@ -1,5 +1,5 @@
 import Foundation
-import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 

@@ -23,16 +23,16 @@ public enum FileIO {
 
     public static func read(_ path: String) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        guard let kind = kind(of: path) else { throw PlistError(.io, "no such file", file: path) }
-        if kind == .folder { throw PlistError(.io, "is a folder, not a file", file: path) }
+        guard let kind = kind(of: path) else { throw FileError("no such file", file: path) }
+        if kind == .folder { throw FileError("is a folder, not a file", file: path) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw PlistError(.io, "cannot be read (permission denied)", file: path)
+            throw FileError("cannot be read (permission denied)", file: path)
         }
         defer { try? handle.close() }
         do {
             return try handle.readToEnd() ?? Data()
         } catch {
-            throw PlistError(.io, "cannot be read: \(error.localizedDescription)", file: path)
+            throw FileError("cannot be read: \(error.localizedDescription)", file: path)
         }
     }
 
@@ -86,11 +86,8 @@ public enum FileIO {
     public static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < raw.count {
-            let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))")
-            }
+            let written = retryingInterrupted { Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if written < 0 { throw FileError.system("cannot be written", code: errno) }
             offset += written
         }
     }
@@ -114,7 +111,7 @@ public enum FileIO {
         do {
             try writeAll(file.fileDescriptor, raw)
             try file.commit()
-        } catch let error as PlistError {
+        } catch let error as FileError {
             file.abort()
             throw error.inFile(path)
         }
@@ -136,7 +133,7 @@ public final class AtomicFileWriter {
         temporaryPath = FileIO.temporaryPath(for: path)
         var info = stat()
         if stat(path, &info) == 0 {
-            if info.st_mode & S_IFMT == S_IFDIR { throw PlistError(.io, "is a folder, not a file", file: path) }
+            if info.st_mode & S_IFMT == S_IFDIR { throw FileError("is a folder, not a file", file: path) }
             mode = info.st_mode & 0o7777
         } else {
             let mask = umask(0)
@@ -144,9 +141,7 @@ public final class AtomicFileWriter {
             mode = 0o666 & ~mask
         }
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw PlistError(.io, "cannot be written: \(String(cString: strerror(errno)))", file: path)
-        }
+        guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
         fileDescriptor = fd
     }
 
@@ -154,13 +149,13 @@ public final class AtomicFileWriter {
     public func commit() throws {
         guard !finished else { return }
         finished = true
-        var failure: String? = nil
-        if fchmod(fileDescriptor, mode) != 0 || fsync(fileDescriptor) != 0 { failure = String(cString: strerror(errno)) }
+        var failure: Int32? = nil
+        if fchmod(fileDescriptor, mode) != 0 || fsync(fileDescriptor) != 0 { failure = errno }
         close(fileDescriptor)
-        if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
+        if failure == nil && rename(temporaryPath, path) != 0 { failure = errno }
         if let failure {
             unlink(temporaryPath)
-            throw PlistError(.io, "cannot be written: \(failure)", file: path)
+            throw FileError.system("cannot be written", file: path, code: failure)
         }
     }
 

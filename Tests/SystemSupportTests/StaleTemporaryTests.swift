@@ -1,5 +1,5 @@
 import Foundation
-@testable import PlistKit
+@testable import SystemSupport
 import TestSupport
 import Testing
 
