@@ -4,7 +4,7 @@ import PackageDescription
 /// adhocbuild: turns an iOS build into something testers can install, on Linux.
 ///
 /// Layering (arrows point down only):
-///   adhocbuild (executable: arguments, help, output)
+///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "IPAKit", targets: ["IPAKit"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
+        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
     ],
     targets: [
         .systemLibrary(
@@ -63,9 +64,11 @@ let package = Package(
             name: "AdhocBuildKit",
             dependencies: ["PlistKit", "IPAKit", "Manifest"]
         ),
+        // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
+        .target(name: "CommandLineOptions"),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
+            dependencies: ["CommandLineOptions", "AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",
@@ -90,6 +93,10 @@ let package = Package(
         .testTarget(
             name: "AdhocBuildKitTests",
             dependencies: ["AdhocBuildKit", "PlistKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CommandLineOptionsTests",
+            dependencies: ["CommandLineOptions"]
         ),
         .testTarget(
             name: "adhocbuildTests",
