@@ -49,7 +49,7 @@ public enum HelpFormatter {
         if let valueName = option.valueName { left += " " + valueName }
         var notes: [String] = []
         if !option.isFlag, let allowed = option.kind.allowedValues { notes.append(allowed) }
-        if let value = option.defaultValue { notes.append("default: \(value)") }
+        if let value = option.defaultValue ?? option.defaultDescription { notes.append("default: \(value)") }
         if option.isRequired { notes.append("required") }
         if option.isRepeatable { notes.append("repeatable") }
         return (left, describe(option.help, notes: notes))

@@ -14,6 +14,9 @@ public struct OptionSpec: Sendable {
     public var defaultValue: String?
     /// May be given more than once; every value is kept.
     public var isRepeatable: Bool
+    /// What happens when the option is not given, for help, when that is not a fixed value
+    /// ("the base's format"); the command works it out.
+    public var defaultDescription: String?
 
     /// The key values are stored and read under: the long name without dashes.
     public var key: String { String((names.last ?? "").drop(while: { $0 == "-" })) }
@@ -22,16 +25,17 @@ public struct OptionSpec: Sendable {
     /// An option that takes no value.
     public static func flag(_ names: String..., help: String) -> OptionSpec {
         OptionSpec(names: names, valueName: nil, kind: .text, help: help, isRequired: false, defaultValue: nil,
-                   isRepeatable: false)
+                   isRepeatable: false, defaultDescription: nil)
     }
 
-    /// An option that takes a value named `name` of type `kind`.
+    /// An option that takes a value named `name` of type `kind`: required, or with a `default`
+    /// value, or with a default the command works out and `defaultDescription` describes.
     public static func value(_ names: String..., name: String, kind: ValueKind = .text, help: String,
                              required: Bool = false, default defaultValue: String? = nil,
-                             repeatable: Bool = false) -> OptionSpec {
-        precondition(!(required && defaultValue != nil), "\(names): a required option has no default")
+                             defaultDescription: String? = nil, repeatable: Bool = false) -> OptionSpec {
+        precondition(!(required && (defaultValue != nil || defaultDescription != nil)), "\(names): a required option has no default")
         return OptionSpec(names: names, valueName: name, kind: kind, help: help, isRequired: required,
-                          defaultValue: defaultValue, isRepeatable: repeatable)
+                          defaultValue: defaultValue, isRepeatable: repeatable, defaultDescription: defaultDescription)
     }
 
     /// `-o OUT.ipa`: the first spelling and the placeholder, as usage lines and errors show it.

@@ -1,5 +1,6 @@
 import Foundation
 import AdhocBuildKit
+import CommandLineOptions
 import IPAKit
 import PlistKit
 
@@ -15,7 +16,7 @@ enum AdhocBuildCLI {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(root: root)
+        let parser = CommandLineParser(root: root)
         do {
             try LimitSettings.apply(ProcessInfo.processInfo.environment)
             switch try parser.parse(arguments) {
@@ -56,7 +57,7 @@ enum AdhocBuildCLI {
     /// Appended to errors about exceeded limits.
     static let limitHint = " (limits can be raised: see Environment in 'adhocbuild --help')"
 
-    static func usageFailure(_ error: UsageError, _ parser: ArgumentParser) -> Int32 {
+    static func usageFailure(_ error: UsageError, _ parser: CommandLineParser) -> Int32 {
         Console.error(error.message)
         if let command = parser.command(at: error.commandPath) {
             Console.err("Usage: \(HelpFormatter.usage(command, path: error.commandPath))\n")

@@ -22,7 +22,7 @@ import Testing
             Options:
               -o, --output OUT.ipa  Where to write the ipa (required).
               --level 0-9           Deflate level; 0 stores (0 to 9; default: 6).
-              --to FORMAT           The format (xml, binary or json).
+              --to FORMAT           The format (xml, binary or json; default: the input's).
               --set KEYPATH=VALUE   Override a value (repeatable).
               --at DATE             The date.
               -q, --quiet           Print nothing.

@@ -9,7 +9,8 @@ enum SampleCommands {
         options: [
             .value("-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
             .value("--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.", default: "6"),
-            .value("--to", name: "FORMAT", kind: .choice(["xml", "binary", "json"], noun: "format"), help: "The format."),
+            .value("--to", name: "FORMAT", kind: .choice(["xml", "binary", "json"], noun: "format"), help: "The format.",
+                   defaultDescription: "the input's"),
             .value("--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value.", repeatable: true),
             .value("--at", name: "DATE", kind: .checked(expectation: "a date like 2026-12-31", accepts: { $0.count == 10 }),
                    help: "The date."),
