@@ -21,6 +21,7 @@ public struct CommandLineParser {
         var parsed = ParsedCommand(path: [root.name])
         var index = 0
         var optionsEnded = false
+        var given: [GivenValue] = []
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -28,7 +29,7 @@ public struct CommandLineParser {
             if !optionsEnded && argument == "--version" && parsed.path.count == 1 { return .version }
             if !optionsEnded && argument == "--" { optionsEnded = true; continue }
             if !optionsEnded && Self.looksLikeOption(argument, in: command) {
-                try readOption(argument, from: arguments, at: &index, of: command, into: &parsed)
+                given += try readOption(argument, from: arguments, at: &index, of: command, into: &parsed)
                 continue
             }
             if !command.subcommands.isEmpty && parsed.positionals.isEmpty {
@@ -40,6 +41,12 @@ public struct CommandLineParser {
                 continue
             }
             parsed.positionals.append(argument)
+        }
+        // Values are checked only now, so that '--help' anywhere shows help instead of a value's error.
+        for value in given {
+            if let problem = value.option.kind.problem(with: value.text, for: value.spelling, placeholder: value.option.valueName!) {
+                throw parsed.usageError(problem)
+            }
         }
         try check(&parsed, against: command)
         return .run(command, parsed)
@@ -78,9 +85,17 @@ public struct CommandLineParser {
         throw UsageError(message: message, commandPath: path)
     }
 
-    /// Reads one option (and its value, inline after '=' or the next argument) into `parsed`.
+    /// An option's value as given, to be checked once every argument is read.
+    private struct GivenValue {
+        var option: OptionSpec
+        var spelling: String
+        var text: String
+    }
+
+    /// Reads one option (and its value, inline after '=' or the next argument) into `parsed`;
+    /// returns the value to check, if it takes one.
     private func readOption(_ argument: String, from arguments: [String], at index: inout Int, of command: CommandSpec,
-                            into parsed: inout ParsedCommand) throws {
+                            into parsed: inout ParsedCommand) throws -> [GivenValue] {
         var name = argument
         var inlineValue: String? = nil
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
@@ -97,7 +112,7 @@ public struct CommandLineParser {
         if option.isFlag {
             if inlineValue != nil { throw parsed.usageError("option '\(name)' takes no value") }
             parsed.flags.insert(option.key)
-            return
+            return []
         }
         let value: String
         if let inlineValue {
@@ -110,10 +125,8 @@ public struct CommandLineParser {
         if !option.isRepeatable && parsed.values[option.key] != nil {
             throw parsed.usageError("option '\(name)' is given more than once")
         }
-        if let problem = option.kind.problem(with: value, for: name, placeholder: option.valueName!) {
-            throw parsed.usageError(problem)
-        }
         parsed.values[option.key, default: []].append(value)
+        return [GivenValue(option: option, spelling: name, text: value)]
     }
 
     /// After the last argument: a runnable command, its positionals and required options all

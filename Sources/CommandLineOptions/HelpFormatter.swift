@@ -29,11 +29,11 @@ public enum HelpFormatter {
             }
         }
         lines += table("Commands", command.subcommands.map { ($0.name, $0.abstract) })
-        lines += table("Arguments", command.arguments.map { ($0.name, describe($0.help, allowed: $0.kind.allowedValues)) })
+        lines += table("Arguments", command.arguments.map { ($0.name, describe($0.help, allowed: $0.kind.allowedValues)) }, wraps: true)
         var optionRows = command.options.map(optionRow)
         optionRows.append(("-h, --help", "Show this help."))
         if path.count == 1 { optionRows.append(("--version", "Print the version.")) }
-        lines += table("Options", optionRows)
+        lines += table("Options", optionRows, wraps: true)
         lines += table("Environment", command.environment)
         if !command.subcommands.isEmpty {
             let helpPath = ([path[0], "help"] + path.dropFirst()).joined(separator: " ")
@@ -60,24 +60,30 @@ public enum HelpFormatter {
     }
 
     /// `help` with `notes` in brackets before its final period: "Deflate level; 0 stores (0 to 9; default: 6)."
+    /// When the help already ends in brackets, the notes join them: "('-' for standard output; required)."
     static func describe(_ help: String, notes: [String]) -> String {
         guard !notes.isEmpty else { return help }
         let sentence = help.hasSuffix(".") ? String(help.dropLast()) : help
+        if sentence.hasSuffix(")") { return sentence.dropLast() + "; " + notes.joined(separator: "; ") + ")." }
         return sentence + " (" + notes.joined(separator: "; ") + ")."
     }
 
-    /// A titled two-column table, the left column at most 30 wide (longer entries get their own line).
-    static func table(_ title: String, _ rows: [(String, String)]) -> [String] {
+    /// A titled two-column table, the left column at most 30 wide (longer entries get their own
+    /// line), the right one wrapped when `wraps` to keep lines within 100 characters.
+    static func table(_ title: String, _ rows: [(String, String)], wraps: Bool = false) -> [String] {
         guard !rows.isEmpty else { return [] }
         var lines = ["", title + ":"]
         let width = min(30, rows.map(\.0.count).max() ?? 0)
+        let indent = String(repeating: " ", count: width + 4)
         for (left, right) in rows {
+            let wrapped = wraps ? wrap(right, width: 100 - indent.count) : [right]
             if left.count > width {
                 lines.append("  " + left)
-                lines.append("  " + String(repeating: " ", count: width + 2) + right)
+                lines.append(indent + wrapped[0])
             } else {
-                lines.append("  " + left + String(repeating: " ", count: width + 2 - left.count) + right)
+                lines.append("  " + left + String(repeating: " ", count: width + 2 - left.count) + wrapped[0])
             }
+            lines += wrapped.dropFirst().map { indent + $0 }
         }
         return lines
     }

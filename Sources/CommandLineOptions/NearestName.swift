@@ -1,9 +1,10 @@
 /// "Did you mean": the nearest name by edit distance, ignoring case, when it is close enough to
 /// be a likely typo.
 enum NearestName {
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    /// `tolerance` is the distance allowed for short words; long words allow a third of their length.
+    static func closest(to word: String, in candidates: [String], tolerance: Int = 2) -> String? {
         let scored = candidates.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 }
-        guard let (best, score) = scored, score <= max(2, word.count / 3) else { return nil }
+        guard let (best, score) = scored, score <= max(tolerance, word.count / 3) else { return nil }
         return best
     }
 

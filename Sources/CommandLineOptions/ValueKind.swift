@@ -28,7 +28,8 @@ public enum ValueKind: Sendable {
             return "\(name) takes \(expected), not '\(value)'"
         case .choice(let choices, let noun):
             if choices.contains(value) { return nil }
-            if let guess = NearestName.closest(to: value, in: choices) {
+            // Values are short words: one edit (or a third of the word) is a typo, more is another word.
+            if let guess = NearestName.closest(to: value, in: choices, tolerance: 1) {
                 return "unknown \(noun) '\(value)'; did you mean '\(guess)'?"
             }
             return "unknown \(noun) '\(value)'; use \(Self.list(choices))"

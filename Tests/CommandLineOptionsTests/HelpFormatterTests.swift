@@ -38,6 +38,19 @@ import Testing
         #expect(help.hasSuffix("See 'tool help <command>' for a command's options.\n"))
     }
 
+    @Test func notesJoinBracketsThatEndTheHelpAndLongRowsWrap() {
+        let command = CommandSpec(name: "c", abstract: "C.", options: [
+            .value("-o", name: "OUT", help: "Where to write ('-' for standard output).", required: true),
+            .value("--type", name: "TYPE", kind: .choice((1...12).map { "choice\($0)" }, noun: "type"), help: "The type."),
+        ], run: { _ in 0 })
+        #expect(HelpFormatter.help(command, path: ["c"]).contains("""
+              -o OUT       Where to write ('-' for standard output; required).
+              --type TYPE  The type (choice1, choice2, choice3, choice4, choice5, choice6, choice7, choice8,
+                           choice9, choice10, choice11 or choice12).
+
+            """))
+    }
+
     @Test func aPositionalsChoicesAreShownWithItsHelp() {
         #expect(HelpFormatter.help(SampleCommands.lint, path: ["tool", "lint"]).contains("  FIELD  What to check (build or marketing).\n"))
     }

@@ -104,7 +104,8 @@ enum SampleCommands {
     }
 
     @Test func aPositionalChoiceIsCheckedToo() {
-        #expect(SampleCommands.usageError(["lint", "buidl", "a"])?.message == "unknown field 'buidl'; did you mean 'build'?")
+        #expect(SampleCommands.usageError(["lint", "bild", "a"])?.message == "unknown field 'bild'; did you mean 'build'?")
+        #expect(SampleCommands.usageError(["lint", "mark", "a"])?.message == "unknown field 'mark'; use build or marketing")
     }
 
     @Test func negativeNumbersAndADashAreValuesNotOptions() throws {

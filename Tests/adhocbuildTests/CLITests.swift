@@ -50,7 +50,7 @@ import Testing
     @Test func aMistypedOptionExitsTwoWithASuggestion() throws {
         let result = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--too", "xml"])
         #expect(result.status == 2)
-        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE [options]\n"))
+        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE --to FORMAT [options]\n"))
     }
 
     @Test func aMissingArgumentOrValueIsAUsageError() throws {
