@@ -4,7 +4,7 @@ import PackageDescription
 /// adhocbuild: turns an iOS build into something testers can install, on Linux.
 ///
 /// Layering (arrows point down only):
-///   adhocbuild (executable: arguments, help, output)
+///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "IPAKit", targets: ["IPAKit"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
+        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
     ],
     targets: [
         .systemLibrary(
@@ -65,9 +66,11 @@ let package = Package(
             name: "AdhocBuildKit",
             dependencies: ["SystemSupport", "PlistKit", "IPAKit", "Manifest"]
         ),
+        // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
+        .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["SystemSupport", "AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
+            dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",
@@ -96,6 +99,10 @@ let package = Package(
         .testTarget(
             name: "AdhocBuildKitTests",
             dependencies: ["AdhocBuildKit", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CommandLineOptionsTests",
+            dependencies: ["CommandLineOptions"]
         ),
         .testTarget(
             name: "adhocbuildTests",

@@ -82,7 +82,7 @@ public struct AppVerifier: Sendable {
             if expiry <= now {
                 error("\(label) expired on \(stamp)", subject)
             } else if expiry.timeIntervalSince(now) < warnWithin {
-                warning("\(label) expires on \(stamp), in \(Int(expiry.timeIntervalSince(now) / 86_400)) days", subject)
+                warning("\(label) expires on \(stamp), in \(profile.daysUntilExpiry(from: now) ?? 0) days", subject)
             }
         }
         if let identifier = bundle.bundleIdentifier, !profile.matches(bundleIdentifier: identifier) {

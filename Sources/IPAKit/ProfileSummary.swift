@@ -14,9 +14,8 @@ extension ProvisioningProfile {
         if let creationDate { dict["created"] = .date(PlistDate(creationDate)) }
         if let expirationDate {
             dict["expires"] = .date(PlistDate(expirationDate))
-            let days = Int((expirationDate.timeIntervalSince(now) / 86_400).rounded(.down))
             dict["expired"] = .bool(expirationDate <= now)
-            dict["daysLeft"] = .integer(PlistInteger(max(days, 0)))
+            dict["daysLeft"] = .integer(PlistInteger(max(daysUntilExpiry(from: now) ?? 0, 0)))
         }
         dict["devices"] = provisionsAllDevices ? .string("all (enterprise)") : .integer(PlistInteger(devices.count))
         var rights = PlistDictionary()

@@ -1,15 +1,27 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// `index.html` for a folder of releases (each subfolder with the page and `build.json` that
 /// `page` writes): grouped by environment, newest first, with a "latest" link per environment.
 public enum BuildIndex {
     public struct Release: Sendable {
         public var folder: String
-        public var info: PlistDictionary
-        public var date: String { info["date"]?.stringValue ?? "" }
-        public var environment: String { info["environment"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "Builds" }
+        public var info: BuildInfo
+        public var date: String { info.date ?? "" }
+        public var environment: String { info.environment.flatMap { $0.isEmpty ? nil : $0 } ?? "Builds" }
+        /// The page, relative to the index.
+        var pageLink: String { BuildIndex.link(folder, info.page ?? "index.html") }
+    }
+
+    /// Reads the releases under `root` and writes `root/index.html` (the `index` command, and the
+    /// last step of a release). Returns how many releases it lists and the unreadable ones.
+    public static func write(in root: String, title: String) throws -> (releases: Int, problems: [String]) {
+        let (releases, problems) = try Self.releases(in: root)
+        let html = try Self.html(releases, title: title, templates: try TemplateSet())
+        try FileIO.writeAtomically(Data(html.utf8), to: (root as NSString).appendingPathComponent("index.html"))
+        return (releases.count, problems)
     }
 
     /// Every `build.json` up to three folders below `root`, unreadable ones reported as problems.
@@ -27,10 +39,9 @@ public enum BuildIndex {
             if folder.split(separator: "/").contains(where: { $0 == "latest" || $0.hasPrefix(".") }) { continue }
             let path = (root as NSString).appendingPathComponent(relative)
             do {
-                guard case .dictionary(let info) = try PropertyList(contentsOf: path).value else {
-                    problems.append("\(path): not a JSON object"); continue
-                }
-                releases.append(Release(folder: folder, info: info))
+                releases.append(Release(folder: folder, info: try BuildInfo(json: try FileIO.read(path))))
+            } catch let failure as BuildInfo.Failure {
+                problems.append("\(path): \(failure.description)")
             } catch {
                 problems.append("\(error)")
             }
@@ -44,28 +55,24 @@ public enum BuildIndex {
         let environments = groups.keys.sorted { a, b in
             (groups[a]!.map(\.date).max() ?? "", b) > (groups[b]!.map(\.date).max() ?? "", a)
         }
-        func link(_ folder: String, _ file: String) -> String {
-            (folder.split(separator: "/").map { URLEncoding.encodeComponent(String($0)) } + [file]).joined(separator: "/")
-        }
         let environmentValues: [TemplateValue] = environments.map { name in
             let sorted = groups[name]!.sorted { ($0.date, $0.folder) > ($1.date, $1.folder) }
             let items: [TemplateValue] = sorted.map { release in
-                let app = release.info["appName"]?.stringValue ?? "App"
+                let app = release.info.appName ?? "App"
                 return .record([
-                    "page": .text(link(release.folder, release.info["page"]?.stringValue ?? "index.html")),
-                    "icon": .text(release.info["icon"]?.stringValue.map { link(release.folder, $0) } ?? ""),
+                    "page": .text(release.pageLink), "icon": .text(release.info.icon.map { link(release.folder, $0) } ?? ""),
                     "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
-                    "version": .text(release.info["version"]?.stringValue ?? "?"), "build": .text(release.info["build"]?.stringValue ?? "?"),
+                    "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
                     "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
-                    "branch": .text(release.info["branch"]?.stringValue ?? ""),
+                    "branch": .text(release.info.branch ?? ""),
                 ])
             }
             let newest = sorted[0]
             return .record([
                 "name": .text(name), "id": .text(URLEncoding.encodeComponent(name)), "releases": .list(items),
                 "latest": .record([
-                    "latestPage": .text(link(newest.folder, newest.info["page"]?.stringValue ?? "index.html")),
-                    "version": .text(newest.info["version"]?.stringValue ?? "?"), "build": .text(newest.info["build"]?.stringValue ?? "?"),
+                    "latestPage": .text(newest.pageLink),
+                    "version": .text(newest.info.version ?? "?"), "build": .text(newest.info.build ?? "?"),
                 ]),
             ])
         }
@@ -75,5 +82,10 @@ public enum BuildIndex {
             "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
             "generatorVersion": .text(InstallPage.generatorVersion),
         ]))
+    }
+
+    /// `file` in `folder`, each folder name percent-encoded, as a link relative to the index.
+    static func link(_ folder: String, _ file: String) -> String {
+        (folder.split(separator: "/").map { URLEncoding.encodeComponent(String($0)) } + [file]).joined(separator: "/")
     }
 }

@@ -46,158 +46,149 @@ public struct InstallPage {
 
     /// Reads `ipa` and writes the page and its files into `folder`.
     public func write(ipa: String, to folder: String) throws -> Result {
-        var warnings: [String] = []
-        let base = try URLEncoding.baseURL(options.baseURL, allowHTTP: options.allowHTTP)
-        if base.lowercased().hasPrefix("http:") {
-            warnings.append("the base URL uses http: iOS will refuse to install from this page; serve it over https")
-        }
-        let package = try AppPackage.open(ipa)
-        let app = package.app
+        let (base, baseWarning) = try checkedBaseURL()
+        let app = try AppPackage.open(ipa).app
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let ipaName = (ipa as NSString).lastPathComponent
-        let ipaURL = URLEncoding.join(base, ipaName)
-        let manifestURL = URLEncoding.join(base, "manifest.plist")
-        let pageURL = base
-        let installURL = URLEncoding.installLink(manifestURL: manifestURL)
-        var files: [String] = []
-        func write(_ data: Data, _ name: String) throws {
-            let path = (folder as NSString).appendingPathComponent(name)
-            try FileIO.writeAtomically(data, to: path)
-            files.append(path)
-        }
+        var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
+        let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
+        let haveIcons = try writeIcons(of: app, into: &output)
+        let manifest = OTAManifest(app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
+                                   bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
+                                   title: options.title, subtitle: options.subtitle ?? options.environment)
+        try output.write(try manifest.data(), "manifest.plist")
+        let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
+        try output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
+        try output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
+        try output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
+        if options.copyIPA, let copy = try copy(ipa, into: folder) { output.files.append(copy) }
+        return Result(files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
+                      installURL: links.install, warnings: output.warnings)
+    }
 
-        // Icons: the largest, un-crushed and resized for the manifest.
-        var iconFile: String? = nil
-        var haveIcons = false
+    /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.
+    func checkedBaseURL() throws -> (String, warning: String?) {
+        let base = try URLEncoding.baseURL(options.baseURL, allowHTTP: options.allowHTTP)
+        let insecure = base.lowercased().hasPrefix("http:")
+        return (base, insecure ? "the base URL uses http: iOS will refuse to install from this page; serve it over https" : nil)
+    }
+
+    /// The largest icon, un-crushed and resized to the sizes the manifest promises; false (and a
+    /// warning) when the app has none that can be read.
+    func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
         let icons = AppIcons(bundle: app)
-        if let largest = icons.largest, let image = try? PNGImage(data: try app.read(largest.path)) {
-            try write(ImageResizer.resize(image, to: 57).pngData(), "icon-57.png")
-            try write(ImageResizer.resize(image, to: 512).pngData(), "icon-512.png")
-            iconFile = "icon-512.png"
-            haveIcons = true
-        } else {
-            warnings.append("no icon for the page and manifest: \(icons.missingReason)")
+        guard let largest = icons.largest, let image = try? PNGImage(data: try app.read(largest.path)) else {
+            output.warnings.append("no icon for the page and manifest: \(icons.missingReason)")
+            return false
         }
+        try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
+        try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)
+        return true
+    }
 
-        let identifier = app.bundleIdentifier ?? ""
-        let version = app.shortVersion ?? "?"
-        let build = app.buildVersion ?? "?"
-        let title = options.title ?? app.displayName ?? (app.name as NSString).deletingPathExtension
-        let manifest = OTAManifest(ipaURL: ipaURL, displayImageURL: haveIcons ? URLEncoding.join(base, "icon-57.png") : nil,
-                                   fullSizeImageURL: haveIcons ? URLEncoding.join(base, "icon-512.png") : nil,
-                                   bundleIdentifier: identifier,
-                                   bundleVersion: options.useBuildNumberAsBundleVersion ? build : version,
-                                   title: title, subtitle: options.subtitle ?? options.environment)
-        try write(try manifest.data(), "manifest.plist")
-
-        let attributes = try? FileManager.default.attributesOfItem(atPath: ipa)
-        let ipaSize = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        let buildDate = options.buildDate ?? (attributes?[.modificationDate] as? Date) ?? options.now
-        var profileContext: TemplateValue? = nil
-        var canInstall = true
-        var cannotInstallReason = ""
-        var expiringSoon = false
-        var isEnterprise = false
-        var listsDevices = false
-        var profileSummary = PlistDictionary()
-        if case .success(let profile)? = app.profile() {
-            let expires = profile.expirationDate
-            let days = expires.map { Int(($0.timeIntervalSince(options.now) / 86_400).rounded(.down)) } ?? 0
-            if let expires, expires <= options.now {
-                canInstall = false
-                cannotInstallReason = "This build cannot be installed: its provisioning profile expired on \(Self.format(expires)). Ask the team for a new build."
-            } else if let expires, expires.timeIntervalSince(options.now) < 14 * 86_400 {
-                expiringSoon = true
-            }
-            if !profile.kind.installsOverTheAir {
-                canInstall = false
-                cannotInstallReason = "This build is signed for the App Store and cannot be installed from this page."
-            }
-            isEnterprise = profile.kind == .enterprise
-            listsDevices = !profile.provisionsAllDevices
-            let deviceText = profile.provisionsAllDevices ? "any device (enterprise)"
-                : "\(profile.devices.count) registered device\(profile.devices.count == 1 ? "" : "s")"
-            let typeLabel: String
-            switch profile.kind {
-            case .development: typeLabel = "Development"
-            case .adHoc: typeLabel = "Ad hoc"
-            case .enterprise: typeLabel = "Enterprise (in-house)"
-            case .appStore: typeLabel = "App Store"
-            }
-            profileContext = .record([
-                "type": .text(profile.kind.rawValue), "typeLabel": .text(typeLabel), "team": .text(profile.teamName),
-                "expires": .text(expires.map(Self.format) ?? "unknown"), "expiresISO": .text(expires.map { PlistDate($0).iso8601 } ?? ""),
-                "daysLeftText": .text(days < 0 ? "expired" : days == 1 ? "1 day left" : "\(days) days left"),
-                "deviceCountText": .text(deviceText),
-            ])
-            profileSummary["type"] = .string(profile.kind.rawValue)
-            if let expires { profileSummary["expires"] = .date(PlistDate(expires)) }
-        }
-        if app.isSimulatorBuild {
-            canInstall = false
-            cannotInstallReason = "This is a simulator build; it cannot be installed on an iPhone or iPad."
-        }
+    /// `index.html` from the page template and everything known about the build.
+    func pageHTML(app: AppBundle, facts: BuildFacts, links: Links, haveIcons: Bool) throws -> String {
         let families = app.deviceFamilyNames.filter { $0 == "iPhone" || $0 == "iPad" }
         let notesHTML = options.notes.map(ReleaseNotes.html) ?? ""
+        let installability = Installability(app: app, profile: facts.profile, now: options.now)
         let context: TemplateValue = .record([
-            "appName": .text(title), "initial": .text(String(title.prefix(1)).uppercased()), "version": .text(version),
-            "build": .text(build), "bundleIdentifier": .text(identifier), "environment": .text(options.environment ?? ""),
-            "buildDate": .text(Self.format(buildDate)), "buildDateISO": .text(PlistDate(buildDate).iso8601),
-            "size": .text(Self.formatSize(ipaSize)), "minimumOS": .text(app.minimumOSVersion ?? ""),
+            "appName": .text(facts.title), "initial": .text(String(facts.title.prefix(1)).uppercased()),
+            "version": .text(facts.version), "build": .text(facts.build), "bundleIdentifier": .text(facts.identifier),
+            "environment": .text(options.environment ?? ""),
+            "buildDate": .text(Self.format(facts.buildDate)), "buildDateISO": .text(PlistDate(facts.buildDate).iso8601),
+            "size": .text(Self.formatSize(facts.ipaSize)), "minimumOS": .text(app.minimumOSVersion ?? ""),
             "devices": .text(families.isEmpty ? "–" : families.joined(separator: " and ")),
             "commit": .text(options.commit ?? ""), "branch": .text(options.branch ?? ""),
             "hasNotes": .flag(!notesHTML.isEmpty), "notesHTML": .text(notesHTML),
-            "installURL": .text(installURL), "manifestURL": .text(manifestURL), "ipaURL": .text(ipaURL), "pageURL": .text(pageURL),
-            "qrSVG": .text(try QRCode.svg(pageURL, label: "QR code for \(pageURL)")),
-            "iconFile": .text(iconFile ?? ""), "canInstall": .flag(canInstall), "cannotInstallReason": .text(cannotInstallReason),
-            "expiringSoon": .flag(expiringSoon), "isEnterprise": .flag(isEnterprise), "listsDevices": .flag(listsDevices),
-            "profile": profileContext ?? .flag(false), "generatorVersion": .text(Self.generatorVersion),
+            "installURL": .text(links.install), "manifestURL": .text(links.manifest), "ipaURL": .text(links.ipa),
+            "pageURL": .text(links.page), "qrSVG": .text(try QRCode.svg(links.page, label: "QR code for \(links.page)")),
+            "iconFile": .text(haveIcons ? OTAManifest.fullSizeImageName : ""),
+            "canInstall": .flag(installability.canInstall), "cannotInstallReason": .text(installability.reason),
+            "expiringSoon": .flag(installability.expiringSoon), "isEnterprise": .flag(facts.profile?.kind == .enterprise),
+            "listsDevices": .flag(facts.profile.map { !$0.provisionsAllDevices } ?? false),
+            "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
+            "generatorVersion": .text(Self.generatorVersion),
         ])
-        let html = try TemplateSet(folder: options.templatesFolder).render("page", context)
-        try write(Data(html.utf8), "index.html")
+        return try TemplateSet(folder: options.templatesFolder).render("page", context)
+    }
 
-        var versionFeed = PlistDictionary()
-        versionFeed["bundleIdentifier"] = .string(identifier)
-        versionFeed["version"] = .string(version)
-        versionFeed["build"] = .string(build)
-        versionFeed["environment"] = .string(options.environment ?? "")
-        versionFeed["pageURL"] = .string(pageURL)
-        versionFeed["manifestURL"] = .string(manifestURL)
-        versionFeed["ipaURL"] = .string(ipaURL)
-        versionFeed["installURL"] = .string(installURL)
-        versionFeed["notes"] = .string(options.notes ?? "")
-        versionFeed["date"] = .string(PlistDate(buildDate).iso8601)
-        try write(try PropertyList.encode(.dictionary(versionFeed), format: .json), "version.json")
+    /// The profile box on the page: type, team, expiry and devices.
+    func profileContext(_ profile: ProvisioningProfile) -> TemplateValue {
+        let expires = profile.expirationDate
+        let days = profile.daysUntilExpiry(from: options.now) ?? 0
+        let deviceText = profile.provisionsAllDevices ? "any device (enterprise)"
+            : "\(profile.devices.count) registered device\(profile.devices.count == 1 ? "" : "s")"
+        return .record([
+            "type": .text(profile.kind.rawValue), "typeLabel": .text(Self.label(profile.kind)), "team": .text(profile.teamName),
+            "expires": .text(expires.map(Self.format) ?? "unknown"), "expiresISO": .text(expires.map { PlistDate($0).iso8601 } ?? ""),
+            "daysLeftText": .text(days < 0 ? "expired" : days == 1 ? "1 day left" : "\(days) days left"),
+            "deviceCountText": .text(deviceText),
+        ])
+    }
 
-        var buildInfo = versionFeed
-        buildInfo.removeValue(forKey: "notes")
-        buildInfo["appName"] = .string(title)
-        buildInfo["page"] = "index.html"
-        if haveIcons { buildInfo["icon"] = "icon-57.png" }
-        buildInfo["size"] = .integer(PlistInteger(ipaSize))
-        if let branch = options.branch { buildInfo["branch"] = .string(branch) }
-        if let commit = options.commit { buildInfo["commit"] = .string(commit) }
-        if !profileSummary.isEmpty { buildInfo["profile"] = .dictionary(profileSummary) }
-        try write(try PropertyList.encode(.dictionary(buildInfo), format: .json), "build.json")
-
-        if options.copyIPA {
-            let target = (folder as NSString).appendingPathComponent(ipaName)
-            if (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil,
-                URL(fileURLWithPath: target).standardizedFileURL != URL(fileURLWithPath: ipa).standardizedFileURL {
-                // Copied under a temporary name and renamed, never read whole into memory.
-                let temporary = FileIO.temporaryPath(for: target)
-                do {
-                    try FileManager.default.copyItem(atPath: ipa, toPath: temporary)
-                    guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
-                } catch {
-                    try? FileManager.default.removeItem(atPath: temporary)
-                    throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
-                }
-                files.append(target)
-            }
+    static func label(_ kind: ProvisioningProfile.Kind) -> String {
+        switch kind {
+        case .development: return "Development"
+        case .adHoc: return "Ad hoc"
+        case .enterprise: return "Enterprise (in-house)"
+        case .appStore: return "App Store"
         }
-        return Result(files: files, pageURL: pageURL, manifestURL: manifestURL, ipaURL: ipaURL, installURL: installURL,
-                      warnings: warnings)
+    }
+
+    /// `version.json`, for in-app update checks.
+    func versionFeed(_ facts: BuildFacts, _ links: Links) -> PlistDictionary {
+        var feed = PlistDictionary()
+        feed["bundleIdentifier"] = .string(facts.identifier)
+        feed["version"] = .string(facts.version)
+        feed["build"] = .string(facts.build)
+        feed["environment"] = .string(options.environment ?? "")
+        feed["pageURL"] = .string(links.page)
+        feed["manifestURL"] = .string(links.manifest)
+        feed["ipaURL"] = .string(links.ipa)
+        feed["installURL"] = .string(links.install)
+        feed["notes"] = .string(options.notes ?? "")
+        feed["date"] = .string(PlistDate(facts.buildDate).iso8601)
+        return feed
+    }
+
+    /// `build.json`, for the index of builds.
+    func buildInfo(_ facts: BuildFacts, _ links: Links, haveIcons: Bool) -> BuildInfo {
+        var info = BuildInfo()
+        info.appName = facts.title
+        info.bundleIdentifier = facts.identifier
+        info.version = facts.version
+        info.build = facts.build
+        info.environment = options.environment ?? ""
+        info.date = PlistDate(facts.buildDate).iso8601
+        info.page = "index.html"
+        info.icon = haveIcons ? OTAManifest.displayImageName : nil
+        info.pageURL = links.page
+        info.manifestURL = links.manifest
+        info.ipaURL = links.ipa
+        info.installURL = links.install
+        info.size = facts.ipaSize
+        info.branch = options.branch
+        info.commit = options.commit
+        info.profile = facts.profile.map { profile in
+            BuildInfo.Profile(type: profile.kind.rawValue, expires: profile.expirationDate.map { PlistDate($0).iso8601 })
+        }
+        return info
+    }
+
+    /// Copies the ipa into `folder` under a temporary name and renames it, never reading it whole into
+    /// memory; nil when it is already there (the same file, or a link to it).
+    func copy(_ ipa: String, into folder: String) throws -> String? {
+        let target = (folder as NSString).appendingPathComponent((ipa as NSString).lastPathComponent)
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil,
+              URL(fileURLWithPath: target).standardizedFileURL != URL(fileURLWithPath: ipa).standardizedFileURL else { return nil }
+        let temporary = FileIO.temporaryPath(for: target)
+        do {
+            try FileManager.default.copyItem(atPath: ipa, toPath: temporary)
+            guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
+        }
+        return target
     }
 
     static func format(_ date: Date) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import AdhocBuildKit
+import CommandLineOptions
 import IPAKit
 import PlistKit
 import SystemSupport
@@ -16,7 +17,7 @@ enum AdhocBuildCLI {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
-        let parser = ArgumentParser(root: root)
+        let parser = CommandLineParser(root: root)
         do {
             try LimitSettings.apply(ProcessInfo.processInfo.environment)
             switch try parser.parse(arguments) {
@@ -41,13 +42,13 @@ enum AdhocBuildCLI {
 
     /// Prints `error` and returns its exit code: a usage error with the usage line (2), any other
     /// error as its report lines, each naming the file and place, with its hint (1).
-    static func failure(_ error: any Error, _ parser: ArgumentParser) -> Int32 {
+    static func failure(_ error: any Error, _ parser: CommandLineParser) -> Int32 {
         if let usage = error as? UsageError { return usageFailure(usage, parser) }
         for line in reportLines(for: error) { Console.error(line) }
         return 1
     }
 
-    static func usageFailure(_ error: UsageError, _ parser: ArgumentParser) -> Int32 {
+    static func usageFailure(_ error: UsageError, _ parser: CommandLineParser) -> Int32 {
         Console.error(error.message)
         if let command = parser.command(at: error.commandPath) {
             Console.err("Usage: \(HelpFormatter.usage(command, path: error.commandPath))\n")

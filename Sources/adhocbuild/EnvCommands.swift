@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import CommandLineOptions
 import Foundation
 import PlistKit
 import SystemSupport
@@ -6,11 +7,12 @@ import SystemSupport
 /// `adhocbuild env …`: per-environment configuration.
 enum EnvCommands {
     static let environmentsOption = OptionSpec.value(
-        "--environments", name: "PATH", help: "Folder of environment plists, or one Environments.plist (default: environments).")
+        "--environments", name: "PATH", kind: .path, help: "Folder of environment plists, or one Environments.plist.",
+        default: "environments")
     static let setOption = OptionSpec.value(
-        "--set", name: "KEYPATH=VALUE", help: "Override a value after inheritance (repeatable).", repeatable: true)
+        "--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value after inheritance.", repeatable: true)
     static let settingOption = OptionSpec.value(
-        "--setting", name: "NAME=VALUE", help: "Define a $(NAME) variable (repeatable).", repeatable: true)
+        "--setting", name: "NAME=VALUE", kind: .keyValue, help: "Define a $(NAME) variable.", repeatable: true)
 
     static var command: CommandSpec {
         CommandSpec(
@@ -26,13 +28,19 @@ enum EnvCommands {
     }
 
     static func resolver(_ parsed: ParsedCommand) throws -> EnvironmentResolver {
-        let store = try EnvironmentStore(at: parsed.value("environments") ?? "environments")
-        let overrides = try EnvironmentResolver.pairs(parsed.allValues("set"), option: "--set")
-            .map { (keyPath: PlistKeyPath(parsing: $0.0), value: $0.1) }
-        let settings = Dictionary(try EnvironmentResolver.pairs(parsed.allValues("setting"), option: "--setting"),
-                                  uniquingKeysWith: { _, last in last })
-        return EnvironmentResolver(store: store, overrides: overrides, settings: settings,
+        let store = try EnvironmentStore(at: parsed.required("environments"))
+        return EnvironmentResolver(store: store, overrides: overrides(parsed), settings: settings(parsed),
                                    processEnvironment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The `--set KEYPATH=VALUE` overrides, in order.
+    static func overrides(_ parsed: ParsedCommand) -> [(keyPath: PlistKeyPath, value: String)] {
+        parsed.pairs("set").map { (keyPath: PlistKeyPath(parsing: $0.name), value: $0.value) }
+    }
+
+    /// The `--setting NAME=VALUE` variables; the last one given for a name wins.
+    static func settings(_ parsed: ParsedCommand) -> [String: String] {
+        Dictionary(parsed.pairs("setting").map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     static var list: CommandSpec {
@@ -40,7 +48,7 @@ enum EnvCommands {
             name: "list", abstract: "List the environments, what each inherits, and where each file is.",
             options: [environmentsOption],
             run: { parsed in
-                let store = try EnvironmentStore(at: parsed.value("environments") ?? "environments")
+                let store = try EnvironmentStore(at: parsed.required("environments"))
                 var rows: [(String, String, String)] = []
                 if let base = store.base { rows.append(("(Base)", "", base.file)) }
                 for environment in store.environments {
@@ -62,7 +70,8 @@ enum EnvCommands {
             name: "show", abstract: "Print the fully resolved environment.",
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [environmentsOption, setOption, settingOption,
-                      .value("--format", name: "FORMAT", help: "xml (default), binary, json or text."),
+                      .value("--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
+                             help: "How to print.", default: "xml"),
                       .flag("--explain", help: "Print every leaf key path with its value and the file and key path that set it.")],
             run: { parsed in
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
@@ -74,13 +83,10 @@ enum EnvCommands {
                     return 0
                 }
                 let value = PlistValue.dictionary(environment.value)
-                switch parsed.value("format") ?? "xml" {
-                case "text": Console.out(PlistTextPrinter().render(value))
-                case let name:
-                    guard let format = PlistFormat(rawValue: name), format != .openStep else {
-                        throw UsageError(message: "unknown format '\(name)'; use xml, binary, json or text", commandPath: parsed.path)
-                    }
+                if let format = parsed.choice("format", as: PlistFormat.self) {
                     Console.out(try PropertyList.encode(value, format: format))
+                } else {
+                    Console.out(PlistTextPrinter().render(value))
                 }
                 return 0
             })
@@ -112,7 +118,7 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
             options: [environmentsOption, setOption, settingOption,
-                      .value("--junit", name: "FILE", help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")],
+                      .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")],
             run: { parsed in
                 let results = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
                 for problem in results.flatMap(\.problems) {
@@ -140,24 +146,19 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [environmentsOption, setOption, settingOption,
-                      .value("--app", name: "PATH.app", help: "A built app bundle."),
-                      .value("--project", name: "DIR", help: "A source tree."),
-                      .value("--info-plist", name: "PATH", help: "The Info.plist to patch (with --project)."),
-                      .value("--output", name: "PATH", help: "Where to write environment.plist (with --project)."),
-                      .value("--format", name: "FORMAT", help: "environment.plist's format: xml or binary."),
+                      .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
+                      .value("--project", name: "DIR", kind: .path, help: "A source tree."),
+                      .value("--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project)."),
+                      .value("--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project)."),
+                      .value("--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
+                             help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
                       .flag("--dry-run", help: "Print what would change without writing.")],
             run: { parsed in
                 let app = parsed.value("app"), project = parsed.value("project")
                 guard (app == nil) != (project == nil) else {
-                    throw UsageError(message: "give exactly one of --app PATH.app and --project DIR", commandPath: parsed.path)
+                    throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
-                var format: PlistFormat? = nil
-                if let name = parsed.value("format") {
-                    guard let known = PlistFormat(rawValue: name), known == .xml || known == .binary else {
-                        throw UsageError(message: "unknown format '\(name)'; use xml or binary", commandPath: parsed.path)
-                    }
-                    format = known
-                }
+                let format = parsed.choice("format", as: PlistFormat.self)
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
                 let applier = EnvironmentApplier(environment: environment, dryRun: parsed.flag("dry-run"))
                 let report = try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }

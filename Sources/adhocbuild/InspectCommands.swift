@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import IPAKit
 import PlistKit
@@ -29,18 +30,13 @@ enum InspectCommands {
                 on errors.
                 """,
             arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
-            options: [.value("--udid", name: "UDID", help: "A device that must be able to install it (repeatable).", repeatable: true),
-                      .value("--at", name: "DATE", help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]) instead of now."),
+            options: [.value("--udid", name: "UDID", help: "A device that must be able to install it.", repeatable: true),
+                      .value("--at", name: "DATE", kind: .checked(expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
+                                                                   accepts: { PlistDate(iso8601: $0) != nil }),
+                             help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
                       .flag("--json", help: "Print JSON.")],
             run: { parsed in
-                var now = Date()
-                if let text = parsed.value("at") {
-                    guard let date = PlistDate(iso8601: text) else {
-                        throw UsageError(message: "--at takes a date like 2026-12-31 or 2026-12-31T12:00:00Z, not '\(text)'",
-                                         commandPath: parsed.path)
-                    }
-                    now = date.date
-                }
+                let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
                 let package = try AppPackage.open(parsed.positionals[0])
                 let findings = AppVerifier(udids: parsed.allValues("udid"), now: now).verify(package)
                 let errors = findings.filter { $0.severity == .error }.count
@@ -75,11 +71,9 @@ enum InspectCommands {
             subcommands: [CommandSpec(
                 name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
                 arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
-                options: [.value("-o", "--output", name: "DIR", help: "The folder to write to.")],
+                options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
                 run: { parsed in
-                    guard let output = parsed.value("output") else {
-                        throw UsageError(message: "missing -o DIR", commandPath: parsed.path)
-                    }
+                    let output = parsed.required("output")
                     let package = try AppPackage.open(parsed.positionals[0])
                     let icons = AppIcons(bundle: package.app)
                     guard let largest = icons.largest else {

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import IPAKit
 
@@ -14,28 +15,21 @@ enum PackageCommand {
                 """,
             arguments: [ArgumentSpec(name: "APP", help: "A .app bundle or an .xcarchive.")],
             options: [
-                .value("-o", "--output", name: "OUT.ipa", help: "Where to write the ipa."),
-                .value("--profile", name: "FILE", help: "Embed this provisioning profile as embedded.mobileprovision."),
-                .value("--level", name: "0-9", help: "Deflate level; 0 stores (default 6)."),
+                .value("-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
+                .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile as embedded.mobileprovision."),
+                .value("--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.",
+                       default: String(IPAPackager.Options().level)),
                 .flag("--reproducible", help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
                 .flag("--no-verify", help: "Do not reopen the ipa to check every entry."),
                 .flag("-q", "--quiet", help: "Print nothing but errors."),
             ],
             run: { parsed in
-                guard let output = parsed.value("output") else {
-                    throw UsageError(message: "missing -o OUT.ipa", commandPath: parsed.path)
-                }
                 var options = IPAPackager.Options()
-                if let level = parsed.value("level") {
-                    guard let value = Int(level), (0...9).contains(value) else {
-                        throw UsageError(message: "--level takes 0 to 9, not '\(level)'", commandPath: parsed.path)
-                    }
-                    options.level = value
-                }
+                options.level = parsed.integer("level")!
                 options.reproducible = parsed.flag("reproducible")
                 if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
                     guard let seconds = Int64(epoch) else {
-                        throw UsageError(message: "SOURCE_DATE_EPOCH must be a number of seconds, not '\(epoch)'", commandPath: parsed.path)
+                        throw parsed.usageError("SOURCE_DATE_EPOCH must be a number of seconds, not '\(epoch)'")
                     }
                     options.sourceDateEpoch = seconds
                     options.reproducible = true
@@ -45,7 +39,7 @@ enum PackageCommand {
                 let quiet = parsed.flag("quiet")
                 let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
                 options.progress = { done, total in bar.update(done, total) }
-                let report = try IPAPackager(options: options).package(parsed.positionals[0], to: output)
+                let report = try IPAPackager(options: options).package(parsed.positionals[0], to: parsed.required("output"))
                 bar.finish()
                 for warning in report.warnings { Console.warning(warning) }
                 if !quiet {

@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import CommandLineOptions
 import Foundation
 import PlistKit
 import SystemSupport
@@ -19,38 +20,28 @@ enum PlistCommands {
             subcommands: [print, get, set, delete, convert, merge, lint])
     }
 
-    static func outputFormat(_ parsed: ParsedCommand, default fallback: PlistTool.OutputFormat) throws -> PlistTool.OutputFormat {
-        guard let text = parsed.value("format") else { return fallback }
-        guard let format = PlistTool.OutputFormat(rawValue: text) else {
-            throw UsageError(message: "unknown format '\(text)'; use "
-                                + PlistTool.OutputFormat.allCases.map(\.rawValue).joined(separator: ", "),
-                             commandPath: parsed.path)
-        }
-        return format
+    /// The formats a plist can be written in (OpenStep is read only).
+    static let writableFormats = ValueKind.choice(["xml", "binary", "json"], noun: "format")
+
+    static func formatOption(default format: PlistTool.OutputFormat) -> OptionSpec {
+        .value("--format", name: "FORMAT", kind: .choice(PlistTool.OutputFormat.allCases.map(\.rawValue), noun: "format"),
+               help: "How to print.", default: format.rawValue)
     }
 
-    static func plistFormat(_ parsed: ParsedCommand, key: String) throws -> PlistFormat? {
-        guard let text = parsed.value(key) else { return nil }
-        guard let format = PlistFormat(rawValue: text), format != .openStep else {
-            throw UsageError(message: "unknown format '\(text)'; use xml, binary or json", commandPath: parsed.path)
-        }
-        return format
-    }
-
-    static let formatOption = OptionSpec.value("--format", name: "FORMAT", help: "text (default for print), raw (default for get), xml or json.")
     static let sortKeysOption = OptionSpec.flag("--sort-keys", help: "Write dictionary keys sorted, as Apple's tools do.")
-    static let outputOption = OptionSpec.value("-o", "--output", name: "OUT", help: "Write the result here instead of in place ('-' for standard output).")
+    static let outputOption = OptionSpec.value("-o", "--output", name: "OUT", kind: .path,
+                                               help: "Write the result here instead of in place ('-' for standard output).")
 
     static var print: CommandSpec {
         CommandSpec(
             name: "print", abstract: "Print a plist, or the value at a key path.",
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp),
                         ArgumentSpec(name: "KEYPATH", help: keyPathHelp, isOptional: true)],
-            options: [formatOption, sortKeysOption],
+            options: [formatOption(default: .text), sortKeysOption],
             run: { parsed in
                 let keyPath = PlistKeyPath(parsing: parsed.positional(1) ?? "")
                 Console.out(try PlistTool.print(parsed.positionals[0], keyPath: keyPath,
-                                                format: try outputFormat(parsed, default: .text),
+                                                format: parsed.choice("format", as: PlistTool.OutputFormat.self)!,
                                                 sortKeys: parsed.flag("sort-keys")))
                 return 0
             })
@@ -60,10 +51,10 @@ enum PlistCommands {
         CommandSpec(
             name: "get", abstract: "Print the value at a key path; scalars bare, for scripts.",
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp)],
-            options: [formatOption],
+            options: [formatOption(default: .raw)],
             run: { parsed in
                 Console.out(try PlistTool.get(parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                                              format: try outputFormat(parsed, default: .raw)))
+                                              format: parsed.choice("format", as: PlistTool.OutputFormat.self)!))
                 return 0
             })
     }
@@ -79,22 +70,14 @@ enum PlistCommands {
                 """,
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp),
                         ArgumentSpec(name: "VALUE", help: "The new value, read as --type.", isOptional: true)],
-            options: [.value("-t", "--type", name: "TYPE", help: "The value's type (default: keep the existing type, else string)."),
+            options: [.value("-t", "--type", name: "TYPE", kind: .choice(PlistValueType.allCases.map(\.rawValue), noun: "type"),
+                             help: "The value's type.",
+                             defaultDescription: "the existing value's type, else string"),
                       outputOption],
             run: { parsed in
-                var type: PlistValueType? = nil
-                if let text = parsed.value("type") {
-                    guard let known = PlistValueType(rawValue: text) else {
-                        var message = "unknown type '\(text)'"
-                        if let guess = Suggestion.closest(to: text, in: PlistValueType.allCases.map(\.rawValue)) {
-                            message += "; did you mean '\(guess)'?"
-                        }
-                        throw UsageError(message: message, commandPath: parsed.path)
-                    }
-                    type = known
-                }
                 try PlistTool.set(parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                                  text: parsed.positional(2), type: type, output: parsed.value("output"))
+                                  text: parsed.positional(2), type: parsed.choice("type", as: PlistValueType.self),
+                                  output: parsed.value("output"))
                 return 0
             })
     }
@@ -116,12 +99,10 @@ enum PlistCommands {
             name: "convert", abstract: "Convert a plist to XML, binary or JSON (in place unless -o is given).",
             discussion: "JSON has no dates or data: dates become ISO 8601 strings and data base64 strings.",
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp)],
-            options: [.value("--to", name: "FORMAT", help: "xml, binary or json."), outputOption, sortKeysOption],
+            options: [.value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.", required: true),
+                      outputOption, sortKeysOption],
             run: { parsed in
-                guard let format = try plistFormat(parsed, key: "to") else {
-                    throw UsageError(message: "missing --to FORMAT (xml, binary or json)", commandPath: parsed.path)
-                }
-                try PlistTool.convert(parsed.positionals[0], to: format, output: parsed.value("output"),
+                try PlistTool.convert(parsed.positionals[0], to: parsed.choice("to", as: PlistFormat.self)!, output: parsed.value("output"),
                                       sortKeys: parsed.flag("sort-keys"))
                 return 0
             })
@@ -133,16 +114,16 @@ enum PlistCommands {
             discussion: "Dictionaries merge key by key; every other value, arrays included, is replaced.",
             arguments: [ArgumentSpec(name: "BASE", help: "The plist merged into."),
                         ArgumentSpec(name: "OVERLAY", help: "Plists laid over it, in order.", isVariadic: true)],
-            options: [.value("-o", "--output", name: "OUT", help: "Where to write the merged plist ('-' for standard output)."),
-                      .value("--to", name: "FORMAT", help: "xml, binary or json (default: the base's format)."),
+            options: [.value("-o", "--output", name: "OUT", kind: .path, help: "Where to write the merged plist ('-' for standard output).",
+                             required: true),
+                      .value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.",
+                             defaultDescription: "the base's format"),
                       .flag("--explain", help: "Print every leaf key path with its value and the file that set it."),
                       sortKeysOption],
             run: { parsed in
-                guard let output = parsed.value("output") else {
-                    throw UsageError(message: "missing -o OUT", commandPath: parsed.path)
-                }
+                let output = parsed.required("output")
                 let merge = try PlistTool.merge(base: parsed.positionals[0], overlays: Array(parsed.positionals.dropFirst()),
-                                                output: output, format: try plistFormat(parsed, key: "to"),
+                                                output: output, format: parsed.choice("to", as: PlistFormat.self),
                                                 sortKeys: parsed.flag("sort-keys"))
                 if parsed.flag("explain") {
                     let printer = PlistTextPrinter()

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Foundation
 import IPAKit
 import PlistKit

@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import CommandLineOptions
 import Foundation
 import PlistKit
 
@@ -12,8 +13,9 @@ enum VersionCommands {
     }
 
     static let targetOptions: [OptionSpec] = [
-        .value("--project", name: "DIR", help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj)."),
-        .value("--plist", name: "FILE", help: "A single Info.plist."),
+        .value("--project", name: "DIR", kind: .path, help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj).",
+               defaultDescription: "the current folder"),
+        .value("--plist", name: "FILE", kind: .path, help: "A single Info.plist."),
     ]
 
     /// The one thing a command works on: --project, --plist or a positional .app (default: the current folder's project).
@@ -22,7 +24,7 @@ enum VersionCommands {
                      parsed.value("plist").map { VersionBumper.Target.plist($0) },
                      positional.map { VersionBumper.Target.app($0) }].compactMap { $0 }
         guard given.count <= 1 else {
-            throw UsageError(message: "give one of --project DIR, --plist FILE and APP", commandPath: parsed.path)
+            throw parsed.usageError("give one of --project DIR, --plist FILE and APP")
         }
         return given.first ?? .project(".")
     }
@@ -60,7 +62,7 @@ enum VersionCommands {
                 GITHUB_RUN_NUMBER or CI_PIPELINE_IID. Versions are one to three period-separated non-negative \
                 integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte.
                 """,
-            arguments: [ArgumentSpec(name: "FIELD", help: "build, or marketing."),
+            arguments: [ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
                         ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
                         ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)],
             options: targetOptions + [
@@ -70,29 +72,27 @@ enum VersionCommands {
                 .flag("--dry-run", help: "Print what would change without writing."),
             ],
             run: { parsed in
-                guard let field = VersionField(rawValue: parsed.positionals[0]) else {
-                    throw UsageError(message: "unknown field '\(parsed.positionals[0])'; use build or marketing", commandPath: parsed.path)
-                }
+                let field = VersionField(rawValue: parsed.positionals[0])!
                 var rest = Array(parsed.positionals.dropFirst())
                 var request: VersionBumper.NewValue = .increment
                 if let to = parsed.value("to") { request = .exactly(to) }
                 if parsed.flag("from-ci") {
                     guard field == .build, parsed.value("to") == nil else {
-                        throw UsageError(message: "--from-ci sets build numbers and cannot be combined with --to", commandPath: parsed.path)
+                        throw parsed.usageError("--from-ci sets build numbers and cannot be combined with --to")
                     }
                     request = .fromCI(ProcessInfo.processInfo.environment)
                 }
                 if field == .marketing, let first = rest.first, let part = BundleVersion.Part(rawValue: first) {
                     guard parsed.value("to") == nil else {
-                        throw UsageError(message: "give either \(first) or --to, not both", commandPath: parsed.path)
+                        throw parsed.usageError("give either \(first) or --to, not both")
                     }
                     request = .bump(part)
                     rest.removeFirst()
                 } else if field == .marketing, parsed.value("to") == nil {
-                    throw UsageError(message: "bump marketing needs major, minor, patch or --to X.Y.Z", commandPath: parsed.path)
+                    throw parsed.usageError("bump marketing needs major, minor, patch or --to X.Y.Z")
                 }
                 guard rest.count <= 1 else {
-                    throw UsageError(message: "unexpected argument '\(rest.last!)'", commandPath: parsed.path)
+                    throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
                 let bumper = VersionBumper(target: try target(parsed, positional: rest.first), field: field,
                                            allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))

@@ -50,7 +50,7 @@ import Testing
     @Test func aMistypedOptionExitsTwoWithASuggestion() throws {
         let result = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--too", "xml"])
         #expect(result.status == 2)
-        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE [options]\n"))
+        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE --to FORMAT [options]\n"))
     }
 
     @Test func aMissingArgumentOrValueIsAUsageError() throws {
@@ -130,5 +130,36 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdoutText == "API:URL = \"https://prod\"  (\(over))\nAPI:Retry = 2  (\(base))\n")
         #expect(try String(contentsOfFile: out, encoding: .utf8).contains("<string>https://prod</string>"))
+    }
+}
+
+/// Options checked where they are declared: a bad or missing value is a usage error (exit 2, usage line).
+@Suite struct TypedOptionsCLITests {
+    @Test func aMalformedSetIsAUsageErrorWithTheUsageLine() throws {
+        let result = try AdhocBuildBinary.run(["env", "show", "Staging", "--set", "foo"])
+        #expect(result.status == 2)
+        #expect(result.stderrText.hasPrefix("error: --set takes KEYPATH=VALUE, not 'foo'\nUsage: adhocbuild env show NAME [options]\n"))
+    }
+
+    @Test func packageShowsAndRequiresItsOutput() throws {
+        let result = try AdhocBuildBinary.run(["package", "A.app"])
+        #expect(result.status == 2)
+        #expect(result.stderrText.hasPrefix("error: missing -o OUT.ipa\nUsage: adhocbuild package APP -o OUT.ipa [options]\n"))
+    }
+
+    @Test func pageChecksItsBundleVersionBeforeReadingTheIpa() throws {
+        let result = try AdhocBuildBinary.run(["page", "missing.ipa", "--base-url", "https://b.example/", "-o", "x",
+                                               "--bundle-version", "major"])
+        #expect(result.status == 2)
+        #expect(result.stderrText.hasPrefix("error: unknown bundle version 'major'; use short or build\n"))
+    }
+
+    @Test func aNegativeNumberIsAValue() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try folder.write("Info.plist", "<plist><dict/></plist>")
+        let set = try AdhocBuildBinary.run(["plist", "set", path, "Offset", "-5", "--type", "integer"])
+        #expect(set.status == 0, "\(set.stderrText)")
+        #expect(try AdhocBuildBinary.run(["plist", "get", path, "Offset"]).stdoutText == "-5\n")
     }
 }

@@ -25,16 +25,6 @@ public struct EnvironmentResolver: Sendable {
         self.processEnvironment = processEnvironment
     }
 
-    /// Parses `KEY=VALUE` command-line pairs.
-    public static func pairs(_ texts: [String], option: String) throws -> [(String, String)] {
-        try texts.map { text in
-            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                throw AdhocBuildError("\(option) takes NAME=VALUE, not '\(text)'")
-            }
-            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
-        }
-    }
-
     /// Resolves `name`, or throws its first problem.
     public func resolve(_ name: String) throws -> ResolvedEnvironment {
         let (resolved, problems) = resolveCollectingProblems(name)

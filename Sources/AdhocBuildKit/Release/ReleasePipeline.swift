@@ -141,115 +141,123 @@ public struct ReleasePipeline {
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
-        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
-        let isIPA = !input.hasSuffix(".app") && !input.hasSuffix(".xcarchive")
-        var packageInput = input
-        if !isIPA {
-            packageInput = try step("Copy the build") {
-                let target = stage + "/input/" + (input as NSString).lastPathComponent
-                try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: input, toPath: target)
-                return target
-            }
-            let app = try IPAPackager.locateApp(packageInput).app
-            let report = try step("Apply environment \(environment.name)") {
-                try EnvironmentApplier(environment: environment).apply(toApp: app)
-            }
-            warnings += report.warnings
-            switch options.buildNumber {
-            case .unchanged: break
-            case .exactly(let value):
-                _ = try step("Set build number") { try VersionBumper(target: .app(app), field: .build).bump(.exactly(value)) }
-            case .fromCI:
-                _ = try step("Set build number") {
-                    try VersionBumper(target: .app(app), field: .build).bump(.fromCI(options.processEnvironment))
-                }
-            }
-        } else if case .unchanged = options.buildNumber {
-            warnings.append("the input is an .ipa: the environment is not applied (apply it to the .app before packaging)")
-        } else {
-            throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
+        let ipa = try makeIPA(environment: environment, stage: stage, warnings: &warnings)
+        let app = try verify(ipa, warnings: &warnings)
+        let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
+        let releasePath = environment.name + "/" + "\(version)-\(build)"
+        let baseURL = try step("Work out URLs") {
+            try releaseBaseURL(environment: environment.name, version: version, build: build)
         }
+        let page = try step("Write the manifest, page, icons and feeds") {
+            try InstallPage(options: try pageOptions(environment: environment, baseURL: baseURL)).write(ipa: ipa, to: stage + "/release")
+        }
+        warnings += page.warnings
+        let releaseFolder = options.out + "/" + releasePath
+        paths.releaseFolder = releaseFolder
+        warnings += try step("Publish into \(options.out)") {
+            try publish(stage: stage, environment: environment.name, releaseName: "\(version)-\(build)")
+        }
+        return Result(environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
+                      releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
+                      pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
+    }
 
-        let ipa: String
-        if isIPA {
-            ipa = input
-        } else {
-            ipa = try step("Package") {
-                let app = try IPAPackager.locateApp(packageInput).app
-                let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
-                var packaging = IPAPackager.Options()
-                packaging.profile = options.profile
-                let report = try IPAPackager(options: packaging).package(packageInput, to: stage + "/" + name)
-                warnings += report.warnings
-                return report.output
+    /// The ipa to publish: an .ipa input as it is (it cannot take the environment or a build number);
+    /// an .app or .xcarchive copied into the stage, given the environment and build number, and packaged.
+    private func makeIPA(environment: ResolvedEnvironment, stage: String, warnings: inout [String]) throws -> String {
+        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
+        guard input.hasSuffix(".app") || input.hasSuffix(".xcarchive") else {
+            guard case .unchanged = options.buildNumber else {
+                throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
             }
+            warnings.append("the input is an .ipa: the environment is not applied (apply it to the .app before packaging)")
+            return input
         }
-        let package = try step("Verify") { () -> AppPackage in
+        let copy = try step("Copy the build") {
+            let target = stage + "/input/" + (input as NSString).lastPathComponent
+            try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: input, toPath: target)
+            return target
+        }
+        let app = try IPAPackager.locateApp(copy).app
+        warnings += try step("Apply environment \(environment.name)") {
+            try EnvironmentApplier(environment: environment).apply(toApp: app)
+        }.warnings
+        if let request = buildNumberRequest {
+            _ = try step("Set build number") { try VersionBumper(target: .app(app), field: .build).bump(request) }
+        }
+        return try step("Package") {
+            let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
+            var packaging = IPAPackager.Options()
+            packaging.profile = options.profile
+            let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
+            warnings += report.warnings
+            return report.output
+        }
+    }
+
+    /// What `options.buildNumber` asks the version bumper for; nil to leave it alone.
+    private var buildNumberRequest: VersionBumper.NewValue? {
+        switch options.buildNumber {
+        case .unchanged: return nil
+        case .exactly(let value): return .exactly(value)
+        case .fromCI: return .fromCI(options.processEnvironment)
+        }
+    }
+
+    /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
+    private func verify(_ ipa: String, warnings: inout [String]) throws -> AppBundle {
+        try step("Verify") { () -> AppBundle in
             let package = try AppPackage.open(ipa)
             let findings = AppVerifier(now: options.now).verify(package)
             warnings += findings.filter { $0.severity == .warning }.map(\.description)
             let errors = findings.filter { $0.severity == .error }
             if !errors.isEmpty { throw Failure(step: "Verify", reason: errors.map(\.description).joined(separator: "; ")) }
-            return package
+            return package.app
         }
-        let version = package.app.shortVersion ?? "0"
-        let build = package.app.buildVersion ?? "0"
-        let releaseName = "\(version)-\(build)"
-        let releasePath = environment.name + "/" + releaseName
-        let baseURL = try step("Work out URLs") {
-            try releaseBaseURL(environment: environment.name, version: version, build: build)
+    }
+
+    /// The install page's options: the environment's title and subtitle, the notes, the CI's commit and branch.
+    private func pageOptions(environment: ResolvedEnvironment, baseURL: String) throws -> InstallPage.Options {
+        var pageOptions = InstallPage.Options(baseURL: baseURL)
+        pageOptions.allowHTTP = options.allowHTTP
+        pageOptions.environment = environment.name
+        pageOptions.subtitle = environment.distribution["Subtitle"]?.stringValue
+        pageOptions.title = environment.distribution["Title"]?.stringValue
+        if let notes = options.notes {
+            pageOptions.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
         }
-        let releaseStage = stage + "/release"
-        let page = try step("Write the manifest, page, icons and feeds") {
-            var pageOptions = InstallPage.Options(baseURL: baseURL)
-            pageOptions.allowHTTP = options.allowHTTP
-            pageOptions.environment = environment.name
-            pageOptions.subtitle = environment.distribution["Subtitle"]?.stringValue
-            pageOptions.title = environment.distribution["Title"]?.stringValue
-            if let notes = options.notes {
-                pageOptions.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
+        pageOptions.commit = CIEnvironment.commit(in: options.processEnvironment)
+        pageOptions.branch = CIEnvironment.branch(in: options.processEnvironment)
+        pageOptions.now = options.now
+        pageOptions.buildDate = options.now
+        return pageOptions
+    }
+
+    /// Under DIST's lock: moves the assembled release into `DIST/<env>/<releaseName>` (replacing one
+    /// there), points `latest` at it and rewrites the index. Returns the index's problems.
+    private func publish(stage: String, environment: String, releaseName: String) throws -> [String] {
+        try DirectoryLock.withLock(options.out) {
+            let environmentFolder = options.out + "/" + environment
+            let releaseFolder = environmentFolder + "/" + releaseName
+            try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
+            if FileManager.default.fileExists(atPath: releaseFolder) {
+                guard rename(releaseFolder, stage + "/replaced") == 0 else {
+                    throw AdhocBuildError("cannot be replaced: \(String(cString: strerror(errno)))", file: releaseFolder)
+                }
             }
-            pageOptions.commit = ["GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "BUILD_VCS_NUMBER"]
-                .lazy.compactMap { options.processEnvironment[$0] }.first { !$0.isEmpty }
-            pageOptions.branch = ["GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "GIT_BRANCH", "BRANCH_NAME"]
-                .lazy.compactMap { options.processEnvironment[$0] }.first { !$0.isEmpty }
-            pageOptions.now = options.now
-            pageOptions.buildDate = options.now
-            return try InstallPage(options: pageOptions).write(ipa: ipa, to: releaseStage)
-        }
-        warnings += page.warnings
-        let releaseFolder = options.out + "/" + releasePath
-        paths.releaseFolder = releaseFolder
-        try step("Publish into \(options.out)") {
-            try DirectoryLock.withLock(options.out) {
-                let environmentFolder = options.out + "/" + environment.name
-                try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
-                if FileManager.default.fileExists(atPath: releaseFolder) {
-                    let old = stage + "/replaced"
-                    guard rename(releaseFolder, old) == 0 else {
-                        throw AdhocBuildError("cannot be replaced: \(String(cString: strerror(errno)))", file: releaseFolder)
-                    }
-                }
-                guard rename(releaseStage, releaseFolder) == 0 else {
-                    throw AdhocBuildError("cannot be written: \(String(cString: strerror(errno)))", file: releaseFolder)
-                }
-                // latest -> the newest release, replaced atomically.
-                let link = environmentFolder + "/latest"
-                FileIO.removeStaleTemporaries(in: environmentFolder)
-                let temporaryLink = FileIO.temporaryPath(for: link)
-                guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
-                    throw AdhocBuildError("cannot be updated: \(String(cString: strerror(errno)))", file: link)
-                }
-                let (releases, problems) = try BuildIndex.releases(in: options.out)
-                warnings += problems
-                let html = try BuildIndex.html(releases, title: options.indexTitle, templates: try TemplateSet())
-                try FileIO.writeAtomically(Data(html.utf8), to: options.out + "/index.html")
+            guard rename(stage + "/release", releaseFolder) == 0 else {
+                throw AdhocBuildError("cannot be written: \(String(cString: strerror(errno)))", file: releaseFolder)
             }
+            // latest -> the newest release, replaced atomically.
+            let link = environmentFolder + "/latest"
+            FileIO.removeStaleTemporaries(in: environmentFolder)
+            let temporaryLink = FileIO.temporaryPath(for: link)
+            guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
+                throw AdhocBuildError("cannot be updated: \(String(cString: strerror(errno)))", file: link)
+            }
+            return try BuildIndex.write(in: options.out, title: options.indexTitle).problems
         }
-        return Result(environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
-                      releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
-                      pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
     }
 }
 

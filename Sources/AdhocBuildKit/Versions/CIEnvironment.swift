@@ -4,9 +4,23 @@ public enum CIEnvironment {
     /// TeamCity and Jenkins (`BUILD_NUMBER`), GitHub Actions (`GITHUB_RUN_NUMBER`), GitLab (`CI_PIPELINE_IID`).
     public static let buildNumberVariables = ["BUILD_NUMBER", "GITHUB_RUN_NUMBER", "CI_PIPELINE_IID"]
 
+    /// The variables that carry the commit being built: GitHub Actions, GitLab, Jenkins, TeamCity.
+    public static let commitVariables = ["GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "BUILD_VCS_NUMBER"]
+
+    /// The variables that carry the branch being built: GitHub Actions, GitLab, Jenkins (two plugins).
+    public static let branchVariables = ["GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "GIT_BRANCH", "BRANCH_NAME"]
+
     /// The CI build counter, when one of `buildNumberVariables` is set and not empty.
-    public static func buildNumber(in environment: [String: String]) -> String? {
-        for name in buildNumberVariables {
+    public static func buildNumber(in environment: [String: String]) -> String? { first(buildNumberVariables, in: environment) }
+
+    /// The commit being built, when one of `commitVariables` is set and not empty.
+    public static func commit(in environment: [String: String]) -> String? { first(commitVariables, in: environment) }
+
+    /// The branch being built, when one of `branchVariables` is set and not empty.
+    public static func branch(in environment: [String: String]) -> String? { first(branchVariables, in: environment) }
+
+    static func first(_ names: [String], in environment: [String: String]) -> String? {
+        for name in names {
             if let value = environment[name], !value.isEmpty { return value }
         }
         return nil

@@ -1,0 +1,31 @@
+/// A command or a group of subcommands: its arguments, options, help text and what it runs.
+public struct CommandSpec {
+    public var name: String
+    public var abstract: String
+    public var discussion: String
+    public var arguments: [ArgumentSpec]
+    public var options: [OptionSpec]
+    public var subcommands: [CommandSpec]
+    /// Environment variables the command reads: name and what it does.
+    public var environment: [(String, String)]
+    /// Runs the command and returns its exit code; nil for a group that only holds subcommands.
+    public var run: ((ParsedCommand) throws -> Int32)?
+
+    public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], environment: [(String, String)] = [],
+                run: ((ParsedCommand) throws -> Int32)? = nil) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.environment = environment
+        self.run = run
+    }
+
+    public func subcommand(named name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
+
+    /// The option spelled `name` (`-o` or `--output`), if the command has one.
+    func option(spelled name: String) -> OptionSpec? { options.first { $0.names.contains(name) } }
+}

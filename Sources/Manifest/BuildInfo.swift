@@ -1,0 +1,79 @@
+import Foundation
+
+/// `build.json`: what the index of builds needs to know about one release, written by `page` (and
+/// `release`) beside the install page and read back by `index`. Every field is optional when
+/// read, so hand-written and older files still index.
+public struct BuildInfo: Codable, Equatable, Sendable {
+    /// The profile the app is signed with.
+    public struct Profile: Codable, Equatable, Sendable {
+        /// `development`, `ad-hoc`, `enterprise` or `app-store`.
+        public var type: String
+        /// ISO 8601.
+        public var expires: String?
+
+        public init(type: String, expires: String?) {
+            self.type = type
+            self.expires = expires
+        }
+    }
+
+    public var appName: String?
+    public var bundleIdentifier: String?
+    public var version: String?
+    public var build: String?
+    public var environment: String?
+    /// When the build was made, ISO 8601 (`2026-01-31T10:00:00Z`): the index sorts by it.
+    public var date: String?
+    /// The page, relative to the release's folder.
+    public var page: String?
+    /// The small icon, relative to the release's folder.
+    public var icon: String?
+    public var pageURL: String?
+    public var manifestURL: String?
+    public var ipaURL: String?
+    public var installURL: String?
+    /// The ipa's size in bytes.
+    public var size: Int64?
+    public var branch: String?
+    public var commit: String?
+    public var profile: Profile?
+
+    public init() {}
+
+    /// Pretty-printed JSON with sorted keys, so the same release gives the same bytes.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self) + Data("\n".utf8)
+    }
+
+    /// Reads a `build.json`; a file that is not one is an error that says what is wrong in one line.
+    public init(json data: Data) throws {
+        do { self = try JSONDecoder().decode(BuildInfo.self, from: data) } catch let error as DecodingError {
+            throw Failure(description: Self.describe(error))
+        }
+    }
+
+    /// Why a `build.json` could not be read.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func at(_ path: [CodingKey]) -> String { path.isEmpty ? "" : " at '\(path.map(\.stringValue).joined(separator: "."))'" }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "expected \(type == Int64.self ? "a number" : type == String.self ? "a string" : "an object")\(at(context.codingPath))"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            return "not JSON"
+        case .dataCorrupted(let context):
+            return "bad value\(at(context.codingPath))"
+        case .keyNotFound(let key, let context):
+            return "missing '\(key.stringValue)'\(at(context.codingPath))"
+        case .valueNotFound(_, let context):
+            return "missing value\(at(context.codingPath))"
+        @unknown default:
+            return "not a build.json"
+        }
+    }
+}
