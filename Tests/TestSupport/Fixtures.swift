@@ -81,12 +81,14 @@ public struct ProcessResult {
     public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 
+    /// Runs `executable` in `folder` (default: this process's working folder).
     public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
-                    environment: [String: String]? = nil) throws -> ProcessResult {
+                    environment: [String: String]? = nil, in folder: String? = nil) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder, isDirectory: true) }
         let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
@@ -131,13 +133,14 @@ public enum AdhocBuildBinary {
         return Fixtures.packageRoot.appendingPathComponent(".build/debug/adhocbuild").path
     }
 
-    /// Runs `adhocbuild` with `arguments`, without colour, with `extraEnvironment` added to this process's.
+    /// Runs `adhocbuild` with `arguments` in `folder` (default: this process's working folder),
+    /// without colour, with `extraEnvironment` added to this process's.
     public static func run(_ arguments: [String], input: Data? = nil, in folder: String? = nil,
                            extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["NO_COLOR"] = "1"
         if let folder { environment["PWD"] = folder }
-        return try ProcessResult.run(path, arguments, input: input, environment: environment)
+        return try ProcessResult.run(path, arguments, input: input, environment: environment, in: folder)
     }
 }
 

@@ -29,6 +29,16 @@ import Testing
         try assertSnapshot(result.stdoutText, name)
     }
 
+    /// `AdhocBuildBinary.run(in:)` runs the tool in that folder, so relative paths are the user's.
+    @Test func relativePathsAreReadFromTheFolderTheToolRunsIn() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        _ = try folder.write("Info.plist", "<plist><dict><key>CFBundleVersion</key><string>7</string></dict></plist>")
+        let result = try AdhocBuildBinary.run(["plist", "get", "Info.plist", "CFBundleVersion"], in: folder.url.path)
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stdoutText == "7\n")
+    }
+
     @Test func versionPrintsOneLine() throws {
         let result = try AdhocBuildBinary.run(["--version"])
         #expect(result.status == 0)

@@ -243,18 +243,18 @@ public struct ReleasePipeline {
             try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
             if FileManager.default.fileExists(atPath: releaseFolder) {
                 guard rename(releaseFolder, stage + "/replaced") == 0 else {
-                    throw AdhocBuildError("cannot be replaced: \(String(cString: strerror(errno)))", file: releaseFolder)
+                    throw SystemError("cannot be replaced", file: releaseFolder)
                 }
             }
             guard rename(stage + "/release", releaseFolder) == 0 else {
-                throw AdhocBuildError("cannot be written: \(String(cString: strerror(errno)))", file: releaseFolder)
+                throw SystemError("cannot be written", file: releaseFolder)
             }
             // latest -> the newest release, replaced atomically.
             let link = environmentFolder + "/latest"
             FileIO.removeStaleTemporaries(in: environmentFolder)
             let temporaryLink = FileIO.temporaryPath(for: link)
             guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
-                throw AdhocBuildError("cannot be updated: \(String(cString: strerror(errno)))", file: link)
+                throw SystemError("cannot be updated", file: link)
             }
             return try BuildIndex.write(in: options.out, title: options.indexTitle).problems
         }
@@ -316,11 +316,9 @@ enum DirectoryLock {
     static func withLock<T>(_ folder: String, _ body: () throws -> T) throws -> T {
         let path = folder + "/.adhocbuild.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AdhocBuildError("cannot be locked: \(String(cString: strerror(errno)))", file: path) }
+        guard fd >= 0 else { throw SystemError("cannot be locked", file: path) }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AdhocBuildError("cannot be locked: \(String(cString: strerror(errno)))", file: path) }
-        }
+        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw SystemError("cannot be locked", file: path) }
         defer { flock(fd, LOCK_UN) }
         return try body()
     }
