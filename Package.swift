@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 /// adhocbuild: turns an iOS build into something testers can install, on Linux.
@@ -56,7 +56,8 @@ let package = Package(
         ),
         .target(
             name: "IPAKit",
-            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
+            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .target(
             name: "Manifest",

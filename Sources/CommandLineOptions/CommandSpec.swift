@@ -1,5 +1,5 @@
 /// A command or a group of subcommands: its arguments, options, help text and what it runs.
-public struct CommandSpec {
+public struct CommandSpec: Sendable {
     public var name: String
     public var abstract: String
     public var discussion: String
@@ -9,11 +9,11 @@ public struct CommandSpec {
     /// Environment variables the command reads: name and what it does.
     public var environment: [(String, String)]
     /// Runs the command and returns its exit code; nil for a group that only holds subcommands.
-    public var run: ((ParsedCommand) throws -> Int32)?
+    public var run: (@Sendable (ParsedCommand) throws -> Int32)?
 
     public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], subcommands: [CommandSpec] = [], environment: [(String, String)] = [],
-                run: ((ParsedCommand) throws -> Int32)? = nil) {
+                run: (@Sendable (ParsedCommand) throws -> Int32)? = nil) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

@@ -7,12 +7,12 @@ import PlistKit
 /// legitimately huge files. Read once at start-up, before any file is opened.
 enum LimitSettings {
     /// One variable: its name, what it limits, the built-in value, and how to apply a value.
-    struct Setting {
+    struct Setting: Sendable {
         var name: String
         var summary: String
         var builtIn: Int
         var isSize: Bool
-        var apply: (Int) -> Void
+        var apply: @Sendable (Int) -> Void
     }
 
     static let plist = PlistLimits()

@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Foundation
 import IPAKit
+import SystemSupport
 
 /// `adhocbuild package`: `.app` or `.xcarchive` into `.ipa`.
 enum PackageCommand {
@@ -52,24 +53,28 @@ enum PackageCommand {
     }
 }
 
-/// A one-line progress bar on standard error, redrawn at most once per percent.
-final class ProgressBar: @unchecked Sendable {
+/// A one-line progress bar on standard error, redrawn at most once per percent (the packager may
+/// report progress from its worker threads).
+final class ProgressBar: Sendable {
     private let enabled: Bool
-    private var lastPercent = -1
+    private let lastPercent = Locked(-1)
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(_ done: Int64, _ total: Int64) {
         guard enabled, total > 0 else { return }
         let percent = Int(done * 100 / total)
-        guard percent != lastPercent else { return }
-        lastPercent = percent
+        let changed = lastPercent.withLock { last in
+            defer { last = percent }
+            return last != percent
+        }
+        guard changed else { return }
         let width = 30
         let filled = width * percent / 100
         Console.err("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(percent)%")
     }
 
-    func finish() { if enabled && lastPercent >= 0 { Console.err("\r\u{1B}[K") } }
+    func finish() { if enabled && lastPercent.value >= 0 { Console.err("\r\u{1B}[K") } }
 }
 
 enum ByteCount {

@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func realsRoundTripToTheSameBits() throws {
-        let samples: [Double] = [0.1, 1.0 / 3, 5e-324, .greatestFiniteMagnitude, -1e-300, 123456789.123456789, 1e16, -0.0]
+        let samples: [Double] = [0.1, 1.0 / 3, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1e-300, 123456789.123456789, 1e16, -0.0]
         for sample in samples {
             let back = try XMLPlistReader().read(try XMLPlistWriter().write(.real(sample)))
             #expect(back == .real(sample), "\(sample)")
