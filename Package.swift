@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IPAKitTests",
-            dependencies: ["IPAKit", "PlistKit", "TestSupport"]
+            dependencies: ["IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ManifestTests",

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The files of a folder as they will go into an archive: walked depth first with names sorted
 /// at each level (so the order is the same on every machine), symlinks kept as links,
@@ -27,9 +28,7 @@ struct BundleTree {
 
     private static func info(_ path: String) throws -> stat {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
-            throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: path)
-        }
+        guard lstat(path, &info) == 0 else { throw SystemError("cannot be read", file: path) }
         return info
     }
 
@@ -39,23 +38,21 @@ struct BundleTree {
                              into result: inout [Entry]) throws {
         result.append(Entry(archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
                             permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
-        guard let folder = opendir(path) else {
-            throw IPAError("cannot be listed: \(String(cString: strerror(errno)))", file: path)
-        }
+        guard let folder = opendir(path) else { throw SystemError("cannot be listed", file: path) }
         defer { closedir(folder) }
         let folderDescriptor = dirfd(folder)
         var children: [(name: String, info: stat)] = []
         while true {
             errno = 0
             guard let record = readdir(folder) else {
-                if errno != 0 { throw IPAError("cannot be listed: \(String(cString: strerror(errno)))", file: path) }
+                if errno != 0 { throw SystemError("cannot be listed", file: path) }
                 break
             }
             let name = withUnsafeBytes(of: record.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name == "." || name == ".." || ignoredNames.contains(name) { continue }
             var childInfo = stat()
             guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
-                throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: path + "/" + name)
+                throw SystemError("cannot be read", file: path + "/" + name)
             }
             children.append((name, childInfo))
         }
@@ -85,7 +82,7 @@ struct BundleTree {
     static func linkTarget(_ path: String) throws -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink(path, &buffer, buffer.count - 1)
-        guard length >= 0 else { throw IPAError("cannot read link: \(String(cString: strerror(errno)))", file: path) }
+        guard length >= 0 else { throw SystemError("cannot read link", file: path) }
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

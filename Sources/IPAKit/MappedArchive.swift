@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import SystemSupport
 
 /// A freshly written archive mapped read-only into memory, so its local headers can be walked
 /// without a system call per entry, and its stored data checked on every core.
@@ -28,11 +29,11 @@ final class MappedArchive {
     init(_ path: String, displayName: String) throws {
         self.displayName = displayName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IPAError("failed verification: \(String(cString: strerror(errno)))", file: displayName) }
+        guard fd >= 0 else { throw IPAError("failed verification: \(SystemError.describe(errno))", file: displayName) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0,
             let address = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
-            let reason = info.st_size == 0 ? "the archive is empty" : String(cString: strerror(errno))
+            let reason = info.st_size == 0 ? "the archive is empty" : SystemError.describe(errno)
             close(fd)
             throw IPAError("failed verification: \(reason)", file: displayName)
         }
@@ -102,11 +103,9 @@ final class MappedArchive {
     private func read(_ range: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
         var done = 0
         while done < range.count {
-            let got = pread(fileDescriptor, destination + done, range.count - done, off_t(range.lowerBound + done))
-            if got < 0 && errno == EINTR { continue }
+            let got = retryingInterrupted { pread(fileDescriptor, destination + done, range.count - done, off_t(range.lowerBound + done)) }
             guard got > 0 else {
-                throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : String(cString: strerror(errno)))",
-                               file: displayName)
+                throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : SystemError.describe(errno))", file: displayName)
             }
             done += got
         }
@@ -136,7 +135,7 @@ final class MappedArchive {
         let pieceCRCs = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: pieces.count)
         defer { pieceCRCs.deallocate() }
         let workers = max(1, min(threads, blocks.count))
-        let failures = FailureBox()
+        let failure = Locked<(any Error)?>(nil)
         // Each worker takes every workers-th block; each piece's slot is written by one worker only.
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 4096)
@@ -144,7 +143,7 @@ final class MappedArchive {
             for block in stride(from: worker, to: blocks.count, by: workers) {
                 let span = pieces[blocks[block].lowerBound].bytes.lowerBound..<pieces[blocks[block].upperBound - 1].bytes.upperBound
                 do { try read(span, into: buffer.baseAddress!) } catch {
-                    failures.record(error)
+                    failure.withLock { if $0 == nil { $0 = error } }
                     return
                 }
                 for piece in blocks[block] {
@@ -154,7 +153,7 @@ final class MappedArchive {
                 }
             }
         }
-        if let failure = failures.first { throw failure }
+        if let error = failure.value { throw error }
         var result = [UInt32](repeating: 0, count: ranges.count)
         var started = [Bool](repeating: false, count: ranges.count)
         for (piece, (index, range)) in pieces.enumerated() {

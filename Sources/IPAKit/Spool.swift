@@ -14,7 +14,7 @@ final class Spool {
     init(in folder: String) throws {
         var template = Array((folder + "/" + FileIO.temporaryPrefix + "spool-\(getpid())-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw IPAError("cannot create a temporary file: \(String(cString: strerror(errno)))", file: folder) }
+        guard fd >= 0 else { throw SystemError("cannot create a temporary file", file: folder) }
         unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         fileDescriptor = fd
     }
@@ -28,16 +28,12 @@ final class Spool {
         end += Int64(bytes.count)
         lock.unlock()
         let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
-        if failure != 0 { throw IPAError("cannot write a temporary file: \(String(cString: strerror(failure)))") }
+        if failure != 0 { throw SystemError("cannot write a temporary file", code: failure) }
         return offset
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
-        while true {
-            let result = pread(fileDescriptor, buffer, count, off_t(offset))
-            if result < 0 && errno == EINTR { continue }
-            return result
-        }
+        retryingInterrupted { pread(fileDescriptor, buffer, count, off_t(offset)) }
     }
 }
 

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import SystemSupport
 
 /// Writes an archive whose files are all stored (`--level 0`), framed byte for byte as
 /// ``ZipArchiveWriter`` (libzip) frames the same entries, but copying each file once.
@@ -64,9 +65,7 @@ final class StoredArchiveWriter: ArchiveWriting {
     init(creating path: String, bufferSize: Int = StoredArchiveWriter.defaultBufferSize) throws {
         self.path = path
         fileDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fileDescriptor >= 0 else {
-            throw IPAError("cannot be created: \(String(cString: strerror(errno)))", file: path)
-        }
+        guard fileDescriptor >= 0 else { throw SystemError("cannot be created", file: path) }
         output = OutputPipeline(fileDescriptor: fileDescriptor, bufferSize: max(1, bufferSize), path: path)
         buffer = output.takeBuffer()
     }
@@ -99,7 +98,7 @@ final class StoredArchiveWriter: ArchiveWriting {
         try addEntry(name, kind: .file, permissions: permissions, dosTime: dosTime, size: size) { writer in
             guard size > 0 else { return 0 }
             if input < 0 { input = open(file, O_RDONLY | O_CLOEXEC) }
-            guard input >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file) }
+            guard input >= 0 else { throw SystemError("cannot be read", file: file) }
             return try writer.copy(input, size: size, file: file)
         }
     }
@@ -201,11 +200,10 @@ final class StoredArchiveWriter: ArchiveWriting {
         while remaining > 0 {
             if filled == buffer.count { try flush() }
             let wanted = Int(min(remaining, Int64(buffer.count - filled)))
-            let got = read(input, buffer.baseAddress! + filled, wanted)
-            if got < 0 && errno == EINTR { continue }
+            let got = retryingInterrupted { read(input, buffer.baseAddress! + filled, wanted) }
             guard got > 0 else {
-                throw IPAError(got == 0 ? "changed while it was being read (shorter than \(size) bytes)"
-                               : "cannot be read: \(String(cString: strerror(errno)))", file: file)
+                if got < 0 { throw SystemError("cannot be read", file: file) }
+                throw IPAError("changed while it was being read (shorter than \(size) bytes)", file: file)
             }
             crc = Deflater.crc32(crc, UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: got))
             filled += got
@@ -252,7 +250,7 @@ private final class OutputPipeline: @unchecked Sendable {
     /// Guards the pool and the failure; signalled when a buffer comes back.
     private let lock = NSCondition()
     private var pool: [UnsafeMutableRawBufferPointer]
-    private var failure: String?
+    private var failure: Int32?
     private let allocated: [UnsafeMutableRawBufferPointer]
 
     init(fileDescriptor: Int32, bufferSize: Int, path: String) {
@@ -315,14 +313,14 @@ private final class OutputPipeline: @unchecked Sendable {
     private func check() throws {
         lock.lock()
         defer { lock.unlock() }
-        if let failure { throw IPAError("cannot be written: \(failure)", file: path) }
+        if let failure { throw SystemError("cannot be written", file: path, code: failure) }
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
         let code = positionedWriteAll(fileDescriptor, bytes, at: offset)
         guard code != 0 else { return }
         lock.lock()
-        if failure == nil { failure = String(cString: strerror(code)) }
+        if failure == nil { failure = code }
         lock.unlock()
     }
 }

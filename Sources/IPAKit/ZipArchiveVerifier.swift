@@ -2,6 +2,7 @@ import CLibDeflate
 import CLibZip
 import CZlib
 import Foundation
+import SystemSupport
 
 /// Reopens a freshly written archive and checks every entry's data against the size and CRC
 /// in its central directory.
@@ -45,13 +46,10 @@ enum ZipArchiveVerifier {
         var storedCRC: [Int: UInt32] = [:]
         for (position, index) in stored.enumerated() { storedCRC[index] = storedCRCs[position] }
 
-        let failures = FailureBox()
-        let queue = DispatchQueue(label: "adhocbuild.verify", attributes: .concurrent)
-        let slots = DispatchSemaphore(value: max(1, threads) * 2)
-        let group = DispatchGroup()
+        let pool = WorkerPool(label: "adhocbuild.verify", capacity: max(1, threads) * 2)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for (index, stat) in entries.enumerated() {
-            if failures.first != nil { break }
+            if pool.hasFailed { break }
             let local = locals[index]
             let name = stat.name
             @Sendable func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName, entry: name) }
@@ -85,19 +83,15 @@ enum ZipArchiveVerifier {
                         compressed += [0x03, 0x00]  // a final empty block, so the segment inflates on its own
                     }
                     let segmentBytes = compressed
-                    slots.wait()
-                    group.enter()
-                    queue.async {
-                        defer { slots.signal(); group.leave() }
+                    pool.submit {
                         guard let output = segmentBytes.withUnsafeBytes({ Deflater.inflate($0, size: expected) }) else {
-                            failures.record(fail("chunk \(segment) does not inflate to \(expected) bytes"))
-                            return
+                            throw fail("chunk \(segment) does not inflate to \(expected) bytes")
                         }
                         crcs.set(segment, crc: output.withUnsafeBytes { Deflater.crc32(0, $0) }, length: expected)
                     }
                 }
-                group.wait()
-                if failures.first == nil && crcs.combined != stat.crc {
+                try pool.wait()
+                if crcs.combined != stat.crc {
                     throw fail(String(format: "CRC %08x does not match the directory's %08x", crcs.combined, stat.crc))
                 }
             } else {
@@ -115,8 +109,7 @@ enum ZipArchiveVerifier {
                 guard total == Int64(stat.size) else { throw fail("holds \(total) bytes but declares \(stat.size)") }
             }
         }
-        group.wait()
-        if let failure = failures.first { throw failure }
+        try pool.wait()
     }
 }
 
@@ -166,42 +159,21 @@ private final class LibzipDirectory: @unchecked Sendable {
 }
 
 /// CRCs of an entry's chunks, combined in order at the end.
-private final class CRCList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [(crc: UInt32, length: Int)]
+private struct CRCList: Sendable {
+    private let values: Locked<[(crc: UInt32, length: Int)]>
 
-    init(count: Int) { values = Array(repeating: (0, 0), count: count) }
+    init(count: Int) { values = Locked(Array(repeating: (0, 0), count: count)) }
 
     func set(_ index: Int, crc: UInt32, length: Int) {
-        lock.lock()
-        values[index] = (crc, length)
-        lock.unlock()
+        values.withLock { $0[index] = (crc, length) }
     }
 
     var combined: UInt32 {
-        lock.lock()
-        defer { lock.unlock() }
         var result: UInt = 0
-        for (index, value) in values.enumerated() {
+        for (index, value) in values.value.enumerated() {
             result = index == 0 ? UInt(value.crc) : crc32_combine(result, UInt(value.crc), off_t(value.length))
         }
         return UInt32(truncatingIfNeeded: result)
     }
 }
 
-final class FailureBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var firstError: Error?
-
-    var first: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return firstError
-    }
-
-    func record(_ error: Error) {
-        lock.lock()
-        if firstError == nil { firstError = error }
-        lock.unlock()
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 @testable import IPAKit
 import TestSupport
+import SystemSupport
 import Testing
 
 /// `--level 0` is written by adhocbuild's own copy loop; libzip writes the same entries when
@@ -87,7 +88,7 @@ import Testing
             _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
         }
         unlink(victim.sourcePath)
-        #expect(throws: IPAError("cannot be read: No such file or directory", file: victim.sourcePath)) {
+        #expect(throws: SystemError("cannot be read", file: victim.sourcePath, code: ENOENT)) {
             _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
         }
     }
@@ -96,7 +97,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
-        #expect(throws: IPAError("cannot be written: No space left on device", file: "/dev/full")) {
+        #expect(throws: SystemError("cannot be written", file: "/dev/full", code: ENOSPC)) {
             var options = IPAPackager.Options()
             options.level = 0
             _ = try IPAPackager(options: options).write(entries, to: "/dev/full", storedWriter: .direct(bufferSize: 4096))
