@@ -1,18 +1,18 @@
 #ifndef ADHOCBUILD_CLINUX_SHIM_H
 #define ADHOCBUILD_CLINUX_SHIM_H
 
-// Linux calls in glibc that Swift's Glibc module leaves out (they need _GNU_SOURCE, which a
-// header of a module cannot switch on for headers already built into another module).
+// Linux calls that Swift's Glibc module leaves out: glibc declares fallocate(2) only under
+// _GNU_SOURCE, which a module's header cannot switch on for headers already built into another
+// module. Rather than declaring glibc's function again, the system call is made by number.
 
 #include <linux/falloc.h>
-
-// fallocate(2), as glibc declares it under _GNU_SOURCE on 64-bit systems (off_t is long).
-extern int fallocate(int fd, int mode, long offset, long length);
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// Reserves `length` bytes from the start of `fd` without changing its size; -1 with errno
 /// (EOPNOTSUPP on file systems that cannot) otherwise.
 static inline int adhocbuild_reserve_space(int fd, long length) {
-    return fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, length);
+    return (int)syscall(SYS_fallocate, fd, FALLOC_FL_KEEP_SIZE, (long)0, length);
 }
 
 #endif
