@@ -40,41 +40,41 @@ import Testing
     }
 
     @Test func settingsAndBuiltInsFeedVariablesInOrderOfStrength() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.environments([
-            "Beta": ["Variables": ["HOST": "beta.example.com"],
-                     "Settings": ["URL": "https://$(HOST)/", "Build": "$(BUILD_NUMBER)", "Name": "$(CONFIGURATION:lower)", "Home": "$(HOME)"]],
-        ])
-        let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path), settings: ["HOST": "override.example.com"],
-                                           processEnvironment: ["GITHUB_RUN_NUMBER": "77", "HOME": "/home/ci"])
-        let beta = try resolver.resolve("Beta")
-        #expect(PlistValue.dictionary(beta.settings) == ["URL": "https://override.example.com/", "Build": "77", "Name": "beta", "Home": "/home/ci"])
+        try withTemporaryFolder { folder in
+            let path = try folder.environments([
+                "Beta": ["Variables": ["HOST": "beta.example.com"],
+                         "Settings": ["URL": "https://$(HOST)/", "Build": "$(BUILD_NUMBER)", "Name": "$(CONFIGURATION:lower)", "Home": "$(HOME)"]],
+            ])
+            let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path), settings: ["HOST": "override.example.com"],
+                                               processEnvironment: ["GITHUB_RUN_NUMBER": "77", "HOME": "/home/ci"])
+            let beta = try resolver.resolve("Beta")
+            #expect(PlistValue.dictionary(beta.settings) == ["URL": "https://override.example.com/", "Build": "77", "Name": "beta", "Home": "/home/ci"])
+        }
     }
 
     @Test func anUndefinedVariableNamesTheFileAndKeyPathThatUseIt() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.environments(["Base": ["Settings": ["API": "https://$(API_HOST)/"]], "Debug": [:]])
-        let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
-        #expect(throws: AdhocBuildError("$(API_HOST) is not defined (give it with --setting API_HOST=VALUE, or add :default=VALUE)",
-                                        file: path + "/Base.plist", keyPath: "Settings:API")) {
-            try resolver.resolve("Debug")
+        try withTemporaryFolder { folder in
+            let path = try folder.environments(["Base": ["Settings": ["API": "https://$(API_HOST)/"]], "Debug": [:]])
+            let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
+            #expect(throws: AdhocBuildError("$(API_HOST) is not defined (give it with --setting API_HOST=VALUE, or add :default=VALUE)",
+                                            file: path + "/Base.plist", keyPath: "Settings:API")) {
+                try resolver.resolve("Debug")
+            }
         }
     }
 
     @Test func inheritanceCyclesAndMissingParentsNameTheChain() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.environments(["A": ["Inherits": "B"], "B": ["Inherits": "C"], "C": ["Inherits": "A"],
-                                            "D": ["Inherits": "Nowhere"]])
-        let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
-        #expect(throws: AdhocBuildError("inheritance cycle: A -> B -> C -> A", file: path + "/A.plist", keyPath: "Inherits")) {
-            try resolver.resolve("A")
-        }
-        #expect(throws: AdhocBuildError("inherits 'Nowhere', which does not exist (D -> Nowhere)", file: path + "/D.plist",
-                                        keyPath: "Inherits")) {
-            try resolver.resolve("D")
+        try withTemporaryFolder { folder in
+            let path = try folder.environments(["A": ["Inherits": "B"], "B": ["Inherits": "C"], "C": ["Inherits": "A"],
+                                                "D": ["Inherits": "Nowhere"]])
+            let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
+            #expect(throws: AdhocBuildError("inheritance cycle: A -> B -> C -> A", file: path + "/A.plist", keyPath: "Inherits")) {
+                try resolver.resolve("A")
+            }
+            #expect(throws: AdhocBuildError("inherits 'Nowhere', which does not exist (D -> Nowhere)", file: path + "/D.plist",
+                                            keyPath: "Inherits")) {
+                try resolver.resolve("D")
+            }
         }
     }
 

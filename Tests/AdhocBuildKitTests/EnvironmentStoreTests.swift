@@ -26,57 +26,57 @@ import Testing
     }
 
     @Test func readsTheSeedArticlesSingleEnvironmentsPlist() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let file = try folder.create("Environments.plist", try PropertyList.encode([
-            "Debug": ["myAPIURL": "https://dev.example.com"],
-            "Release": ["myAPIURL": "https://example.com"],
-            "Staging": ["Inherits": "Release", "Settings": ["myAPIURL": "https://staging.example.com"]],
-        ], format: .xml))
-        let store = try EnvironmentStore(at: file)
-        #expect(store.environments.map(\.name) == ["Debug", "Release", "Staging"])
-        let resolver = EnvironmentResolver(store: store)
-        #expect(try resolver.resolve("Debug").settings["myAPIURL"] == "https://dev.example.com")
-        let staging = try resolver.resolve("Staging")
-        #expect(staging.settings["myAPIURL"] == "https://staging.example.com")
-        #expect(staging.leaves.first?.file == file)
-        #expect(staging.leaves.first?.sourceKeyPath == ["Staging", "Settings", "myAPIURL"])
+        try withTemporaryFolder { folder in
+            let file = try folder.create("Environments.plist", try PropertyList.encode([
+                "Debug": ["myAPIURL": "https://dev.example.com"],
+                "Release": ["myAPIURL": "https://example.com"],
+                "Staging": ["Inherits": "Release", "Settings": ["myAPIURL": "https://staging.example.com"]],
+            ], format: .xml))
+            let store = try EnvironmentStore(at: file)
+            #expect(store.environments.map(\.name) == ["Debug", "Release", "Staging"])
+            let resolver = EnvironmentResolver(store: store)
+            #expect(try resolver.resolve("Debug").settings["myAPIURL"] == "https://dev.example.com")
+            let staging = try resolver.resolve("Staging")
+            #expect(staging.settings["myAPIURL"] == "https://staging.example.com")
+            #expect(staging.leaves.first?.file == file)
+            #expect(staging.leaves.first?.sourceKeyPath == ["Staging", "Settings", "myAPIURL"])
+        }
     }
 
     @Test func rejectsSchemaMistakesNamingFileAndKeyPath() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let environments = try folder.environments(["Debug": ["Setings": ["a": 1]]])
-        #expect(throws: AdhocBuildError("unknown key 'Setings'; did you mean 'Settings'?", file: environments + "/Debug.plist",
-                                        keyPath: "Setings")) {
-            try EnvironmentStore(at: environments)
-        }
-        let second = try folder.environments(["Debug": ["Settings": "flat"]], folder: "second")
-        #expect(throws: AdhocBuildError("Settings must be a dictionary, not a string", file: second + "/Debug.plist",
-                                        keyPath: "Settings")) {
-            try EnvironmentStore(at: second)
-        }
-        let third = try folder.environments(["Base": ["Inherits": "Debug"], "Debug": [:]], folder: "third")
-        #expect(throws: AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: third + "/Base.plist", keyPath: "Inherits")) {
-            try EnvironmentStore(at: third)
-        }
-        let fourth = try folder.environments(["Debug": ["Variables": ["N": 1]]], folder: "fourth")
-        #expect(throws: AdhocBuildError("a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")) {
-            try EnvironmentStore(at: fourth)
-        }
-        #expect(throws: AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
-                                        file: folder.path("missing"))) {
-            try EnvironmentStore(at: folder.path("missing"))
+        try withTemporaryFolder { folder in
+            let environments = try folder.environments(["Debug": ["Setings": ["a": 1]]])
+            #expect(throws: AdhocBuildError("unknown key 'Setings'; did you mean 'Settings'?", file: environments + "/Debug.plist",
+                                            keyPath: "Setings")) {
+                try EnvironmentStore(at: environments)
+            }
+            let second = try folder.environments(["Debug": ["Settings": "flat"]], folder: "second")
+            #expect(throws: AdhocBuildError("Settings must be a dictionary, not a string", file: second + "/Debug.plist",
+                                            keyPath: "Settings")) {
+                try EnvironmentStore(at: second)
+            }
+            let third = try folder.environments(["Base": ["Inherits": "Debug"], "Debug": [:]], folder: "third")
+            #expect(throws: AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: third + "/Base.plist", keyPath: "Inherits")) {
+                try EnvironmentStore(at: third)
+            }
+            let fourth = try folder.environments(["Debug": ["Variables": ["N": 1]]], folder: "fourth")
+            #expect(throws: AdhocBuildError("a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")) {
+                try EnvironmentStore(at: fourth)
+            }
+            #expect(throws: AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
+                                            file: folder.path("missing"))) {
+                try EnvironmentStore(at: folder.path("missing"))
+            }
         }
     }
 
     @Test func aBrokenPlistIsReportedWithItsPosition() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.create("environments/Debug.plist", Data("<plist><dict><key>Settings</key></dict></plist>".utf8))
-        // The plist reader's own error comes through, with its position, not re-wrapped into a string.
-        #expect(throws: PlistError(.malformed, "key 'Settings' has no value before </dict>", at: .line(1, column: 40), file: path)) {
-            try EnvironmentStore(at: folder.path("environments"))
+        try withTemporaryFolder { folder in
+            let path = try folder.create("environments/Debug.plist", Data("<plist><dict><key>Settings</key></dict></plist>".utf8))
+            // The plist reader's own error comes through, with its position, not re-wrapped into a string.
+            #expect(throws: PlistError(.malformed, "key 'Settings' has no value before </dict>", at: .line(1, column: 40), file: path)) {
+                try EnvironmentStore(at: folder.path("environments"))
+            }
         }
     }
 }

@@ -22,9 +22,9 @@ import Testing
         """
 
     func withFolder(_ body: (TemporaryFolder) throws -> Void) throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try body(folder)
+        try withTemporaryFolder { folder in
+            try body(folder)
+        }
     }
 
     func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }

@@ -26,140 +26,140 @@ import Testing
     }
 
     @Test func aReleaseLandsInItsFolderWithLatestAndTheIndex() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var options = try options(folder)
-        options.buildNumber = .exactly("42")
-        let before = try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist"))
-        let result = try ReleasePipeline(options: options).run()
-        #expect(result.releasePath == "Staging/1.4.0-42")
-        #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/")
-        let release = folder.path("dist/Staging/1.4.0-42")
-        for file in ["ShoutOut.ipa", "manifest.plist", "index.html", "icon-57.png", "icon-512.png", "version.json", "build.json"] {
-            #expect(FileManager.default.fileExists(atPath: release + "/" + file), "\(file)")
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            options.buildNumber = .exactly("42")
+            let before = try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist"))
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.releasePath == "Staging/1.4.0-42")
+            #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/")
+            let release = folder.path("dist/Staging/1.4.0-42")
+            for file in ["ShoutOut.ipa", "manifest.plist", "index.html", "icon-57.png", "icon-512.png", "version.json", "build.json"] {
+                #expect(FileManager.default.fileExists(atPath: release + "/" + file), "\(file)")
+            }
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist/Staging/latest")) == "1.4.0-42")
+            #expect(try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8).contains("href=\"Staging/1.4.0-42/index.html\""))
+            // The ipa carries the environment and the build number; the input app is untouched.
+            let package = try IPAKitBridge.open(release + "/ShoutOut.ipa")
+            #expect(package.identifier == "com.example.shoutout.staging" && package.build == "42")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist")) == before)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { $0.hasPrefix(".adhocbuild-tmp") }
+            #expect(leftovers == [])
         }
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist/Staging/latest")) == "1.4.0-42")
-        #expect(try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8).contains("href=\"Staging/1.4.0-42/index.html\""))
-        // The ipa carries the environment and the build number; the input app is untouched.
-        let package = try IPAKitBridge.open(release + "/ShoutOut.ipa")
-        #expect(package.identifier == "com.example.shoutout.staging" && package.build == "42")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist")) == before)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { $0.hasPrefix(".adhocbuild-tmp") }
-        #expect(leftovers == [])
     }
 
     @Test func aFailingStepLeavesNoRelease() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var options = try options(folder)
-        options.profile = nil  // the example has no embedded profile, so verification fails
-        do {
-            _ = try ReleasePipeline(options: options).run()
-            Issue.record("released without a profile")
-        } catch let failure as ReleasePipeline.Failure {
-            #expect(failure.step == "Verify")
-            #expect(failure.reason.contains("has no embedded.mobileprovision"))
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            options.profile = nil  // the example has no embedded profile, so verification fails
+            do {
+                _ = try ReleasePipeline(options: options).run()
+                Issue.record("released without a profile")
+            } catch let failure as ReleasePipeline.Failure {
+                #expect(failure.step == "Verify")
+                #expect(failure.reason.contains("has no embedded.mobileprovision"))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".adhocbuild.lock") } == [])
+            var bad = try self.options(folder, environment: "Nowhere")
+            bad.out = folder.path("dist2")
+            #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".adhocbuild.lock") } == [])
-        var bad = try self.options(folder, environment: "Nowhere")
-        bad.out = folder.path("dist2")
-        #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }
     }
 
     @Test func baseURLTemplatesFillInTheReleaseAndVariables() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var options = try options(folder, environment: "QA")
-        options.baseURL = "https://{HOST}/apps/{env}/{version}+{build}/"
-        options.processEnvironment = ["HOST": "ci.example.com"]
-        let result = try ReleasePipeline(options: options).run()
-        // The template's own '+' is the user's and stays; the values put into it are encoded.
-        #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
-        options.baseURL = "https://{MISSING}/"
-        #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+        try withTemporaryFolder { folder in
+            var options = try options(folder, environment: "QA")
+            options.baseURL = "https://{HOST}/apps/{env}/{version}+{build}/"
+            options.processEnvironment = ["HOST": "ci.example.com"]
+            let result = try ReleasePipeline(options: options).run()
+            // The template's own '+' is the user's and stays; the values put into it are encoded.
+            #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
+            options.baseURL = "https://{MISSING}/"
+            #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+        }
     }
 
     /// TeamCity's `123:id` locators, escapes already in the base and sub-delimiters stay as the user
     /// wrote them; only what the tool appends (the release folder, the ipa's name) is encoded; the
     /// manifest holds the URLs XML-escaped and the page HTML-escaped.
     @Test func theBaseURLIsKeptAsGivenAndOnlyWhatIsAppendedIsEncoded() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var options = try options(folder)
-        let app = folder.path("Shout:Out+@~\u{E9} %20.app")
-        try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
-        options.input = app
-        options.baseURL = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf\u{E9}"
-        let result = try ReleasePipeline(options: options).run()
-        let base = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf%C3%A9/"
-        #expect(result.pageURL == base + "Staging/1.4.0-41/")
-        let ipaURL = base + "Staging/1.4.0-41/Shout%3AOut%2B%40~%C3%A9%20%2520.ipa"
-        let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/manifest.plist"))
-        #expect(String(decoding: manifestBytes, as: UTF8.self).contains(ipaURL.replacingOccurrences(of: "&", with: "&amp;")))
-        let manifest = try PropertyList(data: manifestBytes).value
-        let item = manifest.dictionaryValue?["items"]?.arrayValue?.first?.dictionaryValue
-        let assets = item?["assets"]?.arrayValue ?? []
-        let assetURLs: [String] = assets.compactMap { $0.dictionaryValue?["url"]?.stringValue }
-        #expect(assetURLs.contains(ipaURL), "\(assetURLs)")
-        let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
-        #expect(page.contains("href=\"\(result.manifestURL.replacingOccurrences(of: "&", with: "&amp;"))\""))
-        #expect(!page.contains("x&y/"), "an unescaped '&' in the page")
-        // The manifest's URL as one query value, encoded by Foundation as the oracle.
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let encoded = try #require(result.manifestURL.addingPercentEncoding(withAllowedCharacters: unreserved))
-        #expect(result.installURL == "itms-services://?action=download-manifest&url=" + encoded)
-        #expect(page.contains("href=\"itms-services://?action=download-manifest&amp;url=\(encoded)\""))
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            let app = folder.path("Shout:Out+@~\u{E9} %20.app")
+            try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
+            options.input = app
+            options.baseURL = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf\u{E9}"
+            let result = try ReleasePipeline(options: options).run()
+            let base = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf%C3%A9/"
+            #expect(result.pageURL == base + "Staging/1.4.0-41/")
+            let ipaURL = base + "Staging/1.4.0-41/Shout%3AOut%2B%40~%C3%A9%20%2520.ipa"
+            let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/manifest.plist"))
+            #expect(String(decoding: manifestBytes, as: UTF8.self).contains(ipaURL.replacingOccurrences(of: "&", with: "&amp;")))
+            let manifest = try PropertyList(data: manifestBytes).value
+            let item = manifest.dictionaryValue?["items"]?.arrayValue?.first?.dictionaryValue
+            let assets = item?["assets"]?.arrayValue ?? []
+            let assetURLs: [String] = assets.compactMap { $0.dictionaryValue?["url"]?.stringValue }
+            #expect(assetURLs.contains(ipaURL), "\(assetURLs)")
+            let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+            #expect(page.contains("href=\"\(result.manifestURL.replacingOccurrences(of: "&", with: "&amp;"))\""))
+            #expect(!page.contains("x&y/"), "an unescaped '&' in the page")
+            // The manifest's URL as one query value, encoded by Foundation as the oracle.
+            let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+            let encoded = try #require(result.manifestURL.addingPercentEncoding(withAllowedCharacters: unreserved))
+            #expect(result.installURL == "itms-services://?action=download-manifest&url=" + encoded)
+            #expect(page.contains("href=\"itms-services://?action=download-manifest&amp;url=\(encoded)\""))
+        }
     }
 
     /// The release is assembled in a temporary folder inside DIST; its warnings and failures name the
     /// user's input and the published release instead.
     @Test func warningsAndFailuresNameTheUsersPathsNotTheTemporaryFolder() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var options = try options(folder)
-        let app = folder.path("in/Signed.app")
-        try FileManager.default.createDirectory(atPath: folder.path("in"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
-        try folder.create("in/Signed.app/_CodeSignature/CodeResources", Data("<plist/>".utf8))
-        options.input = app + "/"
-        let result = try ReleasePipeline(options: options).run()
-        #expect(result.warnings.contains { $0.hasPrefix("\(app) was signed;") }, "\(result.warnings)")
-        #expect(result.warnings.contains { $0.contains("is signed; embedding a different profile") }, "\(result.warnings)")
-        #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            let app = folder.path("in/Signed.app")
+            try FileManager.default.createDirectory(atPath: folder.path("in"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
+            try folder.create("in/Signed.app/_CodeSignature/CodeResources", Data("<plist/>".utf8))
+            options.input = app + "/"
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.warnings.contains { $0.hasPrefix("\(app) was signed;") }, "\(result.warnings)")
+            #expect(result.warnings.contains { $0.contains("is signed; embedding a different profile") }, "\(result.warnings)")
+            #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
 
-        // A file the packager cannot read inside the copied build is named under the input.
-        try folder.create("in/Signed.app/Unreadable.strings", Data("x".utf8))
-        let broken = app + "/Dangling"
-        try FileManager.default.createSymbolicLink(atPath: broken, withDestinationPath: "/nonexistent/outside")
-        options.out = folder.path("dist2")
-        do {
-            _ = try ReleasePipeline(options: options).run()
-            Issue.record("released an app with a link pointing outside it")
-        } catch let failure as ReleasePipeline.Failure {
-            #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")
-            #expect(failure.description.contains(app), "\(failure)")
+            // A file the packager cannot read inside the copied build is named under the input.
+            try folder.create("in/Signed.app/Unreadable.strings", Data("x".utf8))
+            let broken = app + "/Dangling"
+            try FileManager.default.createSymbolicLink(atPath: broken, withDestinationPath: "/nonexistent/outside")
+            options.out = folder.path("dist2")
+            do {
+                _ = try ReleasePipeline(options: options).run()
+                Issue.record("released an app with a link pointing outside it")
+            } catch let failure as ReleasePipeline.Failure {
+                #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")
+                #expect(failure.description.contains(app), "\(failure)")
+            }
         }
     }
 
     @Test func twoReleasesAtOnceBothLandAndTheIndexListsBoth() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let first = try options(folder, environment: "Staging")
-        var second = first
-        second.environment = "QA"
-        let group = DispatchGroup()
-        let failures = Failures()
-        for options in [first, second] {
-            group.enter()
-            DispatchQueue.global().async {
-                defer { group.leave() }
-                do { _ = try ReleasePipeline(options: options).run() } catch { failures.add("\(error)") }
+        try withTemporaryFolder { folder in
+            let first = try options(folder, environment: "Staging")
+            var second = first
+            second.environment = "QA"
+            let group = DispatchGroup()
+            let failures = Failures()
+            for options in [first, second] {
+                group.enter()
+                DispatchQueue.global().async {
+                    defer { group.leave() }
+                    do { _ = try ReleasePipeline(options: options).run() } catch { failures.add("\(error)") }
+                }
             }
+            group.wait()
+            #expect(failures.all == [])
+            let index = try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8)
+            #expect(index.contains("Staging/1.4.0-41/index.html") && index.contains("QA/1.4.0-41/index.html"))
         }
-        group.wait()
-        #expect(failures.all == [])
-        let index = try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8)
-        #expect(index.contains("Staging/1.4.0-41/index.html") && index.contains("QA/1.4.0-41/index.html"))
     }
 
     @Test func teamCityMessagesAreEscapedAsTeamCitySpecifies() {
@@ -173,26 +173,26 @@ import Testing
     }
 
     @Test func githubAndGitLabGetTheirOutputFiles() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let result = ReleasePipeline.Result(environment: "Staging", version: "1.4.0", build: "42", releaseFolder: "dist/Staging/1.4.0-42",
-                                            releasePath: "Staging/1.4.0-42", ipa: "dist/Staging/1.4.0-42/ShoutOut.ipa",
-                                            pageURL: "https://b.example/Staging/1.4.0-42/", manifestURL: "https://b.example/m.plist",
-                                            installURL: "itms-services://?action=download-manifest&url=x", warnings: [])
-        let github = CIReporter(server: .github, environment: ["GITHUB_OUTPUT": folder.path("out"), "GITHUB_STEP_SUMMARY": folder.path("summary")],
-                                print: { _ in })
-        try github.succeeded(result, out: "dist")
-        let outputs = try String(contentsOfFile: folder.path("out"), encoding: .utf8)
-        #expect(outputs.contains("page-url=https://b.example/Staging/1.4.0-42/\n") && outputs.contains("ipa-path=dist/Staging/1.4.0-42/ShoutOut.ipa\n"))
-        #expect(try String(contentsOfFile: folder.path("summary"), encoding: .utf8).hasPrefix("### Staging 1.4.0 (42)"))
-        let gitlab = CIReporter(server: .gitlab, environment: [:], reportFile: folder.path("adhocbuild.env"), print: { _ in })
-        try gitlab.succeeded(result, out: "dist")
-        #expect(try String(contentsOfFile: folder.path("adhocbuild.env"), encoding: .utf8).contains("ADHOCBUILD_VERSION=1.4.0\n"))
-        let lines = LineCollector()
-        let teamcity = CIReporter(server: .teamcity, environment: [:], print: { lines.add($0) })
-        try teamcity.succeeded(result, out: "dist")
-        #expect(lines.all.first == "##teamcity[buildNumber '1.4.0 (42)']")
-        #expect(lines.all.contains("##teamcity[publishArtifacts 'dist => dist']"))
+        try withTemporaryFolder { folder in
+            let result = ReleasePipeline.Result(environment: "Staging", version: "1.4.0", build: "42", releaseFolder: "dist/Staging/1.4.0-42",
+                                                releasePath: "Staging/1.4.0-42", ipa: "dist/Staging/1.4.0-42/ShoutOut.ipa",
+                                                pageURL: "https://b.example/Staging/1.4.0-42/", manifestURL: "https://b.example/m.plist",
+                                                installURL: "itms-services://?action=download-manifest&url=x", warnings: [])
+            let github = CIReporter(server: .github, environment: ["GITHUB_OUTPUT": folder.path("out"), "GITHUB_STEP_SUMMARY": folder.path("summary")],
+                                    print: { _ in })
+            try github.succeeded(result, out: "dist")
+            let outputs = try String(contentsOfFile: folder.path("out"), encoding: .utf8)
+            #expect(outputs.contains("page-url=https://b.example/Staging/1.4.0-42/\n") && outputs.contains("ipa-path=dist/Staging/1.4.0-42/ShoutOut.ipa\n"))
+            #expect(try String(contentsOfFile: folder.path("summary"), encoding: .utf8).hasPrefix("### Staging 1.4.0 (42)"))
+            let gitlab = CIReporter(server: .gitlab, environment: [:], reportFile: folder.path("adhocbuild.env"), print: { _ in })
+            try gitlab.succeeded(result, out: "dist")
+            #expect(try String(contentsOfFile: folder.path("adhocbuild.env"), encoding: .utf8).contains("ADHOCBUILD_VERSION=1.4.0\n"))
+            let lines = LineCollector()
+            let teamcity = CIReporter(server: .teamcity, environment: [:], print: { lines.add($0) })
+            try teamcity.succeeded(result, out: "dist")
+            #expect(lines.all.first == "##teamcity[buildNumber '1.4.0 (42)']")
+            #expect(lines.all.contains("##teamcity[publishArtifacts 'dist => dist']"))
+        }
     }
 }
 

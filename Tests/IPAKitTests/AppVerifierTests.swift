@@ -43,27 +43,27 @@ import Testing
     }
 
     @Test func aSimulatorBuildWithoutAProfileAndAMismatchedExtensionAreCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("Sim.app/Info.plist", try Data(contentsOf: Fixtures.url("plist-binary", "fastlane_simulator-app_Info.plist")))
-        let info = try PropertyList(contentsOf: folder.path("Sim.app/Info.plist")).value
-        let executable = try #require(info["CFBundleExecutable"]?.stringValue)
-        try folder.create("Sim.app/\(executable)", Data("not executable".utf8))
-        try folder.create("Sim.app/PlugIns/Widget.appex/Info.plist", try PropertyList.encode(
-            ["CFBundleIdentifier": "com.other.widget", "CFBundleExecutable": "Widget", "CFBundleVersion": "99",
-             "CFBundleShortVersionString": "9.9"], format: .xml))
-        let package = try AppPackage.open(folder.path("Sim.app"))
-        let lines = AppVerifier(now: date("2026-12-02")).verify(package).map { "\($0.severity.rawValue): \($0)" }
-        let id = try #require(info["CFBundleIdentifier"]?.stringValue)
-        #expect(lines == [
-            "error: Sim.app: the executable '\(executable)' has no execute permission",
-            "error: Sim.app: is a simulator build (iphonesimulator); it cannot be installed on a device",
-            "error: Sim.app: has no embedded.mobileprovision; a device will not install it",
-            "error: Sim.app/PlugIns/Widget.appex: the executable 'Widget' is missing",
-            "error: Sim.app/PlugIns/Widget.appex: has no embedded.mobileprovision; a device will not install it",
-            "error: Sim.app/PlugIns/Widget.appex: bundle identifier 'com.other.widget' is not under the app's '\(id)'",
-            "error: Sim.app/PlugIns/Widget.appex: CFBundleShortVersionString 9.9 differs from the app's \(info["CFBundleShortVersionString"]?.stringValue ?? "")",
-            "error: Sim.app/PlugIns/Widget.appex: CFBundleVersion 99 differs from the app's \(info["CFBundleVersion"]?.stringValue ?? "")",
-        ])
+        try withTemporaryFolder { folder in
+            try folder.create("Sim.app/Info.plist", try Data(contentsOf: Fixtures.url("plist-binary", "fastlane_simulator-app_Info.plist")))
+            let info = try PropertyList(contentsOf: folder.path("Sim.app/Info.plist")).value
+            let executable = try #require(info["CFBundleExecutable"]?.stringValue)
+            try folder.create("Sim.app/\(executable)", Data("not executable".utf8))
+            try folder.create("Sim.app/PlugIns/Widget.appex/Info.plist", try PropertyList.encode(
+                ["CFBundleIdentifier": "com.other.widget", "CFBundleExecutable": "Widget", "CFBundleVersion": "99",
+                 "CFBundleShortVersionString": "9.9"], format: .xml))
+            let package = try AppPackage.open(folder.path("Sim.app"))
+            let lines = AppVerifier(now: date("2026-12-02")).verify(package).map { "\($0.severity.rawValue): \($0)" }
+            let id = try #require(info["CFBundleIdentifier"]?.stringValue)
+            #expect(lines == [
+                "error: Sim.app: the executable '\(executable)' has no execute permission",
+                "error: Sim.app: is a simulator build (iphonesimulator); it cannot be installed on a device",
+                "error: Sim.app: has no embedded.mobileprovision; a device will not install it",
+                "error: Sim.app/PlugIns/Widget.appex: the executable 'Widget' is missing",
+                "error: Sim.app/PlugIns/Widget.appex: has no embedded.mobileprovision; a device will not install it",
+                "error: Sim.app/PlugIns/Widget.appex: bundle identifier 'com.other.widget' is not under the app's '\(id)'",
+                "error: Sim.app/PlugIns/Widget.appex: CFBundleShortVersionString 9.9 differs from the app's \(info["CFBundleShortVersionString"]?.stringValue ?? "")",
+                "error: Sim.app/PlugIns/Widget.appex: CFBundleVersion 99 differs from the app's \(info["CFBundleVersion"]?.stringValue ?? "")",
+            ])
+        }
     }
 }

@@ -47,18 +47,18 @@ import Testing
     @Test func zlibAgreesThatTheJoinedStreamIsValid() throws {
         let data = Self.sample(2_000_000, seed: 99)
         let stream = try joined(data, chunkSize: 300_000, level: 6)
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let compressed = try folder.write("stream.deflate", Data(stream))
-        let original = try folder.write("original.bin", Data(data))
-        let python = try #require(ProcessResult.which("python3"))
-        let result = try ProcessResult.run(python, ["-c", """
-            import sys, zlib
-            d = zlib.decompressobj(-15)
-            out = d.decompress(open(sys.argv[1], 'rb').read()) + d.flush()
-            print(d.eof, out == open(sys.argv[2], 'rb').read())
-            """, compressed, original])
-        #expect(result.stdoutText == "True True\n", "\(result.stderrText)")
+        try withTemporaryFolder { folder in
+            let compressed = try folder.write("stream.deflate", Data(stream))
+            let original = try folder.write("original.bin", Data(data))
+            let python = try #require(ProcessResult.which("python3"))
+            let result = try ProcessResult.run(python, ["-c", """
+                import sys, zlib
+                d = zlib.decompressobj(-15)
+                out = d.decompress(open(sys.argv[1], 'rb').read()) + d.flush()
+                print(d.eof, out == open(sys.argv[2], 'rb').read())
+                """, compressed, original])
+            #expect(result.stdoutText == "True True\n", "\(result.stderrText)")
+        }
     }
 
     @Test func aCorruptStreamIsRefused() {

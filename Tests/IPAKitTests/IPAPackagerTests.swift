@@ -49,122 +49,122 @@ import Testing
     }
 
     @Test func aPackagedAppPassesUnzipAndKeepsModesLinksAndNames() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeApp(in: folder)
-        let ipa = folder.path("ShoutOut.ipa")
-        let report = try IPAPackager().package(app, to: ipa)
-        #expect(report.warnings == [])
-        let unzip = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-tq", ipa])
-        #expect(unzip.status == 0 && unzip.stdoutText.hasPrefix("No errors detected"), "\(unzip.stdoutText)")
-        let lines = try Self.describe(ipa)
-        let names = lines.map { String($0.split(separator: "\t")[0]) }
-        #expect(names.contains("Payload/"))
-        #expect(names.contains("Payload/ShoutOut.app/Frameworks/Kit.framework/Versions/Current"))
-        #expect(!names.contains { $0.contains(".DS_Store") || $0.contains("__MACOSX") })
-        func line(_ name: String) -> [Substring] { lines.first { $0.hasPrefix(name + "\t") }?.split(separator: "\t") ?? [] }
-        // Executable 0755, plain files 0644-ish as on disk, folders 040755, links 0120777; no data descriptors; Unix.
-        #expect(line("Payload/ShoutOut.app/ShoutOut")[1] == "0o100755")
-        #expect(line("Payload/ShoutOut.app/ShoutOut")[3] == "0")
-        #expect(line("Payload/ShoutOut.app/ShoutOut")[5] == "8")
-        #expect(line("Payload/ShoutOut.app/Frameworks/Kit.framework/Kit")[1] == "0o120777")
-        #expect(line("Payload/ShoutOut.app/Frameworks/")[1].hasPrefix("0o40"))
-        #expect(line("Payload/ShoutOut.app/ShoutOut")[6] == "3")
-        // The non-ASCII name is flagged UTF-8; the empty file is stored.
-        #expect(lines.contains { $0.hasPrefix("Payload/ShoutOut.app/Résumé – 日本.txt\t") && $0.split(separator: "\t")[4] == "2048" })
-        #expect(line("Payload/ShoutOut.app/empty.dat")[5] == "0")
-        // The link's data is its target.
-        let zipinfo = try ProcessResult.run(try #require(ProcessResult.which("zipinfo")), [ipa])
-        #expect(zipinfo.stdoutText.contains("lrwxrwxrwx"))
-        let target = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/Frameworks/Kit.framework/Kit"])
-        #expect(target.stdoutText == "Versions/Current/Kit")
-        // Every file's content is intact (the multi-chunk binary included).
-        let original = try Data(contentsOf: URL(fileURLWithPath: app + "/ShoutOut"))
-        let unpacked = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/ShoutOut"])
-        #expect(unpacked.stdout == original)
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let ipa = folder.path("ShoutOut.ipa")
+            let report = try IPAPackager().package(app, to: ipa)
+            #expect(report.warnings == [])
+            let unzip = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-tq", ipa])
+            #expect(unzip.status == 0 && unzip.stdoutText.hasPrefix("No errors detected"), "\(unzip.stdoutText)")
+            let lines = try Self.describe(ipa)
+            let names = lines.map { String($0.split(separator: "\t")[0]) }
+            #expect(names.contains("Payload/"))
+            #expect(names.contains("Payload/ShoutOut.app/Frameworks/Kit.framework/Versions/Current"))
+            #expect(!names.contains { $0.contains(".DS_Store") || $0.contains("__MACOSX") })
+            func line(_ name: String) -> [Substring] { lines.first { $0.hasPrefix(name + "\t") }?.split(separator: "\t") ?? [] }
+            // Executable 0755, plain files 0644-ish as on disk, folders 040755, links 0120777; no data descriptors; Unix.
+            #expect(line("Payload/ShoutOut.app/ShoutOut")[1] == "0o100755")
+            #expect(line("Payload/ShoutOut.app/ShoutOut")[3] == "0")
+            #expect(line("Payload/ShoutOut.app/ShoutOut")[5] == "8")
+            #expect(line("Payload/ShoutOut.app/Frameworks/Kit.framework/Kit")[1] == "0o120777")
+            #expect(line("Payload/ShoutOut.app/Frameworks/")[1].hasPrefix("0o40"))
+            #expect(line("Payload/ShoutOut.app/ShoutOut")[6] == "3")
+            // The non-ASCII name is flagged UTF-8; the empty file is stored.
+            #expect(lines.contains { $0.hasPrefix("Payload/ShoutOut.app/Résumé – 日本.txt\t") && $0.split(separator: "\t")[4] == "2048" })
+            #expect(line("Payload/ShoutOut.app/empty.dat")[5] == "0")
+            // The link's data is its target.
+            let zipinfo = try ProcessResult.run(try #require(ProcessResult.which("zipinfo")), [ipa])
+            #expect(zipinfo.stdoutText.contains("lrwxrwxrwx"))
+            let target = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/Frameworks/Kit.framework/Kit"])
+            #expect(target.stdoutText == "Versions/Current/Kit")
+            // Every file's content is intact (the multi-chunk binary included).
+            let original = try Data(contentsOf: URL(fileURLWithPath: app + "/ShoutOut"))
+            let unpacked = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/ShoutOut"])
+            #expect(unpacked.stdout == original)
+        }
     }
 
     @Test func reproducibleOutputIsByteIdenticalWhateverTheTimesAndTimeZone() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeApp(in: folder)
-        var options = IPAPackager.Options()
-        options.reproducible = true
-        options.sourceDateEpoch = 1_700_000_000
-        _ = try IPAPackager(options: options).package(app, to: folder.path("one.ipa"))
-        // Touch every file, then package again.
-        let enumerator = FileManager.default.enumerator(atPath: app)!
-        while let relative = enumerator.nextObject() as? String {
-            try? FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
-                                                   ofItemAtPath: app + "/" + relative)
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            var options = IPAPackager.Options()
+            options.reproducible = true
+            options.sourceDateEpoch = 1_700_000_000
+            _ = try IPAPackager(options: options).package(app, to: folder.path("one.ipa"))
+            // Touch every file, then package again.
+            let enumerator = FileManager.default.enumerator(atPath: app)!
+            while let relative = enumerator.nextObject() as? String {
+                try? FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
+                                                       ofItemAtPath: app + "/" + relative)
+            }
+            options.threads = 1
+            _ = try IPAPackager(options: options).package(app, to: folder.path("two.ipa"))
+            let one = try Data(contentsOf: URL(fileURLWithPath: folder.path("one.ipa")))
+            let two = try Data(contentsOf: URL(fileURLWithPath: folder.path("two.ipa")))
+            #expect(one == two)
+            let lines = try Self.describe(folder.path("one.ipa"))
+            #expect(lines.allSatisfy { $0.hasSuffix("(2023, 11, 14, 22, 13, 20)") })
         }
-        options.threads = 1
-        _ = try IPAPackager(options: options).package(app, to: folder.path("two.ipa"))
-        let one = try Data(contentsOf: URL(fileURLWithPath: folder.path("one.ipa")))
-        let two = try Data(contentsOf: URL(fileURLWithPath: folder.path("two.ipa")))
-        #expect(one == two)
-        let lines = try Self.describe(folder.path("one.ipa"))
-        #expect(lines.allSatisfy { $0.hasSuffix("(2023, 11, 14, 22, 13, 20)") })
     }
 
     @Test func levelZeroStoresAndAProfileIsEmbedded() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeApp(in: folder)
-        let profile = try folder.write("Team.mobileprovision", Data("profile bytes".utf8))
-        var options = IPAPackager.Options()
-        options.level = 0
-        options.profile = profile
-        _ = try IPAPackager(options: options).package(app, to: folder.path("stored.ipa"))
-        let lines = try Self.describe(folder.path("stored.ipa"))
-        #expect(lines.filter { !$0.split(separator: "\t")[0].hasSuffix("/") }.allSatisfy { $0.split(separator: "\t")[5] == "0" })
-        let embedded = try ProcessResult.run(try #require(ProcessResult.which("unzip")),
-                                             ["-p", folder.path("stored.ipa"), "Payload/ShoutOut.app/embedded.mobileprovision"])
-        #expect(embedded.stdoutText == "profile bytes")
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let profile = try folder.write("Team.mobileprovision", Data("profile bytes".utf8))
+            var options = IPAPackager.Options()
+            options.level = 0
+            options.profile = profile
+            _ = try IPAPackager(options: options).package(app, to: folder.path("stored.ipa"))
+            let lines = try Self.describe(folder.path("stored.ipa"))
+            #expect(lines.filter { !$0.split(separator: "\t")[0].hasSuffix("/") }.allSatisfy { $0.split(separator: "\t")[5] == "0" })
+            let embedded = try ProcessResult.run(try #require(ProcessResult.which("unzip")),
+                                                 ["-p", folder.path("stored.ipa"), "Payload/ShoutOut.app/embedded.mobileprovision"])
+            #expect(embedded.stdoutText == "profile bytes")
+        }
     }
 
     @Test func anArchiveGivesPayloadAndSwiftSupport() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        _ = try Self.makeApp(in: folder, name: "My.xcarchive/Products/Applications/ShoutOut.app")
-        try folder.create("My.xcarchive/SwiftSupport/iphoneos/libswiftCore.dylib", Data(repeating: 1, count: 100))
-        try folder.create("My.xcarchive/Info.plist", try PropertyList.encode(["Name": "ShoutOut"], format: .xml))
-        _ = try IPAPackager().package(folder.path("My.xcarchive"), to: folder.path("out.ipa"))
-        let names = try Self.describe(folder.path("out.ipa")).map { String($0.split(separator: "\t")[0]) }
-        #expect(names.contains("Payload/ShoutOut.app/ShoutOut"))
-        #expect(names.contains("SwiftSupport/iphoneos/libswiftCore.dylib"))
-        let package = try AppPackage.open(folder.path("out.ipa"))
-        #expect(package.extras == ["SwiftSupport"])
-        #expect(package.app.executable?.isExecutable == true)
+        try withTemporaryFolder { folder in
+            _ = try Self.makeApp(in: folder, name: "My.xcarchive/Products/Applications/ShoutOut.app")
+            try folder.create("My.xcarchive/SwiftSupport/iphoneos/libswiftCore.dylib", Data(repeating: 1, count: 100))
+            try folder.create("My.xcarchive/Info.plist", try PropertyList.encode(["Name": "ShoutOut"], format: .xml))
+            _ = try IPAPackager().package(folder.path("My.xcarchive"), to: folder.path("out.ipa"))
+            let names = try Self.describe(folder.path("out.ipa")).map { String($0.split(separator: "\t")[0]) }
+            #expect(names.contains("Payload/ShoutOut.app/ShoutOut"))
+            #expect(names.contains("SwiftSupport/iphoneos/libswiftCore.dylib"))
+            let package = try AppPackage.open(folder.path("out.ipa"))
+            #expect(package.extras == ["SwiftSupport"])
+            #expect(package.app.executable?.isExecutable == true)
+        }
     }
 
     @Test func linksOutOfTheBundleAreRefusedAndNothingIsWritten() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeApp(in: folder)
-        try FileManager.default.createSymbolicLink(atPath: app + "/Escape", withDestinationPath: "../../etc/passwd")
-        #expect(throws: IPAError("is a symbolic link to '../../etc/passwd', which points outside the bundle", file: app + "/Escape")) {
-            try IPAPackager().package(app, to: folder.path("bad.ipa"))
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            try FileManager.default.createSymbolicLink(atPath: app + "/Escape", withDestinationPath: "../../etc/passwd")
+            #expect(throws: IPAError("is a symbolic link to '../../etc/passwd', which points outside the bundle", file: app + "/Escape")) {
+                try IPAPackager().package(app, to: folder.path("bad.ipa"))
+            }
+            try FileManager.default.removeItem(atPath: app + "/Escape")
+            try FileManager.default.createSymbolicLink(atPath: app + "/Absolute", withDestinationPath: "/usr/lib/libz.so")
+            #expect(throws: IPAError("is a symbolic link to '/usr/lib/libz.so', outside the bundle (absolute links break on devices)",
+                                     file: app + "/Absolute")) {
+                try IPAPackager().package(app, to: folder.path("bad.ipa"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("bad.ipa")))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".adhocbuild") } == [])
         }
-        try FileManager.default.removeItem(atPath: app + "/Escape")
-        try FileManager.default.createSymbolicLink(atPath: app + "/Absolute", withDestinationPath: "/usr/lib/libz.so")
-        #expect(throws: IPAError("is a symbolic link to '/usr/lib/libz.so', outside the bundle (absolute links break on devices)",
-                                 file: app + "/Absolute")) {
-            try IPAPackager().package(app, to: folder.path("bad.ipa"))
-        }
-        #expect(!FileManager.default.fileExists(atPath: folder.path("bad.ipa")))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".adhocbuild") } == [])
     }
 
     @Test func aMissingOutputFolderOrInputIsAClearError() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeApp(in: folder)
-        #expect(throws: IPAError("cannot be written: its folder does not exist", file: folder.path("nope/out.ipa"))) {
-            try IPAPackager().package(app, to: folder.path("nope/out.ipa"))
-        }
-        #expect(throws: IPAError("no app bundle or archive here", file: folder.path("Missing.app"))) {
-            try IPAPackager().package(folder.path("Missing.app"), to: folder.path("out.ipa"))
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            #expect(throws: IPAError("cannot be written: its folder does not exist", file: folder.path("nope/out.ipa"))) {
+                try IPAPackager().package(app, to: folder.path("nope/out.ipa"))
+            }
+            #expect(throws: IPAError("no app bundle or archive here", file: folder.path("Missing.app"))) {
+                try IPAPackager().package(folder.path("Missing.app"), to: folder.path("out.ipa"))
+            }
         }
     }
 }

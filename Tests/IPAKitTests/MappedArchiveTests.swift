@@ -9,67 +9,67 @@ import Testing
 @Suite struct MappedArchiveTests {
     @Test(arguments: [1, 2, 3])
     func crcsOfRangesAcrossBlocksAgreeWithZlib(threads: Int) throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var generator = SystemRandomNumberGenerator()
-        let data = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let path = try folder.write("data.bin", Data(data))
-        let mapped = try MappedArchive(path, displayName: "data.bin")
-        let ranges = [0..<0, 0..<1, 5..<700, 700..<4096, 4096..<4096, 4097..<9_999, 9_999..<10_000]
-        for blockSize in [1, 64, 1_000, 4096, 1 << 20] {
-            let crcs = try mapped.crcs(of: ranges, threads: threads, blockSize: blockSize)
-            let expected = ranges.map { range in
-                data[range].withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        try withTemporaryFolder { folder in
+            var generator = SystemRandomNumberGenerator()
+            let data = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let path = try folder.write("data.bin", Data(data))
+            let mapped = try MappedArchive(path, displayName: "data.bin")
+            let ranges = [0..<0, 0..<1, 5..<700, 700..<4096, 4096..<4096, 4097..<9_999, 9_999..<10_000]
+            for blockSize in [1, 64, 1_000, 4096, 1 << 20] {
+                let crcs = try mapped.crcs(of: ranges, threads: threads, blockSize: blockSize)
+                let expected = ranges.map { range in
+                    data[range].withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+                }
+                #expect(crcs == expected, "block size \(blockSize)")
             }
-            #expect(crcs == expected, "block size \(blockSize)")
         }
     }
 
     @Test func localEntriesAreTheHeadersAsWritten() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try ZipArchiveVerifierTests.stored(folder)
-        let entries = try BundleTree.entries(of: folder.path("ShoutOut.app"), prefix: "Payload/ShoutOut.app")
-        let locals = try MappedArchive(path, displayName: "stored.ipa").localEntries()
-        #expect(locals.map(\.nameText) == entries.map(\.archivePath))
-        for (local, entry) in zip(locals, entries) {
-            #expect(local.method == 0)
-            if case .file = entry.kind { #expect(local.size == Int(entry.size)) }
+        try withTemporaryFolder { folder in
+            let path = try ZipArchiveVerifierTests.stored(folder)
+            let entries = try BundleTree.entries(of: folder.path("ShoutOut.app"), prefix: "Payload/ShoutOut.app")
+            let locals = try MappedArchive(path, displayName: "stored.ipa").localEntries()
+            #expect(locals.map(\.nameText) == entries.map(\.archivePath))
+            for (local, entry) in zip(locals, entries) {
+                #expect(local.method == 0)
+                if case .file = entry.kind { #expect(local.size == Int(entry.size)) }
+            }
+            #expect(locals.first?.headerOffset == 0)
         }
-        #expect(locals.first?.headerOffset == 0)
     }
 
     @Test func anEmptyFileIsAClearError() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("empty.ipa", "")
-        let error = try #require(throws: IPAError.self) { _ = try MappedArchive(path, displayName: "empty.ipa") }
-        #expect(error.message == "failed verification: the archive is empty")
+        try withTemporaryFolder { folder in
+            let path = try folder.write("empty.ipa", "")
+            let error = try #require(throws: IPAError.self) { _ = try MappedArchive(path, displayName: "empty.ipa") }
+            #expect(error.message == "failed verification: the archive is empty")
+        }
     }
 
     /// Letting go of the walked part of the map (here after every header) changes nothing read.
     @Test func theWalkReadsTheSameWhenItLetsGoOfTheMapAsItGoes() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try ZipArchiveVerifierTests.stored(folder)
-        let mapped = try MappedArchive(path, displayName: "stored.ipa")
-        let kept = try mapped.localEntries(releaseEvery: .max)
-        let released = try mapped.localEntries(releaseEvery: 1)
-        #expect(released.map(\.name) == kept.map(\.name))
-        #expect(released.map(\.dataOffset) == kept.map(\.dataOffset))
-        #expect(released.map(\.crc) == kept.map(\.crc))
-        #expect(kept.count > 10)
+        try withTemporaryFolder { folder in
+            let path = try ZipArchiveVerifierTests.stored(folder)
+            let mapped = try MappedArchive(path, displayName: "stored.ipa")
+            let kept = try mapped.localEntries(releaseEvery: .max)
+            let released = try mapped.localEntries(releaseEvery: 1)
+            #expect(released.map(\.name) == kept.map(\.name))
+            #expect(released.map(\.dataOffset) == kept.map(\.dataOffset))
+            #expect(released.map(\.crc) == kept.map(\.crc))
+            #expect(kept.count > 10)
+        }
     }
 
     @Test func rangesReadFromTheFileAreItsBytes() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let data = (0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let path = try folder.write("data.bin", Data(data))
-        let mapped = try MappedArchive(path, displayName: "data.bin")
-        #expect(try mapped.read(0..<0) == [])
-        #expect(try mapped.read(100..<4_321) == Array(data[100..<4_321]))
-        let error = try #require(throws: IPAError.self) { _ = try mapped.read(4_990..<5_010) }
-        #expect(error.message == "failed verification: the archive ends early")
+        try withTemporaryFolder { folder in
+            let data = (0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let path = try folder.write("data.bin", Data(data))
+            let mapped = try MappedArchive(path, displayName: "data.bin")
+            #expect(try mapped.read(0..<0) == [])
+            #expect(try mapped.read(100..<4_321) == Array(data[100..<4_321]))
+            let error = try #require(throws: IPAError.self) { _ = try mapped.read(4_990..<5_010) }
+            #expect(error.message == "failed verification: the archive ends early")
+        }
     }
 }

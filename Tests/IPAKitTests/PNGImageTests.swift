@@ -24,70 +24,70 @@ import Testing
     }
 
     @Test func everyCgBIFixtureBecomesAStandardPNGThatPillowReadsPixelForPixel() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        for (name, size) in Self.cgbi {
-            let data = try Data(contentsOf: Fixtures.url("png-cgbi", name))
-            #expect(PNGImage.isCgBI(data))
-            let image = try PNGImage(data: data)
-            #expect(image.width == size && image.height == size, "\(name)")
-            let png = try folder.write(name, image.pngData())
-            let raw = try folder.write(name + ".rgba", Data(image.pixels))
-            let output = try pillow("""
-                image = Image.open(sys.argv[1]); image.load()
-                print(image.format, image.mode, image.size, image.tobytes() == open(sys.argv[2], 'rb').read())
-                """, [png, raw])
-            #expect(output == "PNG RGBA (\(size), \(size)) True\n", "\(name)")
+        try withTemporaryFolder { folder in
+            for (name, size) in Self.cgbi {
+                let data = try Data(contentsOf: Fixtures.url("png-cgbi", name))
+                #expect(PNGImage.isCgBI(data))
+                let image = try PNGImage(data: data)
+                #expect(image.width == size && image.height == size, "\(name)")
+                let png = try folder.write(name, image.pngData())
+                let raw = try folder.write(name + ".rgba", Data(image.pixels))
+                let output = try pillow("""
+                    image = Image.open(sys.argv[1]); image.load()
+                    print(image.format, image.mode, image.size, image.tobytes() == open(sys.argv[2], 'rb').read())
+                    """, [png, raw])
+                #expect(output == "PNG RGBA (\(size), \(size)) True\n", "\(name)")
+            }
         }
     }
 
     @Test func theUncrushedImageMatchesItsPlainControl() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let image = try PNGImage(data: try Data(contentsOf: Fixtures.url("png-cgbi", "cgbi-to-png_cgbi-image_180x180.png")))
-        let ours = try folder.write("ours.png", image.pngData())
-        // Opaque pixels must match exactly. The control was made by a converter that kept the
-        // colours premultiplied, so our translucent pixels, premultiplied again, must match it too.
-        let output = try pillow("""
-            a = Image.open(sys.argv[1]).convert('RGBA').tobytes(); b = Image.open(sys.argv[2]).convert('RGBA').tobytes()
-            assert len(a) == len(b)
-            opaque = translucent = worst = 0
-            for i in range(0, len(a), 4):
-                assert a[i + 3] == b[i + 3]
-                alpha = b[i + 3]
-                for k in range(3):
-                    if alpha == 255:
-                        worst = max(worst, abs(a[i + k] - b[i + k]))
-                    elif alpha > 0:
-                        worst = max(worst, abs(round(a[i + k] * alpha / 255) - b[i + k]))
-                opaque += alpha == 255
-                translucent += 0 < alpha < 255
-            print(opaque > 1000, translucent > 1000, worst)
-            """, [ours, Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path])
-        #expect(output == "True True 0\n")
+        try withTemporaryFolder { folder in
+            let image = try PNGImage(data: try Data(contentsOf: Fixtures.url("png-cgbi", "cgbi-to-png_cgbi-image_180x180.png")))
+            let ours = try folder.write("ours.png", image.pngData())
+            // Opaque pixels must match exactly. The control was made by a converter that kept the
+            // colours premultiplied, so our translucent pixels, premultiplied again, must match it too.
+            let output = try pillow("""
+                a = Image.open(sys.argv[1]).convert('RGBA').tobytes(); b = Image.open(sys.argv[2]).convert('RGBA').tobytes()
+                assert len(a) == len(b)
+                opaque = translucent = worst = 0
+                for i in range(0, len(a), 4):
+                    assert a[i + 3] == b[i + 3]
+                    alpha = b[i + 3]
+                    for k in range(3):
+                        if alpha == 255:
+                            worst = max(worst, abs(a[i + k] - b[i + k]))
+                        elif alpha > 0:
+                            worst = max(worst, abs(round(a[i + k] * alpha / 255) - b[i + k]))
+                    opaque += alpha == 255
+                    translucent += 0 < alpha < 255
+                print(opaque > 1000, translucent > 1000, worst)
+                """, [ours, Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path])
+            #expect(output == "True True 0\n")
+        }
     }
 
     @Test func aPlainPNGDecodesAsPillowDecodesItAndABadCRCIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let control = Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path
-        // The control's IDAT CRC is wrong (Pillow does not check it; we do).
-        #expect(throws: PNGImage.Failure(description: "IDAT chunk has a bad CRC")) {
-            try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: control)))
-        }
-        let clean = folder.path("clean.png")
-        _ = try pillow("Image.open(sys.argv[1]).save(sys.argv[2])", [control, clean])
-        let image = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: clean)))
-        let raw = try folder.write("plain.rgba", Data(image.pixels))
-        #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())", [clean, raw]) == "True\n")
-        // An RGB (no alpha) and a palette PNG decode too.
-        for mode in ["RGB", "P", "L", "LA"] {
-            let path = folder.path("\(mode).png")
-            _ = try pillow("Image.open(sys.argv[1]).convert(sys.argv[3]).save(sys.argv[2])", [control, path, mode])
-            let decoded = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: path)))
-            let rgba = try folder.write("\(mode).rgba", Data(decoded.pixels))
-            #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())",
-                               [path, rgba]) == "True\n", "\(mode)")
+        try withTemporaryFolder { folder in
+            let control = Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path
+            // The control's IDAT CRC is wrong (Pillow does not check it; we do).
+            #expect(throws: PNGImage.Failure(description: "IDAT chunk has a bad CRC")) {
+                try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: control)))
+            }
+            let clean = folder.path("clean.png")
+            _ = try pillow("Image.open(sys.argv[1]).save(sys.argv[2])", [control, clean])
+            let image = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: clean)))
+            let raw = try folder.write("plain.rgba", Data(image.pixels))
+            #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())", [clean, raw]) == "True\n")
+            // An RGB (no alpha) and a palette PNG decode too.
+            for mode in ["RGB", "P", "L", "LA"] {
+                let path = folder.path("\(mode).png")
+                _ = try pillow("Image.open(sys.argv[1]).convert(sys.argv[3]).save(sys.argv[2])", [control, path, mode])
+                let decoded = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+                let rgba = try folder.write("\(mode).rgba", Data(decoded.pixels))
+                #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())",
+                                   [path, rgba]) == "True\n", "\(mode)")
+            }
         }
     }
 

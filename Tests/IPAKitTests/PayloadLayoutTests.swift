@@ -26,13 +26,13 @@ import Testing
     }
 
     @Test func aPayloadWithExactlyOneAppOpens() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try makeIPA(folder, "good.ipa", Self.app("Payload/A.app") + "\nz.writestr('__MACOSX/Payload/._A.app', b'x')"
-                               + "\nz.writestr('SwiftSupport/iphoneos/libswiftCore.dylib', b'x')")
-        let package = try AppPackage.open(path)
-        #expect(package.app.name == "A.app")
-        #expect(package.extras == ["SwiftSupport"])
+        try withTemporaryFolder { folder in
+            let path = try makeIPA(folder, "good.ipa", Self.app("Payload/A.app") + "\nz.writestr('__MACOSX/Payload/._A.app', b'x')"
+                                   + "\nz.writestr('SwiftSupport/iphoneos/libswiftCore.dylib', b'x')")
+            let package = try AppPackage.open(path)
+            #expect(package.app.name == "A.app")
+            #expect(package.extras == ["SwiftSupport"])
+        }
     }
 
     @Test(arguments: [
@@ -70,10 +70,10 @@ import Testing
         ("empty-payload", "z.writestr('Payload/', b'')", nil, "has no Payload/<Name>.app, so it is not an ipa"),
     ] as [(String, String, String?, String)])
     func aPayloadTheInstallerRefusesIsAClearError(name: String, statements: String, entry: String?, message: String) throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try makeIPA(folder, name + ".ipa", statements)
-        FuzzSeeds.export(try Data(contentsOf: URL(fileURLWithPath: path)), harness: "ipa", name: "payload-" + name)
-        #expect(throws: IPAError(message, file: path, entry: entry)) { try AppPackage.open(path) }
+        try withTemporaryFolder { folder in
+            let path = try makeIPA(folder, name + ".ipa", statements)
+            FuzzSeeds.export(try Data(contentsOf: URL(fileURLWithPath: path)), harness: "ipa", name: "payload-" + name)
+            #expect(throws: IPAError(message, file: path, entry: entry)) { try AppPackage.open(path) }
+        }
     }
 }

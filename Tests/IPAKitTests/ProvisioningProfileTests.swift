@@ -51,17 +51,17 @@ import Testing
     }
 
     @Test func aFileThatIsNotACMSEnvelopeIsRefusedClearly() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let bare = try folder.write("bare.mobileprovision", "<?xml version=\"1.0\"?><plist><dict/></plist>")
-        #expect(throws: IPAError("is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)) {
-            try ProvisioningProfile(contentsOf: bare)
-        }
-        let real = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision"))
-        let truncated = try folder.write("truncated.mobileprovision", real.prefix(real.count / 2))
-        #expect(throws: IPAError.self) { try ProvisioningProfile(contentsOf: truncated) }
-        for length in stride(from: 0, to: 400, by: 7) {
-            #expect(throws: IPAError.self) { try ProvisioningProfile(data: real.prefix(length)) }
+        try withTemporaryFolder { folder in
+            let bare = try folder.write("bare.mobileprovision", "<?xml version=\"1.0\"?><plist><dict/></plist>")
+            #expect(throws: IPAError("is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)) {
+                try ProvisioningProfile(contentsOf: bare)
+            }
+            let real = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision"))
+            let truncated = try folder.write("truncated.mobileprovision", real.prefix(real.count / 2))
+            #expect(throws: IPAError.self) { try ProvisioningProfile(contentsOf: truncated) }
+            for length in stride(from: 0, to: 400, by: 7) {
+                #expect(throws: IPAError.self) { try ProvisioningProfile(data: real.prefix(length)) }
+            }
         }
     }
 }

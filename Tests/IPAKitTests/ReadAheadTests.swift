@@ -95,35 +95,35 @@ import Testing
     }
 
     @Test func eachFileIsHandedOverOpenOnItsOwnContentAndTheRestAreClosedAtTheEnd() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let paths = try (0..<5).map { try folder.write("f\($0)", "content \($0)") }
-        let opened = Recorder()
-        var readAhead: ReadAhead? = ReadAhead(paths: paths, sizes: Array(repeating: 9, count: 5)) { path in
-            opened.record(path, ReadAhead.openWillNeed(path))
+        try withTemporaryFolder { folder in
+            let paths = try (0..<5).map { try folder.write("f\($0)", "content \($0)") }
+            let opened = Recorder()
+            var readAhead: ReadAhead? = ReadAhead(paths: paths, sizes: Array(repeating: 9, count: 5)) { path in
+                opened.record(path, ReadAhead.openWillNeed(path))
+            }
+            for index in 0..<3 {
+                let fd = readAhead!.descriptor(for: index)
+                #expect(fd == opened.opened[index])
+                var bytes = [UInt8](repeating: 0, count: 32)
+                let count = read(fd, &bytes, bytes.count)
+                close(fd)
+                #expect(String(decoding: bytes[0..<max(0, count)], as: UTF8.self) == "content \(index)")
+            }
+            readAhead!.waitUntilIdle()
+            #expect(opened.advised == paths)
+            // Files 3 and 4 were opened ahead and never taken: stopping the read-ahead closes them.
+            // (Another test may reuse a number meanwhile, so a number counts as closed when it no
+            // longer refers to that file.)
+            func inode(_ fd: Int32) -> UInt? {
+                var info = stat()
+                return fstat(fd, &info) == 0 ? UInt(info.st_ino) : nil
+            }
+            let held = opened.opened[3...].map { ($0, inode($0)) }
+            #expect(held.allSatisfy { $0.1 != nil })
+            readAhead!.stop()
+            #expect(held.allSatisfy { inode($0.0) != $0.1 })
+            readAhead = nil
         }
-        for index in 0..<3 {
-            let fd = readAhead!.descriptor(for: index)
-            #expect(fd == opened.opened[index])
-            var bytes = [UInt8](repeating: 0, count: 32)
-            let count = read(fd, &bytes, bytes.count)
-            close(fd)
-            #expect(String(decoding: bytes[0..<max(0, count)], as: UTF8.self) == "content \(index)")
-        }
-        readAhead!.waitUntilIdle()
-        #expect(opened.advised == paths)
-        // Files 3 and 4 were opened ahead and never taken: stopping the read-ahead closes them.
-        // (Another test may reuse a number meanwhile, so a number counts as closed when it no
-        // longer refers to that file.)
-        func inode(_ fd: Int32) -> UInt? {
-            var info = stat()
-            return fstat(fd, &info) == 0 ? UInt(info.st_ino) : nil
-        }
-        let held = opened.opened[3...].map { ($0, inode($0)) }
-        #expect(held.allSatisfy { $0.1 != nil })
-        readAhead!.stop()
-        #expect(held.allSatisfy { inode($0.0) != $0.1 })
-        readAhead = nil
     }
 
     @Test func aFileThatCannotBeOpenedAheadIsLeftToTheReader() {

@@ -27,83 +27,83 @@ import Testing
     }
 
     @Test func storingFramesEveryEntryExactlyAsLibzipDoes() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try IPAPackagerTests.makeApp(in: folder)
-        // Real times and modes, not normalised ones, so the times and attributes are compared too.
-        let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
-        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct())
-        let libzip = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
-        #expect(ours.count == libzip.count)
-        #expect(ours == libzip, "the stored archive differs from libzip's framing of the same entries")
-        // And readers nobody here wrote accept it.
-        try ZipArchiveVerifier.verify(folder.path("direct.ipa"), layouts: [:], threads: 2, displayName: "direct.ipa")
-        let lines = try IPAPackagerTests.describe(folder.path("direct.ipa"))
-        #expect(lines.count == entries.count)
-        #expect(lines.allSatisfy { $0.split(separator: "\t")[5] == "0" })
+        try withTemporaryFolder { folder in
+            let app = try IPAPackagerTests.makeApp(in: folder)
+            // Real times and modes, not normalised ones, so the times and attributes are compared too.
+            let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+            let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct())
+            let libzip = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+            #expect(ours.count == libzip.count)
+            #expect(ours == libzip, "the stored archive differs from libzip's framing of the same entries")
+            // And readers nobody here wrote accept it.
+            try ZipArchiveVerifier.verify(folder.path("direct.ipa"), layouts: [:], threads: 2, displayName: "direct.ipa")
+            let lines = try IPAPackagerTests.describe(folder.path("direct.ipa"))
+            #expect(lines.count == entries.count)
+            #expect(lines.allSatisfy { $0.split(separator: "\t")[5] == "0" })
+        }
     }
 
     /// The space reserved up front is the archive's exact size, and reserving never makes the file longer.
     @Test func theReservedSizeIsTheArchivesSize() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
-        let archive = try Self.stored(entries, to: folder.path("small.ipa"), with: .direct())
-        #expect(Int64(archive.count) == StoredArchiveWriter.archiveSize(entries))
-        let writer = try StoredArchiveWriter(creating: folder.path("reserved.ipa"))
-        writer.reserve(1 << 20)
-        // The file system allocated the space (the ext4 and tmpfs folders tests run in support it).
-        var info = stat()
-        #expect(stat(folder.path("reserved.ipa"), &info) == 0 && Int(info.st_blocks) * 512 >= 1 << 20, "\(info.st_blocks) blocks")
-        try writer.close()
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("reserved.ipa"))).count == 22)
+        try withTemporaryFolder { folder in
+            let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+            let archive = try Self.stored(entries, to: folder.path("small.ipa"), with: .direct())
+            #expect(Int64(archive.count) == StoredArchiveWriter.archiveSize(entries))
+            let writer = try StoredArchiveWriter(creating: folder.path("reserved.ipa"))
+            writer.reserve(1 << 20)
+            // The file system allocated the space (the ext4 and tmpfs folders tests run in support it).
+            var info = stat()
+            #expect(stat(folder.path("reserved.ipa"), &info) == 0 && Int(info.st_blocks) * 512 >= 1 << 20, "\(info.st_blocks) blocks")
+            try writer.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("reserved.ipa"))).count == 22)
+        }
     }
 
     @Test(arguments: [1, 3, 29, 64, 4096])
     func anyBufferSizeGivesTheSameBytes(bufferSize: Int) throws {
         // Tiny buffers put local headers, and the CRC inside them, across buffer boundaries,
         // so the CRC is filled in partly in memory and partly after the bytes were handed over.
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
-        let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
-        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: bufferSize))
-        #expect(ours == expected)
+        try withTemporaryFolder { folder in
+            let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+            let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+            let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: bufferSize))
+            #expect(ours == expected)
+        }
     }
 
     @Test func aLargeFileAcrossManyBuffersGivesTheSameBytes() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let entries = try BundleTree.entries(of: try IPAPackagerTests.makeApp(in: folder), prefix: "Payload/ShoutOut.app")
-        let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
-        let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: 65_537))
-        #expect(ours == expected)
+        try withTemporaryFolder { folder in
+            let entries = try BundleTree.entries(of: try IPAPackagerTests.makeApp(in: folder), prefix: "Payload/ShoutOut.app")
+            let expected = try Self.stored(entries, to: folder.path("libzip.ipa"), with: .libzip)
+            let ours = try Self.stored(entries, to: folder.path("direct.ipa"), with: .direct(bufferSize: 65_537))
+            #expect(ours == expected)
+        }
     }
 
     @Test func aFileThatShrinksWhileBeingStoredIsAnErrorNamingIt() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let app = try Self.makeSmallTree(in: folder)
-        let entries = try BundleTree.entries(of: app, prefix: "Payload/Small.app")
-        let victim = try #require(entries.first { $0.size == 250 })
-        truncate(victim.sourcePath, 100)
-        #expect(throws: IPAError("changed while it was being read (shorter than 250 bytes)", file: victim.sourcePath)) {
-            _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
-        }
-        unlink(victim.sourcePath)
-        #expect(throws: SystemError("cannot be read", file: victim.sourcePath, code: ENOENT)) {
-            _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
+        try withTemporaryFolder { folder in
+            let app = try Self.makeSmallTree(in: folder)
+            let entries = try BundleTree.entries(of: app, prefix: "Payload/Small.app")
+            let victim = try #require(entries.first { $0.size == 250 })
+            truncate(victim.sourcePath, 100)
+            #expect(throws: IPAError("changed while it was being read (shorter than 250 bytes)", file: victim.sourcePath)) {
+                _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
+            }
+            unlink(victim.sourcePath)
+            #expect(throws: SystemError("cannot be read", file: victim.sourcePath, code: ENOENT)) {
+                _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
+            }
         }
     }
 
     @Test func aFailedWriteNamesTheArchive() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
-        #expect(throws: SystemError("cannot be written", file: "/dev/full", code: ENOSPC)) {
-            var options = IPAPackager.Options()
-            options.level = 0
-            _ = try IPAPackager(options: options).write(entries, to: "/dev/full", storedWriter: .direct(bufferSize: 4096))
+        try withTemporaryFolder { folder in
+            let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
+            #expect(throws: SystemError("cannot be written", file: "/dev/full", code: ENOSPC)) {
+                var options = IPAPackager.Options()
+                options.level = 0
+                _ = try IPAPackager(options: options).write(entries, to: "/dev/full", storedWriter: .direct(bufferSize: 4096))
+            }
         }
     }
 
@@ -118,23 +118,23 @@ import Testing
         #expect(StoredArchiveWriter.fits((0..<65_534).map { entry("f\($0)", size: 0) }))
 
         // A real one with too many entries: packaged through libzip, with the ZIP64 warning.
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("Many.app/Info.plist", Data("<plist/>".utf8))
-        for index in 0..<65_600 {
-            let path = folder.path("Many.app/F\(index % 64)/\(index)")
-            if index < 64 { try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                                      withIntermediateDirectories: true) }
-            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        return try withTemporaryFolder { folder in
+            try folder.create("Many.app/Info.plist", Data("<plist/>".utf8))
+            for index in 0..<65_600 {
+                let path = folder.path("Many.app/F\(index % 64)/\(index)")
+                if index < 64 { try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                                          withIntermediateDirectories: true) }
+                #expect(FileManager.default.createFile(atPath: path, contents: nil))
+            }
+            var options = IPAPackager.Options()
+            options.level = 0
+            let report = try IPAPackager(options: options).package(folder.path("Many.app"), to: folder.path("many.ipa"))
+            #expect(report.entries == 65_600 + 64 + 3)
+            #expect(report.warnings.contains { $0.hasPrefix("the ipa needs ZIP64") })
+            let python = try #require(ProcessResult.which("python3"))
+            let count = try ProcessResult.run(python, ["-c", "import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).infolist()))",
+                                                       folder.path("many.ipa")])
+            #expect(count.stdoutText == "\(65_600 + 64 + 3)\n")
         }
-        var options = IPAPackager.Options()
-        options.level = 0
-        let report = try IPAPackager(options: options).package(folder.path("Many.app"), to: folder.path("many.ipa"))
-        #expect(report.entries == 65_600 + 64 + 3)
-        #expect(report.warnings.contains { $0.hasPrefix("the ipa needs ZIP64") })
-        let python = try #require(ProcessResult.which("python3"))
-        let count = try ProcessResult.run(python, ["-c", "import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).infolist()))",
-                                                   folder.path("many.ipa")])
-        #expect(count.stdoutText == "\(65_600 + 64 + 3)\n")
     }
 }

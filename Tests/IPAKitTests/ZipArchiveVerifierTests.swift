@@ -39,85 +39,85 @@ import Testing
     }
 
     @Test func anIntactArchivePasses() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let (path, layouts) = try written(folder)
-        #expect(layouts["Payload/ShoutOut.app/ShoutOut"]?.segmentLengths.count == 3)
-        try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa")
+        try withTemporaryFolder { folder in
+            let (path, layouts) = try written(folder)
+            #expect(layouts["Payload/ShoutOut.app/ShoutOut"]?.segmentLengths.count == 3)
+            try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa")
+        }
     }
 
     @Test func aFlippedByteInAChunkedEntryIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let (path, layouts) = try written(folder)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        // The big executable's data sits early in the archive; damage a byte in its middle.
-        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
-        bytes[nameRange.upperBound + 1_500_000] ^= 0x5A
-        try bytes.write(to: URL(fileURLWithPath: path))
-        expectFailure(path, layouts: layouts, entry: "Payload/ShoutOut.app/ShoutOut")
+        try withTemporaryFolder { folder in
+            let (path, layouts) = try written(folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The big executable's data sits early in the archive; damage a byte in its middle.
+            let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
+            bytes[nameRange.upperBound + 1_500_000] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: path))
+            expectFailure(path, layouts: layouts, entry: "Payload/ShoutOut.app/ShoutOut")
+        }
     }
 
     @Test func aFlippedByteInAPlainEntryIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let (path, layouts) = try written(folder)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
-        bytes[nameRange.upperBound + 40] ^= 0x5A
-        try bytes.write(to: URL(fileURLWithPath: path))
-        #expect(throws: IPAError.self) { try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa") }
+        try withTemporaryFolder { folder in
+            let (path, layouts) = try written(folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
+            bytes[nameRange.upperBound + 40] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: path))
+            #expect(throws: IPAError.self) { try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa") }
+        }
     }
 
     @Test func aFlippedByteInAStoredEntryIsCaughtWithTheCRCs() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try Self.stored(folder)
-        try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
-        bytes[nameRange.upperBound + 40] ^= 0x5A
-        try bytes.write(to: URL(fileURLWithPath: path))
-        expectFailure(path, entry: "Payload/ShoutOut.app/Base.lproj/Main.strings", prefix: "failed verification: CRC ")
+        try withTemporaryFolder { folder in
+            let path = try Self.stored(folder)
+            try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
+            bytes[nameRange.upperBound + 40] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: path))
+            expectFailure(path, entry: "Payload/ShoutOut.app/Base.lproj/Main.strings", prefix: "failed verification: CRC ")
+        }
     }
 
     /// The executable spans several 1 MiB blocks, whose CRCs are taken apart and combined.
     @Test func aFlippedByteLateInALargeStoredEntryIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try Self.stored(folder)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
-        bytes[nameRange.upperBound + 2_500_000] ^= 0x01
-        try bytes.write(to: URL(fileURLWithPath: path))
-        expectFailure(path, threads: 3, entry: "Payload/ShoutOut.app/ShoutOut", prefix: "failed verification: CRC ")
+        try withTemporaryFolder { folder in
+            let path = try Self.stored(folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/ShoutOut".utf8)))
+            bytes[nameRange.upperBound + 2_500_000] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: path))
+            expectFailure(path, threads: 3, entry: "Payload/ShoutOut.app/ShoutOut", prefix: "failed verification: CRC ")
+        }
     }
 
     @Test func aLocalHeaderNamingAnotherFileIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try Self.stored(folder)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        // The first occurrence is the local header's copy of the name; the central directory keeps its own.
-        let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Info.plist".utf8)))
-        bytes[nameRange.upperBound - 1] = UInt8(ascii: "x")
-        try bytes.write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: IPAError.self) {
-            try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+        try withTemporaryFolder { folder in
+            let path = try Self.stored(folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The first occurrence is the local header's copy of the name; the central directory keeps its own.
+            let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Info.plist".utf8)))
+            bytes[nameRange.upperBound - 1] = UInt8(ascii: "x")
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let error = try #require(throws: IPAError.self) {
+                try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+            }
+            #expect(error.message.hasPrefix("failed verification: "))
+            #expect(error.file == "stored.ipa")
         }
-        #expect(error.message.hasPrefix("failed verification: "))
-        #expect(error.file == "stored.ipa")
     }
 
     @Test func aTruncatedArchiveIsCaught() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try Self.stored(folder)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: IPAError.self) {
-            try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+        try withTemporaryFolder { folder in
+            let path = try Self.stored(folder)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+            let error = try #require(throws: IPAError.self) {
+                try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
+            }
+            #expect(error.message.hasPrefix("failed verification: "))
         }
-        #expect(error.message.hasPrefix("failed verification: "))
     }
 }

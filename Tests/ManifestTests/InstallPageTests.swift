@@ -37,121 +37,121 @@ import Testing
     }
 
     @Test func hostileMetadataIsEscapedInTheManifestThePageAndTheLink() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let ipa = try Self.hostileIPA(folder)
-        var options = InstallPage.Options(baseURL: Self.hostileBase)
-        options.environment = "Staging <b>"
-        options.notes = "Fixed <img src=x onerror=alert(1)> & more\n\n- see https://e.example/?a=1&b=2"
-        let out = folder.path("site")
-        let result = try InstallPage(options: options).write(ipa: ipa, to: out)
-        #expect(result.manifestURL == Self.encodedBase + "manifest.plist")
-        #expect(result.ipaURL == Self.encodedBase + "Evil%20App%20%231.ipa")
-        // plistlib reads every key of the manifest back exactly.
-        let manifest = try python("""
-            m = plistlib.load(open(sys.argv[1], 'rb'))
-            item = m['items'][0]
-            print(json.dumps([[a['kind'], a['url']] for a in item['assets']]))
-            print(json.dumps(item['metadata'], sort_keys=True))
-            """, [out + "/manifest.plist"])
-        #expect(manifest == """
-            [["software-package", "\(Self.encodedBase)Evil%20App%20%231.ipa"], ["display-image", "\(Self.encodedBase)icon-57.png"], ["full-size-image", "\(Self.encodedBase)icon-512.png"]]
-            {"bundle-identifier": "com.example.evil", "bundle-version": "1.4.0", "kind": "software", "subtitle": "Staging <b>", "title": "<script>alert(1)</script>&\\"'"}
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            var options = InstallPage.Options(baseURL: Self.hostileBase)
+            options.environment = "Staging <b>"
+            options.notes = "Fixed <img src=x onerror=alert(1)> & more\n\n- see https://e.example/?a=1&b=2"
+            let out = folder.path("site")
+            let result = try InstallPage(options: options).write(ipa: ipa, to: out)
+            #expect(result.manifestURL == Self.encodedBase + "manifest.plist")
+            #expect(result.ipaURL == Self.encodedBase + "Evil%20App%20%231.ipa")
+            // plistlib reads every key of the manifest back exactly.
+            let manifest = try python("""
+                m = plistlib.load(open(sys.argv[1], 'rb'))
+                item = m['items'][0]
+                print(json.dumps([[a['kind'], a['url']] for a in item['assets']]))
+                print(json.dumps(item['metadata'], sort_keys=True))
+                """, [out + "/manifest.plist"])
+            #expect(manifest == """
+                [["software-package", "\(Self.encodedBase)Evil%20App%20%231.ipa"], ["display-image", "\(Self.encodedBase)icon-57.png"], ["full-size-image", "\(Self.encodedBase)icon-512.png"]]
+                {"bundle-identifier": "com.example.evil", "bundle-version": "1.4.0", "kind": "software", "subtitle": "Staging <b>", "title": "<script>alert(1)</script>&\\"'"}
 
-            """)
-        let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
-        #expect(!html.contains(Self.hostileName))
-        #expect(!html.contains("<img src=x"))
-        #expect(html.contains("<h1 id=\"app-name\">&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</h1>"))
-        let href = "itms-services://?action=download-manifest&amp;url=" + URLEncoding.encodeComponent(result.manifestURL)
-        #expect(html.contains("<a class=\"install\" id=\"install\" href=\"\(href)\">"))
-        #expect(html.contains("<span class=\"badge\" title=\"Environment\">Staging &lt;b&gt;</span>"))
-        #expect(html.contains("href=\"https://builds.example.com/shout%20out/&#39;x&#39;&amp;y=1;z/manifest.plist\""))
-        let manifestText = try String(contentsOfFile: out + "/manifest.plist", encoding: .utf8)
-        #expect(manifestText.contains("<string>https://builds.example.com/shout%20out/'x'&amp;y=1;z/Evil%20App%20%231.ipa</string>"))
-        #expect(!html.contains("http://") || !html.contains("src=\"http"))
-        // The feed is valid JSON with the same URLs.
-        let feed = try python("f = json.load(open(sys.argv[1])); print(f['installURL'] == sys.argv[2], f['build'], f['environment'])",
-                              [out + "/version.json", result.installURL])
-        #expect(feed == "True 42 Staging <b>\n")
-        // Icons at the sizes the manifest promises.
-        #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
-        #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-512.png")))! == (512, 512))
-        #expect(FileManager.default.fileExists(atPath: out + "/Evil App #1.ipa"))
+                """)
+            let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+            #expect(!html.contains(Self.hostileName))
+            #expect(!html.contains("<img src=x"))
+            #expect(html.contains("<h1 id=\"app-name\">&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;</h1>"))
+            let href = "itms-services://?action=download-manifest&amp;url=" + URLEncoding.encodeComponent(result.manifestURL)
+            #expect(html.contains("<a class=\"install\" id=\"install\" href=\"\(href)\">"))
+            #expect(html.contains("<span class=\"badge\" title=\"Environment\">Staging &lt;b&gt;</span>"))
+            #expect(html.contains("href=\"https://builds.example.com/shout%20out/&#39;x&#39;&amp;y=1;z/manifest.plist\""))
+            let manifestText = try String(contentsOfFile: out + "/manifest.plist", encoding: .utf8)
+            #expect(manifestText.contains("<string>https://builds.example.com/shout%20out/'x'&amp;y=1;z/Evil%20App%20%231.ipa</string>"))
+            #expect(!html.contains("http://") || !html.contains("src=\"http"))
+            // The feed is valid JSON with the same URLs.
+            let feed = try python("f = json.load(open(sys.argv[1])); print(f['installURL'] == sys.argv[2], f['build'], f['environment'])",
+                                  [out + "/version.json", result.installURL])
+            #expect(feed == "True 42 Staging <b>\n")
+            // Icons at the sizes the manifest promises.
+            #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
+            #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-512.png")))! == (512, 512))
+            #expect(FileManager.default.fileExists(atPath: out + "/Evil App #1.ipa"))
+        }
     }
 
     @Test func thePageUsesNoOutsideResources() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let ipa = try Self.hostileIPA(folder)
-        _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/x/")).write(ipa: ipa, to: folder.path("site"))
-        let html = try String(contentsOfFile: folder.path("site/index.html"), encoding: .utf8)
-        #expect(html.contains("<link rel=\"icon\" href=\"icon-57.png\">"))
-        for pattern in ["rel=\"stylesheet\"", "@import", "url(", "src=\"http", "src=\"//", "fonts.g", "cdn"] {
-            #expect(!html.contains(pattern), "the page refers to '\(pattern)'")
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/x/")).write(ipa: ipa, to: folder.path("site"))
+            let html = try String(contentsOfFile: folder.path("site/index.html"), encoding: .utf8)
+            #expect(html.contains("<link rel=\"icon\" href=\"icon-57.png\">"))
+            for pattern in ["rel=\"stylesheet\"", "@import", "url(", "src=\"http", "src=\"//", "fonts.g", "cdn"] {
+                #expect(!html.contains(pattern), "the page refers to '\(pattern)'")
+            }
+            #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+            #expect(html.contains("alt=\"&lt;script&gt;"))
         }
-        #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
-        #expect(html.contains("alt=\"&lt;script&gt;"))
     }
 
     @Test(Fixtures.enabled) func anExpiredOrAppStoreProfileDisablesTheInstallButton() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
-        var options = InstallPage.Options(baseURL: "https://b.example/demo/")
-        options.copyIPA = false
-        options.now = PlistDate(iso8601: "2021-12-01")!.date
-        _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("valid"))
-        let valid = try String(contentsOfFile: folder.path("valid/index.html"), encoding: .utf8)
-        #expect(valid.contains("id=\"install\""))
-        #expect(valid.contains("“Untrusted Enterprise Developer”"))
-        options.now = PlistDate(iso8601: "2022-02-01")!.date
-        _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
-        let expired = try String(contentsOfFile: folder.path("expired/index.html"), encoding: .utf8)
-        #expect(!expired.contains("id=\"install\""))
-        #expect(expired.contains("its provisioning profile expired on 2022-01-15 06:40 UTC"))
-        let store = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
-        options.now = PlistDate(iso8601: "2017-01-01")!.date
-        _ = try InstallPage(options: options).write(ipa: store, to: folder.path("store"))
-        #expect(try String(contentsOfFile: folder.path("store/index.html"), encoding: .utf8)
-                .contains("This build is signed for the App Store and cannot be installed from this page."))
+        try withTemporaryFolder { folder in
+            let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
+            var options = InstallPage.Options(baseURL: "https://b.example/demo/")
+            options.copyIPA = false
+            options.now = PlistDate(iso8601: "2021-12-01")!.date
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("valid"))
+            let valid = try String(contentsOfFile: folder.path("valid/index.html"), encoding: .utf8)
+            #expect(valid.contains("id=\"install\""))
+            #expect(valid.contains("“Untrusted Enterprise Developer”"))
+            options.now = PlistDate(iso8601: "2022-02-01")!.date
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
+            let expired = try String(contentsOfFile: folder.path("expired/index.html"), encoding: .utf8)
+            #expect(!expired.contains("id=\"install\""))
+            #expect(expired.contains("its provisioning profile expired on 2022-01-15 06:40 UTC"))
+            let store = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
+            options.now = PlistDate(iso8601: "2017-01-01")!.date
+            _ = try InstallPage(options: options).write(ipa: store, to: folder.path("store"))
+            #expect(try String(contentsOfFile: folder.path("store/index.html"), encoding: .utf8)
+                    .contains("This build is signed for the App Store and cannot be installed from this page."))
+        }
     }
 
     @Test func anHTTPBaseURLIsRefusedUnlessAllowed() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let ipa = try Self.hostileIPA(folder)
-        #expect(throws: URLEncoding.Failure.self) {
-            try InstallPage(options: InstallPage.Options(baseURL: "http://b.example/")).write(ipa: ipa, to: folder.path("site"))
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            #expect(throws: URLEncoding.Failure.self) {
+                try InstallPage(options: InstallPage.Options(baseURL: "http://b.example/")).write(ipa: ipa, to: folder.path("site"))
+            }
+            var options = InstallPage.Options(baseURL: "http://b.example/")
+            options.allowHTTP = true
+            let result = try InstallPage(options: options).write(ipa: ipa, to: folder.path("site"))
+            #expect(result.warnings.contains("the base URL uses http: iOS will refuse to install from this page; serve it over https"))
         }
-        var options = InstallPage.Options(baseURL: "http://b.example/")
-        options.allowHTTP = true
-        let result = try InstallPage(options: options).write(ipa: ipa, to: folder.path("site"))
-        #expect(result.warnings.contains("the base URL uses http: iOS will refuse to install from this page; serve it over https"))
     }
 
     @Test func theIndexGroupsReleasesByEnvironmentNewestFirst() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        for (path, environment, version, date) in [("Staging/1.0-1", "Staging", "1.0", "2026-01-01T10:00:00Z"),
-                                                   ("Staging/1.1-2", "Staging", "1.1", "2026-02-01T10:00:00Z"),
-                                                   ("Release/1.0-1", "Release", "1.0", "2025-12-01T10:00:00Z")] {
-            try folder.create("dist/\(path)/build.json", Data("""
-                {"appName": "Shout<Out>", "version": "\(version)", "build": "\(path.suffix(1))", "environment": "\(environment)",
-                 "date": "\(date)", "page": "index.html", "icon": "icon-57.png"}
-                """.utf8))
+        try withTemporaryFolder { folder in
+            for (path, environment, version, date) in [("Staging/1.0-1", "Staging", "1.0", "2026-01-01T10:00:00Z"),
+                                                       ("Staging/1.1-2", "Staging", "1.1", "2026-02-01T10:00:00Z"),
+                                                       ("Release/1.0-1", "Release", "1.0", "2025-12-01T10:00:00Z")] {
+                try folder.create("dist/\(path)/build.json", Data("""
+                    {"appName": "Shout<Out>", "version": "\(version)", "build": "\(path.suffix(1))", "environment": "\(environment)",
+                     "date": "\(date)", "page": "index.html", "icon": "icon-57.png"}
+                    """.utf8))
+            }
+            let (releases, problems) = try BuildIndex.releases(in: folder.path("dist"))
+            #expect(problems == [] && releases.count == 3)
+            let html = try BuildIndex.html(releases, title: "ShoutOut builds", templates: try TemplateSet())
+            let staging = try #require(html.range(of: "id=\"env-Staging\""))
+            let release = try #require(html.range(of: "id=\"env-Release\""))
+            #expect(staging.lowerBound < release.lowerBound)
+            let newer = try #require(html.range(of: "href=\"Staging/1.1-2/index.html\""))
+            let older = try #require(html.range(of: "href=\"Staging/1.0-1/index.html\""))
+            #expect(newer.lowerBound < older.lowerBound)
+            #expect(html.contains("<a class=\"latest\" href=\"Staging/1.1-2/index.html\">Latest: 1.1 (2)</a>"))
+            #expect(html.contains("Shout&lt;Out&gt; 1.1 (2)"))
+            #expect(html.contains("3 builds in 2 environments"))
         }
-        let (releases, problems) = try BuildIndex.releases(in: folder.path("dist"))
-        #expect(problems == [] && releases.count == 3)
-        let html = try BuildIndex.html(releases, title: "ShoutOut builds", templates: try TemplateSet())
-        let staging = try #require(html.range(of: "id=\"env-Staging\""))
-        let release = try #require(html.range(of: "id=\"env-Release\""))
-        #expect(staging.lowerBound < release.lowerBound)
-        let newer = try #require(html.range(of: "href=\"Staging/1.1-2/index.html\""))
-        let older = try #require(html.range(of: "href=\"Staging/1.0-1/index.html\""))
-        #expect(newer.lowerBound < older.lowerBound)
-        #expect(html.contains("<a class=\"latest\" href=\"Staging/1.1-2/index.html\">Latest: 1.1 (2)</a>"))
-        #expect(html.contains("Shout&lt;Out&gt; 1.1 (2)"))
-        #expect(html.contains("3 builds in 2 environments"))
     }
 }

@@ -49,15 +49,15 @@ import Testing
     }
 
     @Test func aTeamsTemplatesReplaceTheBuiltInOnes() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        _ = try folder.write("page.mustache", "<p>{{appName}}</p>{{> style}}")
-        _ = try folder.write("style.mustache", "/* team style */")
-        let set = try TemplateSet(folder: folder.url.path)
-        #expect(try set.render("page", ["appName": "ShoutOut"]) == "<p>ShoutOut</p>/* team style */")
-        _ = try folder.write("index.mustache", "{{#broken}}")
-        #expect(throws: Template.Failure(description: "\(folder.path("index.mustache")):1: section 'broken' is never closed")) {
-            try TemplateSet(folder: folder.url.path)
+        try withTemporaryFolder { folder in
+            _ = try folder.write("page.mustache", "<p>{{appName}}</p>{{> style}}")
+            _ = try folder.write("style.mustache", "/* team style */")
+            let set = try TemplateSet(folder: folder.url.path)
+            #expect(try set.render("page", ["appName": "ShoutOut"]) == "<p>ShoutOut</p>/* team style */")
+            _ = try folder.write("index.mustache", "{{#broken}}")
+            #expect(throws: Template.Failure(description: "\(folder.path("index.mustache")):1: section 'broken' is never closed")) {
+                try TemplateSet(folder: folder.url.path)
+            }
         }
     }
 

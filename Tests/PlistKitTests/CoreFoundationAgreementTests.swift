@@ -76,12 +76,12 @@ import Testing
     }
 
     @Test func anEmptyFileIsAnErrorNamingTheFile() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Empty.plist", Data())
-        #expect(throws: PlistError(.malformed, "the file is empty; a property list needs at least a value",
-                                   at: .byteOffset(0), file: path)) {
-            try PropertyList(contentsOf: path)
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Empty.plist", Data())
+            #expect(throws: PlistError(.malformed, "the file is empty; a property list needs at least a value",
+                                       at: .byteOffset(0), file: path)) {
+                try PropertyList(contentsOf: path)
+            }
         }
     }
 
@@ -124,11 +124,11 @@ import Testing
     }
 
     @Test func convertReadsOpenStepDataAtTheRootToo() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let input = try folder.write("data.txt", "<0a0b>")
-        try PlistConverter.convert(input, to: .binary, output: folder.path("out.plist"))
-        #expect(try PropertyList(contentsOf: folder.path("out.plist")).value == .data(Data([0x0A, 0x0B])))
+        try withTemporaryFolder { folder in
+            let input = try folder.write("data.txt", "<0a0b>")
+            try PlistConverter.convert(input, to: .binary, output: folder.path("out.plist"))
+            #expect(try PropertyList(contentsOf: folder.path("out.plist")).value == .data(Data([0x0A, 0x0B])))
+        }
     }
 
     @Test func aKeyWithoutValueInOpenStepMeansTheKeyItself() throws {

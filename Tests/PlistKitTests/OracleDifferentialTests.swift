@@ -68,37 +68,37 @@ import Testing
     }
 
     @Test func plistlibOutputReadsBackEqualAndOurOutputLoadsEqualInPlistlib() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try generate(folder, seed: 20261202)
-        for index in 0..<Self.caseCount {
-            let expected = try expected(folder, index)
-            let fromXML = try PropertyList(contentsOf: folder.path("case_\(index).xml"))
-            let fromBinary = try PropertyList(contentsOf: folder.path("case_\(index).bin"))
-            #expect(fromXML.format == .xml && fromBinary.format == .binary)
-            #expect(fromXML.value == expected, "case_\(index).xml read differently")
-            #expect(fromBinary.value == (try self.expected(folder, index, binary: true)), "case_\(index).bin read differently")
-            try PropertyList(expected).write(to: folder.path("ours_\(index).xml"), format: .xml)
-            try PropertyList(expected).write(to: folder.path("ours_\(index).bin"), format: .binary)
+        try withTemporaryFolder { folder in
+            try generate(folder, seed: 20261202)
+            for index in 0..<Self.caseCount {
+                let expected = try expected(folder, index)
+                let fromXML = try PropertyList(contentsOf: folder.path("case_\(index).xml"))
+                let fromBinary = try PropertyList(contentsOf: folder.path("case_\(index).bin"))
+                #expect(fromXML.format == .xml && fromBinary.format == .binary)
+                #expect(fromXML.value == expected, "case_\(index).xml read differently")
+                #expect(fromBinary.value == (try self.expected(folder, index, binary: true)), "case_\(index).bin read differently")
+                try PropertyList(expected).write(to: folder.path("ours_\(index).xml"), format: .xml)
+                try PropertyList(expected).write(to: folder.path("ours_\(index).bin"), format: .binary)
+            }
+            let python = try #require(ProcessResult.which("python3"))
+            let check = try ProcessResult.run(python, [Self.oracle, "check", folder.url.path])
+            #expect(check.status == 0, "plistlib disagrees:\n\(check.stdoutText)\(check.stderrText)")
+            #expect(check.stdoutText.hasSuffix("\(Self.caseCount * 2) checked, 0 failed\n"))
         }
-        let python = try #require(ProcessResult.which("python3"))
-        let check = try ProcessResult.run(python, [Self.oracle, "check", folder.url.path])
-        #expect(check.status == 0, "plistlib disagrees:\n\(check.stdoutText)\(check.stderrText)")
-        #expect(check.stdoutText.hasSuffix("\(Self.caseCount * 2) checked, 0 failed\n"))
     }
 
     @Test func ourBinaryIsByteIdenticalToPlistlibsForTheSameValue() throws {
         // plistlib's binary writer follows Core Foundation's object order and uniquing; so do we.
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try generate(folder, seed: 7)
-        var identical = 0
-        for index in 0..<Self.caseCount {
-            let theirs = try Data(contentsOf: URL(fileURLWithPath: folder.path("case_\(index).bin")))
-            let value = try BinaryPlistReader().read(theirs)
-            if try BinaryPlistWriter().write(value) == theirs { identical += 1 }
+        try withTemporaryFolder { folder in
+            try generate(folder, seed: 7)
+            var identical = 0
+            for index in 0..<Self.caseCount {
+                let theirs = try Data(contentsOf: URL(fileURLWithPath: folder.path("case_\(index).bin")))
+                let value = try BinaryPlistReader().read(theirs)
+                if try BinaryPlistWriter().write(value) == theirs { identical += 1 }
+            }
+            #expect(identical == Self.caseCount)
         }
-        #expect(identical == Self.caseCount)
     }
 
     /// libplist writes -0.0 to XML as `0.0`; compare modulo that one known quirk.
@@ -117,44 +117,44 @@ import Testing
             if Fixtures.isRequired { Issue.record("plistutil (libplist-utils) is required in CI but not installed") }
             return
         }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try generate(folder, seed: 99)
-        for index in 0..<Self.caseCount {
-            let expected = try expected(folder, index)
-            // Our binary -> plistutil XML -> us. plistutil exits 0 even on failure and copies input
-            // through when the formats match, so force the output format and check what came out.
-            let ours = folder.path("ours_\(index).bin")
-            try PropertyList(expected).write(to: ours, format: .binary)
-            let viaXML = folder.path("pu_\(index).xml")
-            _ = try ProcessResult.run(plistutil, ["-i", ours, "-f", "xml", "-o", viaXML])
-            let xmlBytes = try Data(contentsOf: URL(fileURLWithPath: viaXML))
-            #expect(xmlBytes.starts(with: Array("<?xml".utf8)), "plistutil wrote no XML for case \(index)")
-            #expect(Self.withoutNegativeZero(try XMLPlistReader().read(xmlBytes)) == Self.withoutNegativeZero(expected),
-                    "plistutil's XML of our binary, case \(index)")
-            // Our XML -> plistutil binary -> us.
-            let oursXML = folder.path("ours_\(index).xml")
-            try PropertyList(expected).write(to: oursXML, format: .xml)
-            let viaBinary = folder.path("pu_\(index).bin")
-            _ = try ProcessResult.run(plistutil, ["-i", oursXML, "-f", "bin", "-o", viaBinary])
-            let binaryBytes = try Data(contentsOf: URL(fileURLWithPath: viaBinary))
-            #expect(binaryBytes.starts(with: Array("bplist00".utf8)), "plistutil wrote no binary for case \(index)")
-            #expect(try BinaryPlistReader().read(binaryBytes) == expected, "plistutil's binary of our XML, case \(index)")
+        try withTemporaryFolder { folder in
+            try generate(folder, seed: 99)
+            for index in 0..<Self.caseCount {
+                let expected = try expected(folder, index)
+                // Our binary -> plistutil XML -> us. plistutil exits 0 even on failure and copies input
+                // through when the formats match, so force the output format and check what came out.
+                let ours = folder.path("ours_\(index).bin")
+                try PropertyList(expected).write(to: ours, format: .binary)
+                let viaXML = folder.path("pu_\(index).xml")
+                _ = try ProcessResult.run(plistutil, ["-i", ours, "-f", "xml", "-o", viaXML])
+                let xmlBytes = try Data(contentsOf: URL(fileURLWithPath: viaXML))
+                #expect(xmlBytes.starts(with: Array("<?xml".utf8)), "plistutil wrote no XML for case \(index)")
+                #expect(Self.withoutNegativeZero(try XMLPlistReader().read(xmlBytes)) == Self.withoutNegativeZero(expected),
+                        "plistutil's XML of our binary, case \(index)")
+                // Our XML -> plistutil binary -> us.
+                let oursXML = folder.path("ours_\(index).xml")
+                try PropertyList(expected).write(to: oursXML, format: .xml)
+                let viaBinary = folder.path("pu_\(index).bin")
+                _ = try ProcessResult.run(plistutil, ["-i", oursXML, "-f", "bin", "-o", viaBinary])
+                let binaryBytes = try Data(contentsOf: URL(fileURLWithPath: viaBinary))
+                #expect(binaryBytes.starts(with: Array("bplist00".utf8)), "plistutil wrote no binary for case \(index)")
+                #expect(try BinaryPlistReader().read(binaryBytes) == expected, "plistutil's binary of our XML, case \(index)")
+            }
         }
     }
 }
 
 extension OracleDifferentialTests {
     @Test func theStreamingReadersAgreeWithTheValueReadersOnEveryCase() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try generate(folder, seed: 31337)
-        for index in 0..<Self.caseCount {
-            for (name, format) in [("case_\(index).xml", PlistFormat.xml), ("case_\(index).bin", .binary)] {
-                let data = try Data(contentsOf: URL(fileURLWithPath: folder.path(name)))
-                let builder = PlistTreeBuilder()
-                if format == .xml { try XMLPlistReader().read(data, into: builder) } else { try BinaryPlistReader().read(data, into: builder) }
-                #expect(builder.root == (try PropertyList(data: data).value), "\(name)")
+        try withTemporaryFolder { folder in
+            try generate(folder, seed: 31337)
+            for index in 0..<Self.caseCount {
+                for (name, format) in [("case_\(index).xml", PlistFormat.xml), ("case_\(index).bin", .binary)] {
+                    let data = try Data(contentsOf: URL(fileURLWithPath: folder.path(name)))
+                    let builder = PlistTreeBuilder()
+                    if format == .xml { try XMLPlistReader().read(data, into: builder) } else { try BinaryPlistReader().read(data, into: builder) }
+                    #expect(builder.root == (try PropertyList(data: data).value), "\(name)")
+                }
             }
         }
     }

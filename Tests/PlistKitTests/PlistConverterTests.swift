@@ -15,16 +15,16 @@ import Testing
     ]
 
     func roundTrip(_ value: PlistValue, from source: PlistFormat, to target: PlistFormat) throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let input = try folder.write("in.plist", try PropertyList.encode(value, format: source))
-        let output = folder.path("out.plist")
-        try PlistConverter.convert(input, to: target, output: output)
-        let streamed = try Data(contentsOf: URL(fileURLWithPath: output))
-        // JSON holds dates and data as strings, so compare with what was actually read.
-        let expected = source == .json ? try PropertyList(contentsOf: input).value : value
-        #expect(streamed == (try PropertyList.encode(expected, format: target)), "\(source) -> \(target)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["in.plist", "out.plist"])
+        try withTemporaryFolder { folder in
+            let input = try folder.write("in.plist", try PropertyList.encode(value, format: source))
+            let output = folder.path("out.plist")
+            try PlistConverter.convert(input, to: target, output: output)
+            let streamed = try Data(contentsOf: URL(fileURLWithPath: output))
+            // JSON holds dates and data as strings, so compare with what was actually read.
+            let expected = source == .json ? try PropertyList(contentsOf: input).value : value
+            #expect(streamed == (try PropertyList.encode(expected, format: target)), "\(source) -> \(target)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["in.plist", "out.plist"])
+        }
     }
 
     @Test(arguments: [(PlistFormat.xml, PlistFormat.binary), (.binary, .xml), (.xml, .xml), (.binary, .binary),
@@ -44,21 +44,21 @@ import Testing
     }
 
     @Test func aFailedConversionLeavesTheTargetAndNoTemporaryFile() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let bad = try folder.write("bad.plist", "<plist><dict><key>a</key><integer>1</integer><key>a</key><true/></dict></plist>")
-        let target = try folder.write("target.plist", "old contents")
-        #expect(throws: PlistError(.malformed, "key 'a' appears twice in the same <dict>", at: .line(1, column: 58), file: bad)) {
-            try PlistConverter.convert(bad, to: .binary, output: target)
+        try withTemporaryFolder { folder in
+            let bad = try folder.write("bad.plist", "<plist><dict><key>a</key><integer>1</integer><key>a</key><true/></dict></plist>")
+            let target = try folder.write("target.plist", "old contents")
+            #expect(throws: PlistError(.malformed, "key 'a' appears twice in the same <dict>", at: .line(1, column: 58), file: bad)) {
+                try PlistConverter.convert(bad, to: .binary, output: target)
+            }
+            let controls = try folder.write("controls.plist", try PropertyList.encode(["k": ["x\u{1}"]], format: .binary))
+            #expect(throws: PlistError(.unrepresentable, "the string holds U+0001, which XML cannot carry; write binary instead",
+                                       keyPath: "k:0", file: target)) {
+                try PlistConverter.convert(controls, to: .xml, output: target)
+            }
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "old contents")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+                    == ["bad.plist", "controls.plist", "target.plist"])
         }
-        let controls = try folder.write("controls.plist", try PropertyList.encode(["k": ["x\u{1}"]], format: .binary))
-        #expect(throws: PlistError(.unrepresentable, "the string holds U+0001, which XML cannot carry; write binary instead",
-                                   keyPath: "k:0", file: target)) {
-            try PlistConverter.convert(controls, to: .xml, output: target)
-        }
-        #expect(try String(contentsOfFile: target, encoding: .utf8) == "old contents")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
-                == ["bad.plist", "controls.plist", "target.plist"])
     }
 
     @Test func streamingXMLOutputLargerThanTheFlushSizeIsComplete() throws {
@@ -67,10 +67,10 @@ import Testing
     }
 
     @Test func inPlaceConversionReplacesTheFile() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Info.plist", try PropertyList.encode(Self.sample, format: .xml))
-        try PlistConverter.convert(path, to: .binary, output: path)
-        #expect(try PropertyList(contentsOf: path) == PropertyList(Self.sample, format: .binary))
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Info.plist", try PropertyList.encode(Self.sample, format: .xml))
+            try PlistConverter.convert(path, to: .binary, output: path)
+            #expect(try PropertyList(contentsOf: path) == PropertyList(Self.sample, format: .binary))
+        }
     }
 }

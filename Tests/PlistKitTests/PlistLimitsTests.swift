@@ -15,11 +15,11 @@ import Testing
     }
 
     @Test func aFileOverTheSizeLimitIsRefusedNamingTheFile() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.create("Big.plist", Data(repeating: 0x20, count: 100) + Data("<plist><true/></plist>".utf8))
-        #expect(throws: PlistError(.limitExceeded, "the file is 122 bytes, more than the limit of 50", file: path)) {
-            try PropertyList(contentsOf: path, limits: PlistLimits(maxInputSize: 50))
+        try withTemporaryFolder { folder in
+            let path = try folder.create("Big.plist", Data(repeating: 0x20, count: 100) + Data("<plist><true/></plist>".utf8))
+            #expect(throws: PlistError(.limitExceeded, "the file is 122 bytes, more than the limit of 50", file: path)) {
+                try PropertyList(contentsOf: path, limits: PlistLimits(maxInputSize: 50))
+            }
         }
     }
 }

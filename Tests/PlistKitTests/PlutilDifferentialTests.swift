@@ -112,41 +112,41 @@ import Testing
     @Test func everyReaderAgreesWithCoreFoundationOnDegenerateInput() throws {
         let cases = DegeneratePlistInputs.all
         #expect(Set(cases.map(\.name)).count == cases.count, "case names must be unique")
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let paths = try cases.enumerated().map { index, testCase in try folder.write("case_\(index).in", testCase.bytes) }
-        let theirs = try Plutil.verdicts(for: paths)
-        var report: [String] = []
-        for (index, testCase) in cases.enumerated() {
-            let ours = Self.ours(testCase.bytes)
-            if case .refused(let error) = ours {
-                #expect(error.kind != .io && !error.description.contains("\n"),
-                        "\(testCase.name): not one clear error line: \(error.description)")
+        try withTemporaryFolder { folder in
+            let paths = try cases.enumerated().map { index, testCase in try folder.write("case_\(index).in", testCase.bytes) }
+            let theirs = try Plutil.verdicts(for: paths)
+            var report: [String] = []
+            for (index, testCase) in cases.enumerated() {
+                let ours = Self.ours(testCase.bytes)
+                if case .refused(let error) = ours {
+                    #expect(error.kind != .io && !error.description.contains("\n"),
+                            "\(testCase.name): not one clear error line: \(error.description)")
+                }
+                let documented = Self.intentional[testCase.name]
+                switch (ours, theirs[index], documented) {
+                case (_, .crashed, .plutilCrashes?):
+                    break
+                case (_, .crashed(let how), _):
+                    report.append("CRASH  \(testCase.name): plutil crashed (\(how)); document it or drop the case")
+                case (_, _, .plutilCrashes?):
+                    report.append("STALE  \(testCase.name): documented as crashing plutil, but it did not")
+                case (.accepted(let mine), .accepted(let cf), nil):
+                    if let cf, Self.asXMLKeepsIt(mine) != cf { report.append("VALUE  \(testCase.name): ours \(mine), CF \(cf)") }
+                case (.refused, .refused, nil):
+                    break
+                case (.accepted(let mine), .refused(let why), _):
+                    report.append("BUG    \(testCase.name): we read \(mine); CF refuses: \(why)")
+                case (.refused(let error), .accepted(let cf), nil):
+                    report.append("STRICT \(testCase.name): we refuse (\(error)); CF reads \(cf.map { "\($0)" } ?? "it")")
+                case (.refused, .accepted, .weRefuse?):
+                    break
+                case (.accepted(let mine), .accepted(let cf), .valuesDiffer?):
+                    if let cf, Self.asXMLKeepsIt(mine) == cf { report.append("STALE  \(testCase.name): documented values differ, but they agree") }
+                case (_, _, let documented?):
+                    report.append("STALE  \(testCase.name): documented as \(documented), but no longer diverges that way")
+                }
             }
-            let documented = Self.intentional[testCase.name]
-            switch (ours, theirs[index], documented) {
-            case (_, .crashed, .plutilCrashes?):
-                break
-            case (_, .crashed(let how), _):
-                report.append("CRASH  \(testCase.name): plutil crashed (\(how)); document it or drop the case")
-            case (_, _, .plutilCrashes?):
-                report.append("STALE  \(testCase.name): documented as crashing plutil, but it did not")
-            case (.accepted(let mine), .accepted(let cf), nil):
-                if let cf, Self.asXMLKeepsIt(mine) != cf { report.append("VALUE  \(testCase.name): ours \(mine), CF \(cf)") }
-            case (.refused, .refused, nil):
-                break
-            case (.accepted(let mine), .refused(let why), _):
-                report.append("BUG    \(testCase.name): we read \(mine); CF refuses: \(why)")
-            case (.refused(let error), .accepted(let cf), nil):
-                report.append("STRICT \(testCase.name): we refuse (\(error)); CF reads \(cf.map { "\($0)" } ?? "it")")
-            case (.refused, .accepted, .weRefuse?):
-                break
-            case (.accepted(let mine), .accepted(let cf), .valuesDiffer?):
-                if let cf, Self.asXMLKeepsIt(mine) == cf { report.append("STALE  \(testCase.name): documented values differ, but they agree") }
-            case (_, _, let documented?):
-                report.append("STALE  \(testCase.name): documented as \(documented), but no longer diverges that way")
-            }
+            #expect(report.isEmpty, "\(report.count) disagreements with plutil:\n\(report.joined(separator: "\n"))")
         }
-        #expect(report.isEmpty, "\(report.count) disagreements with plutil:\n\(report.joined(separator: "\n"))")
     }
 }

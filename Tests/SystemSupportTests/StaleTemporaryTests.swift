@@ -7,22 +7,22 @@ import Testing
 /// process id has since been given to another process.
 @Suite struct StaleTemporaryTests {
     @Test func onlyTemporariesOfProcessesThatAreGoneAreRemoved() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let parent = getppid()
-        let parentStart = try #require(ProcessStatus(pid: parent)).startTime
-        let names = [
-            "live": ".adhocbuild-tmp-Info.plist-\(parent).\(parentStart)-abc",
-            "liveOldFormat": ".adhocbuild-tmp-Info.plist-\(parent)-abc",
-            "reusedID": ".adhocbuild-tmp-Info.plist-\(parent).\(parentStart + 1)-abc",
-            "gone": ".adhocbuild-tmp-Info.plist-\(Int32.max - 1).5-abc",
-            "ours": (FileIO.temporaryPath(for: folder.path("Info.plist")) as NSString).lastPathComponent,
-            "notOurs": "adhocbuild-tmp-but-not-a-temporary-1-2",
-        ]
-        for name in names.values { try folder.create(name, Data("x".utf8)) }
-        FileIO.removeStaleTemporaries(in: folder.url.path)
-        let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path))
-        #expect(left == Set([names["live"]!, names["liveOldFormat"]!, names["ours"]!, names["notOurs"]!]))
+        try withTemporaryFolder { folder in
+            let parent = getppid()
+            let parentStart = try #require(ProcessStatus(pid: parent)).startTime
+            let names = [
+                "live": ".adhocbuild-tmp-Info.plist-\(parent).\(parentStart)-abc",
+                "liveOldFormat": ".adhocbuild-tmp-Info.plist-\(parent)-abc",
+                "reusedID": ".adhocbuild-tmp-Info.plist-\(parent).\(parentStart + 1)-abc",
+                "gone": ".adhocbuild-tmp-Info.plist-\(Int32.max - 1).5-abc",
+                "ours": (FileIO.temporaryPath(for: folder.path("Info.plist")) as NSString).lastPathComponent,
+                "notOurs": "adhocbuild-tmp-but-not-a-temporary-1-2",
+            ]
+            for name in names.values { try folder.create(name, Data("x".utf8)) }
+            FileIO.removeStaleTemporaries(in: folder.url.path)
+            let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path))
+            #expect(left == Set([names["live"]!, names["liveOldFormat"]!, names["ours"]!, names["notOurs"]!]))
+        }
     }
 
     @Test func aTemporaryNameCarriesThisProcessAndItsStartTime() throws {

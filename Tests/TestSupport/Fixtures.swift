@@ -41,7 +41,15 @@ public enum Fixtures {
     }
 }
 
-/// A fresh temporary folder per test, removed by `remove()`.
+/// Runs `body` with a fresh temporary folder, which is removed afterwards whatever happens: the one
+/// way tests get a scratch folder.
+public func withTemporaryFolder<T>(_ body: (TemporaryFolder) throws -> T) throws -> T {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    return try body(folder)
+}
+
+/// A fresh temporary folder, removed by `remove()` (tests use ``withTemporaryFolder(_:)``).
 public struct TemporaryFolder {
     public let url: URL
 

@@ -38,18 +38,18 @@ import Testing
 
     /// A zip archive from Python's `zipfile`, which writes what we ask without judging it.
     static func zip(_ entries: [(String, Data)], ratioBomb: Bool = false) throws -> Data {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
-        for (name, data) in entries {
-            script += "z.writestr(\(pythonString(name)), bytes.fromhex('\(data.map { String(format: "%02x", $0) }.joined())'))\n"
+        return try withTemporaryFolder { folder in
+            var script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
+            for (name, data) in entries {
+                script += "z.writestr(\(pythonString(name)), bytes.fromhex('\(data.map { String(format: "%02x", $0) }.joined())'))\n"
+            }
+            if ratioBomb { script += "z.writestr('Payload/A.app/zeros', b'\\0' * (200 << 20))\n" }
+            script += "z.close()\n"
+            let output = folder.path("out.zip")
+            let result = try ProcessResult.run("/usr/bin/python3", ["-c", script, output])
+            guard result.status == 0 else { throw SetupFailure("python3's zipfile failed: \(result.stderrText)") }
+            return try Data(contentsOf: URL(fileURLWithPath: output))
         }
-        if ratioBomb { script += "z.writestr('Payload/A.app/zeros', b'\\0' * (200 << 20))\n" }
-        script += "z.close()\n"
-        let output = folder.path("out.zip")
-        let result = try ProcessResult.run("/usr/bin/python3", ["-c", script, output])
-        guard result.status == 0 else { throw SetupFailure("python3's zipfile failed: \(result.stderrText)") }
-        return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
     static func pythonString(_ string: String) -> String {
@@ -152,17 +152,17 @@ import Testing
     /// Runs one bad input in a fresh folder and returns its first line of standard error, with the
     /// folder's path taken out, after checking the exit status and that no file was added or changed.
     static func run(_ input: BadInput) throws -> (status: Int32, error: String) {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.create(input.file, try input.contents())
-        for (name, data) in input.companions { try folder.create(name, data) }
-        let before = folder.snapshot()
-        let arguments = input.arguments.map { $0 == "FILE" ? path : ($0 == "envs" || $0 == "A.app" ? folder.path($0) : $0) }
-        let result = try AdhocBuildBinary.run(arguments, extraEnvironment: input.environment)
-        #expect(folder.snapshot() == before, "\(input.what): a failed command changed or added files")
-        #expect(result.stdoutText.isEmpty, "\(input.what): printed \(result.stdoutText)")
-        let first = result.stderrText.split(separator: "\n").first.map(String.init) ?? ""
-        return (result.status, first.replacingOccurrences(of: folder.url.path + "/", with: ""))
+        return try withTemporaryFolder { folder in
+            let path = try folder.create(input.file, try input.contents())
+            for (name, data) in input.companions { try folder.create(name, data) }
+            let before = folder.snapshot()
+            let arguments = input.arguments.map { $0 == "FILE" ? path : ($0 == "envs" || $0 == "A.app" ? folder.path($0) : $0) }
+            let result = try AdhocBuildBinary.run(arguments, extraEnvironment: input.environment)
+            #expect(folder.snapshot() == before, "\(input.what): a failed command changed or added files")
+            #expect(result.stdoutText.isEmpty, "\(input.what): printed \(result.stdoutText)")
+            let first = result.stderrText.split(separator: "\n").first.map(String.init) ?? ""
+            return (result.status, first.replacingOccurrences(of: folder.url.path + "/", with: ""))
+        }
     }
 
     static func table(_ rows: [(BadInput, Int32, String)]) -> String {

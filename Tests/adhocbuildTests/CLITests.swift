@@ -31,12 +31,12 @@ import Testing
 
     /// `AdhocBuildBinary.run(in:)` runs the tool in that folder, so relative paths are the user's.
     @Test func relativePathsAreReadFromTheFolderTheToolRunsIn() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        _ = try folder.write("Info.plist", "<plist><dict><key>CFBundleVersion</key><string>7</string></dict></plist>")
-        let result = try AdhocBuildBinary.run(["plist", "get", "Info.plist", "CFBundleVersion"], in: folder.url.path)
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stdoutText == "7\n")
+        try withTemporaryFolder { folder in
+            _ = try folder.write("Info.plist", "<plist><dict><key>CFBundleVersion</key><string>7</string></dict></plist>")
+            let result = try AdhocBuildBinary.run(["plist", "get", "Info.plist", "CFBundleVersion"], in: folder.url.path)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == "7\n")
+        }
     }
 
     @Test func versionPrintsOneLine() throws {
@@ -76,13 +76,13 @@ import Testing
     }
 
     @Test func aBadFileFailsWithOneLineNamingItAndExitOne() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Bad.plist", "<plist><dict><key>a</key><integer>x</integer></dict></plist>")
-        let result = try AdhocBuildBinary.run(["plist", "print", path])
-        #expect(result.status == 1)
-        #expect(result.stdoutText == "")
-        #expect(result.stderrText == "error: \(path): 1:46: 'x' is not an integer from -2^63 to 2^64-1\n")
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Bad.plist", "<plist><dict><key>a</key><integer>x</integer></dict></plist>")
+            let result = try AdhocBuildBinary.run(["plist", "print", path])
+            #expect(result.status == 1)
+            #expect(result.stdoutText == "")
+            #expect(result.stderrText == "error: \(path): 1:46: 'x' is not an integer from -2^63 to 2^64-1\n")
+        }
     }
 
     @Test func standardInputAndOutputWorkWithADash() throws {
@@ -97,49 +97,49 @@ import Testing
     }
 
     @Test func setThenGetThroughTheCommandLine() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Info.plist", "<plist><dict/></plist>")
-        #expect(try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integer"]).status == 0)
-        #expect(try AdhocBuildBinary.run(["plist", "get", path, "A:B"]).stdoutText == "7\n")
-        #expect(try AdhocBuildBinary.run(["plist", "get", path, "A", "--format", "json"]).stdoutText == "{\n  \"B\": 7\n}\n")
-        let wrongType = try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integr"])
-        #expect(wrongType.status == 2)
-        #expect(wrongType.stderrText.hasPrefix("error: unknown type 'integr'; did you mean 'integer'?"))
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Info.plist", "<plist><dict/></plist>")
+            #expect(try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integer"]).status == 0)
+            #expect(try AdhocBuildBinary.run(["plist", "get", path, "A:B"]).stdoutText == "7\n")
+            #expect(try AdhocBuildBinary.run(["plist", "get", path, "A", "--format", "json"]).stdoutText == "{\n  \"B\": 7\n}\n")
+            let wrongType = try AdhocBuildBinary.run(["plist", "set", path, "A:B", "7", "--type", "integr"])
+            #expect(wrongType.status == 2)
+            #expect(wrongType.stderrText.hasPrefix("error: unknown type 'integr'; did you mean 'integer'?"))
+        }
     }
 
     @Test func deleteRemovesAKeyAndReportsAMissingOne() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Info.plist", "<plist><dict><key>A</key><true/><key>B</key><false/></dict></plist>")
-        #expect(try AdhocBuildBinary.run(["plist", "delete", path, "A"]).status == 0)
-        #expect(try AdhocBuildBinary.run(["plist", "print", path, "--format", "json"]).stdoutText == "{\n  \"B\": false\n}\n")
-        let missing = try AdhocBuildBinary.run(["plist", "delete", path, "A"])
-        #expect(missing.status == 1)
-        #expect(missing.stderrText == "error: \(path): at the root: no key 'A'\n")
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Info.plist", "<plist><dict><key>A</key><true/><key>B</key><false/></dict></plist>")
+            #expect(try AdhocBuildBinary.run(["plist", "delete", path, "A"]).status == 0)
+            #expect(try AdhocBuildBinary.run(["plist", "print", path, "--format", "json"]).stdoutText == "{\n  \"B\": false\n}\n")
+            let missing = try AdhocBuildBinary.run(["plist", "delete", path, "A"])
+            #expect(missing.status == 1)
+            #expect(missing.stderrText == "error: \(path): at the root: no key 'A'\n")
+        }
     }
 
     @Test func lintExitsOneWhenAnyFileFails() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let good = try folder.write("good.plist", "<plist><true/></plist>")
-        let bad = try folder.write("bad.plist", "bplist00")
-        let result = try AdhocBuildBinary.run(["plist", "lint", good, bad])
-        #expect(result.status == 1)
-        #expect(result.stdoutText == "\(good): OK (xml)\n\(bad): byte 8: truncated: 8 bytes is too short for a binary plist\n")
-        #expect(try AdhocBuildBinary.run(["plist", "lint", "-q", good]).stdoutText == "")
+        try withTemporaryFolder { folder in
+            let good = try folder.write("good.plist", "<plist><true/></plist>")
+            let bad = try folder.write("bad.plist", "bplist00")
+            let result = try AdhocBuildBinary.run(["plist", "lint", good, bad])
+            #expect(result.status == 1)
+            #expect(result.stdoutText == "\(good): OK (xml)\n\(bad): byte 8: truncated: 8 bytes is too short for a binary plist\n")
+            #expect(try AdhocBuildBinary.run(["plist", "lint", "-q", good]).stdoutText == "")
+        }
     }
 
     @Test func mergeExplainPrintsWhereEachValueCameFrom() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let base = try folder.write("Base.plist", #"{"API": {"URL": "https://dev", "Retry": 2}}"#)
-        let over = try folder.write("Release.plist", #"{"API": {"URL": "https://prod"}}"#)
-        let out = folder.path("out.plist")
-        let result = try AdhocBuildBinary.run(["plist", "merge", base, over, "-o", out, "--explain", "--to", "xml"])
-        #expect(result.status == 0)
-        #expect(result.stdoutText == "API:URL = \"https://prod\"  (\(over))\nAPI:Retry = 2  (\(base))\n")
-        #expect(try String(contentsOfFile: out, encoding: .utf8).contains("<string>https://prod</string>"))
+        try withTemporaryFolder { folder in
+            let base = try folder.write("Base.plist", #"{"API": {"URL": "https://dev", "Retry": 2}}"#)
+            let over = try folder.write("Release.plist", #"{"API": {"URL": "https://prod"}}"#)
+            let out = folder.path("out.plist")
+            let result = try AdhocBuildBinary.run(["plist", "merge", base, over, "-o", out, "--explain", "--to", "xml"])
+            #expect(result.status == 0)
+            #expect(result.stdoutText == "API:URL = \"https://prod\"  (\(over))\nAPI:Retry = 2  (\(base))\n")
+            #expect(try String(contentsOfFile: out, encoding: .utf8).contains("<string>https://prod</string>"))
+        }
     }
 }
 
@@ -165,11 +165,11 @@ import Testing
     }
 
     @Test func aNegativeNumberIsAValue() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = try folder.write("Info.plist", "<plist><dict/></plist>")
-        let set = try AdhocBuildBinary.run(["plist", "set", path, "Offset", "-5", "--type", "integer"])
-        #expect(set.status == 0, "\(set.stderrText)")
-        #expect(try AdhocBuildBinary.run(["plist", "get", path, "Offset"]).stdoutText == "-5\n")
+        try withTemporaryFolder { folder in
+            let path = try folder.write("Info.plist", "<plist><dict/></plist>")
+            let set = try AdhocBuildBinary.run(["plist", "set", path, "Offset", "-5", "--type", "integer"])
+            #expect(set.status == 0, "\(set.stderrText)")
+            #expect(try AdhocBuildBinary.run(["plist", "get", path, "Offset"]).stdoutText == "-5\n")
+        }
     }
 }

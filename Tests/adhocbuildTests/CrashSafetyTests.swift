@@ -36,79 +36,79 @@ import Testing
     }
 
     @Test func plistSetAndVersionBumpLeaveOldOrNewNeverHalf() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        var big = "<plist version=\"1.0\"><dict><key>Value</key><string>v0</string><key>CFBundleVersion</key><string>1</string>"
-        for index in 0..<40_000 { big += "<key>k\(index)</key><string>filler value number \(index)</string>" }
-        let plist = try folder.write("Info.plist", big + "</dict></plist>")
-        var current = "v0"
-        for round in 1...Self.rounds {
-            try runAndKill(["plist", "set", plist, "Value", "v\(round)"], within: 300_000)
-            let seen = try value(plist, "Value")
-            #expect(seen == current || seen == "v\(round)", "round \(round): \(seen)")
-            current = seen
+        try withTemporaryFolder { folder in
+            var big = "<plist version=\"1.0\"><dict><key>Value</key><string>v0</string><key>CFBundleVersion</key><string>1</string>"
+            for index in 0..<40_000 { big += "<key>k\(index)</key><string>filler value number \(index)</string>" }
+            let plist = try folder.write("Info.plist", big + "</dict></plist>")
+            var current = "v0"
+            for round in 1...Self.rounds {
+                try runAndKill(["plist", "set", plist, "Value", "v\(round)"], within: 300_000)
+                let seen = try value(plist, "Value")
+                #expect(seen == current || seen == "v\(round)", "round \(round): \(seen)")
+                current = seen
+            }
+            var build = 1
+            for round in 1...Self.rounds {
+                try runAndKill(["version", "bump", "build", "--to", String(round * 10), "--plist", plist], within: 300_000)
+                let seen = Int(try value(plist, "CFBundleVersion")) ?? -1
+                #expect(seen == build || seen == round * 10, "round \(round): \(seen)")
+                build = seen
+            }
+            // The next (uninterrupted) run clears what the killed ones left.
+            #expect(try AdhocBuildBinary.run(["plist", "set", plist, "Value", "final"]).status == 0)
+            #expect(leftovers(folder.url.path) == [])
         }
-        var build = 1
-        for round in 1...Self.rounds {
-            try runAndKill(["version", "bump", "build", "--to", String(round * 10), "--plist", plist], within: 300_000)
-            let seen = Int(try value(plist, "CFBundleVersion")) ?? -1
-            #expect(seen == build || seen == round * 10, "round \(round): \(seen)")
-            build = seen
-        }
-        // The next (uninterrupted) run clears what the killed ones left.
-        #expect(try AdhocBuildBinary.run(["plist", "set", plist, "Value", "final"]).status == 0)
-        #expect(leftovers(folder.url.path) == [])
     }
 
     @Test func envApplyAndPackageLeaveOldOrNewNeverHalf() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
-        let app = folder.path("ShoutOut.app")
-        try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
-        var bytes = [UInt8](repeating: 0, count: 6 << 20)
-        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2654435761 >> 13) }
-        try Data(bytes).write(to: URL(fileURLWithPath: app + "/Payload.bin"))
-        let identifiers = ["com.example.shoutout.staging", "com.example.shoutout.qa", "com.example.shoutout"]
-        for round in 1...Self.rounds {
-            let environment = ["Staging", "QA", "Release"][round % 3]
-            try runAndKill(["env", "apply", environment, "--app", app, "--environments", environments], within: 200_000)
-            #expect(identifiers.contains(try value(app + "/Info.plist", "CFBundleIdentifier")))
-            if FileManager.default.fileExists(atPath: app + "/environment.plist") {
-                _ = try value(app + "/environment.plist", "LogLevel")
+        try withTemporaryFolder { folder in
+            let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            var bytes = [UInt8](repeating: 0, count: 6 << 20)
+            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2654435761 >> 13) }
+            try Data(bytes).write(to: URL(fileURLWithPath: app + "/Payload.bin"))
+            let identifiers = ["com.example.shoutout.staging", "com.example.shoutout.qa", "com.example.shoutout"]
+            for round in 1...Self.rounds {
+                let environment = ["Staging", "QA", "Release"][round % 3]
+                try runAndKill(["env", "apply", environment, "--app", app, "--environments", environments], within: 200_000)
+                #expect(identifiers.contains(try value(app + "/Info.plist", "CFBundleIdentifier")))
+                if FileManager.default.fileExists(atPath: app + "/environment.plist") {
+                    _ = try value(app + "/environment.plist", "LogLevel")
+                }
             }
-        }
-        let ipa = folder.path("ShoutOut.ipa")
-        let unzip = try #require(ProcessResult.which("unzip"))
-        for round in 1...Self.rounds {
-            try runAndKill(["package", app, "-o", ipa, "-q"], within: 400_000)
-            if FileManager.default.fileExists(atPath: ipa) {
-                let check = try ProcessResult.run(unzip, ["-tq", ipa])
-                #expect(check.status == 0, "round \(round): a damaged ipa was left: \(check.stdoutText)")
+            let ipa = folder.path("ShoutOut.ipa")
+            let unzip = try #require(ProcessResult.which("unzip"))
+            for round in 1...Self.rounds {
+                try runAndKill(["package", app, "-o", ipa, "-q"], within: 400_000)
+                if FileManager.default.fileExists(atPath: ipa) {
+                    let check = try ProcessResult.run(unzip, ["-tq", ipa])
+                    #expect(check.status == 0, "round \(round): a damaged ipa was left: \(check.stdoutText)")
+                }
             }
+            #expect(try AdhocBuildBinary.run(["env", "apply", "Staging", "--app", app, "--environments", environments]).status == 0)
+            #expect(try AdhocBuildBinary.run(["package", app, "-o", ipa, "-q"]).status == 0)
+            #expect(leftovers(folder.url.path) == [])
         }
-        #expect(try AdhocBuildBinary.run(["env", "apply", "Staging", "--app", app, "--environments", environments]).status == 0)
-        #expect(try AdhocBuildBinary.run(["package", app, "-o", ipa, "-q"]).status == 0)
-        #expect(leftovers(folder.url.path) == [])
     }
 
     /// The next run tidies up even when it has nothing to write (the killed run may have been the
     /// one that would have changed something).
     @Test func anEnvApplyThatChangesNothingStillRemovesLeftovers() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
-        let app = folder.path("ShoutOut.app")
-        try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
-        let apply = ["env", "apply", "Staging", "--app", app, "--environments", environments]
-        #expect(try AdhocBuildBinary.run(apply).status == 0)
-        let before = folder.snapshot()
-        try folder.create("ShoutOut.app/.adhocbuild-tmp-Info.plist-\(Int32.max - 1).7-dead", Data("half".utf8))
-        let again = try AdhocBuildBinary.run(apply)
-        #expect(again.status == 0, "\(again.stderrText)")
-        #expect(again.stdoutText.contains("unchanged"))
-        #expect(leftovers(folder.url.path) == [])
-        #expect(folder.snapshot() == before)
+        try withTemporaryFolder { folder in
+            let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            let apply = ["env", "apply", "Staging", "--app", app, "--environments", environments]
+            #expect(try AdhocBuildBinary.run(apply).status == 0)
+            let before = folder.snapshot()
+            try folder.create("ShoutOut.app/.adhocbuild-tmp-Info.plist-\(Int32.max - 1).7-dead", Data("half".utf8))
+            let again = try AdhocBuildBinary.run(apply)
+            #expect(again.status == 0, "\(again.stderrText)")
+            #expect(again.stdoutText.contains("unchanged"))
+            #expect(leftovers(folder.url.path) == [])
+            #expect(folder.snapshot() == before)
+        }
     }
 
 }

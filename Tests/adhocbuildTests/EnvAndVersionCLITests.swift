@@ -24,65 +24,65 @@ import Testing
     }
 
     @Test func envCheckExitsOneWithEveryProblemAndWritesJUnit() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("envs/Base.plist", Data("<plist><dict><key>Settings</key><dict><key>URL</key><string>http://x</string></dict></dict></plist>".utf8))
-        try folder.create("envs/A.plist", Data("<plist><dict><key>Settings</key><dict><key>Extra</key><true/></dict></dict></plist>".utf8))
-        try folder.create("envs/B.plist", Data("<plist><dict/></plist>".utf8))
-        let envs = folder.path("envs")
-        let result = try AdhocBuildBinary.run(["env", "check", "--environments", envs, "--junit", folder.path("junit.xml")])
-        #expect(result.status == 1)
-        #expect(result.stderrText == """
-            warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
-            warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
-            error: \(envs)/B.plist: at 'Settings:Extra': is missing (A has it)
+        try withTemporaryFolder { folder in
+            try folder.create("envs/Base.plist", Data("<plist><dict><key>Settings</key><dict><key>URL</key><string>http://x</string></dict></dict></plist>".utf8))
+            try folder.create("envs/A.plist", Data("<plist><dict><key>Settings</key><dict><key>Extra</key><true/></dict></dict></plist>".utf8))
+            try folder.create("envs/B.plist", Data("<plist><dict/></plist>".utf8))
+            let envs = folder.path("envs")
+            let result = try AdhocBuildBinary.run(["env", "check", "--environments", envs, "--junit", folder.path("junit.xml")])
+            #expect(result.status == 1)
+            #expect(result.stderrText == """
+                warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
+                warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
+                error: \(envs)/B.plist: at 'Settings:Extra': is missing (A has it)
 
-            """)
-        #expect(result.stdoutText == "2 environments checked: 1 error, 2 warnings\n")
-        #expect(try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8).contains("tests=\"2\" failures=\"1\""))
-        let sample = try AdhocBuildBinary.run(["env", "check", "--environments", Self.environments])
-        #expect(sample.status == 0)
-        #expect(sample.stdoutText == "4 environments checked: 0 errors, 0 warnings\n")
+                """)
+            #expect(result.stdoutText == "2 environments checked: 1 error, 2 warnings\n")
+            #expect(try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8).contains("tests=\"2\" failures=\"1\""))
+            let sample = try AdhocBuildBinary.run(["env", "check", "--environments", Self.environments])
+            #expect(sample.status == 0)
+            #expect(sample.stdoutText == "4 environments checked: 0 errors, 0 warnings\n")
+        }
     }
 
     @Test func envApplyToAProjectIsIdempotentAndHasADryRun() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("ShoutOut/Info.plist", Data("<plist><dict><key>CFBundleIdentifier</key><string>x</string></dict></plist>".utf8))
-        let arguments = ["env", "apply", "Release", "--project", folder.url.path, "--environments", Self.environments]
-        let dry = try AdhocBuildBinary.run(arguments + ["--dry-run"])
-        #expect(dry.stdoutText.contains("environment.plist: would be created\n"))
-        #expect(!FileManager.default.fileExists(atPath: folder.path("ShoutOut/environment.plist")))
-        let first = try AdhocBuildBinary.run(arguments)
-        #expect(first.status == 0)
-        #expect(first.stdoutText.contains("Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration\n"))
-        let second = try AdhocBuildBinary.run(arguments)
-        #expect(second.stdoutText == "\(folder.path("ShoutOut/Info.plist")): unchanged\n\(folder.path("ShoutOut/environment.plist")): unchanged\nApplied Release.\n")
-        let both = try AdhocBuildBinary.run(["env", "apply", "Release", "--environments", Self.environments])
-        #expect(both.status == 2)
-        #expect(both.stderrText.hasPrefix("error: give exactly one of --app PATH.app and --project DIR\n"))
+        try withTemporaryFolder { folder in
+            try folder.create("ShoutOut/Info.plist", Data("<plist><dict><key>CFBundleIdentifier</key><string>x</string></dict></plist>".utf8))
+            let arguments = ["env", "apply", "Release", "--project", folder.url.path, "--environments", Self.environments]
+            let dry = try AdhocBuildBinary.run(arguments + ["--dry-run"])
+            #expect(dry.stdoutText.contains("environment.plist: would be created\n"))
+            #expect(!FileManager.default.fileExists(atPath: folder.path("ShoutOut/environment.plist")))
+            let first = try AdhocBuildBinary.run(arguments)
+            #expect(first.status == 0)
+            #expect(first.stdoutText.contains("Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration\n"))
+            let second = try AdhocBuildBinary.run(arguments)
+            #expect(second.stdoutText == "\(folder.path("ShoutOut/Info.plist")): unchanged\n\(folder.path("ShoutOut/environment.plist")): unchanged\nApplied Release.\n")
+            let both = try AdhocBuildBinary.run(["env", "apply", "Release", "--environments", Self.environments])
+            #expect(both.status == 2)
+            #expect(both.stderrText.hasPrefix("error: give exactly one of --app PATH.app and --project DIR\n"))
+        }
     }
 
     @Test func versionBumpFromCIAndShowThroughTheCommandLine() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let plist = try folder.create("Info.plist", Data("<plist><dict><key>CFBundleVersion</key><string>41</string><key>CFBundleShortVersionString</key><string>1.4</string></dict></plist>".utf8))
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        environment["BUILD_NUMBER"] = "57"
-        let bump = try ProcessResult.run(AdhocBuildBinary.path, ["version", "bump", "build", "--from-ci", "--plist", plist],
-                                         environment: environment)
-        #expect(bump.status == 0)
-        #expect(bump.stdoutText == "\(plist): CFBundleVersion: 41 -> 57\nBuild number is now 57.\n")
-        let marketing = try AdhocBuildBinary.run(["version", "bump", "marketing", "patch", "--plist", plist])
-        #expect(marketing.stdoutText.hasSuffix("Marketing version is now 1.4.1.\n"))
-        let show = try AdhocBuildBinary.run(["version", "show", "--plist", plist, "--json"])
-        #expect(show.stdoutText.contains("\"marketingVersion\": \"1.4.1\""))
-        #expect(show.stdoutText.contains("\"buildNumber\": \"57\""))
-        let backwards = try AdhocBuildBinary.run(["version", "bump", "build", "--to", "3", "--plist", plist])
-        #expect(backwards.status == 1)
-        #expect(backwards.stderrText == "error: the build number would go backwards from 57 to 3; pass --allow-decrease if that is intended\n")
-        let noPart = try AdhocBuildBinary.run(["version", "bump", "marketing", "--plist", plist])
-        #expect(noPart.status == 2)
+        try withTemporaryFolder { folder in
+            let plist = try folder.create("Info.plist", Data("<plist><dict><key>CFBundleVersion</key><string>41</string><key>CFBundleShortVersionString</key><string>1.4</string></dict></plist>".utf8))
+            var environment = ProcessInfo.processInfo.environment
+            environment["NO_COLOR"] = "1"
+            environment["BUILD_NUMBER"] = "57"
+            let bump = try ProcessResult.run(AdhocBuildBinary.path, ["version", "bump", "build", "--from-ci", "--plist", plist],
+                                             environment: environment)
+            #expect(bump.status == 0)
+            #expect(bump.stdoutText == "\(plist): CFBundleVersion: 41 -> 57\nBuild number is now 57.\n")
+            let marketing = try AdhocBuildBinary.run(["version", "bump", "marketing", "patch", "--plist", plist])
+            #expect(marketing.stdoutText.hasSuffix("Marketing version is now 1.4.1.\n"))
+            let show = try AdhocBuildBinary.run(["version", "show", "--plist", plist, "--json"])
+            #expect(show.stdoutText.contains("\"marketingVersion\": \"1.4.1\""))
+            #expect(show.stdoutText.contains("\"buildNumber\": \"57\""))
+            let backwards = try AdhocBuildBinary.run(["version", "bump", "build", "--to", "3", "--plist", plist])
+            #expect(backwards.status == 1)
+            #expect(backwards.stderrText == "error: the build number would go backwards from 57 to 3; pass --allow-decrease if that is intended\n")
+            let noPart = try AdhocBuildBinary.run(["version", "bump", "marketing", "--plist", plist])
+            #expect(noPart.status == 2)
+        }
     }
 }

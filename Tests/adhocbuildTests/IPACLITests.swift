@@ -5,22 +5,22 @@ import Testing
 /// `package`, `inspect`, `verify`, `profile` and `icon` as a CI step runs them.
 @Suite struct IPACLITests {
     @Test func packageWritesAnIPAAndReportsIt() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
-        let executable = try folder.create("A.app/A", Data(repeating: 0x41, count: 10_000))
-        chmod(executable, 0o755)
-        let result = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa")])
-        #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stdoutText.hasPrefix("\(folder.path("A.ipa")): 4 entries, 9.8 KB -> "))
-        let quiet = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("B.ipa"), "-q", "--level", "0"])
-        #expect(quiet.status == 0 && quiet.stdoutText == "" && quiet.stderrText == "")
-        let badLevel = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("C.ipa"), "--level", "11"])
-        #expect(badLevel.status == 2)
-        #expect(badLevel.stderrText.hasPrefix("error: --level takes 0 to 9, not '11'\n"))
-        let missing = try AdhocBuildBinary.run(["package", folder.path("Nope.app"), "-o", folder.path("D.ipa")])
-        #expect(missing.status == 1)
-        #expect(missing.stderrText == "error: \(folder.path("Nope.app")): no app bundle or archive here\n")
+        try withTemporaryFolder { folder in
+            try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
+            let executable = try folder.create("A.app/A", Data(repeating: 0x41, count: 10_000))
+            chmod(executable, 0o755)
+            let result = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa")])
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.hasPrefix("\(folder.path("A.ipa")): 4 entries, 9.8 KB -> "))
+            let quiet = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("B.ipa"), "-q", "--level", "0"])
+            #expect(quiet.status == 0 && quiet.stdoutText == "" && quiet.stderrText == "")
+            let badLevel = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("C.ipa"), "--level", "11"])
+            #expect(badLevel.status == 2)
+            #expect(badLevel.stderrText.hasPrefix("error: --level takes 0 to 9, not '11'\n"))
+            let missing = try AdhocBuildBinary.run(["package", folder.path("Nope.app"), "-o", folder.path("D.ipa")])
+            #expect(missing.status == 1)
+            #expect(missing.stderrText == "error: \(folder.path("Nope.app")): no app bundle or archive here\n")
+        }
     }
 
     @Test(Fixtures.enabled) func inspectAndVerifyARealIPA() throws {
@@ -53,17 +53,17 @@ import Testing
     }
 
     @Test(Fixtures.enabled) func iconExtractWritesStandardPNGsOrSaysWhyNot() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let result = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path,
-                                               "-o", folder.path("icons")])
-        #expect(result.status == 0)
-        #expect(result.stdoutText.hasSuffix("\(folder.path("icons"))/icon.png: the largest, 167x167\n"))
-        let png = try Data(contentsOf: URL(fileURLWithPath: folder.path("icons/icon.png")))
-        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && !png[12..<16].elementsEqual("CgBI".utf8))
-        let none = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("none")])
-        #expect(none.status == 1)
-        #expect(none.stderrText.contains("has no icon to extract: its icons live only in Assets.car"))
+        try withTemporaryFolder { folder in
+            let result = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path,
+                                                   "-o", folder.path("icons")])
+            #expect(result.status == 0)
+            #expect(result.stdoutText.hasSuffix("\(folder.path("icons"))/icon.png: the largest, 167x167\n"))
+            let png = try Data(contentsOf: URL(fileURLWithPath: folder.path("icons/icon.png")))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && !png[12..<16].elementsEqual("CgBI".utf8))
+            let none = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("none")])
+            #expect(none.status == 1)
+            #expect(none.stderrText.contains("has no icon to extract: its icons live only in Assets.car"))
+        }
     }
 
     /// `version show` reads every real ipa in place and agrees with Python's zipfile and plistlib on the

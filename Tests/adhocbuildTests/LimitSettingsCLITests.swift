@@ -12,60 +12,60 @@ import Testing
     }
 
     @Test func aPlistDeeperThanTheDefaultFailsUntilTheDepthLimitIsRaised() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let deep = try folder.create("Deep.plist", nestedPlist(depth: 600))
-        let refused = try AdhocBuildBinary.run(["plist", "print", deep])
-        #expect(refused.status == 1)
-        #expect(refused.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                "\(refused.stderrText)")
-        let raised = try AdhocBuildBinary.run(["plist", "print", deep], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "1000"])
-        #expect(raised.status == 0, "\(raised.stderrText)")
+        try withTemporaryFolder { folder in
+            let deep = try folder.create("Deep.plist", nestedPlist(depth: 600))
+            let refused = try AdhocBuildBinary.run(["plist", "print", deep])
+            #expect(refused.status == 1)
+            #expect(refused.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                    "\(refused.stderrText)")
+            let raised = try AdhocBuildBinary.run(["plist", "print", deep], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "1000"])
+            #expect(raised.status == 0, "\(raised.stderrText)")
+        }
     }
 
     @Test func theSizeLimitTakesASuffixAndNamesTheFile() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let plist = try folder.create("Big.plist", Data(("<plist><string>" + String(repeating: "x", count: 3000)
-            + "</string></plist>").utf8))
-        let refused = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "2K"])
-        #expect(refused.status == 1)
-        #expect(refused.stderrText.hasPrefix("error: \(plist): the file is 3032 bytes, more than the limit of 2048"),
-                "\(refused.stderrText)")
-        let allowed = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "4K"])
-        #expect(allowed.status == 0, "\(allowed.stderrText)")
+        try withTemporaryFolder { folder in
+            let plist = try folder.create("Big.plist", Data(("<plist><string>" + String(repeating: "x", count: 3000)
+                + "</string></plist>").utf8))
+            let refused = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "2K"])
+            #expect(refused.status == 1)
+            #expect(refused.stderrText.hasPrefix("error: \(plist): the file is 3032 bytes, more than the limit of 2048"),
+                    "\(refused.stderrText)")
+            let allowed = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "4K"])
+            #expect(allowed.status == 0, "\(allowed.stderrText)")
+        }
     }
 
     /// A limit hit under `env` or `version` says how to raise it too: the plist error comes through
     /// those commands as it is, not re-wrapped into a string without its hint.
     @Test func aLimitHitThroughEnvAndVersionCommandsKeepsItsHint() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let deep = nestedPlist(depth: 600)
-        try folder.create("environments/Base.plist", deep)
-        let env = try AdhocBuildBinary.run(["env", "list", "--environments", folder.path("environments")])
-        #expect(env.status == 1)
-        #expect(env.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                "\(env.stderrText)")
-        try folder.create("A.app/Info.plist", deep)
-        let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")])
-        #expect(version.status == 1)
-        #expect(version.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                "\(version.stderrText)")
+        try withTemporaryFolder { folder in
+            let deep = nestedPlist(depth: 600)
+            try folder.create("environments/Base.plist", deep)
+            let env = try AdhocBuildBinary.run(["env", "list", "--environments", folder.path("environments")])
+            #expect(env.status == 1)
+            #expect(env.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                    "\(env.stderrText)")
+            try folder.create("A.app/Info.plist", deep)
+            let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")])
+            #expect(version.status == 1)
+            #expect(version.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                    "\(version.stderrText)")
+        }
     }
 
     @Test func theIPAEntryLimitAppliesToInspect() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
-        try folder.create("A.app/A", Data(repeating: 0x41, count: 100))
-        let packaged = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa"), "-q"])
-        #expect(packaged.status == 0, "\(packaged.stderrText)")
-        let refused = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "2"])
-        #expect(refused.status == 1)
-        #expect(refused.stderrText.contains("more than the limit of 2 (limits can be raised"), "\(refused.stderrText)")
-        let allowed = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "10"])
-        #expect(allowed.status == 0, "\(allowed.stderrText)")
+        try withTemporaryFolder { folder in
+            try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
+            try folder.create("A.app/A", Data(repeating: 0x41, count: 100))
+            let packaged = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa"), "-q"])
+            #expect(packaged.status == 0, "\(packaged.stderrText)")
+            let refused = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "2"])
+            #expect(refused.status == 1)
+            #expect(refused.stderrText.contains("more than the limit of 2 (limits can be raised"), "\(refused.stderrText)")
+            let allowed = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "10"])
+            #expect(allowed.status == 0, "\(allowed.stderrText)")
+        }
     }
 
     @Test(arguments: ["x", "0", "-5", "12Q", "99999999999999999999"])

@@ -23,26 +23,26 @@ import Testing
     /// far beyond deflate's 32 KiB window), so the ipa itself is larger than the 300 MB bar and
     /// nothing that grows with it can hide under the bar.
     @Test func packagingALargeAppStaysUnder300MB() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.create("Large.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>Large</string></dict></plist>".utf8))
-        var generator = SystemRandomNumberGenerator()
-        let block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let executable = folder.path("Large.app/Large")
-        FileManager.default.createFile(atPath: executable, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: executable))
-        for _ in 0..<400 { try handle.write(contentsOf: block) }
-        try handle.close()
-        chmod(executable, 0o755)
+        try withTemporaryFolder { folder in
+            try folder.create("Large.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>Large</string></dict></plist>".utf8))
+            var generator = SystemRandomNumberGenerator()
+            let block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let executable = folder.path("Large.app/Large")
+            FileManager.default.createFile(atPath: executable, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: executable))
+            for _ in 0..<400 { try handle.write(contentsOf: block) }
+            try handle.close()
+            chmod(executable, 0o755)
 
-        for level in ["6", "0"] {
-            let ipa = folder.path("Large-\(level).ipa")
-            let run = try Self.peakMegabytes(["package", folder.path("Large.app"), "-o", ipa, "-q", "--level", level], in: folder)
-            #expect(run.status == 0, "\(run.error)")
-            let size = Double((try FileManager.default.attributesOfItem(atPath: ipa)[.size] as? Int) ?? 0) / 1_048_576
-            #expect(size > 390, "level \(level): the ipa is only \(size) MB, so it does not test the bar")
-            #expect(run.megabytes < 300, "level \(level): peak memory \(run.megabytes) MB for a \(size) MB ipa")
-            try? FileManager.default.removeItem(atPath: ipa)
+            for level in ["6", "0"] {
+                let ipa = folder.path("Large-\(level).ipa")
+                let run = try Self.peakMegabytes(["package", folder.path("Large.app"), "-o", ipa, "-q", "--level", level], in: folder)
+                #expect(run.status == 0, "\(run.error)")
+                let size = Double((try FileManager.default.attributesOfItem(atPath: ipa)[.size] as? Int) ?? 0) / 1_048_576
+                #expect(size > 390, "level \(level): the ipa is only \(size) MB, so it does not test the bar")
+                #expect(run.megabytes < 300, "level \(level): peak memory \(run.megabytes) MB for a \(size) MB ipa")
+                try? FileManager.default.removeItem(atPath: ipa)
+            }
         }
     }
 }
