@@ -6,7 +6,9 @@ import SystemSupport
 /// without a system call per entry, and its stored data checked on every core.
 ///
 /// Only for archives this process has just written: the map is of a file nobody else changes.
-final class MappedArchive {
+// @unchecked Sendable: the map and the descriptor are set once in init and only read afterwards
+// (loads from the map, pread), so the CRC workers may share it.
+final class MappedArchive: @unchecked Sendable {
     /// A local header found by walking the archive from its start.
     struct LocalEntry {
         /// The name's bytes, as in the header.
@@ -132,24 +134,25 @@ final class MappedArchive {
                 start = end
             } while start < range.upperBound
         }
-        let pieceCRCs = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: pieces.count)
+        let pieceCRCs = DisjointSlots<UInt32>(count: pieces.count)
         defer { pieceCRCs.deallocate() }
+        let (sharedPieces, sharedBlocks) = (pieces, blocks)  // read-only copies the workers share
         let workers = max(1, min(threads, blocks.count))
         let failure = Locked<(any Error)?>(nil)
         // Each worker takes every workers-th block; each piece's slot is written by one worker only.
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 4096)
             defer { buffer.deallocate() }
-            for block in stride(from: worker, to: blocks.count, by: workers) {
-                let span = pieces[blocks[block].lowerBound].bytes.lowerBound..<pieces[blocks[block].upperBound - 1].bytes.upperBound
+            for block in stride(from: worker, to: sharedBlocks.count, by: workers) {
+                let span = sharedPieces[sharedBlocks[block].lowerBound].bytes.lowerBound..<sharedPieces[sharedBlocks[block].upperBound - 1].bytes.upperBound
                 do { try read(span, into: buffer.baseAddress!) } catch {
                     failure.withLock { if $0 == nil { $0 = error } }
                     return
                 }
-                for piece in blocks[block] {
-                    let bytes = pieces[piece].bytes
+                for piece in sharedBlocks[block] {
+                    let bytes = sharedPieces[piece].bytes
                     let start = bytes.lowerBound - span.lowerBound
-                    pieceCRCs[piece] = Deflater.crc32(0, UnsafeRawBufferPointer(rebasing: buffer[start..<(start + bytes.count)]))
+                    pieceCRCs.set(piece, Deflater.crc32(0, UnsafeRawBufferPointer(rebasing: buffer[start..<(start + bytes.count)])))
                 }
             }
         }
@@ -166,4 +169,17 @@ final class MappedArchive {
         }
         return result
     }
+}
+
+/// Slots that several threads fill, each slot by one thread only, read after they have all finished.
+struct DisjointSlots<Element>: @unchecked Sendable {
+    // @unchecked: no two threads write the same slot, and reads wait until the writers are done
+    // (DispatchQueue.concurrentPerform returns only when every iteration has).
+    private let storage: UnsafeMutableBufferPointer<Element>
+
+    init(count: Int) { storage = .allocate(capacity: count) }
+
+    func set(_ index: Int, _ value: Element) { storage[index] = value }
+    subscript(index: Int) -> Element { storage[index] }
+    func deallocate() { storage.deallocate() }
 }
