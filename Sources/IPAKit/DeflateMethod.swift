@@ -1,0 +1,49 @@
+/// Which compressor deflates a chunk at a given `zip` level, chosen from what the chunk holds,
+/// so that the ipa comes out no larger than `zip` makes it while most bytes still go through
+/// libdeflate's faster compressor.
+///
+/// libdeflate's level n is not zlib's (or Info-ZIP's) level n. Measured against zlib on app-like
+/// content (bench/gen_shapes.py's trees, and real binaries and text from the toolchain):
+/// - binary data (machine code, nibs, images) comes out within ±1% of zlib at the same level;
+/// - text of 2 KiB or more comes out 1-4% larger at libdeflate's levels 5 and 6, and 0.3-2%
+///   smaller one level up;
+/// - text under 2 KiB comes out 1.5-2.5% larger at libdeflate's levels 4 to 9, whatever the level.
+/// So text under 2 KiB goes to zlib at the level asked for (costs little: such files are small),
+/// larger text at levels 5 and 6 to libdeflate one level up, and everything else to libdeflate
+/// at the level asked for. Levels 1-3 always use libdeflate, which beats zlib there on all of it.
+enum DeflateMethod: Hashable {
+    case libdeflate(level: Int)
+    case zlib(level: Int)
+
+    /// Chunks of text shorter than this go to zlib (at levels 4 and up).
+    static let smallTextLimit = 2048
+
+    /// The method for a chunk of `size` bytes at `level` (1-9), `isText` as ``looksLikeText(_:)`` says.
+    static func choose(level: Int, size: Int, isText: Bool) -> DeflateMethod {
+        guard isText, level >= 4 else { return .libdeflate(level: level) }
+        if size < smallTextLimit { return .zlib(level: level) }
+        return .libdeflate(level: level == 5 || level == 6 ? level + 1 : level)
+    }
+
+    /// Whether `bytes` look like text: fewer than one byte in 128 is a control character that
+    /// text does not hold (0-6, 14-25, 28-31: the ones zlib's text detection rules out). Bytes
+    /// from 128 up count as text, so UTF-8 does. Stops reading as soon as the answer is no,
+    /// which for binary data is within the first few kilobytes.
+    static func looksLikeText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !bytes.isEmpty else { return false }
+        let allowed = bytes.count / 128
+        var found = 0
+        var start = 0
+        while start < bytes.count {
+            let end = min(start + 4096, bytes.count)
+            for index in start..<end { found &+= Int(controlTable[Int(bytes[index])]) }
+            if found > allowed { return false }
+            start = end
+        }
+        return true
+    }
+
+    private static let controlTable: [UInt8] = (0..<256).map { byte in
+        (byte <= 6 || (14...25).contains(byte) || (28...31).contains(byte)) ? 1 : 0
+    }
+}
