@@ -8,8 +8,8 @@ Writes OUT_DIR/Bench.app (with an Info.plist, so it packages as an app) in one o
                   PNGs (zlib-compressed pixels), gzip-compressed assets, and a few large text
                   files (JavaScript-like bundles and logs) that span several 1 MiB chunks
   small           ~20,000 files of 40 bytes to 4 KB (text and binary) in 400 folders
-  huge            three large files: 72 MB of machine-code-like bytes, 40 MB of log-like text,
-                  24 MB of sparse records
+  huge            three large files: 48 MB of machine-code-like bytes, 32 MB of log-like text,
+                  16 MB of sparse records
   incompressible  random bytes: a 48 MB file, 400 files of 1-200 KB, and gzip-compressed files
   deep            folders nested 48 deep in several branches, long names, a small file in each
 """
@@ -100,14 +100,15 @@ def tiled(blocks, rng, size):
 
 
 def png(rng, width, height):
-    """A real PNG: a gradient with noise and shapes, zlib-compressed at level 9 as tools do."""
-    raw = bytearray()
+    """A real PNG: a gradient with noise, zlib-compressed at level 9 as image tools do."""
     phase = rng.randint(0, 255)
+    noise = rng.randbytes(4 * width * 8)
+    raw = bytearray()
     for y in range(height):
+        gradient = bytes(v for x in range(width) for v in ((x + phase) & 0xFF, (y * 2) & 0xFF, (x ^ y) & 0xFF, 255))
+        start = rng.randrange(0, len(noise) - 4 * width + 1)
         raw.append(1)  # filter: Sub
-        for x in range(width):
-            noise = rng.randint(0, 24) if rng.random() < 0.5 else 0
-            raw += bytes(((x + phase) & 0xFF ^ noise, (y * 2) & 0xFF, (x ^ y) & 0xFF, 255))
+        raw += bytes(g ^ (n & 0x0F) for g, n in zip(gradient, noise[start:start + 4 * width]))
 
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
@@ -161,11 +162,11 @@ def small(app, rng):
 def huge(app, rng):
     code = MachineCode(rng)
     with open(os.path.join(app, "Bench"), "wb") as f:
-        for _ in range(18):
+        for _ in range(12):
             f.write(code.bytes(4 << 20))
     os.chmod(os.path.join(app, "Bench"), 0o755)
     logs = [log_text(rng, 1 << 20) for _ in range(4)]
-    write(os.path.join(app, "Data", "history.log"), tiled(logs, rng, 40 << 20))
+    write(os.path.join(app, "Data", "history.log"), tiled(logs, rng, 32 << 20))
     records = []
     for _ in range(4):
         block = bytearray(1 << 20)
@@ -173,7 +174,7 @@ def huge(app, rng):
             if rng.random() < 0.3:
                 block[offset:offset + 16] = rng.randbytes(16)
         records.append(bytes(block))
-    write(os.path.join(app, "Data", "records.db"), tiled(records, rng, 24 << 20))
+    write(os.path.join(app, "Data", "records.db"), tiled(records, rng, 16 << 20))
 
 
 def incompressible(app, rng):
