@@ -25,25 +25,27 @@ enum DeflateMethod: Hashable {
         return .libdeflate(level: level == 5 || level == 6 ? level + 1 : level)
     }
 
-    /// Whether `bytes` look like text: fewer than one byte in 128 is a control character that
-    /// text does not hold (0-6, 14-25, 28-31: the ones zlib's text detection rules out). Bytes
-    /// from 128 up count as text, so UTF-8 does. Stops reading as soon as the answer is no,
-    /// which for binary data is within the first few kilobytes.
+    /// Whether `bytes` look like text: in no 4 KiB stretch is more than one byte in 128 a control
+    /// character that text does not hold (0-6, 14-25, 28-31: the ones zlib's text detection rules
+    /// out). Bytes from 128 up count as text, so UTF-8 does. Binary data is told apart within its
+    /// first 4 KiB, so only text is read to the end.
     static func looksLikeText(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty else { return false }
-        let allowed = bytes.count / 128
-        var found = 0
+        let stretch = 4096
         var start = 0
         while start < bytes.count {
-            let end = min(start + 4096, bytes.count)
-            for index in start..<end { found &+= Int(controlTable[Int(bytes[index])]) }
-            if found > allowed { return false }
+            let end = min(start + stretch, bytes.count)
+            var found: UInt32 = 0
+            for index in start..<end {
+                let byte = UInt32(bytes[index])
+                found &+= byte < 32 ? (controlMask >> byte) & 1 : 0
+            }
+            if Int(found) * 128 > end - start { return false }
             start = end
         }
         return true
     }
 
-    private static let controlTable: [UInt8] = (0..<256).map { byte in
-        (byte <= 6 || (14...25).contains(byte) || (28...31).contains(byte)) ? 1 : 0
-    }
+    /// Bit n set for the control characters n that text does not hold: 0-6, 14-25 and 28-31.
+    private static let controlMask: UInt32 = 0xF3FF_C07F
 }

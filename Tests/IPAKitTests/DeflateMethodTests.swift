@@ -13,13 +13,13 @@ import Testing
         #expect(!Self.looksLikeText([]))
     }
 
-    @Test func aFewControlBytesInLongTextLeaveItText() {
+    @Test func textWithAtMostOneControlByteIn128PerStretchIsText() {
         // 10,400 bytes with escapes, which text may hold.
         var text = Array(String(repeating: "\u{1B}[1mtimeline\u{1B}[0m settings\n", count: 400).utf8)
-        for index in stride(from: 0, to: 80 * 128, by: 128) { text[index] = 0 }  // 80 zeros: under 1 in 128
+        for index in stride(from: 0, to: 80 * 128, by: 128) { text[index] = 0 }  // 1 in 128 throughout
         let isText = Self.looksLikeText(text)
         #expect(isText)
-        for index in stride(from: 64, to: 10 * 128, by: 128) { text[index] = 0x01 }  // 10 more: over
+        for index in stride(from: 64, to: 10 * 128, by: 128) { text[index] = 0x01 }  // 10 more in the first 4 KiB
         let stillText = Self.looksLikeText(text)
         #expect(!stillText)
     }
