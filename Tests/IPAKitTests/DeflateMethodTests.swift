@@ -23,4 +23,26 @@ import Testing
         let stillText = Self.looksLikeText(text)
         #expect(!stillText)
     }
+
+    /// The detection reads eight bytes at a time; byte by byte, per 4 KiB stretch, must agree.
+    @Test func eightBytesAtATimeAgreesWithCountingByteByByte() {
+        func counted(_ bytes: [UInt8]) -> Bool {
+            guard !bytes.isEmpty else { return false }
+            let banned = Set<UInt8>(Array(0...6) + Array(14...25) + Array(28...31))
+            return stride(from: 0, to: bytes.count, by: 4096).allSatisfy { start in
+                let stretch = bytes[start..<min(start + 4096, bytes.count)]
+                return stretch.filter { banned.contains($0) }.count * 128 <= stretch.count
+            }
+        }
+        var random = PackageSizeTests.Generator(state: 11)
+        for round in 0..<300 {
+            let size = [1, 7, 8, 9, 100, 4095, 4096, 4097, 9000][round % 9] + random.below(3)
+            let density = [0, 64, 100, 128, 140, 200, 1000][random.below(7)]  // control bytes per 16,384
+            let bytes: [UInt8] = (0..<size).map { _ in
+                random.below(16_384) < density ? UInt8(random.below(32)) : UInt8(32 + random.below(224))
+            }
+            let fast = bytes.withUnsafeBytes { DeflateMethod.looksLikeText($0) }
+            #expect(fast == counted(bytes), "round \(round): \(size) bytes")
+        }
+    }
 }
