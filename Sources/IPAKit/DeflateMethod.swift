@@ -18,9 +18,10 @@ enum DeflateMethod: Hashable {
     /// Chunks of text shorter than this go to zlib (at levels 4 and up).
     static let smallTextLimit = 2048
 
-    /// The method for a chunk of `size` bytes at `level` (1-9), `isText` as ``looksLikeText(_:)`` says.
+    /// The method for a chunk of `size` bytes at `level`, `isText` as ``looksLikeText(_:)`` says.
+    /// libdeflate's levels 10-12 (beyond zip's, and beyond zlib's 9) always stay with libdeflate.
     static func choose(level: Int, size: Int, isText: Bool) -> DeflateMethod {
-        guard isText, level >= 4 else { return .libdeflate(level: level) }
+        guard isText, (4...9).contains(level) else { return .libdeflate(level: level) }
         if size < smallTextLimit { return .zlib(level: level) }
         return .libdeflate(level: level == 5 || level == 6 ? level + 1 : level)
     }

@@ -24,6 +24,16 @@ import Testing
         #expect(!stillText)
     }
 
+    /// The library takes libdeflate's levels 10-12 too; zlib has no such levels, so small text
+    /// must not go to it there.
+    @Test(arguments: [1, 4, 6, 9, 10, 12])
+    func smallTextDeflatesAtEveryLevelTheLibraryTakes(level: Int) throws {
+        var random = PackageSizeTests.Generator(state: 3)
+        let text = Array(PackageSizeTests.smallText(0, size: 1500, &random).utf8)
+        let stream = try #require(text.withUnsafeBytes { ChunkDeflater(level: level).deflate($0) })
+        #expect(stream.withUnsafeBytes { Deflater.inflate($0, size: text.count) } == text)
+    }
+
     /// The detection reads eight bytes at a time; byte by byte, per 4 KiB stretch, must agree.
     @Test func eightBytesAtATimeAgreesWithCountingByteByByte() {
         func counted(_ bytes: [UInt8]) -> Bool {
