@@ -12,10 +12,12 @@ beside plistlib and binary->XML beside plistutil, each pair interleaved over mor
 smaller files, and the ratios are printed by size (`--only plist-sizes` runs just that table).
 
 Packaging: a generated app-like tree (bench/gen_app.py) packaged at level 6 by adhocbuild, zip
-and Python's zipfile; then storing (--level 0, with and without the check after writing)
-against reading the tree (cat > /dev/null), copying it (cat > one file) and piping it (cat |
-wc -c), interleaved, and once more from a cold page cache when run as root. Every archive is
-read back with zipfile.
+and Python's zipfile; then adhocbuild -6 against zip -6 on trees of other shapes
+(bench/gen_shapes.py: mixed content, many small files, a few huge ones, incompressible data,
+deep folders), speed ratio and size difference side by side; then storing (--level 0, with and
+without the check after writing) against reading the tree (cat > /dev/null), copying it (cat >
+one file) and piping it (cat | wc -c), interleaved, and once more from a cold page cache when
+run as root. Every archive is read back with zipfile.
 """
 import argparse
 import os
@@ -129,6 +131,7 @@ def packaging(bin_dir, runs):
         print(f"{name:<24} {seconds:>9.3f} {total / seconds / 1e6:>8.1f} {size / 1e6:>8.1f} {peak / 1e6:>8.0f} {ratio:>18}")
     zip_result = results[1]
     print(f"adhocbuild -6 vs zip -6: {zip_result[1] / ours[1]:.2f}x the speed, archive {100 * (ours[3] / zip_result[3] - 1):+.2f}% in size\n")
+    shapes(adhocbuild, zip_tool, runs, default=(total, ours[1], zip_result[1], ours[3], zip_result[3]))
 
     # Storing, against what merely reading (or copying) the same files costs. Each takes a
     # fraction of a second, so they run interleaved over more rounds.
@@ -186,6 +189,47 @@ def packaging(bin_dir, runs):
               f"{100 * cold['reading: cat > /dev/null'][0] / cold['copying: cat > one file'][0]:.0f}%")
     else:
         print("cold cache: not measured (dropping the page cache needs root: /proc/sys/vm/drop_caches)")
+
+
+SHAPES = [
+    ("mixed", "binary, small text, PNGs, gzipped assets, large text"),
+    ("small", "~20,000 files of 40 bytes to 4 KB"),
+    ("huge", "three files: machine code, log text, sparse records"),
+    ("incompressible", "random bytes and gzipped files"),
+    ("deep", "folders 48 deep, small plists"),
+]
+
+
+def shapes(adhocbuild, zip_tool, runs, default):
+    """adhocbuild -6 against zip -6 on trees of other shapes (bench/gen_shapes.py), each pair run
+    interleaved, with the default tree's figures from above in the first row."""
+    rows = [("default", "the tree above") + default]
+    for shape, description in SHAPES:
+        out = os.path.join(HERE, "out", "shapes", shape)
+        app = os.path.join(out, "Payload", "Bench.app")
+        if not os.path.exists(app):
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_shapes.py"), shape, os.path.join(out, "Payload")],
+                           check=True, stdout=subprocess.DEVNULL)
+        total = sum(os.path.getsize(os.path.join(folder, name))
+                    for folder, _, files in os.walk(app) for name in files
+                    if not os.path.islink(os.path.join(folder, name)))
+        ours_ipa, zip_ipa = os.path.join(out, "ours.ipa"), os.path.join(out, "zip.ipa")
+        commands = [
+            [adhocbuild, "package", app, "-o", ours_ipa, "-q"],
+            ["sh", "-c", f"cd '{out}' && rm -f '{zip_ipa}' && '{zip_tool}' -qry -X -6 '{zip_ipa}' Payload"],
+        ]
+        (ours_s, _), (zip_s, _) = measure_interleaved(commands, runs)
+        check_ipa(ours_ipa, app, f"adhocbuild -6 on the {shape} tree")
+        check_ipa(zip_ipa, app, f"zip -6 on the {shape} tree")
+        rows.append((shape, description, total, ours_s, zip_s, os.path.getsize(ours_ipa), os.path.getsize(zip_ipa)))
+    load = os.getloadavg()[0]
+    print(f"tree shapes at level 6: adhocbuild -6 against zip -qry -X -6, median of {runs} interleaved runs "
+          f"(load average {load:.1f} on {os.cpu_count()} cores at the end)")
+    print(f"{'shape':<15} {'MB':>6} {'adhocbuild s':>12} {'zip s':>8} {'speed':>7} {'ipa MB':>8} {'zip MB':>8} {'size':>8}  what")
+    for shape, description, total, ours_s, zip_s, ours_size, zip_size in rows:
+        print(f"{shape:<15} {total / 1e6:>6.1f} {ours_s:>12.3f} {zip_s:>8.3f} {zip_s / ours_s:>6.2f}x "
+              f"{ours_size / 1e6:>8.2f} {zip_size / 1e6:>8.2f} {100 * (ours_size / zip_size - 1):>+7.2f}%  {description}")
+    print()
 
 
 def can_drop_caches():

@@ -46,10 +46,12 @@ struct DeflateBlockScanner {
 
     /// A canonical Huffman decoding table indexed by the next `maxLength` bits (LSB first).
     private struct Table {
-        var entries: [UInt32]  // symbol << 4 | length; 0 means no code
+        /// symbol << 8 | bits to skip (the code's length plus the symbol's extra bits); 0 means no code.
+        var entries: [UInt32]
         var maxLength: Int
 
-        init(lengths: ArraySlice<UInt8>) throws {
+        /// `extraBits` gives the number of extra bits that follow each symbol's code.
+        init(lengths: ArraySlice<UInt8>, extraBits: (Int) -> Int = { _ in 0 }) throws {
             maxLength = Int(lengths.max() ?? 0)
             guard maxLength > 0 else { entries = []; return }
             var counts = [Int](repeating: 0, count: 16)
@@ -67,7 +69,7 @@ struct DeflateBlockScanner {
                 guard symbolCode < (1 << Int(length)) else { throw Failure(description: "over-subscribed Huffman code") }
                 var reversed = 0
                 for bit in 0..<Int(length) where symbolCode & (1 << bit) != 0 { reversed |= 1 << (Int(length) - 1 - bit) }
-                let entry = UInt32(offset) << 4 | UInt32(length)
+                let entry = UInt32(offset) << 8 | UInt32(Int(length) + extraBits(offset))
                 var index = reversed
                 while index < entries.count {
                     entries[index] = entry
@@ -77,25 +79,32 @@ struct DeflateBlockScanner {
         }
     }
 
+    /// Decodes one symbol of the code-length code (which has no extra bits).
     @inline(__always) private mutating func decode(_ table: Table) throws -> Int {
         guard table.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
         let entry = table.entries.withUnsafeBufferPointer { $0[Int(peek(table.maxLength))] }
-        guard entry != 0, position + Int(entry & 15) <= bytes.count * 8 else {
+        guard entry != 0, position + Int(entry & 0xFF) <= bytes.count * 8 else {
             throw Failure(description: "invalid Huffman code at bit \(position)")
         }
-        position += Int(entry & 15)
-        return Int(entry >> 4)
+        position += Int(entry & 0xFF)
+        return Int(entry >> 8)
     }
 
     private static let lengthExtraBits: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
     private static let distanceExtraBits: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
+    /// Extra bits after a literal/length symbol (none after literals, the end of block or invalid symbols).
+    private static func lengthExtra(_ symbol: Int) -> Int { (257...285).contains(symbol) ? lengthExtraBits[symbol - 257] : 0 }
+    /// Extra bits after a distance symbol (none after the invalid 30 and 31).
+    private static func distanceExtra(_ symbol: Int) -> Int { symbol < 30 ? distanceExtraBits[symbol] : 0 }
+
     private static let fixedTables: (Table, Table) = {
         var lengths = [UInt8](repeating: 8, count: 288)
         for index in 144..<256 { lengths[index] = 9 }
         for index in 256..<280 { lengths[index] = 7 }
-        return (try! Table(lengths: lengths[...]), try! Table(lengths: [UInt8](repeating: 5, count: 30)[...]))
+        return (try! Table(lengths: lengths[...], extraBits: lengthExtra),
+                try! Table(lengths: [UInt8](repeating: 5, count: 30)[...], extraBits: distanceExtra))
     }()
 
     /// Scans every block and returns where the final one starts and where the stream ends.
@@ -135,7 +144,8 @@ struct DeflateBlockScanner {
                     }
                 }
                 guard lengths.count == literalCount + distanceCount else { throw Failure(description: "code lengths overflow") }
-                try skipSymbols(try Table(lengths: lengths[0..<literalCount]), try Table(lengths: lengths[literalCount...]))
+                try skipSymbols(try Table(lengths: lengths[0..<literalCount], extraBits: Self.lengthExtra),
+                                try Table(lengths: lengths[literalCount...], extraBits: Self.distanceExtra))
             default:
                 throw Failure(description: "invalid block type 3")
             }
@@ -143,16 +153,30 @@ struct DeflateBlockScanner {
         }
     }
 
+    /// Skips a block's symbols up to its end-of-block code. Past the end of the data `peek` reads
+    /// zeros, so running off the end is caught once a symbol has taken the position beyond it.
     private mutating func skipSymbols(_ literals: Table, _ distances: Table) throws {
-        while true {
-            let symbol = try decode(literals)
-            if symbol < 256 { continue }
-            if symbol == 256 { return }
-            guard symbol <= 285 else { throw Failure(description: "invalid length symbol \(symbol)") }
-            position += Self.lengthExtraBits[symbol - 257]
-            let distance = try decode(distances)
-            guard distance < 30 else { throw Failure(description: "invalid distance symbol \(distance)") }
-            position += Self.distanceExtraBits[distance]
+        guard literals.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
+        let end = bytes.count * 8
+        try literals.entries.withUnsafeBufferPointer { lengthCodes in
+            try distances.entries.withUnsafeBufferPointer { distanceCodes in
+                while true {
+                    let entry = lengthCodes[Int(peek(literals.maxLength))]
+                    guard entry != 0 else { throw Failure(description: "invalid Huffman code at bit \(position)") }
+                    position += Int(entry & 0xFF)
+                    guard position <= end else { throw Failure(description: "the deflate stream is truncated") }
+                    let symbol = entry >> 8
+                    if symbol < 256 { continue }
+                    if symbol == 256 { return }
+                    guard symbol <= 285 else { throw Failure(description: "invalid length symbol \(symbol)") }
+                    guard distances.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
+                    let distance = distanceCodes[Int(peek(distances.maxLength))]
+                    guard distance != 0 else { throw Failure(description: "invalid Huffman code at bit \(position)") }
+                    guard distance >> 8 < 30 else { throw Failure(description: "invalid distance symbol \(distance >> 8)") }
+                    position += Int(distance & 0xFF)
+                    guard position <= end else { throw Failure(description: "the deflate stream is truncated") }
+                }
+            }
         }
     }
 }

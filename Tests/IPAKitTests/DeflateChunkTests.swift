@@ -61,6 +61,18 @@ import Testing
         }
     }
 
+    @Test(arguments: [1, 6, 12])
+    func aStreamCutShortIsRefused(level: Int) throws {
+        let data = Self.sample(200_000, seed: 5)
+        let stream = try #require(data.withUnsafeBytes { Deflater(level: level).deflate($0) })
+        for kept in [1, 2, 100, stream.count / 2, stream.count - 1] {
+            #expect(throws: DeflateBlockScanner.Failure.self, "\(kept) of \(stream.count) bytes") {
+                try DeflateChunk.makeContinuable(Array(stream.prefix(kept)))
+            }
+        }
+        #expect(try DeflateChunk.makeContinuable(stream).count >= stream.count)
+    }
+
     @Test func aCorruptStreamIsRefused() {
         #expect(throws: DeflateBlockScanner.Failure.self) { try DeflateChunk.makeContinuable([0xFF, 0xFF, 0xFF]) }
         #expect(throws: DeflateBlockScanner.Failure.self) { try DeflateChunk.makeContinuable([]) }

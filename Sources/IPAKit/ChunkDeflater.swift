@@ -1,0 +1,29 @@
+/// Deflates chunks of files at one `zip` level, each with the method ``DeflateMethod`` picks
+/// for its content; holds the compressors it has needed so far. One per thread.
+final class ChunkDeflater {
+    let level: Int
+    private var libdeflate: [Int: Deflater] = [:]
+    private var zlib: [Int: ZlibDeflater] = [:]
+
+    init(level: Int) { self.level = level }
+
+    /// The method this deflater uses for `chunk`.
+    func method(for chunk: UnsafeRawBufferPointer) -> DeflateMethod {
+        DeflateMethod.choose(level: level, size: chunk.count, isText: DeflateMethod.looksLikeText(chunk))
+    }
+
+    /// Raw deflate of `chunk`: a complete stream, its last block marked final (nil only if
+    /// libdeflate fails, which it does not with the room it is given).
+    func deflate(_ chunk: UnsafeRawBufferPointer) -> [UInt8]? {
+        switch method(for: chunk) {
+        case .libdeflate(let level):
+            let deflater = libdeflate[level] ?? Deflater(level: level)
+            libdeflate[level] = deflater
+            return deflater.deflate(chunk)
+        case .zlib(let level):
+            let deflater = zlib[level] ?? ZlibDeflater(level: level)
+            zlib[level] = deflater
+            return deflater.deflate(chunk)
+        }
+    }
+}
