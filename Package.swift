@@ -56,8 +56,7 @@ let package = Package(
         ),
         .target(
             name: "IPAKit",
-            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
         ),
         .target(
             name: "Manifest",

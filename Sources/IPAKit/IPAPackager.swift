@@ -109,9 +109,7 @@ public struct IPAPackager {
         if options.verify {
             try ZipArchiveVerifier.verify(temporary, layouts: layouts, threads: options.threads, displayName: output)
         }
-        guard rename(temporary, output) == 0 else {
-            throw IPAError("cannot be written: \(String(cString: strerror(errno)))", file: output)
-        }
+        guard rename(temporary, output) == 0 else { throw SystemError("cannot be written", file: output) }
         return Report(output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
                       compressedBytes: totals.compressed, warnings: warnings)
     }
@@ -194,17 +192,15 @@ public struct IPAPackager {
     /// Compresses every file on `threads` workers, reading in order on this thread (which also
     /// computes each file's CRC), with a bounded number of chunks in flight.
     private func compress(_ files: [BundleTree.Entry], indices: [Int], total: Int64, spool: Spool) throws -> [Int: PreparedEntry] {
-        let threads = max(1, options.threads)
-        let queue = DispatchQueue(label: "adhocbuild.deflate", attributes: .concurrent)
-        let slots = DispatchSemaphore(value: threads * 3)
-        let group = DispatchGroup()
+        let workers = WorkerPool(label: "adhocbuild.deflate", capacity: max(1, options.threads) * 3)
         let state = CompressionState(count: files.count, level: options.level)
         var done: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: IPAPackager.chunkSize)
         for (position, file) in files.enumerated() {
-            if state.failure != nil { break }
-            let fd = open(file.sourcePath, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw IPAError("cannot be read: \(String(cString: strerror(errno)))", file: file.sourcePath) }
+            if workers.hasFailed { break }
+            let path = file.sourcePath
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw SystemError("cannot be read", file: path) }
             defer { close(fd) }
             let chunkCount = max(1, Int((file.size + Int64(IPAPackager.chunkSize) - 1) / Int64(IPAPackager.chunkSize)))
             state.begin(position, chunks: chunkCount, size: file.size)
@@ -213,56 +209,44 @@ public struct IPAPackager {
                 let wanted = Int(min(Int64(IPAPackager.chunkSize), file.size - Int64(chunk) * Int64(IPAPackager.chunkSize)))
                 var got = 0
                 while got < wanted {
-                    let result = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, wanted - got) }
-                    if result < 0 && errno == EINTR { continue }
+                    let result = buffer.withUnsafeMutableBytes { bytes in retryingInterrupted { read(fd, bytes.baseAddress! + got, wanted - got) } }
                     guard result > 0 else {
-                        throw IPAError(result == 0 ? "changed while it was being read (shorter than \(file.size) bytes)"
-                                       : "cannot be read: \(String(cString: strerror(errno)))", file: file.sourcePath)
+                        if result < 0 { throw SystemError("cannot be read", file: path) }
+                        throw IPAError("changed while it was being read (shorter than \(file.size) bytes)", file: path)
                     }
                     got += result
                 }
                 let data = Array(buffer[0..<wanted])
                 crc = data.withUnsafeBytes { Deflater.crc32(crc, $0) }
                 let isLast = chunk == chunkCount - 1
-                slots.wait()
-                group.enter()
-                queue.async {
-                    defer { slots.signal(); group.leave() }
-                    state.compress(data, file: position, path: file.sourcePath, chunk: chunk, isLast: isLast,
-                                   single: chunkCount == 1, spool: spool)
+                workers.submit {
+                    try state.compress(data, file: position, path: path, chunk: chunk, isLast: isLast, single: chunkCount == 1, spool: spool)
                 }
                 done += Int64(wanted)
                 options.progress?(done, total)
             }
             state.finish(position, crc: crc)
         }
-        group.wait()
-        if let failure = state.failure { throw failure }
+        try workers.wait()
         var result: [Int: PreparedEntry] = [:]
         for (position, index) in indices.enumerated() { result[index] = state.entries[position] }
         return result
     }
 }
 
-/// What the compression workers share: each file's prepared entry, a pool of deflaters, and
-/// the first failure.
+/// What the compression workers share: each file's prepared entry and a pool of deflaters.
+// @unchecked Sendable: `entries` and `pool` are only touched while holding `lock`; a deflater taken
+// from the pool is used by one worker at a time.
 private final class CompressionState: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var entries: [PreparedEntry]
     /// Idle compressors; a worker takes one or makes one (GCD may run more workers than cores).
     private var pool: [ChunkDeflater] = []
     private let level: Int
-    private var firstFailure: Error?
 
     init(count: Int, level: Int) {
         entries = Array(repeating: PreparedEntry(), count: count)
         self.level = level
-    }
-
-    var failure: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return firstFailure
     }
 
     func begin(_ file: Int, chunks: Int, size: Int64) {
@@ -280,32 +264,26 @@ private final class CompressionState: @unchecked Sendable {
 
     /// Compresses chunk `chunk` of file `file` (read from `path`) into the spool; a file in one
     /// chunk is stored instead when deflating does not make it smaller.
-    func compress(_ data: [UInt8], file: Int, path: String, chunk: Int, isLast: Bool, single: Bool, spool: Spool) {
+    func compress(_ data: [UInt8], file: Int, path: String, chunk: Int, isLast: Bool, single: Bool, spool: Spool) throws {
         lock.lock()
         let deflater = pool.popLast() ?? ChunkDeflater(level: level)
         lock.unlock()
         defer { lock.lock(); pool.append(deflater); lock.unlock() }
-        do {
-            let compressed = data.isEmpty ? nil : data.withUnsafeBytes { deflater.deflate($0) }
-            var output = compressed ?? data
-            var deflated = true
-            if single && (compressed == nil || output.count >= data.count) {
-                output = data  // not worth deflating: store it
-                deflated = false
-            } else if compressed == nil {
-                throw IPAError("could not be compressed (the compressor failed on bytes from \(chunk * IPAPackager.chunkSize))", file: path)
-            } else if !isLast {
-                output = try DeflateChunk.makeContinuable(output)
-            }
-            let offset = try output.withUnsafeBytes { try spool.append($0) }
-            lock.lock()
-            entries[file].segments[chunk] = (offset, output.count)
-            if !deflated { entries[file].isDeflated = false }
-            lock.unlock()
-        } catch {
-            lock.lock()
-            if firstFailure == nil { firstFailure = error }
-            lock.unlock()
+        let compressed = data.isEmpty ? nil : data.withUnsafeBytes { deflater.deflate($0) }
+        var output = compressed ?? data
+        var deflated = true
+        if single && (compressed == nil || output.count >= data.count) {
+            output = data  // not worth deflating: store it
+            deflated = false
+        } else if compressed == nil {
+            throw IPAError("could not be compressed (the compressor failed on bytes from \(chunk * IPAPackager.chunkSize))", file: path)
+        } else if !isLast {
+            output = try DeflateChunk.makeContinuable(output)
         }
+        let offset = try output.withUnsafeBytes { try spool.append($0) }
+        lock.lock()
+        entries[file].segments[chunk] = (offset, output.count)
+        if !deflated { entries[file].isDeflated = false }
+        lock.unlock()
     }
 }

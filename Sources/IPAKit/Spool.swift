@@ -4,10 +4,9 @@ import SystemSupport
 
 /// An unnamed temporary file that compressed data is appended to from many threads, so
 /// packaging memory stays bounded however large the app; libzip reads it back in order.
-final class Spool {
+final class Spool: Sendable {
     let fileDescriptor: Int32
-    private var end: Int64 = 0
-    private let lock = NSLock()
+    private let end = Locked<Int64>(0)
 
     /// Creates the spool in `folder` (next to the output, so it is on the same disk) and unlinks
     /// it at once: it disappears when closed, even after a crash.
@@ -23,10 +22,10 @@ final class Spool {
 
     /// Appends `bytes` and returns where they start.
     func append(_ bytes: UnsafeRawBufferPointer) throws -> Int64 {
-        lock.lock()
-        let offset = end
-        end += Int64(bytes.count)
-        lock.unlock()
+        let offset = end.withLock { end in
+            defer { end += Int64(bytes.count) }
+            return end
+        }
         let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
         if failure != 0 { throw SystemError("cannot write a temporary file", code: failure) }
         return offset

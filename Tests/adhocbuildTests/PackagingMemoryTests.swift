@@ -28,7 +28,7 @@ import Testing
             var generator = SystemRandomNumberGenerator()
             let block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
             let executable = folder.path("Large.app/Large")
-            FileManager.default.createFile(atPath: executable, contents: nil)
+            try #require(FileManager.default.createFile(atPath: executable, contents: nil))
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: executable))
             for _ in 0..<400 { try handle.write(contentsOf: block) }
             try handle.close()
