@@ -18,7 +18,7 @@ public protocol BundleStorage: AnyObject, Sendable {
 }
 
 /// A folder: the paths are relative to the folder holding the `.app`.
-final class FolderStorage: BundleStorage, @unchecked Sendable {
+final class FolderStorage: BundleStorage, Sendable {
     let location: String
     let files: [String: BundleFile]
     private let top: String
@@ -49,6 +49,8 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
 }
 
 /// An ipa, read in place.
+// @unchecked Sendable: its index is immutable, and the reader serialises every libzip call behind
+// its own lock.
 final class ArchiveStorage: BundleStorage, @unchecked Sendable {
     let reader: ZipArchiveReader
     let files: [String: BundleFile]

@@ -10,6 +10,7 @@ import Foundation
 /// last one taken. Advice is only a hint: a file that cannot be opened here is opened again by
 /// the reader, which reports why. Call ``stop()`` when done: it ends the opening thread and
 /// closes the descriptors never taken.
+// @unchecked Sendable: every mutable property is guarded by `condition`.
 final class ReadAhead: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [Int64]

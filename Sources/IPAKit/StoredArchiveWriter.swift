@@ -242,6 +242,8 @@ struct ZipRecord {
 
 /// Writes buffers at given offsets on a thread of its own, in the order they are handed over,
 /// with two buffers in use so one fills while the other is written.
+// @unchecked Sendable: the pool and the failure are guarded by `lock`; the descriptor is only
+// written through on the pipeline's serial queue.
 private final class OutputPipeline: @unchecked Sendable {
     private let fileDescriptor: Int32
     private let path: String
@@ -326,6 +328,7 @@ private final class OutputPipeline: @unchecked Sendable {
 }
 
 /// A buffer passed to the writer thread, which alone touches it until it is back in the pool.
+// @unchecked Sendable: ownership of the memory passes to the writer thread with the value.
 private struct HandedOverBuffer: @unchecked Sendable {
     var bytes: UnsafeMutableRawBufferPointer
     var whole: UnsafeMutableRawBufferPointer

@@ -115,6 +115,8 @@ enum ZipArchiveVerifier {
 
 /// The archive reopened by libzip with its consistency check (every local header against the
 /// central directory), and the entries it lists.
+// @unchecked Sendable: filled by one thread in read(_:displayName:), then read by another only after
+// the DispatchGroup that ran it has been waited on.
 private final class LibzipDirectory: @unchecked Sendable {
     struct Entry {
         var name: String
