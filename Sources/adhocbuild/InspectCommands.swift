@@ -73,25 +73,12 @@ enum InspectCommands {
                 arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
                 options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
                 run: { parsed in
-                    let output = parsed.required("output")
-                    let package = try AppPackage.open(parsed.positionals[0])
-                    let icons = AppIcons(bundle: package.app)
-                    guard let largest = icons.largest else {
-                        throw IPAError("has no icon to extract: \(icons.missingReason)", file: parsed.positionals[0])
+                    let written = try AppIcons.extract(parsed.positionals[0], to: parsed.required("output"))
+                    for (index, item) in written.enumerated() {
+                        let icon = item.icon
+                        let note = index == written.count - 1 ? "the largest, " : ""
+                        Console.out("\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")\n")
                     }
-                    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-                    for icon in icons.icons {
-                        let image: PNGImage
-                        do { image = try PNGImage(data: try package.app.read(icon.path)) } catch let error as PNGImage.Failure {
-                            throw IPAError("is not a readable PNG: \(error.description)", file: parsed.positionals[0],
-                                           entry: package.app.root + "/" + icon.path)
-                        }
-                        let data = image.pngData()
-                        try FileIO.writeAtomically(data, to: output + "/" + icon.path)
-                        if icon == largest { try FileIO.writeAtomically(data, to: output + "/icon.png") }
-                        Console.out("\(output)/\(icon.path): \(icon.width)x\(icon.height)\(icon.isCgBI ? " (un-crushed from CgBI)" : "")\n")
-                    }
-                    Console.out("\(output)/icon.png: the largest, \(largest.width)x\(largest.height)\n")
                     return 0
                 })])
     }
