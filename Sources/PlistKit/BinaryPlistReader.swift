@@ -27,6 +27,7 @@ public struct BinaryPlistReader {
     public func read(_ data: Data, into sink: PlistEventSink) throws {
         try data.withUnsafeBytes { raw in
             var walker = BinaryPlistEventWalker(table: try BinaryPlistObjectTable(bytes: raw), limits: limits, sink: sink)
+            defer { walker.marks.deallocate() }
             try walker.walk(walker.table.topObject, depth: 0)
             try walker.overlaps.finish()
         }
@@ -113,8 +114,12 @@ struct BinaryPlistEventWalker {
     let table: BinaryPlistObjectTable
     let limits: PlistLimits
     let sink: PlistEventSink
-    var inProgress: [Bool]
-    var checked: [Bool]
+    /// One byte per object: `inProgress` while it is an open container (cycle check), `checked`
+    /// once its extent was checked. Raw storage, so setting a flag is a store (an array here
+    /// would be checked for uniqueness on every write, a class retained); `read` frees it.
+    let marks: UnsafeMutablePointer<UInt8>
+    static let inProgress: UInt8 = 1
+    static let checked: UInt8 = 2
     var overlaps: BinaryPlistOverlapCheck
     var valueCount = 0
     var keys = DuplicateKeyDetector()
@@ -127,8 +132,8 @@ struct BinaryPlistEventWalker {
         self.table = table
         self.limits = limits
         self.sink = sink
-        inProgress = Array(repeating: false, count: table.objectCount)
-        checked = Array(repeating: false, count: table.objectCount)
+        marks = .allocate(capacity: table.objectCount)
+        marks.initialize(repeating: 0, count: table.objectCount)
         overlaps = BinaryPlistOverlapCheck(table: table)
     }
 
@@ -147,8 +152,7 @@ struct BinaryPlistEventWalker {
 
     mutating func walk(_ object: Int, depth: Int) throws {
         let (decoded, start, end) = try table.object(object)
-        if !checked[object] {
-            checked[object] = true
+        if mark(Self.checked, object) {
             try overlaps.record(object, start: start, end: end, table: table)
         }
         valueCount += 1
@@ -168,9 +172,10 @@ struct BinaryPlistEventWalker {
             guard depth < limits.maxDepth else {
                 throw PlistError(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", at: .byteOffset(start))
             }
-            if inProgress[object] { throw table.malformed("object \(object) contains itself (a reference cycle)", start) }
-            inProgress[object] = true
-            defer { inProgress[object] = false }
+            guard mark(Self.inProgress, object) else {
+                throw table.malformed("object \(object) contains itself (a reference cycle)", start)
+            }
+            defer { marks[object] &= ~Self.inProgress }
             if case .dictionary = decoded {
                 try sink.beginDictionary()
                 keys.beginDictionary()
@@ -178,8 +183,7 @@ struct BinaryPlistEventWalker {
                     let position = refs + index * table.refSize
                     let keyNumber = try table.reference(at: position, in: object)
                     let (key, keyStart, keyEnd) = try table.object(keyNumber)
-                    if !checked[keyNumber] {
-                        checked[keyNumber] = true
+                    if mark(Self.checked, keyNumber) {
                         try overlaps.record(keyNumber, start: keyStart, end: keyEnd, table: table)
                     }
                     var duplicate: String? = nil
@@ -206,6 +210,13 @@ struct BinaryPlistEventWalker {
             }
             try sink.endContainer()
         }
+    }
+
+    /// Sets `flag` for `object`; false when it was already set.
+    @inline(__always) func mark(_ flag: UInt8, _ object: Int) -> Bool {
+        guard marks[object] & flag == 0 else { return false }
+        marks[object] |= flag
+        return true
     }
 
     static func kindName(_ object: BinaryPlistObjectTable.Object) -> String {

@@ -19,7 +19,7 @@ enum AdhocBuildCLI {
     static func run(_ arguments: [String]) -> Int32 {
         let parser = CommandLineParser(root: root)
         do {
-            try LimitSettings.apply(ProcessInfo.processInfo.environment)
+            try LimitSettings.apply(LimitSettings.environment())
             switch try parser.parse(arguments) {
             case .version:
                 Console.out("adhocbuild \(AdhocBuildVersion.current)\n")

@@ -51,6 +51,16 @@ enum LimitSettings {
         return String(bytes)
     }
 
+    /// The values of just these variables, read with `getenv`: at start-up that is cheaper than
+    /// `ProcessInfo.environment`, which copies every variable into a dictionary.
+    static func environment() -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in settings {
+            if let value = getenv(setting.name) { values[setting.name] = String(cString: value) }
+        }
+        return values
+    }
+
     /// Applies the variables set in `environment`; a value that is not a positive whole number
     /// (with an optional K/M/G suffix for sizes) is a usage error naming the variable.
     static func apply(_ environment: [String: String]) throws {
