@@ -9,7 +9,13 @@ APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-
 RELEASE := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build release deps test demo bench fuzz clean
+# In CI (CI=true) compiler warnings are errors. `swift test` gets the same flags as the build
+# before it, so it reuses that build instead of starting again.
+WERROR := $(if $(CI),-Xswiftc -warnings-as-errors,)
+# Every Swift file the project holds, for the formatter.
+SWIFT_SOURCES := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources bench/FoundationPlistBench
+
+.PHONY: all build release deps test lint format demo bench fuzz clean
 
 all: build
 
@@ -33,15 +39,24 @@ release: deps
 	$(SWIFT) build $(RELEASE) --product adhocbuild
 
 ## test: every test (unit, command line, differential against plistlib and plistutil, real fixtures), then
-##       every fuzz seed and regression input replayed once under AddressSanitizer, then the command-line
-##       tests again against the statically linked release binary that agents run.
-test: deps
-	$(SWIFT) build --build-tests
-	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/.build/fuzz/seeds" $(SWIFT) test --disable-xctest
+##       every fuzz seed and regression input replayed once under AddressSanitizer (in this tree, then in
+##       a fresh clone without fixtures), then the command-line tests again against the statically linked
+##       release binary that agents run. Starts with `make lint`; in CI, warnings are errors.
+test: deps lint
+	$(SWIFT) build --build-tests $(WERROR)
+	ADHOCBUILD_FUZZ_SEEDS="$(CURDIR)/.build/fuzz/seeds" $(SWIFT) test --disable-xctest $(WERROR)
 	./scripts/fuzz.sh --replay
 	./scripts/fresh-clone-check.sh
 	$(SWIFT) build $(RELEASE) --product adhocbuild
-	ADHOCBUILD_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild" $(SWIFT) test --disable-xctest --filter adhocbuildTests
+	ADHOCBUILD_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild" $(SWIFT) test --disable-xctest --filter adhocbuildTests $(WERROR)
+
+## lint: the toolchain's swift-format checks every Swift file against .swift-format (140 columns).
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_SOURCES)
+
+## format: rewrites every Swift file as .swift-format says (run it before committing when lint complains).
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_SOURCES)
 
 ## demo: the main job on the bundled example.
 demo: release

@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "IPAKit", targets: ["IPAKit"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
-        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
+        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"])
     ],
     targets: [
         .systemLibrary(
@@ -108,6 +108,6 @@ let package = Package(
             name: "adhocbuildTests",
             dependencies: ["adhocbuild", "TestSupport"],
             exclude: ["Snapshots"]  // read from the source tree, so they can be re-recorded
-        ),
+        )
     ]
 )

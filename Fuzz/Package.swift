@@ -9,16 +9,17 @@ let harnesses = ["binary-plist", "xml-plist", "openstep-plist", "json-plist", "p
 let package = Package(
     name: "adhocbuild-fuzz",
     dependencies: [.package(name: "adhocbuild", path: "..")],
-    targets: [.target(name: "FuzzDriver")] + harnesses.map { name in
-        .executableTarget(
-            name: "fuzz-\(name)",
-            dependencies: [
-                "FuzzDriver",
-                .product(name: "PlistKit", package: "adhocbuild"),
-                .product(name: "IPAKit", package: "adhocbuild"),
-                .product(name: "Manifest", package: "adhocbuild"),
-                .product(name: "AdhocBuildKit", package: "adhocbuild"),
-            ],
-            path: "Sources/\(name)")
-    }
+    targets: [.target(name: "FuzzDriver")]
+        + harnesses.map { name in
+            .executableTarget(
+                name: "fuzz-\(name)",
+                dependencies: [
+                    "FuzzDriver",
+                    .product(name: "PlistKit", package: "adhocbuild"),
+                    .product(name: "IPAKit", package: "adhocbuild"),
+                    .product(name: "Manifest", package: "adhocbuild"),
+                    .product(name: "AdhocBuildKit", package: "adhocbuild")
+                ],
+                path: "Sources/\(name)")
+        }
 )

@@ -96,8 +96,10 @@ public struct CommandLineParser {
 
     /// Reads one option (and its value, inline after '=' or the next argument) into `parsed`;
     /// returns the value to check, if it takes one.
-    private func readOption(_ argument: String, from arguments: [String], at index: inout Int, of command: CommandSpec,
-                            into parsed: inout ParsedCommand) throws -> [GivenValue] {
+    private func readOption(
+        _ argument: String, from arguments: [String], at index: inout Int, of command: CommandSpec,
+        into parsed: inout ParsedCommand
+    ) throws -> [GivenValue] {
         var name = argument
         var inlineValue: String? = nil
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
@@ -146,8 +148,11 @@ public struct CommandLineParser {
             throw parsed.usageError("unexpected argument '\(parsed.positionals[command.arguments.count])'")
         }
         for (position, value) in parsed.positionals.enumerated() {
-            guard let argument = command.arguments.indices.contains(position) ? command.arguments[position]
-                    : variadic ? command.arguments.last : nil else { continue }
+            guard
+                let argument = command.arguments.indices.contains(position)
+                    ? command.arguments[position]
+                    : variadic ? command.arguments.last : nil
+            else { continue }
             if let problem = argument.kind.problem(with: value, for: argument.name, placeholder: argument.name) {
                 throw parsed.usageError(problem)
             }

@@ -11,9 +11,11 @@ public struct CommandSpec: Sendable {
     /// Runs the command and returns its exit code; nil for a group that only holds subcommands.
     public var run: (@Sendable (ParsedCommand) throws -> Int32)?
 
-    public init(name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], subcommands: [CommandSpec] = [], environment: [(String, String)] = [],
-                run: (@Sendable (ParsedCommand) throws -> Int32)? = nil) {
+    public init(
+        name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+        options: [OptionSpec] = [], subcommands: [CommandSpec] = [], environment: [(String, String)] = [],
+        run: (@Sendable (ParsedCommand) throws -> Int32)? = nil
+    ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

@@ -24,18 +24,22 @@ public struct OptionSpec: Sendable {
 
     /// An option that takes no value.
     public static func flag(_ names: String..., help: String) -> OptionSpec {
-        OptionSpec(names: names, valueName: nil, kind: .text, help: help, isRequired: false, defaultValue: nil,
-                   isRepeatable: false, defaultDescription: nil)
+        OptionSpec(
+            names: names, valueName: nil, kind: .text, help: help, isRequired: false, defaultValue: nil,
+            isRepeatable: false, defaultDescription: nil)
     }
 
     /// An option that takes a value named `name` of type `kind`: required, or with a `default`
     /// value, or with a default the command works out and `defaultDescription` describes.
-    public static func value(_ names: String..., name: String, kind: ValueKind = .text, help: String,
-                             required: Bool = false, default defaultValue: String? = nil,
-                             defaultDescription: String? = nil, repeatable: Bool = false) -> OptionSpec {
+    public static func value(
+        _ names: String..., name: String, kind: ValueKind = .text, help: String,
+        required: Bool = false, default defaultValue: String? = nil,
+        defaultDescription: String? = nil, repeatable: Bool = false
+    ) -> OptionSpec {
         precondition(!(required && (defaultValue != nil || defaultDescription != nil)), "\(names): a required option has no default")
-        return OptionSpec(names: names, valueName: name, kind: kind, help: help, isRequired: required,
-                          defaultValue: defaultValue, isRepeatable: repeatable, defaultDescription: defaultDescription)
+        return OptionSpec(
+            names: names, valueName: name, kind: kind, help: help, isRequired: required,
+            defaultValue: defaultValue, isRepeatable: repeatable, defaultDescription: defaultDescription)
     }
 
     /// `-o OUT.ipa`: the first spelling and the placeholder, as usage lines and errors show it.

@@ -108,11 +108,13 @@ public struct AppBundle: Sendable {
         if depth < 3 {
             for (folder, suffix) in [("PlugIns", ".appex"), ("Extensions", ".appex"), ("Watch", ".app"), ("AppClips", ".app")] {
                 let prefix = root + "/" + folder + "/"
-                let names = Set(storage.files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path -> String? in
-                    let rest = path.dropFirst(prefix.count)
-                    guard let first = rest.split(separator: "/").first, first.hasSuffix(suffix) else { return nil }
-                    return String(first)
-                }).sorted()
+                let names = Set(
+                    storage.files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path -> String? in
+                        let rest = path.dropFirst(prefix.count)
+                        guard let first = rest.split(separator: "/").first, first.hasSuffix(suffix) else { return nil }
+                        return String(first)
+                    }
+                ).sorted()
                 for name in names where storage.files[prefix + name + "/Info.plist"] != nil {
                     nested.append(try AppBundle(storage: storage, root: prefix + name, depth: depth + 1))
                 }

@@ -27,7 +27,8 @@ public struct AppIcons: Sendable {
             return "its icons live only in Assets.car (an asset catalog), which adhocbuild cannot read; "
                 + "add the icon as a PNG to the bundle or give one to the command"
         }
-        return declaredNames.isEmpty ? "it declares no icons" : "none of its declared icons (\(declaredNames.joined(separator: ", "))) is in the bundle"
+        return declaredNames.isEmpty
+            ? "it declares no icons" : "none of its declared icons (\(declaredNames.joined(separator: ", "))) is in the bundle"
     }
 
     public init(bundle: AppBundle) {
@@ -36,7 +37,8 @@ public struct AppIcons: Sendable {
             let files = bundle.info[keyPath: [key, "CFBundlePrimaryIcon", "CFBundleIconFiles"]]?.arrayValue ?? []
             names += files.compactMap(\.stringValue)
             if let single = bundle.info[keyPath: [key, "CFBundlePrimaryIcon", "CFBundleIconName"]]?.stringValue,
-                files.isEmpty {
+                files.isEmpty
+            {
                 names.append(single)
             }
         }

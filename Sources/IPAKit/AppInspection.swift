@@ -18,13 +18,14 @@ public enum AppInspection {
         case nil: dict["profile"] = .string("none")
         }
         if !package.app.nested.isEmpty {
-            dict["extensions"] = .array(package.app.nested.map { nested in
-                var summary = bundleSummary(nested, brief: true)
-                if case .success(let profile)? = nested.profile() {
-                    summary["profile"] = .string("\(profile.name) (\(profile.kind.rawValue))")
-                }
-                return .dictionary(summary)
-            })
+            dict["extensions"] = .array(
+                package.app.nested.map { nested in
+                    var summary = bundleSummary(nested, brief: true)
+                    if case .success(let profile)? = nested.profile() {
+                        summary["profile"] = .string("\(profile.name) (\(profile.kind.rawValue))")
+                    }
+                    return .dictionary(summary)
+                })
         }
         return dict
     }
@@ -47,8 +48,9 @@ public enum AppInspection {
         dict["platform"] = .string((bundle.platform ?? "unknown") + (bundle.isSimulatorBuild ? " (simulator build)" : ""))
         if let executable = bundle.executableName {
             let file = bundle.executable
-            dict["executable"] = .string(file.map { "\(executable) (\($0.size) bytes\($0.isExecutable ? "" : ", not executable"))" }
-                                         ?? "\(executable) (missing)")
+            dict["executable"] = .string(
+                file.map { "\(executable) (\($0.size) bytes\($0.isExecutable ? "" : ", not executable"))" }
+                    ?? "\(executable) (missing)")
         }
         dict["size"] = .integer(PlistInteger(bundle.size))
         dict["infoPlistFormat"] = .string(bundle.infoFormat.rawValue)

@@ -30,7 +30,9 @@ public struct AppVerifier: Sendable {
     public func verify(_ package: AppPackage) -> [Finding] {
         var findings: [Finding] = []
         func error(_ message: String, _ subject: String?) { findings.append(Finding(severity: .error, message: message, subject: subject)) }
-        func warning(_ message: String, _ subject: String?) { findings.append(Finding(severity: .warning, message: message, subject: subject)) }
+        func warning(_ message: String, _ subject: String?) {
+            findings.append(Finding(severity: .warning, message: message, subject: subject))
+        }
         let app = package.app
         check(app, isMain: true, error: error, warning: warning)
         for nested in app.nested {
@@ -39,11 +41,14 @@ public struct AppVerifier: Sendable {
                 error("bundle identifier '\(child)' is not under the app's '\(parent)'", nested.root)
             }
             if nested.shortVersion != app.shortVersion {
-                error("CFBundleShortVersionString \(nested.shortVersion ?? "(none)") differs from the app's \(app.shortVersion ?? "(none)")",
-                      nested.root)
+                error(
+                    "CFBundleShortVersionString \(nested.shortVersion ?? "(none)") differs from the app's \(app.shortVersion ?? "(none)")",
+                    nested.root)
             }
             if nested.buildVersion != app.buildVersion {
-                error("CFBundleVersion \(nested.buildVersion ?? "(none)") differs from the app's \(app.buildVersion ?? "(none)")", nested.root)
+                error(
+                    "CFBundleVersion \(nested.buildVersion ?? "(none)") differs from the app's \(app.buildVersion ?? "(none)")", nested.root
+                )
             }
         }
         return findings
@@ -89,8 +94,9 @@ public struct AppVerifier: Sendable {
             error("\(label) is for App ID '\(profile.applicationIdentifier ?? "(none)")', which does not cover '\(identifier)'", subject)
         }
         if isMain && !profile.kind.installsOverTheAir {
-            error("\(label) is an App Store profile; an app signed with it cannot be installed over the air "
-                  + "(use an ad-hoc, development or enterprise profile)", subject)
+            error(
+                "\(label) is an App Store profile; an app signed with it cannot be installed over the air "
+                    + "(use an ad-hoc, development or enterprise profile)", subject)
         }
         if isMain {
             for udid in udids where !profile.includes(device: udid) {

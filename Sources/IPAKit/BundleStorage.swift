@@ -35,8 +35,9 @@ final class FolderStorage: BundleStorage, Sendable {
             if case .directory = entry.kind { isDirectory = true; path.removeLast() } else { isDirectory = false }
             let isLink: Bool
             if case .symlink = entry.kind { isLink = true } else { isLink = false }
-            index[path] = BundleFile(size: entry.size, isExecutable: entry.permissions & 0o111 != 0, isSymlink: isLink,
-                                     isDirectory: isDirectory)
+            index[path] = BundleFile(
+                size: entry.size, isExecutable: entry.permissions & 0o111 != 0, isSymlink: isLink,
+                isDirectory: isDirectory)
         }
         files = index
     }
@@ -62,8 +63,9 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
         for entry in reader.entries {
             var path = entry.name
             if path.hasSuffix("/") { path.removeLast() }
-            index[path] = BundleFile(size: entry.size, isExecutable: entry.isExecutable, isSymlink: entry.isSymlink,
-                                     isDirectory: entry.isDirectory)
+            index[path] = BundleFile(
+                size: entry.size, isExecutable: entry.isExecutable, isSymlink: entry.isSymlink,
+                isDirectory: entry.isDirectory)
             // Archives made without directory entries still imply their folders.
             // (PayloadLayout has refused names with empty or '.' parts, on which NSString's
             // deletingLastPathComponent stops shrinking: the loop ends when a step changes nothing.)

@@ -6,7 +6,10 @@ import SystemSupport
 /// `.DS_Store` and `__MACOSX` left out.
 struct BundleTree {
     struct Entry {
-        enum Kind { case directory, file, symlink(target: String) }
+        enum Kind {
+            case directory, file
+            case symlink(target: String)
+        }
 
         /// Path inside the archive; directories end with `/`.
         var archivePath: String
@@ -34,10 +37,14 @@ struct BundleTree {
 
     /// Lists the folder at `path` (whose `lstat` is `folderInfo`): each name's details come from
     /// `fstatat` relative to the open folder, so no path is looked up again from the top.
-    private static func walk(_ path: String, info folderInfo: stat, archivePath: String, relative: [String],
-                             into result: inout [Entry]) throws {
-        result.append(Entry(archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
-                            permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
+    private static func walk(
+        _ path: String, info folderInfo: stat, archivePath: String, relative: [String],
+        into result: inout [Entry]
+    ) throws {
+        result.append(
+            Entry(
+                archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
+                permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
         guard let folder = opendir(path) else { throw SystemError("cannot be listed", file: path) }
         defer { closedir(folder) }
         let folderDescriptor = dirfd(folder)
@@ -64,15 +71,19 @@ struct BundleTree {
             case S_IFDIR:
                 try walk(child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
             case S_IFREG:
-                result.append(Entry(archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
-                                    permissions: UInt32(childInfo.st_mode) & 0o7777,
-                                    modificationTime: Int64(childInfo.st_mtim.tv_sec)))
+                result.append(
+                    Entry(
+                        archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
+                        permissions: UInt32(childInfo.st_mode) & 0o7777,
+                        modificationTime: Int64(childInfo.st_mtim.tv_sec)))
             case S_IFLNK:
                 let target = try linkTarget(child)
                 try checkInside(target, linkFolder: relative, link: child)
-                result.append(Entry(archivePath: childArchive, sourcePath: child, kind: .symlink(target: target),
-                                    size: Int64(target.utf8.count), permissions: 0o777,
-                                    modificationTime: Int64(childInfo.st_mtim.tv_sec)))
+                result.append(
+                    Entry(
+                        archivePath: childArchive, sourcePath: child, kind: .symlink(target: target),
+                        size: Int64(target.utf8.count), permissions: 0o777,
+                        modificationTime: Int64(childInfo.st_mtim.tv_sec)))
             default:
                 throw IPAError("is neither a file, a folder nor a symbolic link", file: child)
             }

@@ -51,8 +51,10 @@ struct DERElement {
                 guard rest.count >= 2 else { throw Failure(description: "unterminated indefinite length at byte \(start)") }
                 if rest[rest.startIndex] == 0 && rest[rest.startIndex + 1] == 0 {
                     let content = bytes[contentStart..<rest.startIndex]
-                    return (DERElement(tag: identifier, tagNumber: tagNumber, isConstructed: true, content: content, offset: start),
-                            bytes[(rest.startIndex + 2)...])
+                    return (
+                        DERElement(tag: identifier, tagNumber: tagNumber, isConstructed: true, content: content, offset: start),
+                        bytes[(rest.startIndex + 2)...]
+                    )
                 }
                 (_, rest) = try read(rest, depth: depth + 1)
             }
@@ -69,8 +71,10 @@ struct DERElement {
             throw Failure(description: "element at byte \(start) claims \(length) bytes, more than remain")
         }
         let content = bytes[index..<(index + length)]
-        return (DERElement(tag: identifier, tagNumber: tagNumber, isConstructed: constructed, content: content, offset: start),
-                bytes[(index + length)...])
+        return (
+            DERElement(tag: identifier, tagNumber: tagNumber, isConstructed: constructed, content: content, offset: start),
+            bytes[(index + length)...]
+        )
     }
 
     /// The element's children, for a constructed element.

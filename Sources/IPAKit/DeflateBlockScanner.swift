@@ -91,7 +91,9 @@ struct DeflateBlockScanner {
     }
 
     private static let lengthExtraBits: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    private static let distanceExtraBits: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    private static let distanceExtraBits: [Int] = [
+        0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13
+    ]
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// Extra bits after a literal/length symbol (none after literals, the end of block or invalid symbols).
@@ -103,8 +105,10 @@ struct DeflateBlockScanner {
         var lengths = [UInt8](repeating: 8, count: 288)
         for index in 144..<256 { lengths[index] = 9 }
         for index in 256..<280 { lengths[index] = 7 }
-        return (try! Table(lengths: lengths[...], extraBits: lengthExtra),
-                try! Table(lengths: [UInt8](repeating: 5, count: 30)[...], extraBits: distanceExtra))
+        return (
+            try! Table(lengths: lengths[...], extraBits: lengthExtra),
+            try! Table(lengths: [UInt8](repeating: 5, count: 30)[...], extraBits: distanceExtra)
+        )
     }()
 
     /// Scans every block and returns where the final one starts and where the stream ends.
@@ -144,8 +148,9 @@ struct DeflateBlockScanner {
                     }
                 }
                 guard lengths.count == literalCount + distanceCount else { throw Failure(description: "code lengths overflow") }
-                try skipSymbols(try Table(lengths: lengths[0..<literalCount], extraBits: Self.lengthExtra),
-                                try Table(lengths: lengths[literalCount...], extraBits: Self.distanceExtra))
+                try skipSymbols(
+                    try Table(lengths: lengths[0..<literalCount], extraBits: Self.lengthExtra),
+                    try Table(lengths: lengths[literalCount...], extraBits: Self.distanceExtra))
             default:
                 throw Failure(description: "invalid block type 3")
             }

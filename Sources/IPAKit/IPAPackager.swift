@@ -53,9 +53,11 @@ public struct IPAPackager {
             let applications = trimmed + "/Products/Applications"
             let apps = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? []).filter { $0.hasSuffix(".app") }
             guard apps.count == 1 else {
-                throw IPAError(apps.isEmpty ? "holds no app in Products/Applications"
-                               : "holds \(apps.count) apps in Products/Applications (\(apps.sorted().joined(separator: ", ")))",
-                               file: input)
+                throw IPAError(
+                    apps.isEmpty
+                        ? "holds no app in Products/Applications"
+                        : "holds \(apps.count) apps in Products/Applications (\(apps.sorted().joined(separator: ", ")))",
+                    file: input)
             }
             let swiftSupport = trimmed + "/SwiftSupport"
             return (applications + "/" + apps[0], FileManager.default.fileExists(atPath: swiftSupport) ? swiftSupport : nil)
@@ -71,8 +73,11 @@ public struct IPAPackager {
         let (app, swiftSupport) = try IPAPackager.locateApp(input)
         let appName = (app as NSString).lastPathComponent
         var warnings: [String] = []
-        var entries = [BundleTree.Entry(archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
-                                        permissions: 0o755, modificationTime: 0)]
+        var entries = [
+            BundleTree.Entry(
+                archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
+                permissions: 0o755, modificationTime: 0)
+        ]
         entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName)
         entries[0].modificationTime = entries[1].modificationTime
         if let profile = options.profile {
@@ -81,15 +86,21 @@ public struct IPAPackager {
                 throw IPAError("no such provisioning profile", file: profile)
             }
             let name = "Payload/\(appName)/embedded.mobileprovision"
-            let replacement = BundleTree.Entry(archivePath: name, sourcePath: profile, kind: .file, size: Int64(info.st_size),
-                                               permissions: 0o644, modificationTime: Int64(info.st_mtim.tv_sec))
-            if let index = entries.firstIndex(where: { $0.archivePath == name }) { entries[index] = replacement }
-            else {
-                let insertAt = entries.firstIndex { $0.archivePath.utf8.lexicographicallyPrecedes(name.utf8) == false && $0.archivePath.hasPrefix("Payload/\(appName)/") } ?? entries.count
+            let replacement = BundleTree.Entry(
+                archivePath: name, sourcePath: profile, kind: .file, size: Int64(info.st_size),
+                permissions: 0o644, modificationTime: Int64(info.st_mtim.tv_sec))
+            if let index = entries.firstIndex(where: { $0.archivePath == name }) {
+                entries[index] = replacement
+            } else {
+                let insertAt =
+                    entries.firstIndex {
+                        $0.archivePath.utf8.lexicographicallyPrecedes(name.utf8) == false && $0.archivePath.hasPrefix("Payload/\(appName)/")
+                    } ?? entries.count
                 entries.insert(replacement, at: insertAt)
             }
             if FileManager.default.fileExists(atPath: app + "/_CodeSignature") {
-                warnings.append("\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing")
+                warnings.append(
+                    "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing")
             }
         }
         if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
@@ -110,8 +121,9 @@ public struct IPAPackager {
             try ZipArchiveVerifier.verify(temporary, layouts: layouts, threads: options.threads, displayName: output)
         }
         guard rename(temporary, output) == 0 else { throw SystemError("cannot be written", file: output) }
-        return Report(output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
-                      compressedBytes: totals.compressed, warnings: warnings)
+        return Report(
+            output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
+            compressedBytes: totals.compressed, warnings: warnings)
     }
 
     /// Fixed times and modes: files 0644 (0755 when any execute bit is set), folders 0755.
@@ -138,7 +150,8 @@ public struct IPAPackager {
 
     /// Writes the archive and returns its totals and, for verification, how each chunked entry was laid out.
     func write(_ entries: [BundleTree.Entry], to path: String, storedWriter: StoredWriter = .direct())
-        throws -> ((uncompressed: Int64, compressed: Int64), [String: ZipArchiveVerifier.Layout]) {
+        throws -> ((uncompressed: Int64, compressed: Int64), [String: ZipArchiveVerifier.Layout])
+    {
         let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
         if options.level == 0, case .direct(let bufferSize) = storedWriter, StoredArchiveWriter.fits(entries) {
@@ -159,9 +172,10 @@ public struct IPAPackager {
             if let ready = prepared[index], let spool {
                 compressed += ready.compressedSize
                 if ready.isDeflated && ready.segments.count > 1 {
-                    layouts[entry.archivePath] = ZipArchiveVerifier.Layout(segmentLengths: ready.segments.map(\.length),
-                                                                           uncompressedSize: ready.uncompressedSize,
-                                                                           chunkSize: IPAPackager.chunkSize)
+                    layouts[entry.archivePath] = ZipArchiveVerifier.Layout(
+                        segmentLengths: ready.segments.map(\.length),
+                        uncompressedSize: ready.uncompressedSize,
+                        chunkSize: IPAPackager.chunkSize)
                 }
                 try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
             } else {
@@ -184,8 +198,9 @@ public struct IPAPackager {
         try writer.add(entries) { _, entry, time in
             let opened = readAhead.descriptor(for: position)
             position += 1
-            try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, opened: opened, size: entry.size,
-                                     permissions: entry.permissions, dosTime: time)
+            try writer.addStoredFile(
+                entry.archivePath, from: entry.sourcePath, opened: opened, size: entry.size,
+                permissions: entry.permissions, dosTime: time)
         }
     }
 
@@ -209,7 +224,9 @@ public struct IPAPackager {
                 let wanted = Int(min(Int64(IPAPackager.chunkSize), file.size - Int64(chunk) * Int64(IPAPackager.chunkSize)))
                 var got = 0
                 while got < wanted {
-                    let result = buffer.withUnsafeMutableBytes { bytes in retryingInterrupted { read(fd, bytes.baseAddress! + got, wanted - got) } }
+                    let result = buffer.withUnsafeMutableBytes { bytes in
+                        retryingInterrupted { read(fd, bytes.baseAddress! + got, wanted - got) }
+                    }
                     guard result > 0 else {
                         if result < 0 { throw SystemError("cannot be read", file: path) }
                         throw IPAError("changed while it was being read (shorter than \(file.size) bytes)", file: path)
@@ -220,7 +237,8 @@ public struct IPAPackager {
                 crc = data.withUnsafeBytes { Deflater.crc32(crc, $0) }
                 let isLast = chunk == chunkCount - 1
                 workers.submit {
-                    try state.compress(data, file: position, path: path, chunk: chunk, isLast: isLast, single: chunkCount == 1, spool: spool)
+                    try state.compress(
+                        data, file: position, path: path, chunk: chunk, isLast: isLast, single: chunkCount == 1, spool: spool)
                 }
                 done += Int64(wanted)
                 options.progress?(done, total)

@@ -34,7 +34,8 @@ final class MappedArchive: @unchecked Sendable {
         guard fd >= 0 else { throw IPAError("failed verification: \(SystemError.describe(errno))", file: displayName) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0,
-            let address = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
+            let address = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED
+        else {
             let reason = info.st_size == 0 ? "the archive is empty" : SystemError.describe(errno)
             close(fd)
             throw IPAError("failed verification: \(reason)", file: displayName)
@@ -75,8 +76,9 @@ final class MappedArchive: @unchecked Sendable {
                 compressedSize: Int(uint32(at: offset + 18)), size: Int(uint32(at: offset + 22)),
                 headerOffset: offset, dataOffset: offset + 30 + nameLength + extraLength)
             guard entry.dataOffset + entry.compressedSize <= bytes.count else {
-                throw IPAError("failed verification: the local header at offset \(offset) runs past the end of the archive",
-                               file: displayName, entry: entry.nameText)
+                throw IPAError(
+                    "failed verification: the local header at offset \(offset) runs past the end of the archive",
+                    file: displayName, entry: entry.nameText)
             }
             result.append(entry)
             offset = entry.dataOffset + entry.compressedSize
@@ -107,7 +109,8 @@ final class MappedArchive: @unchecked Sendable {
         while done < range.count {
             let got = retryingInterrupted { pread(fileDescriptor, destination + done, range.count - done, off_t(range.lowerBound + done)) }
             guard got > 0 else {
-                throw IPAError("failed verification: \(got == 0 ? "the archive ends early" : SystemError.describe(errno))", file: displayName)
+                throw IPAError(
+                    "failed verification: \(got == 0 ? "the archive ends early" : SystemError.describe(errno))", file: displayName)
             }
             done += got
         }
@@ -144,7 +147,9 @@ final class MappedArchive: @unchecked Sendable {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 4096)
             defer { buffer.deallocate() }
             for block in stride(from: worker, to: sharedBlocks.count, by: workers) {
-                let span = sharedPieces[sharedBlocks[block].lowerBound].bytes.lowerBound..<sharedPieces[sharedBlocks[block].upperBound - 1].bytes.upperBound
+                let span =
+                    sharedPieces[sharedBlocks[block].lowerBound].bytes
+                    .lowerBound..<sharedPieces[sharedBlocks[block].upperBound - 1].bytes.upperBound
                 do { try read(span, into: buffer.baseAddress!) } catch {
                     failure.withLock { if $0 == nil { $0 = error } }
                     return

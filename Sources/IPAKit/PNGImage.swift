@@ -40,7 +40,9 @@ public struct PNGImage: Sendable, Equatable {
             let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             if type == "IHDR", offset + 16 <= bytes.count {
-                func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+                func be32(_ at: Int) -> Int {
+                    Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+                }
                 return (be32(offset + 8), be32(offset + 12))
             }
             offset += 12 + length
@@ -210,7 +212,9 @@ public struct PNGImage: Sendable, Equatable {
             let crc = typed.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
             out += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         }
-        func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func be32(_ value: Int) -> [UInt8] {
+            [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
         chunk("IHDR", be32(width) + be32(height) + [8, 6, 0, 0, 0])
         let stride = width * 4
         var filtered = [UInt8]()

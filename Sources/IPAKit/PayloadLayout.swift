@@ -24,8 +24,9 @@ public enum PayloadLayout {
             if name.hasPrefix("__MACOSX/") || name == "__MACOSX" { continue }
             let parts = name.split(separator: "/", omittingEmptySubsequences: false)
             if name.contains("\\") || parts.contains(where: { $0.isEmpty || $0 == "." }) {
-                throw IPAError("is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
-                               file: path, entry: entry.name)
+                throw IPAError(
+                    "is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
+                    file: path, entry: entry.name)
             }
             // Every prefix is a folder of this name; a folder may be implied by many entries.
             for depth in 1...parts.count {
@@ -41,7 +42,8 @@ public enum PayloadLayout {
             if entry.isDirectory { folders.insert(name) } else { leaves[name] = entry }
         }
         for (name, entry) in leaves where folders.contains(name) {
-            throw IPAError("is a \(entry.isSymlink ? "symbolic link" : "file"), but other entries are inside it", file: path, entry: entry.name)
+            throw IPAError(
+                "is a \(entry.isSymlink ? "symbolic link" : "file"), but other entries are inside it", file: path, entry: entry.name)
         }
         guard folders.contains("Payload") else {
             if let other = seen[fold("Payload")] {
@@ -49,14 +51,17 @@ public enum PayloadLayout {
             }
             throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)
         }
-        let candidates = Set(seen.values.compactMap { name -> String? in
-            let parts = name.split(separator: "/")
-            return parts.count == 2 && parts[0] == "Payload" && parts[1].lowercased().hasSuffix(".app") ? String(parts[1]) : nil
-        }).sorted()
+        let candidates = Set(
+            seen.values.compactMap { name -> String? in
+                let parts = name.split(separator: "/")
+                return parts.count == 2 && parts[0] == "Payload" && parts[1].lowercased().hasSuffix(".app") ? String(parts[1]) : nil
+            }
+        ).sorted()
         guard let app = candidates.first else { throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path) }
         guard candidates.count == 1 else {
-            throw IPAError("holds \(candidates.count) apps in Payload (\(candidates.joined(separator: ", "))); iOS installs an ipa "
-                           + "holding exactly one", file: path)
+            throw IPAError(
+                "holds \(candidates.count) apps in Payload (\(candidates.joined(separator: ", "))); iOS installs an ipa "
+                    + "holding exactly one", file: path)
         }
         if let leaf = leaves["Payload/" + app] {
             throw IPAError("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
@@ -66,8 +71,9 @@ public enum PayloadLayout {
 
     /// Two names that one file system takes for one file and another for two.
     static func differOnlyInForm(_ name: String, _ other: String, archive path: String) -> IPAError {
-        IPAError("differs from '\(other)' only in letter case or Unicode form, so the two are one file on a Mac's file system and two elsewhere",
-                 file: path, entry: name)
+        IPAError(
+            "differs from '\(other)' only in letter case or Unicode form, so the two are one file on a Mac's file system and two elsewhere",
+            file: path, entry: name)
     }
 
     /// The name as a case-insensitive, normalization-insensitive file system compares it.

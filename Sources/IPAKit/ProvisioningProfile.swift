@@ -9,7 +9,10 @@ public struct ProvisioningProfile: Sendable {
     /// device list means App Store; a device list with `get-task-allow` means development, without it ad hoc
     /// (macOS profiles, which carry no `get-task-allow`, are told apart by their certificates).
     public enum Kind: String, Sendable {
-        case development, adHoc = "ad-hoc", enterprise, appStore = "app-store"
+        case development
+        case adHoc = "ad-hoc"
+        case enterprise
+        case appStore = "app-store"
 
         /// Whether iOS will install an app signed with it over the air.
         public var installsOverTheAir: Bool { self != .appStore }

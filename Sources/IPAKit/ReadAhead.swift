@@ -30,8 +30,10 @@ final class ReadAhead: @unchecked Sendable {
 
     /// `openAhead` opens a file and advises it, returning its descriptor or -1 (a closure only
     /// so tests can watch the order); it runs on the read-ahead's thread.
-    init(paths: [String], sizes: [Int64], window: Int64 = 32 << 20, files: Int = 64,
-         openAhead: @escaping @Sendable (String) -> Int32 = { ReadAhead.openWillNeed($0) }) {
+    init(
+        paths: [String], sizes: [Int64], window: Int64 = 32 << 20, files: Int = 64,
+        openAhead: @escaping @Sendable (String) -> Int32 = { ReadAhead.openWillNeed($0) }
+    ) {
         self.paths = paths
         self.sizes = sizes
         self.window = window
@@ -48,7 +50,7 @@ final class ReadAhead: @unchecked Sendable {
         thread.start()
     }
 
-    deinit { opened.values.forEach { if $0 >= 0 { close($0) } } }
+    deinit { for fd in opened.values where fd >= 0 { close(fd) } }
 
     /// Stops opening ahead, waits for the opening thread to end, and closes the descriptors never
     /// taken. (Not left to deinit: the thread's closure holds the read-ahead until the thread
@@ -60,7 +62,7 @@ final class ReadAhead: @unchecked Sendable {
         condition.unlock()
         finished.wait()
         condition.lock()
-        opened.values.forEach { if $0 >= 0 { close($0) } }
+        for fd in opened.values where fd >= 0 { close(fd) }
         opened.removeAll()
         condition.unlock()
     }

@@ -91,8 +91,10 @@ final class StoredArchiveWriter: ArchiveWriting {
 
     /// Adds the `size` bytes of `file`, stored; read from `opened` when it is an open descriptor
     /// of that file (which is closed here), opened here otherwise.
-    func addStoredFile(_ name: String, from file: String, opened: Int32 = -1, size: Int64, permissions: UInt32,
-                       dosTime: DOSTime) throws {
+    func addStoredFile(
+        _ name: String, from file: String, opened: Int32 = -1, size: Int64, permissions: UInt32,
+        dosTime: DOSTime
+    ) throws {
         var input = opened
         defer { if input >= 0 { Foundation.close(input) } }
         try addEntry(name, kind: .file, permissions: permissions, dosTime: dosTime, size: size) { writer in
@@ -129,8 +131,10 @@ final class StoredArchiveWriter: ArchiveWriting {
         output.abandon()
     }
 
-    private func addEntry(_ name: String, kind: ZipArchiveWriter.Kind, permissions: UInt32, dosTime: DOSTime,
-                          size: Int64, data: (StoredArchiveWriter) throws -> UInt32) throws {
+    private func addEntry(
+        _ name: String, kind: ZipArchiveWriter.Kind, permissions: UInt32, dosTime: DOSTime,
+        size: Int64, data: (StoredArchiveWriter) throws -> UInt32
+    ) throws {
         let nameBytes = Array(name.utf8)
         let headerOffset = bufferOffset + Int64(filled)
         // libzip asks for version 2.0 for folders and 1.0 for stored data, and flags a name
@@ -262,7 +266,7 @@ private final class OutputPipeline: @unchecked Sendable {
         pool = allocated
     }
 
-    deinit { allocated.forEach { $0.deallocate() } }
+    deinit { for buffer in allocated { buffer.deallocate() } }
 
     /// An empty buffer, once one is free.
     func takeBuffer() -> UnsafeMutableRawBufferPointer {

@@ -72,8 +72,9 @@ public final class ZipArchiveReader {
         do {
             let count = zip_get_num_entries(archive, 0)
             guard count <= limits.maxEntries else {
-                throw IPAError("has \(count) entries, more than the limit of \(limits.maxEntries)", file: path,
-                               isLimitExceeded: true)
+                throw IPAError(
+                    "has \(count) entries, more than the limit of \(limits.maxEntries)", file: path,
+                    isLimitExceeded: true)
             }
             var entries: [Entry] = []
             var byName: [String: Int] = [:]
@@ -83,8 +84,10 @@ public final class ZipArchiveReader {
                 guard zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) == 0, let rawName = stat.name else {
                     throw IPAError("cannot read entry \(index): \(String(cString: zip_strerror(archive)))", file: path)
                 }
-                let nameBytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(rawName).assumingMemoryBound(to: UInt8.self),
-                                                          count: strlen(rawName)))
+                let nameBytes = Array(
+                    UnsafeBufferPointer(
+                        start: UnsafeRawPointer(rawName).assumingMemoryBound(to: UInt8.self),
+                        count: strlen(rawName)))
                 guard let name = String(validating: nameBytes, as: UTF8.self) else {
                     throw IPAError("has an entry whose name is not UTF-8 (entry \(index))", file: path)
                 }
@@ -101,12 +104,14 @@ public final class ZipArchiveReader {
                 let size = Int64(stat.size), compressed = Int64(stat.comp_size)
                 total += size
                 guard total <= limits.maxTotalSize else {
-                    throw IPAError("would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path,
-                                   isLimitExceeded: true)
+                    throw IPAError(
+                        "would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path,
+                        isLimitExceeded: true)
                 }
                 if size >= limits.ratioCheckSize && size / max(compressed, 1) > limits.maxRatio {
-                    throw IPAError("expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
-                                   file: path, entry: name, isLimitExceeded: true)
+                    throw IPAError(
+                        "expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
+                        file: path, entry: name, isLimitExceeded: true)
                 }
                 var system: UInt8 = 0
                 var attributes: UInt32 = 0
@@ -141,8 +146,9 @@ public final class ZipArchiveReader {
     /// checks the CRC as the last bytes are read).
     public func data(_ entry: Entry) throws -> Data {
         guard entry.size <= limits.maxEntryReadSize else {
-            throw IPAError("is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name,
-                           isLimitExceeded: true)
+            throw IPAError(
+                "is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name,
+                isLimitExceeded: true)
         }
         lock.lock()
         defer { lock.unlock() }
@@ -175,4 +181,3 @@ public final class ZipArchiveReader {
         return try data(entry)
     }
 }
-

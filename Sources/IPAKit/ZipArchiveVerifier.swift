@@ -34,14 +34,16 @@ enum ZipArchiveVerifier {
         defer { opening.wait() }
         let locals = try mapped.localEntries()
         let stored = locals.indices.filter { locals[$0].method == UInt16(ZIP_CM_STORE) }
-        let storedCRCs = try mapped.crcs(of: stored.map { locals[$0].dataOffset..<(locals[$0].dataOffset + locals[$0].compressedSize) },
-                                     threads: threads)
+        let storedCRCs = try mapped.crcs(
+            of: stored.map { locals[$0].dataOffset..<(locals[$0].dataOffset + locals[$0].compressedSize) },
+            threads: threads)
         opening.wait()
         let archive = try directory.archive()
         let entries = directory.entries
         guard entries.count == locals.count else {
-            throw IPAError("failed verification: the central directory lists \(entries.count) entries, "
-                           + "but \(locals.count) local headers follow one another from the start", file: displayName)
+            throw IPAError(
+                "failed verification: the central directory lists \(entries.count) entries, "
+                    + "but \(locals.count) local headers follow one another from the start", file: displayName)
         }
         var storedCRC: [Int: UInt32] = [:]
         for (position, index) in stored.enumerated() { storedCRC[index] = storedCRCs[position] }
@@ -52,21 +54,27 @@ enum ZipArchiveVerifier {
             if pool.hasFailed { break }
             let local = locals[index]
             let name = stat.name
-            @Sendable func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName, entry: name) }
+            @Sendable func fail(_ message: String) -> IPAError {
+                IPAError("failed verification: \(message)", file: displayName, entry: name)
+            }
             guard local.name.elementsEqual(name.utf8) else {
                 throw fail("the local header at offset \(local.headerOffset) names '\(local.nameText)'")
             }
             guard local.flags & 0x0008 == 0, local.method == stat.method, local.crc == stat.crc,
-                local.compressedSize == stat.compressedSize, local.size == stat.size else {
+                local.compressedSize == stat.compressedSize, local.size == stat.size
+            else {
                 throw fail("its local header does not agree with the central directory")
             }
             if stat.method == UInt16(ZIP_CM_STORE) {
-                guard stat.size == stat.compressedSize else { throw fail("stored, yet declares \(stat.size) bytes in \(stat.compressedSize)") }
+                guard stat.size == stat.compressedSize else {
+                    throw fail("stored, yet declares \(stat.size) bytes in \(stat.compressedSize)")
+                }
                 let crc = storedCRC[index] ?? 0
                 if crc != stat.crc { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, stat.crc)) }
             } else if let layout = layouts[name], stat.method == UInt16(ZIP_CM_DEFLATE), layout.segmentLengths.count > 1 {
                 guard Int64(stat.size) == layout.uncompressedSize,
-                    Int64(stat.compressedSize) == Int64(layout.segmentLengths.reduce(0, +)) else {
+                    Int64(stat.compressedSize) == Int64(layout.segmentLengths.reduce(0, +))
+                else {
                     throw fail("sizes in the archive (\(stat.size), \(stat.compressedSize)) are not the ones written")
                 }
                 let crcs = CRCList(count: layout.segmentLengths.count)
@@ -148,8 +156,10 @@ private final class LibzipDirectory: @unchecked Sendable {
                 failure = IPAError("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
                 return
             }
-            entries.append(Entry(name: String(cString: name), method: stat.comp_method, crc: stat.crc,
-                                 compressedSize: Int(stat.comp_size), size: Int(stat.size)))
+            entries.append(
+                Entry(
+                    name: String(cString: name), method: stat.comp_method, crc: stat.crc,
+                    compressedSize: Int(stat.comp_size), size: Int(stat.size)))
         }
     }
 
@@ -178,4 +188,3 @@ private struct CRCList: Sendable {
         return UInt32(truncatingIfNeeded: result)
     }
 }
-

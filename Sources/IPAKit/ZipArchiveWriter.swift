@@ -84,8 +84,10 @@ final class ZipArchiveWriter: ArchiveWriting {
         try add(name, source: source, kind: .file, permissions: permissions, dosTime: dosTime, store: !entry.isDeflated)
     }
 
-    private func add(_ name: String, source: OpaquePointer, kind: Kind, permissions: UInt32, dosTime: DOSTime,
-                     store: Bool) throws {
+    private func add(
+        _ name: String, source: OpaquePointer, kind: Kind, permissions: UInt32, dosTime: DOSTime,
+        store: Bool
+    ) throws {
         let index = zip_file_add(archive, name, source, ZIP_FL_ENC_UTF_8)
         guard index >= 0 else {
             zip_source_free(source)
@@ -98,8 +100,10 @@ final class ZipArchiveWriter: ArchiveWriting {
         if store && zip_set_file_compression(archive, index, ZIP_CM_STORE, 0) != 0 {
             throw IPAError("cannot set compression: \(lastError)", file: path, entry: name)
         }
-        guard zip_file_set_external_attributes(archive, index, 0, UInt8(ZIP_OPSYS_UNIX),
-                                               kind.externalAttributes(permissions: permissions)) == 0,
+        guard
+            zip_file_set_external_attributes(
+                archive, index, 0, UInt8(ZIP_OPSYS_UNIX),
+                kind.externalAttributes(permissions: permissions)) == 0,
             zip_file_set_dostime(archive, index, dosTime.time, dosTime.date, 0) == 0
         else {
             throw IPAError("cannot set attributes: \(lastError)", file: path, entry: name)

@@ -9,8 +9,9 @@ final class ZlibDeflater {
     init(level: Int) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
-        let status = deflateInit2_(stream, Int32(level), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                                   zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let status = deflateInit2_(
+            stream, Int32(level), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
+            zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         precondition(status == Z_OK, "zlib could not set up a compressor (out of memory)")
     }
 

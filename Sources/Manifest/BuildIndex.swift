@@ -64,7 +64,7 @@ public enum BuildIndex {
                     "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
                     "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
                     "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
-                    "branch": .text(release.info.branch ?? ""),
+                    "branch": .text(release.info.branch ?? "")
                 ])
             }
             let newest = sorted[0]
@@ -72,16 +72,18 @@ public enum BuildIndex {
                 "name": .text(name), "id": .text(URLEncoding.encodeComponent(name)), "releases": .list(items),
                 "latest": .record([
                     "latestPage": .text(newest.pageLink),
-                    "version": .text(newest.info.version ?? "?"), "build": .text(newest.info.build ?? "?"),
-                ]),
+                    "version": .text(newest.info.version ?? "?"), "build": .text(newest.info.build ?? "?")
+                ])
             ])
         }
-        return try templates.render("index", .record([
-            "title": .text(title), "environments": .list(environmentValues),
-            "releaseCount": .text(String(releases.count)), "single": .flag(releases.count == 1),
-            "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
-            "generatorVersion": .text(InstallPage.generatorVersion),
-        ]))
+        return try templates.render(
+            "index",
+            .record([
+                "title": .text(title), "environments": .list(environmentValues),
+                "releaseCount": .text(String(releases.count)), "single": .flag(releases.count == 1),
+                "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
+                "generatorVersion": .text(InstallPage.generatorVersion)
+            ]))
     }
 
     /// `file` in `folder`, each folder name percent-encoded, as a link relative to the index.

@@ -52,17 +52,19 @@ public struct InstallPage {
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)
-        let manifest = OTAManifest(app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
-                                   bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
-                                   title: options.title, subtitle: options.subtitle ?? options.environment)
+        let manifest = OTAManifest(
+            app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
+            bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
+            title: options.title, subtitle: options.subtitle ?? options.environment)
         try output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         try output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
         try output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
         try output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
         if options.copyIPA, let copy = try copy(ipa, into: folder) { output.files.append(copy) }
-        return Result(files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
-                      installURL: links.install, warnings: output.warnings)
+        return Result(
+            files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
+            installURL: links.install, warnings: output.warnings)
     }
 
     /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.
@@ -106,7 +108,7 @@ public struct InstallPage {
             "expiringSoon": .flag(installability.expiringSoon), "isEnterprise": .flag(facts.profile?.kind == .enterprise),
             "listsDevices": .flag(facts.profile.map { !$0.provisionsAllDevices } ?? false),
             "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
-            "generatorVersion": .text(Self.generatorVersion),
+            "generatorVersion": .text(Self.generatorVersion)
         ])
         return try TemplateSet(folder: options.templatesFolder).render("page", context)
     }
@@ -115,13 +117,15 @@ public struct InstallPage {
     func profileContext(_ profile: ProvisioningProfile) -> TemplateValue {
         let expires = profile.expirationDate
         let days = profile.daysUntilExpiry(from: options.now) ?? 0
-        let deviceText = profile.provisionsAllDevices ? "any device (enterprise)"
+        let deviceText =
+            profile.provisionsAllDevices
+            ? "any device (enterprise)"
             : "\(profile.devices.count) registered device\(profile.devices.count == 1 ? "" : "s")"
         return .record([
             "type": .text(profile.kind.rawValue), "typeLabel": .text(Self.label(profile.kind)), "team": .text(profile.teamName),
             "expires": .text(expires.map(Self.format) ?? "unknown"), "expiresISO": .text(expires.map { PlistDate($0).iso8601 } ?? ""),
             "daysLeftText": .text(days < 0 ? "expired" : days == 1 ? "1 day left" : "\(days) days left"),
-            "deviceCountText": .text(deviceText),
+            "deviceCountText": .text(deviceText)
         ])
     }
 
@@ -179,7 +183,8 @@ public struct InstallPage {
     func copy(_ ipa: String, into folder: String) throws -> String? {
         let target = (folder as NSString).appendingPathComponent((ipa as NSString).lastPathComponent)
         guard (try? FileManager.default.destinationOfSymbolicLink(atPath: target)) == nil,
-              URL(fileURLWithPath: target).standardizedFileURL != URL(fileURLWithPath: ipa).standardizedFileURL else { return nil }
+            URL(fileURLWithPath: target).standardizedFileURL != URL(fileURLWithPath: ipa).standardizedFileURL
+        else { return nil }
         let temporary = FileIO.temporaryPath(for: target)
         do {
             try FileManager.default.copyItem(atPath: ipa, toPath: temporary)

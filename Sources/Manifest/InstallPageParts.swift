@@ -70,8 +70,9 @@ extension InstallPage {
         init(app: AppBundle, profile: ProvisioningProfile?, now: Date) {
             if let profile {
                 if let expires = profile.expirationDate, expires <= now {
-                    refuse("This build cannot be installed: its provisioning profile expired on \(InstallPage.format(expires)). "
-                           + "Ask the team for a new build.")
+                    refuse(
+                        "This build cannot be installed: its provisioning profile expired on \(InstallPage.format(expires)). "
+                            + "Ask the team for a new build.")
                 } else if let expires = profile.expirationDate, expires.timeIntervalSince(now) < 14 * 86_400 {
                     expiringSoon = true
                 }

@@ -12,8 +12,10 @@ public struct OTAManifest: Sendable {
     public var title: String
     public var subtitle: String?
 
-    public init(ipaURL: String, displayImageURL: String?, fullSizeImageURL: String?, bundleIdentifier: String,
-                bundleVersion: String, title: String, subtitle: String?) {
+    public init(
+        ipaURL: String, displayImageURL: String?, fullSizeImageURL: String?, bundleIdentifier: String,
+        bundleVersion: String, title: String, subtitle: String?
+    ) {
         self.ipaURL = ipaURL
         self.displayImageURL = displayImageURL
         self.fullSizeImageURL = fullSizeImageURL

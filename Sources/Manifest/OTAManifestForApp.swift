@@ -18,14 +18,17 @@ extension OTAManifest {
 
     /// The manifest for `app` served from `base` (a checked base URL): the ipa at `ipaURL`, the icons
     /// beside the manifest when `withIcons`, the title the app's display name unless given.
-    public init(app: AppBundle, base: String, ipaURL: String, withIcons: Bool, bundleVersion: BundleVersionSource,
-                title: String? = nil, subtitle: String?) {
-        self.init(ipaURL: ipaURL,
-                  displayImageURL: withIcons ? URLEncoding.join(base, Self.displayImageName) : nil,
-                  fullSizeImageURL: withIcons ? URLEncoding.join(base, Self.fullSizeImageName) : nil,
-                  bundleIdentifier: app.bundleIdentifier ?? "",
-                  bundleVersion: (bundleVersion == .build ? app.buildVersion : app.shortVersion) ?? "",
-                  title: title ?? Self.title(of: app), subtitle: subtitle)
+    public init(
+        app: AppBundle, base: String, ipaURL: String, withIcons: Bool, bundleVersion: BundleVersionSource,
+        title: String? = nil, subtitle: String?
+    ) {
+        self.init(
+            ipaURL: ipaURL,
+            displayImageURL: withIcons ? URLEncoding.join(base, Self.displayImageName) : nil,
+            fullSizeImageURL: withIcons ? URLEncoding.join(base, Self.fullSizeImageName) : nil,
+            bundleIdentifier: app.bundleIdentifier ?? "",
+            bundleVersion: (bundleVersion == .build ? app.buildVersion : app.shortVersion) ?? "",
+            title: title ?? Self.title(of: app), subtitle: subtitle)
     }
 
     /// The name testers see: the display name, else the bundle's name without `.app`.
@@ -56,10 +59,11 @@ extension OTAManifest {
         var warnings: [String] = []
         if base.lowercased().hasPrefix("http:") { warnings.append("the base URL uses http: iOS will refuse to install from it") }
         let app = try AppPackage.open(request.ipa).app
-        let manifest = OTAManifest(app: app, base: base,
-                                   ipaURL: request.ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
-                                   withIcons: AppIcons(bundle: app).largest != nil, bundleVersion: request.bundleVersion,
-                                   subtitle: request.subtitle)
+        let manifest = OTAManifest(
+            app: app, base: base,
+            ipaURL: request.ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
+            withIcons: AppIcons(bundle: app).largest != nil, bundleVersion: request.bundleVersion,
+            subtitle: request.subtitle)
         try FileIO.writeAtomically(try manifest.data(), to: output)
         return warnings
     }

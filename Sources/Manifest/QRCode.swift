@@ -40,7 +40,8 @@ public enum QRCode {
                 column += run
             }
         }
-        return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(size) \(size)\" role=\"img\" aria-label=\"\(HTML.escape(label))\" "
+        return
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(size) \(size)\" role=\"img\" aria-label=\"\(HTML.escape(label))\" "
             + "shape-rendering=\"crispEdges\"><rect width=\"\(size)\" height=\"\(size)\" fill=\"#fff\"/>"
             + "<path fill=\"#000\" d=\"\(path)\"/></svg>"
     }

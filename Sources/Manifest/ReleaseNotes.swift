@@ -44,4 +44,3 @@ public enum ReleaseNotes {
         return out + HTML.escape(String(rest))
     }
 }
-

@@ -90,8 +90,10 @@ public struct Template: Sendable {
         return nil
     }
 
-    static func render(_ nodes: [Node], stack: [TemplateValue], partials: [String: Template], into out: inout String,
-                       depth: Int, name: String) throws {
+    static func render(
+        _ nodes: [Node], stack: [TemplateValue], partials: [String: Template], into out: inout String,
+        depth: Int, name: String
+    ) throws {
         guard depth < 32 else { throw Failure(description: "\(name): partials nest deeper than 32 levels (a partial includes itself?)") }
         for node in nodes {
             switch node {
@@ -154,8 +156,9 @@ struct TemplateParser {
         let name = text.trimmingCharacters(in: .whitespaces)
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard name == "." || (!name.isEmpty && parts.allSatisfy { !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
-            throw failure(name.isEmpty ? "a tag without a name" : "'\(name)' is not a tag name (names joined by single dots)",
-                          at: position)
+            throw failure(
+                name.isEmpty ? "a tag without a name" : "'\(name)' is not a tag name (names joined by single dots)",
+                at: position)
         }
         return name
     }

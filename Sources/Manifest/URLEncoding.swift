@@ -13,8 +13,7 @@ public enum URLEncoding {
     public static func encodeComponent(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
-            if unreserved.contains(byte) { out.unicodeScalars.append(UnicodeScalar(byte)) }
-            else { out += String(format: "%%%02X", byte) }
+            if unreserved.contains(byte) { out.unicodeScalars.append(UnicodeScalar(byte)) } else { out += String(format: "%%%02X", byte) }
         }
         return out
     }
@@ -50,7 +49,9 @@ public enum URLEncoding {
         guard scheme == "https" || scheme == "http" else { throw failure("must use https, not \(scheme)") }
         let rest = trimmed[schemeEnd.upperBound...]
         let authority = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
-        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last?.split(separator: ":", omittingEmptySubsequences: false).first ?? ""
+        let host =
+            authority.split(separator: "@", omittingEmptySubsequences: false).last?.split(separator: ":", omittingEmptySubsequences: false)
+            .first ?? ""
         guard !host.isEmpty else { throw failure("has no host") }
         var out = [UInt8]()
         let bytes = Array(trimmed.utf8)
@@ -63,8 +64,9 @@ public enum URLEncoding {
             case 0x00...0x20, 0x7F:
                 throw failure(byte == 0x20 ? "contains a space; write it as %20" : "contains a control character")
             case UInt8(ascii: "?"), UInt8(ascii: "#"):
-                throw failure("has a \(byte == UInt8(ascii: "?") ? "query" : "fragment") ('\(Character(UnicodeScalar(byte)))…'), "
-                              + "which would come before every file name joined to it; give the folder the files are served from")
+                throw failure(
+                    "has a \(byte == UInt8(ascii: "?") ? "query" : "fragment") ('\(Character(UnicodeScalar(byte)))…'), "
+                        + "which would come before every file name joined to it; give the folder the files are served from")
             case UInt8(ascii: "%"):
                 guard index + 2 < bytes.count, Self.isHexDigit(bytes[index + 1]), Self.isHexDigit(bytes[index + 2]) else {
                     throw failure("has a '%' that is not followed by two hex digits; write a literal % as %25")
@@ -79,8 +81,9 @@ public enum URLEncoding {
             index += 1
         }
         if scheme == "http" && !allowHTTP {
-            throw failure("uses http; iOS 7.1 and later refuse to install from a manifest "
-                          + "served over http (use https, or --allow-http for a test setup)")
+            throw failure(
+                "uses http; iOS 7.1 and later refuse to install from a manifest "
+                    + "served over http (use https, or --allow-http for a test setup)")
         }
         if out.last != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
         return String(decoding: out, as: UTF8.self)

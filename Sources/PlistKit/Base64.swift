@@ -71,9 +71,10 @@ enum Base64 {
     /// tabs and followed by a newline; a `lineLength` of 0 means one unbroken run with no newline.
     static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int = 0, indent: Int = 0, into out: inout [UInt8]) {
         let length = encodedLength(of: bytes.count, lineLength: lineLength, indent: indent)
-        out.append(contentsOf: [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            initialized = encode(bytes, lineLength: lineLength, indent: indent, to: buffer.baseAddress!)
-        })
+        out.append(
+            contentsOf: [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+                initialized = encode(bytes, lineLength: lineLength, indent: indent, to: buffer.baseAddress!)
+            })
     }
 
     /// How many bytes `encode` writes for `count` input bytes.
@@ -85,8 +86,10 @@ enum Base64 {
 
     /// Encodes as `encode(_:lineLength:indent:into:)` does, at `out`, which has room for
     /// `encodedLength(of:lineLength:indent:)` bytes; returns how many it wrote.
-    static func encode(_ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int,
-                       to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func encode(
+        _ bytes: UnsafeRawBufferPointer, lineLength: Int, indent: Int,
+        to out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         alphabet.withUnsafeBufferPointer { alphabet in
             var written = 0
             var column = 0

@@ -36,12 +36,14 @@ struct BinaryPlistObjectTable {
         }
         guard bytes[6] == UInt8(ascii: "0"), bytes[7] == UInt8(ascii: "0") else {
             let version = String(decoding: bytes[6..<8], as: UTF8.self)
-            throw PlistError(.malformed, "binary plist version '\(version)' is not supported (only '00')",
-                             at: .byteOffset(6))
+            throw PlistError(
+                .malformed, "binary plist version '\(version)' is not supported (only '00')",
+                at: .byteOffset(6))
         }
         guard bytes.count >= 8 + 1 + 32 else {
-            throw PlistError(.malformed, "truncated: \(bytes.count) bytes is too short for a binary plist",
-                             at: .byteOffset(bytes.count))
+            throw PlistError(
+                .malformed, "truncated: \(bytes.count) bytes is too short for a binary plist",
+                at: .byteOffset(bytes.count))
         }
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
@@ -50,36 +52,46 @@ struct BinaryPlistObjectTable {
         let rawTop = BinaryPlistObjectTable.readUInt(bytes, at: trailer + 16, size: 8)
         let rawTable = BinaryPlistObjectTable.readUInt(bytes, at: trailer + 24, size: 8)
         guard [1, 2, 4, 8].contains(offsetSize) else {
-            throw PlistError(.malformed, "offset size \(offsetSize) in the trailer is not 1, 2, 4 or 8",
-                             at: .byteOffset(trailer + 6))
+            throw PlistError(
+                .malformed, "offset size \(offsetSize) in the trailer is not 1, 2, 4 or 8",
+                at: .byteOffset(trailer + 6))
         }
         guard [1, 2, 4, 8].contains(refSize) else {
-            throw PlistError(.malformed, "object reference size \(refSize) in the trailer is not 1, 2, 4 or 8",
-                             at: .byteOffset(trailer + 7))
+            throw PlistError(
+                .malformed, "object reference size \(refSize) in the trailer is not 1, 2, 4 or 8",
+                at: .byteOffset(trailer + 7))
         }
         guard rawCount >= 1, rawCount <= UInt64(bytes.count) else {
-            throw PlistError(.malformed, "object count \(rawCount) in the trailer is impossible for a file of "
-                                + "\(bytes.count) bytes", at: .byteOffset(trailer + 8))
+            throw PlistError(
+                .malformed,
+                "object count \(rawCount) in the trailer is impossible for a file of "
+                    + "\(bytes.count) bytes", at: .byteOffset(trailer + 8))
         }
         objectCount = Int(rawCount)
         guard rawTop < rawCount else {
-            throw PlistError(.malformed, "top object \(rawTop) is out of range (there are \(objectCount) objects)",
-                             at: .byteOffset(trailer + 16))
+            throw PlistError(
+                .malformed, "top object \(rawTop) is out of range (there are \(objectCount) objects)",
+                at: .byteOffset(trailer + 16))
         }
         topObject = Int(rawTop)
         guard rawTable >= 9, rawTable < UInt64(trailer) else {
-            throw PlistError(.malformed, "offset table position \(rawTable) is outside the file",
-                             at: .byteOffset(trailer + 24))
+            throw PlistError(
+                .malformed, "offset table position \(rawTable) is outside the file",
+                at: .byteOffset(trailer + 24))
         }
         tableOffset = Int(rawTable)
         let tableEnd = tableOffset + objectCount * offsetSize
         if tableEnd > trailer {
-            throw PlistError(.malformed, "the offset table (\(objectCount) entries of \(offsetSize) bytes at byte "
-                                + "\(tableOffset)) runs into the trailer", at: .byteOffset(tableOffset))
+            throw PlistError(
+                .malformed,
+                "the offset table (\(objectCount) entries of \(offsetSize) bytes at byte "
+                    + "\(tableOffset)) runs into the trailer", at: .byteOffset(tableOffset))
         }
         if tableEnd < trailer {
-            throw PlistError(.malformed, "\(trailer - tableEnd) unexpected bytes between the offset table and "
-                                + "the trailer", at: .byteOffset(tableEnd))
+            throw PlistError(
+                .malformed,
+                "\(trailer - tableEnd) unexpected bytes between the offset table and "
+                    + "the trailer", at: .byteOffset(tableEnd))
         }
         var ascending = true
         var previous: UInt64 = 0
@@ -265,8 +277,9 @@ struct BinaryPlistObjectTable {
         var index = range.lowerBound
         @inline(__always) func unit(_ at: Int) -> UInt32 { UInt32(bytes[at]) << 8 | UInt32(bytes[at + 1]) }
         func unpaired(_ value: UInt32, _ at: Int) -> PlistError {
-            malformed("object \(object) is a UTF-16 string with an unpaired surrogate 0x"
-                      + String(value, radix: 16, uppercase: true), at)
+            malformed(
+                "object \(object) is a UTF-16 string with an unpaired surrogate 0x"
+                    + String(value, radix: 16, uppercase: true), at)
         }
         while index < range.upperBound {
             var scalar = unit(index)
@@ -333,8 +346,9 @@ struct BinaryPlistOverlapCheck {
         while index < extents.count {
             let previous = extents[index - 1], current = extents[index]
             if current.start < previous.end {
-                throw PlistError(.malformed, "object \(current.object) overlaps object \(previous.object)",
-                                 at: .byteOffset(current.start))
+                throw PlistError(
+                    .malformed, "object \(current.object) overlaps object \(previous.object)",
+                    at: .byteOffset(current.start))
             }
             index += 1
         }

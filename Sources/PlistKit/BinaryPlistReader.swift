@@ -77,8 +77,9 @@ struct BinaryPlistValueDecoder {
                 let value = try decode(ref, depth: depth + 1)
                 expanded += expandedCounts[ref]
                 if expanded > limits.maxValues {
-                    throw PlistError(.limitExceeded, "the plist expands to more than \(limits.maxValues) values",
-                                     at: .byteOffset(start))
+                    throw PlistError(
+                        .limitExceeded, "the plist expands to more than \(limits.maxValues) values",
+                        at: .byteOffset(start))
                 }
                 return value
             }
@@ -87,8 +88,9 @@ struct BinaryPlistValueDecoder {
                 for index in 0..<count {
                     guard case .string(let key) = try child(index) else {
                         let kind = try decode(try table.reference(at: refs + index * table.refSize, in: object), depth: depth + 1)
-                        throw table.malformed("dictionary object \(object) has \(kind.kindWithArticle) key; keys must be strings",
-                                              refs + index * table.refSize)
+                        throw table.malformed(
+                            "dictionary object \(object) has \(kind.kindWithArticle) key; keys must be strings",
+                            refs + index * table.refSize)
                     }
                     if dict.contains(key) {
                         throw table.malformed("dictionary object \(object) has the key '\(key)' twice", refs + index * table.refSize)
@@ -138,8 +140,10 @@ struct BinaryPlistEventWalker {
     }
 
     /// Calls `body` with the UTF-8 bytes of a string object; nil for any other object.
-    static func withText<T>(_ object: BinaryPlistObjectTable.Object, number: Int, table: BinaryPlistObjectTable,
-                            scratch: TextScratch, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T? {
+    static func withText<T>(
+        _ object: BinaryPlistObjectTable.Object, number: Int, table: BinaryPlistObjectTable,
+        scratch: TextScratch, _ body: (UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
         switch object {
         case .ascii(let range): return try body(UnsafeRawBufferPointer(rebasing: table.bytes[range]))
         case .utf16(let range):
@@ -188,13 +192,13 @@ struct BinaryPlistEventWalker {
                     }
                     var duplicate: String? = nil
                     let isString = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { text -> Bool in
-                        if !keys.insert(text) { duplicate = String(decoding: text, as: UTF8.self) }
-                        else { try sink.key(text) }
+                        if !keys.insert(text) { duplicate = String(decoding: text, as: UTF8.self) } else { try sink.key(text) }
                         return true
                     }
                     guard isString != nil else {
-                        throw table.malformed("dictionary object \(object) has \(PlistValue.withArticle(Self.kindName(key))) key; keys must be strings",
-                                              position)
+                        throw table.malformed(
+                            "dictionary object \(object) has \(PlistValue.withArticle(Self.kindName(key))) key; keys must be strings",
+                            position)
                     }
                     if let duplicate {
                         throw table.malformed("dictionary object \(object) has the key '\(duplicate)' twice", position)

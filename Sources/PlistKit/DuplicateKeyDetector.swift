@@ -55,7 +55,9 @@ struct DuplicateKeyDetector {
             arena.append(contentsOf: repeatElement(0, count: max(arena.count, key.count)))
         }
         if key.count > 0 {
-            arena.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: arenaCount).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+            arena.withUnsafeMutableBytes {
+                $0.baseAddress!.advanced(by: arenaCount).copyMemory(from: key.baseAddress!, byteCount: key.count)
+            }
         }
         arenaCount += key.count
         let count = keys.count - first

@@ -75,8 +75,9 @@ struct JSONParser {
         case UInt8(ascii: "n"):
             let start = position
             try expect("null")
-            throw PlistError(.unrepresentable, "JSON null has no plist equivalent",
-                             at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
+            throw PlistError(
+                .unrepresentable, "JSON null has no plist equivalent",
+                at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected \(describe(position)) where a value was expected")
         }
@@ -84,8 +85,9 @@ struct JSONParser {
 
     mutating func checkDepth() throws {
         if path.count >= limits.maxDepth {
-            throw PlistError(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
-                             at: TextPosition.location(of: position, in: bytes))
+            throw PlistError(
+                .limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
+                at: TextPosition.location(of: position, in: bytes))
         }
     }
 
@@ -169,8 +171,9 @@ struct JSONParser {
         let text = Substring(String(decoding: bytes[start..<position], as: UTF8.self))
         if !isReal {
             guard let integer = PlistInteger(parsing: text) else {
-                throw PlistError(.unrepresentable, "JSON: \(text) is outside the plist integer range -2^63...2^64-1",
-                                 at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
+                throw PlistError(
+                    .unrepresentable, "JSON: \(text) is outside the plist integer range -2^63...2^64-1",
+                    at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
             }
             return .integer(integer)
         }
@@ -212,7 +215,8 @@ struct JSONParser {
                 var value = try hex4()
                 if value >= 0xD800 && value < 0xDC00 {
                     guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                        bytes[position + 1] == UInt8(ascii: "u") else {
+                        bytes[position + 1] == UInt8(ascii: "u")
+                    else {
                         throw error(String(format: "unpaired surrogate \\u%04X", value), at: escapeStart)
                     }
                     position += 2

@@ -30,8 +30,9 @@ public struct JSONPlistWriter {
         case .integer(let integer): out.append(contentsOf: integer.description.utf8)
         case .real(let real):
             guard real.isFinite else {
-                throw PlistError(.unrepresentable, "JSON cannot hold \(XMLPlistWriter.format(real))",
-                                 keyPath: PlistKeyPath(path).description)
+                throw PlistError(
+                    .unrepresentable, "JSON cannot hold \(XMLPlistWriter.format(real))",
+                    keyPath: PlistKeyPath(path).description)
             }
             out.append(contentsOf: real.description.utf8)
         case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)

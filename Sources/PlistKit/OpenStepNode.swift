@@ -37,9 +37,11 @@ public struct OpenStepNode: Sendable {
         for component in path.components {
             switch current.kind {
             case .dictionary(let pairs):
-                guard let pair = pairs.last(where: {
-                    if case .string(let key, _) = $0.key.kind { return key == component } else { return false }
-                }) else { return nil }
+                guard
+                    let pair = pairs.last(where: {
+                        if case .string(let key, _) = $0.key.kind { return key == component } else { return false }
+                    })
+                else { return nil }
                 current = pair.value
             case .array(let items):
                 guard let index = Int(component), items.indices.contains(index) else { return nil }

@@ -21,9 +21,12 @@ public struct OpenStepPlistReader {
     public func readDocument(_ data: Data) throws -> OpenStepNode {
         let bytes = try OpenStepPlistReader.utf8Bytes(data)
         if bytes.isEmpty {
-            throw PlistError(.malformed, data.isEmpty ? "the file is empty; a property list needs at least a value"
-                                                      : "the file holds only a byte-order mark and no value",
-                             at: .byteOffset(data.count))
+            throw PlistError(
+                .malformed,
+                data.isEmpty
+                    ? "the file is empty; a property list needs at least a value"
+                    : "the file holds only a byte-order mark and no value",
+                at: .byteOffset(data.count))
         }
         var parser = OpenStepParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
@@ -36,8 +39,9 @@ public struct OpenStepPlistReader {
     /// The text as UTF-8, after a UTF-8 byte-order mark is dropped or UTF-16 (with a mark) is converted.
     static func utf8Bytes(_ data: Data) throws -> [UInt8] {
         if data.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || data.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
-            throw PlistError(.malformed, "UTF-32 text (it starts with a UTF-32 byte-order mark) is not supported; save it as UTF-8",
-                             at: .byteOffset(0))
+            throw PlistError(
+                .malformed, "UTF-32 text (it starts with a UTF-32 byte-order mark) is not supported; save it as UTF-8",
+                at: .byteOffset(0))
         }
         if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
             let bigEndian = data.first == 0xFE
@@ -146,7 +150,8 @@ struct OpenStepParser {
         let first = try parseValue()
         try skipTrivia()
         if position < bytes.count, bytes[position] == UInt8(ascii: "=") || bytes[position] == UInt8(ascii: ";"),
-           case .string = first.kind {
+            case .string = first.kind
+        {
             // A .strings file: `key = value;` pairs with no braces.
             position = first.range.lowerBound
             let pairs = try parsePairs(until: nil)
@@ -203,8 +208,9 @@ struct OpenStepParser {
     mutating func enter(_ start: Int) throws {
         depth += 1
         if depth > limits.maxDepth {
-            throw PlistError(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
-                             at: TextPosition.location(of: start, in: bytes))
+            throw PlistError(
+                .limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
+                at: TextPosition.location(of: start, in: bytes))
         }
     }
 
@@ -326,15 +332,17 @@ struct OpenStepParser {
                 }
                 guard value < 0o200 else {
                     // Core Foundation reads these through the NeXTSTEP character set, which PlistKit does not carry.
-                    throw error(String(format: "octal escape \\%03o is a NeXTSTEP character, not ASCII; write it as a \\U escape", value),
-                                at: position - digits - 1)
+                    throw error(
+                        String(format: "octal escape \\%03o is a NeXTSTEP character, not ASCII; write it as a \\U escape", value),
+                        at: position - digits - 1)
                 }
                 output.append(UInt8(value))
             case UInt8(ascii: "U"):
                 var (value, digits) = readHex(upTo: 4)
                 guard digits > 0 else { throw error("\\U escape without hexadecimal digits", at: position - 2) }
                 if value >= 0xD800 && value < 0xDC00, position + 1 < bytes.count,
-                    bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "U") {
+                    bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "U")
+                {
                     // A surrogate pair written as two \U escapes.
                     let save = position
                     position += 2

@@ -9,8 +9,10 @@ import SystemSupport
 /// Output is always written atomically.
 public enum PlistConverter {
     /// Converts the file at `input` (`-`: standard input) to `format` at `output` (`-`: standard output).
-    public static func convert(_ input: String, to format: PlistFormat, output: String, sortKeys: Bool = false,
-                               limits: PlistLimits = .default) throws {
+    public static func convert(
+        _ input: String, to format: PlistFormat, output: String, sortKeys: Bool = false,
+        limits: PlistLimits = .default
+    ) throws {
         guard format != .openStep else {
             throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
         }
@@ -28,19 +30,26 @@ public enum PlistConverter {
         guard streams else { return try throughValue() }
         do {
             try stream(&data, from: input, source: source, to: format, output: output, limits: limits)
-        } catch let error as PlistError where source == .xml && error.kind == .malformed
-                    && (try? OpenStepPlistReader(limits: limits).read(data!)) != nil {
+        } catch let error as PlistError
+            where source == .xml && error.kind == .malformed
+            && (try? OpenStepPlistReader(limits: limits).read(data!)) != nil
+        {
             try throughValue()  // `<0a0b>` is OpenStep data, not broken XML (see `PropertyList(data:)`)
         }
     }
 
     /// Converts XML or binary to XML or binary without building the value.
-    private static func stream(_ data: inout Data?, from input: String, source: PlistFormat, to format: PlistFormat,
-                               output: String, limits: PlistLimits) throws {
+    private static func stream(
+        _ data: inout Data?, from input: String, source: PlistFormat, to format: PlistFormat,
+        output: String, limits: PlistLimits
+    ) throws {
         func read(into sink: PlistEventSink) throws {
             do {
-                if source == .xml { try XMLPlistReader(limits: limits).read(data!, into: sink) }
-                else { try BinaryPlistReader(limits: limits).read(data!, into: sink) }
+                if source == .xml {
+                    try XMLPlistReader(limits: limits).read(data!, into: sink)
+                } else {
+                    try BinaryPlistReader(limits: limits).read(data!, into: sink)
+                }
             } catch let error as PlistError {
                 throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
             }

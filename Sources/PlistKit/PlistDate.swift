@@ -82,7 +82,8 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` and the shorter forms Apple's reader accepts
     /// (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`, `YYYY-MM-DDTHH`, `YYYY-MM-DDTHH:MM`), all in UTC.
     public init?(iso8601 text: Substring) {
-        guard let value = text.utf8.withContiguousStorageIfAvailable({ PlistDate(iso8601UTF8: $0) })
+        guard
+            let value = text.utf8.withContiguousStorageIfAvailable({ PlistDate(iso8601UTF8: $0) })
                 ?? Array(text.utf8).withUnsafeBufferPointer({ PlistDate(iso8601UTF8: $0) })
         else { return nil }
         self = value

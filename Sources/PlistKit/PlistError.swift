@@ -34,8 +34,10 @@ public struct PlistError: DiagnosticError, Equatable {
     /// The file concerned, when known; filled in by whoever opened it.
     public var file: String?
 
-    public init(_ kind: Kind, _ message: String, at location: Location = .none, keyPath: String? = nil,
-                file: String? = nil) {
+    public init(
+        _ kind: Kind, _ message: String, at location: Location = .none, keyPath: String? = nil,
+        file: String? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.position = location

@@ -19,7 +19,8 @@ public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Parses decimal (with optional sign) or `0x` hexadecimal text; nil when out of range or malformed.
     public init?(parsing text: Substring) {
-        guard let value = text.utf8.withContiguousStorageIfAvailable({ PlistInteger(utf8: $0) })
+        guard
+            let value = text.utf8.withContiguousStorageIfAvailable({ PlistInteger(utf8: $0) })
                 ?? PlistInteger(utf8: Array(text.utf8).withUnsafeBufferPointer({ $0 }))
         else { return nil }
         self = value
@@ -29,8 +30,11 @@ public struct PlistInteger: Hashable, Comparable, Sendable, CustomStringConverti
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
         var negative = false
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
-        else if index < bytes.count, bytes[index] == UInt8(ascii: "+") { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            negative = true; index += 1
+        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") {
+            index += 1
+        }
         var radix: UInt64 = 10
         if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "0"), bytes[index + 1] | 0x20 == UInt8(ascii: "x") {
             radix = 16

@@ -19,10 +19,15 @@ public struct PlistKeyPath: Hashable, Sendable, CustomStringConvertible, Express
         var current = ""
         var escaping = false
         for char in text {
-            if escaping { current.append(char); escaping = false }
-            else if char == "\\" { escaping = true }
-            else if char == ":" { result.append(current); current = "" }
-            else { current.append(char) }
+            if escaping {
+                current.append(char); escaping = false
+            } else if char == "\\" {
+                escaping = true
+            } else if char == ":" {
+                result.append(current); current = ""
+            } else {
+                current.append(char)
+            }
         }
         if escaping { current.append("\\") }
         result.append(current)
@@ -89,13 +94,15 @@ extension PlistValue {
                     throw PlistError(.keyPath, "'\(component)' is not an array index", keyPath: here.description)
                 }
                 guard array.indices.contains(index) else {
-                    throw PlistError(.keyPath, "index \(index) is out of range (the array has \(array.count) items)",
-                                     keyPath: here.description)
+                    throw PlistError(
+                        .keyPath, "index \(index) is out of range (the array has \(array.count) items)",
+                        keyPath: here.description)
                 }
                 current = array[index]
             default:
-                throw PlistError(.keyPath, "cannot look up '\(component)' in \(current.kindWithArticle)",
-                                 keyPath: here.description)
+                throw PlistError(
+                    .keyPath, "cannot look up '\(component)' in \(current.kindWithArticle)",
+                    keyPath: here.description)
             }
         }
         return current
@@ -120,13 +127,15 @@ extension PlistValue {
             self = .dictionary(dict)
         case .array(var array):
             guard let index = Int(component), index >= 0, index <= array.count else {
-                throw PlistError(.keyPath, "'\(component)' is not an index of this array of \(array.count) items",
-                                 keyPath: here)
+                throw PlistError(
+                    .keyPath, "'\(component)' is not an index of this array of \(array.count) items",
+                    keyPath: here)
             }
             if index == array.count {
                 guard rest.count == 1 else {
-                    throw PlistError(.keyPath, "index \(index) is out of range (the array has \(array.count) items)",
-                                     keyPath: here)
+                    throw PlistError(
+                        .keyPath, "index \(index) is out of range (the array has \(array.count) items)",
+                        keyPath: here)
                 }
                 array.append(newValue)
             } else {

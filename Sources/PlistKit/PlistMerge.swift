@@ -57,8 +57,10 @@ public struct PlistMerge: Sendable {
         return .dictionary(children)
     }
 
-    private static func merge(_ base: PlistValue, _ baseOrigins: OriginNode, _ overlay: PlistValue,
-                              _ source: String) -> (PlistValue, OriginNode) {
+    private static func merge(
+        _ base: PlistValue, _ baseOrigins: OriginNode, _ overlay: PlistValue,
+        _ source: String
+    ) -> (PlistValue, OriginNode) {
         guard case .dictionary(var merged) = base, case .dictionary(let top) = overlay,
             case .dictionary(var children) = baseOrigins
         else {
@@ -95,8 +97,10 @@ public struct PlistMerge: Sendable {
         return nil
     }
 
-    private static func collect(_ value: PlistValue, _ origin: OriginNode, _ path: PlistKeyPath,
-                                into result: inout [Leaf]) {
+    private static func collect(
+        _ value: PlistValue, _ origin: OriginNode, _ path: PlistKeyPath,
+        into result: inout [Leaf]
+    ) {
         switch (value, origin) {
         case (.dictionary(let dict), .dictionary(let children)):
             for (key, child) in dict {

@@ -27,7 +27,8 @@ public struct PropertyList: Sendable, Equatable {
                 self.init(try XMLPlistReader(limits: limits).read(data), format: .xml)
             } catch let xmlError as PlistError {
                 guard xmlError.kind == .malformed,
-                      let value = try? OpenStepPlistReader(limits: limits).read(data) else { throw xmlError }
+                    let value = try? OpenStepPlistReader(limits: limits).read(data)
+                else { throw xmlError }
                 self.init(value, format: .openStep)
             }
         case .openStep: self.init(try OpenStepPlistReader(limits: limits).read(data), format: .openStep)

@@ -24,8 +24,9 @@ public struct XMLPlistReader {
             throw PlistError(.limitExceeded, "XML plists over 2 GiB are not supported")
         }
         if bytes.count >= 2, bytes[bytes.startIndex] == UInt8(ascii: "<"), bytes[bytes.startIndex + 1] == 0 {
-            throw PlistError(.malformed, "UTF-16 text without a byte-order mark is not supported; save it as UTF-8",
-                             at: .byteOffset(1))
+            throw PlistError(
+                .malformed, "UTF-16 text without a byte-order mark is not supported; save it as UTF-8",
+                at: .byteOffset(1))
         }
         let state = XMLPlistParseBox(XMLPlistParseState(limits: limits, sink: sink))
         let stateRef = Unmanaged.passRetained(state)
@@ -136,8 +137,7 @@ struct XMLPlistParseState {
 
     /// Turns an error thrown by the sink into a located parse failure.
     mutating func fail(_ ctxt: xmlParserCtxtPtr, _ error: Error) {
-        if let sinkError = error as? PlistError { fail(ctxt, sinkError.kind, sinkError.message) }
-        else { fail(ctxt, .io, "\(error)") }
+        if let sinkError = error as? PlistError { fail(ctxt, sinkError.kind, sinkError.message) } else { fail(ctxt, .io, "\(error)") }
     }
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
@@ -324,7 +324,8 @@ struct XMLPlistParseState {
                 switch Base64.decode(text) {
                 case .success(let data): try data.withUnsafeBytes { try sink.data($0) }
                 case .failure(let failure):
-                    let what = failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" }
+                    let what =
+                        failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" }
                         ?? (failure.isUnpadded ? "a final group without full '=' padding" : "a truncated group")
                     fail(ctxt, "<data> is not valid base64: \(what) at offset \(failure.offset) of its text")
                 }
@@ -417,8 +418,11 @@ struct XMLPlistParseState {
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { ctx, localname, prefix, _, _, _, _, _, _ in
             XMLPlistParseState.with(ctx) { state, ctxt in
-                if let prefix { state.parser.prefixedElement(ctxt, prefix, localname!) }
-                else { state.parser.startElement(ctxt, localname!) }
+                if let prefix {
+                    state.parser.prefixedElement(ctxt, prefix, localname!)
+                } else {
+                    state.parser.startElement(ctxt, localname!)
+                }
             }
         }
         sax.endElementNs = { ctx, localname, _, _ in
@@ -483,8 +487,9 @@ struct XMLPlistParseState {
             while message.last?.isWhitespace == true { message.removeLast() }
             XMLPlistParseState.with(ctx) { state, _ in
                 guard !state.parser.failed else { return }
-                state.parser.error = PlistError(.malformed, "XML: \(message)",
-                                                at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
+                state.parser.error = PlistError(
+                    .malformed, "XML: \(message)",
+                    at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
             }
         }
         return sax

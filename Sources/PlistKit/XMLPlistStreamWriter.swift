@@ -19,7 +19,8 @@ struct XMLPlistEncoder: ~Copyable {
 
     init(output: consuming ByteOutput) {
         out = output
-        out.append("""
+        out.append(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
             <plist version="1.0">
@@ -93,8 +94,10 @@ struct XMLPlistEncoder: ~Copyable {
     /// Writes one scalar element whose body `write` puts straight into the output: at most
     /// `maximum` bytes, returning how many it wrote.
     @inline(__always)
-    private mutating func element(_ open: StaticString, _ close: StaticString, maximum: Int,
-                                  _ write: (UnsafeMutablePointer<UInt8>) -> Int) throws {
+    private mutating func element(
+        _ open: StaticString, _ close: StaticString, maximum: Int,
+        _ write: (UnsafeMutablePointer<UInt8>) -> Int
+    ) throws {
         try beginValue()
         indent(depth)
         out.append(open)
@@ -159,12 +162,14 @@ struct XMLPlistEncoder: ~Copyable {
 
     /// The key path of the value being written, for error messages.
     private var currentPath: String {
-        PlistKeyPath(levels.indices.map { index in
-            let level = levels[index]
-            guard level.isDictionary else { return String(max(0, level.items - 1)) }
-            let end = index + 1 < levels.count ? levels[index + 1].keyStart : keyBytes.count
-            return String(decoding: keyBytes.buffer[level.keyStart..<end], as: UTF8.self)
-        }).description
+        PlistKeyPath(
+            levels.indices.map { index in
+                let level = levels[index]
+                guard level.isDictionary else { return String(max(0, level.items - 1)) }
+                let end = index + 1 < levels.count ? levels[index + 1].keyStart : keyBytes.count
+                return String(decoding: keyBytes.buffer[level.keyStart..<end], as: UTF8.self)
+            }
+        ).description
     }
 
     /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped.
@@ -198,9 +203,10 @@ struct XMLPlistEncoder: ~Copyable {
 
     private func unrepresentable(_ scalar: UInt32) -> PlistError {
         let hex = String(scalar, radix: 16, uppercase: true)
-        return PlistError(.unrepresentable,
-                          "the string holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), "
-                            + "which XML cannot carry; write binary instead", keyPath: currentPath)
+        return PlistError(
+            .unrepresentable,
+            "the string holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), "
+                + "which XML cannot carry; write binary instead", keyPath: currentPath)
     }
 }
 

@@ -178,8 +178,9 @@ struct ProcessStatus {
 
     init?(pid: Int32) {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let text = String(data: data, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let text = String(data: data, encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // After the parenthesised command name: state is field 3, start time field 22.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let start = UInt64(fields[19]) else { return nil }

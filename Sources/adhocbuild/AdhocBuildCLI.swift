@@ -1,6 +1,6 @@
-import Foundation
 import AdhocBuildKit
 import CommandLineOptions
+import Foundation
 import IPAKit
 import PlistKit
 import SystemSupport
@@ -12,7 +12,11 @@ enum AdhocBuildCLI {
         CommandSpec(
             name: "adhocbuild",
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
-            subcommands: [PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect, InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest, DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command],
+            subcommands: [
+                PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect,
+                InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest,
+                DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command
+            ],
             environment: LimitSettings.helpRows)
     }
 
@@ -27,8 +31,10 @@ enum AdhocBuildCLI {
             case .help(let path):
                 guard let command = parser.command(at: path) else {
                     let unknown = path.dropFirst().joined(separator: " ")
-                    return usageFailure(UsageError(message: "no help for unknown command '\(unknown)'",
-                                                   commandPath: [root.name]), parser)
+                    return usageFailure(
+                        UsageError(
+                            message: "no help for unknown command '\(unknown)'",
+                            commandPath: [root.name]), parser)
                 }
                 Console.out(HelpFormatter.help(command, path: path))
                 return 0

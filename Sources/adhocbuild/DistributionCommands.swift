@@ -8,23 +8,28 @@ import SystemSupport
 
 /// `adhocbuild manifest`, `page` and `index`: what testers install from.
 enum DistributionCommands {
-    static let baseURLOption = OptionSpec.value("--base-url", name: "URL", help: "Where the files will be served from (https).",
-                                                required: true)
+    static let baseURLOption = OptionSpec.value(
+        "--base-url", name: "URL", help: "Where the files will be served from (https).",
+        required: true)
     static let allowHTTPOption = OptionSpec.flag("--allow-http", help: "Accept an http base URL (iOS will refuse it; for test setups).")
     static let bundleVersionOption = OptionSpec.value(
-        "--bundle-version", name: "short|build", kind: .choice(OTAManifest.BundleVersionSource.allCases.map(\.rawValue), noun: "bundle version"),
+        "--bundle-version", name: "short|build",
+        kind: .choice(OTAManifest.BundleVersionSource.allCases.map(\.rawValue), noun: "bundle version"),
         help: "Which version goes in the manifest's bundle-version.", default: OTAManifest.BundleVersionSource.short.rawValue)
 
     static var manifest: CommandSpec {
         CommandSpec(
             name: "manifest", abstract: "Write the itms-services manifest plist for an ipa.",
             arguments: [ArgumentSpec(name: "IPA", help: "The .ipa to install.")],
-            options: [baseURLOption, allowHTTPOption,
-                      .value("-o", "--output", name: "FILE", kind: .path, help: "Where to write it ('-' for standard output).",
-                             default: "manifest.plist"),
-                      .value("--subtitle", name: "TEXT", help: "The subtitle (usually the environment)."),
-                      bundleVersionOption,
-                      .value("--ipa-url", name: "URL", help: "The ipa's URL.", defaultDescription: "the base URL and the ipa's file name")],
+            options: [
+                baseURLOption, allowHTTPOption,
+                .value(
+                    "-o", "--output", name: "FILE", kind: .path, help: "Where to write it ('-' for standard output).",
+                    default: "manifest.plist"),
+                .value("--subtitle", name: "TEXT", help: "The subtitle (usually the environment)."),
+                bundleVersionOption,
+                .value("--ipa-url", name: "URL", help: "The ipa's URL.", defaultDescription: "the base URL and the ipa's file name")
+            ],
             run: { parsed in
                 var request = OTAManifest.Request(ipa: parsed.positionals[0], baseURL: parsed.required("base-url"))
                 request.allowHTTP = parsed.flag("allow-http")
@@ -46,15 +51,18 @@ enum DistributionCommands {
                 binary; --templates DIR replaces any of them (page.mustache, style.mustache, device-script.mustache).
                 """,
             arguments: [ArgumentSpec(name: "IPA", help: "The .ipa to publish.")],
-            options: [baseURLOption, allowHTTPOption,
-                      .value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write (it will hold the ipa too).",
-                             required: true),
-                      .value("--notes", name: "FILE", kind: .path, help: "Release notes: plain text with paragraphs, '- ' lists and links."),
-                      .value("--environment", name: "NAME", help: "The environment, shown as a badge and the manifest subtitle."),
-                      .value("--commit", name: "SHA", help: "The commit.", defaultDescription: "from the CI's environment"),
-                      .value("--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
-                      .value("--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."),
-                      bundleVersionOption],
+            options: [
+                baseURLOption, allowHTTPOption,
+                .value(
+                    "-o", "--output", name: "DIR", kind: .path, help: "The folder to write (it will hold the ipa too).",
+                    required: true),
+                .value("--notes", name: "FILE", kind: .path, help: "Release notes: plain text with paragraphs, '- ' lists and links."),
+                .value("--environment", name: "NAME", help: "The environment, shown as a badge and the manifest subtitle."),
+                .value("--commit", name: "SHA", help: "The commit.", defaultDescription: "from the CI's environment"),
+                .value("--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
+                .value("--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."),
+                bundleVersionOption
+            ],
             run: { parsed in
                 let output = parsed.required("output")
                 let environment = ProcessInfo.processInfo.environment

@@ -29,8 +29,9 @@ enum EnvCommands {
 
     static func resolver(_ parsed: ParsedCommand) throws -> EnvironmentResolver {
         let store = try EnvironmentStore(at: parsed.required("environments"))
-        return EnvironmentResolver(store: store, overrides: overrides(parsed), settings: settings(parsed),
-                                   processEnvironment: ProcessInfo.processInfo.environment)
+        return EnvironmentResolver(
+            store: store, overrides: overrides(parsed), settings: settings(parsed),
+            processEnvironment: ProcessInfo.processInfo.environment)
     }
 
     /// The `--set KEYPATH=VALUE` overrides, in order.
@@ -57,9 +58,10 @@ enum EnvCommands {
                 let nameWidth = rows.map(\.0.count).max() ?? 0
                 let inheritsWidth = rows.map(\.1.count).max() ?? 0
                 for (name, inherits, file) in rows {
-                    Console.out(name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
-                                + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
-                                + file + "\n")
+                    Console.out(
+                        name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+                            + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
+                            + file + "\n")
                 }
                 return 0
             })
@@ -69,16 +71,20 @@ enum EnvCommands {
         CommandSpec(
             name: "show", abstract: "Print the fully resolved environment.",
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
-            options: [environmentsOption, setOption, settingOption,
-                      .value("--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
-                             help: "How to print.", default: "xml"),
-                      .flag("--explain", help: "Print every leaf key path with its value and the file and key path that set it.")],
+            options: [
+                environmentsOption, setOption, settingOption,
+                .value(
+                    "--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
+                    help: "How to print.", default: "xml"),
+                .flag("--explain", help: "Print every leaf key path with its value and the file and key path that set it.")
+            ],
             run: { parsed in
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
                 if parsed.flag("explain") {
                     for leaf in environment.leaves {
-                        Console.out("\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
-                                    + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))\n")
+                        Console.out(
+                            "\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
+                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))\n")
                     }
                     return 0
                 }
@@ -95,13 +101,16 @@ enum EnvCommands {
     static var diff: CommandSpec {
         CommandSpec(
             name: "diff", abstract: "Show the key paths added, removed and changed from environment A to B.",
-            arguments: [ArgumentSpec(name: "A", help: "The environment to compare from."),
-                        ArgumentSpec(name: "B", help: "The environment to compare to.")],
+            arguments: [
+                ArgumentSpec(name: "A", help: "The environment to compare from."),
+                ArgumentSpec(name: "B", help: "The environment to compare to.")
+            ],
             options: [environmentsOption, setOption, settingOption],
             run: { parsed in
                 let resolver = try resolver(parsed)
-                let diff = EnvironmentDiff(from: try resolver.resolve(parsed.positionals[0]),
-                                           to: try resolver.resolve(parsed.positionals[1]))
+                let diff = EnvironmentDiff(
+                    from: try resolver.resolve(parsed.positionals[0]),
+                    to: try resolver.resolve(parsed.positionals[1]))
                 for line in diff.lines { Console.out(line + "\n") }
                 return 0
             })
@@ -117,8 +126,10 @@ enum EnvCommands {
                 when there are errors.
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
-            options: [environmentsOption, setOption, settingOption,
-                      .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")],
+            options: [
+                environmentsOption, setOption, settingOption,
+                .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
+            ],
             run: { parsed in
                 let results = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
                 for problem in results.flatMap(\.problems) {
@@ -129,8 +140,9 @@ enum EnvCommands {
                 if let junit = parsed.value("junit") {
                     try FileIO.writeAtomically(Data(JUnitReport.xml(suite: "adhocbuild env check", results: results).utf8), to: junit)
                 }
-                Console.out("\(results.count) environment\(results.count == 1 ? "" : "s") checked: "
-                            + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+                Console.out(
+                    "\(results.count) environment\(results.count == 1 ? "" : "s") checked: "
+                        + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
                 return errors > 0 ? 1 : 0
             })
     }
@@ -145,14 +157,17 @@ enum EnvCommands {
                 are written atomically and are left alone when nothing changes.
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
-            options: [environmentsOption, setOption, settingOption,
-                      .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
-                      .value("--project", name: "DIR", kind: .path, help: "A source tree."),
-                      .value("--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project)."),
-                      .value("--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project)."),
-                      .value("--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
-                             help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
-                      .flag("--dry-run", help: "Print what would change without writing.")],
+            options: [
+                environmentsOption, setOption, settingOption,
+                .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
+                .value("--project", name: "DIR", kind: .path, help: "A source tree."),
+                .value("--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project)."),
+                .value("--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project)."),
+                .value(
+                    "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
+                    help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
+                .flag("--dry-run", help: "Print what would change without writing.")
+            ],
             run: { parsed in
                 let app = parsed.value("app"), project = parsed.value("project")
                 guard (app == nil) != (project == nil) else {
@@ -161,9 +176,11 @@ enum EnvCommands {
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
                 let applier = EnvironmentApplier(environment: environment, dryRun: parsed.flag("dry-run"))
-                let report = try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
-                    ?? applier.apply(toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
-                                     format: format ?? .xml)
+                let report =
+                    try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
+                    ?? applier.apply(
+                        toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
+                        format: format ?? .xml)
                 for change in report.changes { Console.out(change.line(dryRun: parsed.flag("dry-run")) + "\n") }
                 for warning in report.warnings { Console.warning(warning) }
                 Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")

@@ -30,11 +30,16 @@ enum InspectCommands {
                 on errors.
                 """,
             arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
-            options: [.value("--udid", name: "UDID", help: "A device that must be able to install it.", repeatable: true),
-                      .value("--at", name: "DATE", kind: .checked(expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
-                                                                   accepts: { PlistDate(iso8601: $0) != nil }),
-                             help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
-                      .flag("--json", help: "Print JSON.")],
+            options: [
+                .value("--udid", name: "UDID", help: "A device that must be able to install it.", repeatable: true),
+                .value(
+                    "--at", name: "DATE",
+                    kind: .checked(
+                        expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
+                        accepts: { PlistDate(iso8601: $0) != nil }),
+                    help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
+                .flag("--json", help: "Print JSON.")
+            ],
             run: { parsed in
                 let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
                 let package = try AppPackage.open(parsed.positionals[0])
@@ -44,13 +49,14 @@ enum InspectCommands {
                     var dict = PlistDictionary()
                     dict["ipa"] = .string(parsed.positionals[0])
                     dict["ok"] = .bool(errors == 0)
-                    dict["findings"] = .array(findings.map { finding in
-                        var item = PlistDictionary()
-                        item["severity"] = .string(finding.severity.rawValue)
-                        if let subject = finding.subject { item["subject"] = .string(subject) }
-                        item["message"] = .string(finding.message)
-                        return .dictionary(item)
-                    })
+                    dict["findings"] = .array(
+                        findings.map { finding in
+                            var item = PlistDictionary()
+                            item["severity"] = .string(finding.severity.rawValue)
+                            if let subject = finding.subject { item["subject"] = .string(subject) }
+                            item["message"] = .string(finding.message)
+                            return .dictionary(item)
+                        })
                     Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
                 } else {
                     for finding in findings {
@@ -58,8 +64,9 @@ enum InspectCommands {
                         if finding.severity == .error { Console.error(line) } else { Console.warning(line) }
                     }
                     let warnings = findings.count - errors
-                    Console.out("\(parsed.positionals[0]): \(errors == 0 ? "ready to publish" : "not ready")"
-                                + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))\n")
+                    Console.out(
+                        "\(parsed.positionals[0]): \(errors == 0 ? "ready to publish" : "not ready")"
+                            + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))\n")
                 }
                 return errors > 0 ? 1 : 0
             })
@@ -68,18 +75,22 @@ enum InspectCommands {
     static var icon: CommandSpec {
         CommandSpec(
             name: "icon", abstract: "Extract app icons as standard PNGs.",
-            subcommands: [CommandSpec(
-                name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
-                arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
-                options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
-                run: { parsed in
-                    let written = try AppIcons.extract(parsed.positionals[0], to: parsed.required("output"))
-                    for (index, item) in written.enumerated() {
-                        let icon = item.icon
-                        let note = index == written.count - 1 ? "the largest, " : ""
-                        Console.out("\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")\n")
-                    }
-                    return 0
-                })])
+            subcommands: [
+                CommandSpec(
+                    name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
+                    arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
+                    options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
+                    run: { parsed in
+                        let written = try AppIcons.extract(parsed.positionals[0], to: parsed.required("output"))
+                        for (index, item) in written.enumerated() {
+                            let icon = item.icon
+                            let note = index == written.count - 1 ? "the largest, " : ""
+                            Console.out(
+                                "\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")\n"
+                            )
+                        }
+                        return 0
+                    })
+            ])
     }
 }

@@ -19,20 +19,34 @@ enum LimitSettings {
     static let ipa = ZipArchiveReader.Limits()
 
     static let settings: [Setting] = [
-        Setting(name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting", builtIn: plist.maxDepth,
-                isSize: false) { PlistLimits.default.maxDepth = $0 },
-        Setting(name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold", builtIn: plist.maxValues,
-                isSize: false) { PlistLimits.default.maxValues = $0 },
-        Setting(name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read", builtIn: plist.maxInputSize,
-                isSize: true) { PlistLimits.default.maxInputSize = $0 },
-        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa", builtIn: ipa.maxEntries,
-                isSize: false) { ZipArchiveReader.Limits.standard.maxEntries = $0 },
-        Setting(name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa", builtIn: Int(ipa.maxTotalSize),
-                isSize: true) { ZipArchiveReader.Limits.standard.maxTotalSize = Int64($0) },
-        Setting(name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory",
-                builtIn: Int(ipa.maxEntryReadSize), isSize: true) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
-        Setting(name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry", builtIn: Int(ipa.maxRatio),
-                isSize: false) { ZipArchiveReader.Limits.standard.maxRatio = Int64($0) },
+        Setting(
+            name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting", builtIn: plist.maxDepth,
+            isSize: false
+        ) { PlistLimits.default.maxDepth = $0 },
+        Setting(
+            name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold", builtIn: plist.maxValues,
+            isSize: false
+        ) { PlistLimits.default.maxValues = $0 },
+        Setting(
+            name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read", builtIn: plist.maxInputSize,
+            isSize: true
+        ) { PlistLimits.default.maxInputSize = $0 },
+        Setting(
+            name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa", builtIn: ipa.maxEntries,
+            isSize: false
+        ) { ZipArchiveReader.Limits.standard.maxEntries = $0 },
+        Setting(
+            name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa", builtIn: Int(ipa.maxTotalSize),
+            isSize: true
+        ) { ZipArchiveReader.Limits.standard.maxTotalSize = Int64($0) },
+        Setting(
+            name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory",
+            builtIn: Int(ipa.maxEntryReadSize), isSize: true
+        ) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
+        Setting(
+            name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry", builtIn: Int(ipa.maxRatio),
+            isSize: false
+        ) { ZipArchiveReader.Limits.standard.maxRatio = Int64($0) }
     ]
 
     /// The rows of the root help's Environment table, with the built-in values.
@@ -82,7 +96,8 @@ enum LimitSettings {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-              let number = Int(digits) else { return nil }
+            let number = Int(digits)
+        else { return nil }
         let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
         return overflow ? nil : product
     }

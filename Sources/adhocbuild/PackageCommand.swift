@@ -18,11 +18,12 @@ enum PackageCommand {
             options: [
                 .value("-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
                 .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile as embedded.mobileprovision."),
-                .value("--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.",
-                       default: String(IPAPackager.Options().level)),
+                .value(
+                    "--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.",
+                    default: String(IPAPackager.Options().level)),
                 .flag("--reproducible", help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
                 .flag("--no-verify", help: "Do not reopen the ipa to check every entry."),
-                .flag("-q", "--quiet", help: "Print nothing but errors."),
+                .flag("-q", "--quiet", help: "Print nothing but errors.")
             ],
             run: { parsed in
                 var options = IPAPackager.Options()
@@ -45,8 +46,9 @@ enum PackageCommand {
                 for warning in report.warnings { Console.warning(warning) }
                 if !quiet {
                     let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
-                    Console.out("\(report.output): \(report.entries) entries, \(ByteCount.format(report.uncompressedBytes)) -> "
-                                + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))%)\n")
+                    Console.out(
+                        "\(report.output): \(report.entries) entries, \(ByteCount.format(report.uncompressedBytes)) -> "
+                            + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))%)\n")
                 }
                 return 0
             })

@@ -24,25 +24,31 @@ enum PlistCommands {
     static let writableFormats = ValueKind.choice(["xml", "binary", "json"], noun: "format")
 
     static func formatOption(default format: PlistTool.OutputFormat) -> OptionSpec {
-        .value("--format", name: "FORMAT", kind: .choice(PlistTool.OutputFormat.allCases.map(\.rawValue), noun: "format"),
-               help: "How to print.", default: format.rawValue)
+        .value(
+            "--format", name: "FORMAT", kind: .choice(PlistTool.OutputFormat.allCases.map(\.rawValue), noun: "format"),
+            help: "How to print.", default: format.rawValue)
     }
 
     static let sortKeysOption = OptionSpec.flag("--sort-keys", help: "Write dictionary keys sorted, as Apple's tools do.")
-    static let outputOption = OptionSpec.value("-o", "--output", name: "OUT", kind: .path,
-                                               help: "Write the result here instead of in place ('-' for standard output).")
+    static let outputOption = OptionSpec.value(
+        "-o", "--output", name: "OUT", kind: .path,
+        help: "Write the result here instead of in place ('-' for standard output).")
 
     static var print: CommandSpec {
         CommandSpec(
             name: "print", abstract: "Print a plist, or the value at a key path.",
-            arguments: [ArgumentSpec(name: "FILE", help: fileHelp),
-                        ArgumentSpec(name: "KEYPATH", help: keyPathHelp, isOptional: true)],
+            arguments: [
+                ArgumentSpec(name: "FILE", help: fileHelp),
+                ArgumentSpec(name: "KEYPATH", help: keyPathHelp, isOptional: true)
+            ],
             options: [formatOption(default: .text), sortKeysOption],
             run: { parsed in
                 let keyPath = PlistKeyPath(parsing: parsed.positional(1) ?? "")
-                Console.out(try PlistTool.print(parsed.positionals[0], keyPath: keyPath,
-                                                format: parsed.choice("format", as: PlistTool.OutputFormat.self)!,
-                                                sortKeys: parsed.flag("sort-keys")))
+                Console.out(
+                    try PlistTool.print(
+                        parsed.positionals[0], keyPath: keyPath,
+                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!,
+                        sortKeys: parsed.flag("sort-keys")))
                 return 0
             })
     }
@@ -53,8 +59,10 @@ enum PlistCommands {
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp)],
             options: [formatOption(default: .raw)],
             run: { parsed in
-                Console.out(try PlistTool.get(parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                                              format: parsed.choice("format", as: PlistTool.OutputFormat.self)!))
+                Console.out(
+                    try PlistTool.get(
+                        parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
+                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!))
                 return 0
             })
     }
@@ -68,16 +76,22 @@ enum PlistCommands {
                 date takes YYYY-MM-DDTHH:MM:SSZ; data takes base64; array and dict take JSON (or nothing, for an \
                 empty one); json takes any JSON value. An array index equal to the array's length appends.
                 """,
-            arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp),
-                        ArgumentSpec(name: "VALUE", help: "The new value, read as --type.", isOptional: true)],
-            options: [.value("-t", "--type", name: "TYPE", kind: .choice(PlistValueType.allCases.map(\.rawValue), noun: "type"),
-                             help: "The value's type.",
-                             defaultDescription: "the existing value's type, else string"),
-                      outputOption],
+            arguments: [
+                ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp),
+                ArgumentSpec(name: "VALUE", help: "The new value, read as --type.", isOptional: true)
+            ],
+            options: [
+                .value(
+                    "-t", "--type", name: "TYPE", kind: .choice(PlistValueType.allCases.map(\.rawValue), noun: "type"),
+                    help: "The value's type.",
+                    defaultDescription: "the existing value's type, else string"),
+                outputOption
+            ],
             run: { parsed in
-                try PlistTool.set(parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                                  text: parsed.positional(2), type: parsed.choice("type", as: PlistValueType.self),
-                                  output: parsed.value("output"))
+                try PlistTool.set(
+                    parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
+                    text: parsed.positional(2), type: parsed.choice("type", as: PlistValueType.self),
+                    output: parsed.value("output"))
                 return 0
             })
     }
@@ -88,8 +102,9 @@ enum PlistCommands {
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp)],
             options: [outputOption],
             run: { parsed in
-                try PlistTool.delete(parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                                     output: parsed.value("output"))
+                try PlistTool.delete(
+                    parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
+                    output: parsed.value("output"))
                 return 0
             })
     }
@@ -99,11 +114,14 @@ enum PlistCommands {
             name: "convert", abstract: "Convert a plist to XML, binary or JSON (in place unless -o is given).",
             discussion: "JSON has no dates or data: dates become ISO 8601 strings and data base64 strings.",
             arguments: [ArgumentSpec(name: "FILE", help: fileHelp)],
-            options: [.value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.", required: true),
-                      outputOption, sortKeysOption],
+            options: [
+                .value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.", required: true),
+                outputOption, sortKeysOption
+            ],
             run: { parsed in
-                try PlistTool.convert(parsed.positionals[0], to: parsed.choice("to", as: PlistFormat.self)!, output: parsed.value("output"),
-                                      sortKeys: parsed.flag("sort-keys"))
+                try PlistTool.convert(
+                    parsed.positionals[0], to: parsed.choice("to", as: PlistFormat.self)!, output: parsed.value("output"),
+                    sortKeys: parsed.flag("sort-keys"))
                 return 0
             })
     }
@@ -112,19 +130,26 @@ enum PlistCommands {
         CommandSpec(
             name: "merge", abstract: "Deep-merge plists: each overlay over the ones before it.",
             discussion: "Dictionaries merge key by key; every other value, arrays included, is replaced.",
-            arguments: [ArgumentSpec(name: "BASE", help: "The plist merged into."),
-                        ArgumentSpec(name: "OVERLAY", help: "Plists laid over it, in order.", isVariadic: true)],
-            options: [.value("-o", "--output", name: "OUT", kind: .path, help: "Where to write the merged plist ('-' for standard output).",
-                             required: true),
-                      .value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.",
-                             defaultDescription: "the base's format"),
-                      .flag("--explain", help: "Print every leaf key path with its value and the file that set it."),
-                      sortKeysOption],
+            arguments: [
+                ArgumentSpec(name: "BASE", help: "The plist merged into."),
+                ArgumentSpec(name: "OVERLAY", help: "Plists laid over it, in order.", isVariadic: true)
+            ],
+            options: [
+                .value(
+                    "-o", "--output", name: "OUT", kind: .path, help: "Where to write the merged plist ('-' for standard output).",
+                    required: true),
+                .value(
+                    "--to", name: "FORMAT", kind: writableFormats, help: "The format to write.",
+                    defaultDescription: "the base's format"),
+                .flag("--explain", help: "Print every leaf key path with its value and the file that set it."),
+                sortKeysOption
+            ],
             run: { parsed in
                 let output = parsed.required("output")
-                let merge = try PlistTool.merge(base: parsed.positionals[0], overlays: Array(parsed.positionals.dropFirst()),
-                                                output: output, format: parsed.choice("to", as: PlistFormat.self),
-                                                sortKeys: parsed.flag("sort-keys"))
+                let merge = try PlistTool.merge(
+                    base: parsed.positionals[0], overlays: Array(parsed.positionals.dropFirst()),
+                    output: output, format: parsed.choice("to", as: PlistFormat.self),
+                    sortKeys: parsed.flag("sort-keys"))
                 if parsed.flag("explain") {
                     let printer = PlistTextPrinter()
                     let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }

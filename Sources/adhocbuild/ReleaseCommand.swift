@@ -19,27 +19,34 @@ enum ReleaseCommand {
                 """,
             options: [
                 .value("--env", name: "NAME", help: "The environment to release.", required: true),
-                .value("--app", name: "PATH", kind: .path, help: "The .app, .xcarchive or .ipa.", defaultDescription: "App in adhocbuild.plist"),
-                .value("--base-url", name: "URL", help: "Where DIST is served, or a template.", defaultDescription: "BaseURL, or the CI preset"),
+                .value(
+                    "--app", name: "PATH", kind: .path, help: "The .app, .xcarchive or .ipa.", defaultDescription: "App in adhocbuild.plist"
+                ),
+                .value(
+                    "--base-url", name: "URL", help: "Where DIST is served, or a template.", defaultDescription: "BaseURL, or the CI preset"
+                ),
                 .value("--out", name: "DIST", kind: .path, help: "The folder of releases.", defaultDescription: "Out, else dist"),
                 .value("--notes", name: "FILE", kind: .path, help: "Release notes (plain text)."),
                 .value("--build-number", name: "N", help: "Set the build number first."),
                 .flag("--from-ci", help: "Set the build number from the CI's counter first."),
                 .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile."),
-                .value("--environments", name: "PATH", kind: .path, help: "The environments folder.",
-                       defaultDescription: "Environments, else environments"),
+                .value(
+                    "--environments", name: "PATH", kind: .path, help: "The environments folder.",
+                    defaultDescription: "Environments, else environments"),
                 .value("--project-file", name: "FILE", kind: .path, help: "The project file.", defaultDescription: ProjectFile.defaultName),
-                .value("--ci", name: "SERVER", kind: .choice(CIServer.allCases.map(\.rawValue), noun: "CI server"),
-                       help: "The CI server to report to.", defaultDescription: "detected"),
+                .value(
+                    "--ci", name: "SERVER", kind: .choice(CIServer.allCases.map(\.rawValue), noun: "CI server"),
+                    help: "The CI server to report to.", defaultDescription: "detected"),
                 .value("--teamcity-server", name: "URL", help: "With --ci teamcity: the server's address, for artifact URLs."),
                 .value("--build-type-id", name: "ID", help: "With --ci teamcity: the build configuration's ID."),
                 .value("--build-id", name: "ID", help: "With --ci teamcity: this build's internal ID."),
-                .value("--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
-                       defaultDescription: "adhocbuild.properties / adhocbuild.env"),
+                .value(
+                    "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
+                    defaultDescription: "adhocbuild.properties / adhocbuild.env"),
                 EnvCommands.setOption, EnvCommands.settingOption,
                 DistributionCommands.allowHTTPOption,
                 .flag("-q", "--quiet", help: "Print only the page URL and the install link."),
-                .flag("--json", help: "Print a JSON summary of the release instead of progress lines."),
+                .flag("--json", help: "Print a JSON summary of the release instead of progress lines.")
             ],
             run: run)
     }
@@ -75,11 +82,12 @@ enum ReleaseCommand {
         let quiet = parsed.flag("quiet"), json = parsed.flag("json")
         let result: ReleasePipeline.Result
         do {
-            result = try request(parsed).run(processEnvironment: ProcessInfo.processInfo.environment,
-                                             printLine: { Console.out($0 + "\n") },
-                                             onStep: { step, finished in
-                                                 if !finished && !quiet && !json { Console.out(Console.bold("==> \(step)") + "\n") }
-                                             })
+            result = try request(parsed).run(
+                processEnvironment: ProcessInfo.processInfo.environment,
+                printLine: { Console.out($0 + "\n") },
+                onStep: { step, finished in
+                    if !finished && !quiet && !json { Console.out(Console.bold("==> \(step)") + "\n") }
+                })
         } catch let incomplete as ReleaseRequest.Incomplete {
             throw parsed.usageError(incomplete.description)
         }

@@ -17,10 +17,12 @@ enum Summary {
                 out += label + items.map { $0.stringValue ?? PlistTextPrinter().renderInline($0) }.joined(separator: ", ") + "\n"
             case .array(let items) where items.contains(where: \.isContainer):
                 // Each item as a block: "  - first: …" then its other lines under it.
-                out += indent + key + ":\n" + items.map { item -> String in
-                    let block = text(item, indent: indent + "    ")
-                    return indent + "  - " + block.dropFirst(indent.count + 4)
-                }.joined()
+                out +=
+                    indent + key + ":\n"
+                    + items.map { item -> String in
+                        let block = text(item, indent: indent + "    ")
+                        return indent + "  - " + block.dropFirst(indent.count + 4)
+                    }.joined()
             case .string(let string): out += label + string + "\n"
             default: out += label + PlistTextPrinter().renderRaw(item)
             }

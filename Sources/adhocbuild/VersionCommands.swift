@@ -13,16 +13,19 @@ enum VersionCommands {
     }
 
     static let targetOptions: [OptionSpec] = [
-        .value("--project", name: "DIR", kind: .path, help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj).",
-               defaultDescription: "the current folder"),
-        .value("--plist", name: "FILE", kind: .path, help: "A single Info.plist."),
+        .value(
+            "--project", name: "DIR", kind: .path, help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj).",
+            defaultDescription: "the current folder"),
+        .value("--plist", name: "FILE", kind: .path, help: "A single Info.plist.")
     ]
 
     /// The one thing a command works on: --project, --plist or a positional .app (default: the current folder's project).
     static func target(_ parsed: ParsedCommand, positional: String?) throws -> VersionBumper.Target {
-        let given = [parsed.value("project").map { VersionBumper.Target.project($0) },
-                     parsed.value("plist").map { VersionBumper.Target.plist($0) },
-                     positional.map { VersionBumper.Target.app($0) }].compactMap { $0 }
+        let given = [
+            parsed.value("project").map { VersionBumper.Target.project($0) },
+            parsed.value("plist").map { VersionBumper.Target.plist($0) },
+            positional.map { VersionBumper.Target.app($0) }
+        ].compactMap { $0 }
         guard given.count <= 1 else {
             throw parsed.usageError("give one of --project DIR, --plist FILE and APP")
         }
@@ -62,14 +65,16 @@ enum VersionCommands {
                 GITHUB_RUN_NUMBER or CI_PIPELINE_IID. Versions are one to three period-separated non-negative \
                 integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte.
                 """,
-            arguments: [ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
-                        ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
-                        ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)],
+            arguments: [
+                ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
+                ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
+                ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)
+            ],
             options: targetOptions + [
                 .value("--to", name: "VERSION", help: "The new value."),
                 .flag("--from-ci", help: "Take the build number from the CI server's counter."),
                 .flag("--allow-decrease", help: "Allow a value lower than the current one."),
-                .flag("--dry-run", help: "Print what would change without writing."),
+                .flag("--dry-run", help: "Print what would change without writing.")
             ],
             run: { parsed in
                 let field = VersionField(rawValue: parsed.positionals[0])!
@@ -94,13 +99,15 @@ enum VersionCommands {
                 guard rest.count <= 1 else {
                     throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
-                let bumper = VersionBumper(target: try target(parsed, positional: rest.first), field: field,
-                                           allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
+                let bumper = VersionBumper(
+                    target: try target(parsed, positional: rest.first), field: field,
+                    allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
                 let changes = try bumper.bump(request)
                 for change in changes { Console.out(change.line + "\n") }
                 if let value = changes.first?.newValue {
-                    Console.out("\(field.label.prefix(1).uppercased() + field.label.dropFirst()) is now \(value)"
-                                + "\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                    Console.out(
+                        "\(field.label.prefix(1).uppercased() + field.label.dropFirst()) is now \(value)"
+                            + "\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
                 }
                 return 0
             })

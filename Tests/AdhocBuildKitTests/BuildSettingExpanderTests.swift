@@ -3,8 +3,9 @@ import Testing
 
 @Suite struct BuildSettingExpanderTests {
     let expander = BuildSettingExpander(variables: [
-        "NAME": "Shout Out", "CONFIGURATION": "Staging", "EMPTY": "", "PREFIX": "com.example", "ID": "$(PREFIX).$(NAME:rfc1034identifier:lower)",
-        "LOOP": "$(LOOP2)", "LOOP2": "$(LOOP)", "VERSION": "2.0-beta 1",
+        "NAME": "Shout Out", "CONFIGURATION": "Staging", "EMPTY": "", "PREFIX": "com.example",
+        "ID": "$(PREFIX).$(NAME:rfc1034identifier:lower)",
+        "LOOP": "$(LOOP2)", "LOOP2": "$(LOOP)", "VERSION": "2.0-beta 1"
     ])
 
     @Test func expandsBothBracketFormsAndDollarDollar() throws {
@@ -36,7 +37,10 @@ import Testing
     }
 
     @Test func undefinedUnknownCyclicAndUnterminatedReferencesAreErrors() {
-        #expect(throws: BuildSettingExpander.Failure(message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)")) {
+        #expect(
+            throws: BuildSettingExpander.Failure(
+                message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)")
+        ) {
             try expander.expand("$(API_URL)/v2")
         }
         #expect(throws: BuildSettingExpander.Failure(message: "unknown operator ':snake' in $(NAME:snake)")) {

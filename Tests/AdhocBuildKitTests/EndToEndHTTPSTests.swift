@@ -48,7 +48,8 @@ import Testing
     }
 
     @Test func aReleaseServedByNginxInstallsFromPageToManifestToIPA() throws {
-        for tool in ["nginx", "openssl", "curl"] where ProcessResult.which(tool) == nil && !FileManager.default.fileExists(atPath: "/usr/sbin/\(tool)") {
+        for tool in ["nginx", "openssl", "curl"]
+        where ProcessResult.which(tool) == nil && !FileManager.default.fileExists(atPath: "/usr/sbin/\(tool)") {
             if Fixtures.isRequired { Issue.record("\(tool) is required in CI for the end-to-end test (make deps installs it)") }
             return
         }
@@ -58,10 +59,19 @@ import Testing
             try FileManager.default.createDirectory(atPath: tls, withIntermediateDirectories: true)
             _ = try folder.write("tls/san.cnf", "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
             for arguments in [
-                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=adhocbuild test CA", "-keyout", tls + "/ca.key", "-out", tls + "/ca.pem"],
-                ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", tls + "/server.key", "-out", tls + "/server.csr"],
-                ["x509", "-req", "-in", tls + "/server.csr", "-CA", tls + "/ca.pem", "-CAkey", tls + "/ca.key", "-CAcreateserial", "-days", "2",
-                 "-extfile", tls + "/san.cnf", "-out", tls + "/server.pem"],
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=adhocbuild test CA", "-keyout",
+                    tls + "/ca.key", "-out", tls + "/ca.pem"
+                ],
+                [
+                    "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", tls + "/server.key", "-out",
+                    tls + "/server.csr"
+                ],
+                [
+                    "x509", "-req", "-in", tls + "/server.csr", "-CA", tls + "/ca.pem", "-CAkey", tls + "/ca.key", "-CAcreateserial",
+                    "-days", "2",
+                    "-extfile", tls + "/san.cnf", "-out", tls + "/server.pem"
+                ]
             ] {
                 let result = try run("openssl", arguments)
                 try #require(result.status == 0, "openssl \(arguments[0]): \(result.stderrText)")
@@ -69,8 +79,9 @@ import Testing
             // The release, made with the base URL nginx will serve it at.
             let socket = try FreePort.find()
             let dist = folder.path("dist")
-            var options = ReleasePipeline.Options(environment: "Staging", input: ReleasePipelineTests.exampleApp,
-                                                  baseURL: "https://localhost:\(socket)/", out: dist)
+            var options = ReleasePipeline.Options(
+                environment: "Staging", input: ReleasePipelineTests.exampleApp,
+                baseURL: "https://localhost:\(socket)/", out: dist)
             options.environmentsFolder = SampleEnvironments.path
             options.profile = try ReleasePipelineTests.profile(folder)
             options.processEnvironment = [:]
@@ -79,8 +90,11 @@ import Testing
             // nginx on 127.0.0.1, stopped at the end whatever happens.
             let runtime = folder.path("nginx")
             try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-            let config = try folder.write("nginx/nginx.conf", Self.nginxConfig(port: socket, root: dist, certificate: tls + "/server.pem",
-                                                                                 key: tls + "/server.key", runtime: runtime))
+            let config = try folder.write(
+                "nginx/nginx.conf",
+                Self.nginxConfig(
+                    port: socket, root: dist, certificate: tls + "/server.pem",
+                    key: tls + "/server.key", runtime: runtime))
             let nginx = Process()
             nginx.executableURL = URL(fileURLWithPath: ProcessResult.which("nginx") ?? "/usr/sbin/nginx")
             nginx.arguments = ["-c", config, "-p", runtime, "-e", runtime + "/error.log"]
@@ -103,7 +117,8 @@ import Testing
                 try #require(result.status == 0, "curl \(url): \(result.stderrText)")
                 let head = try String(contentsOfFile: headers, encoding: .utf8)
                 let status = head.split(separator: "\r\n").first.map(String.init) ?? ""
-                let type = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
+                let type =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-type:") }
                     .map { String($0.dropFirst("content-type:".count)).trimmingCharacters(in: .whitespaces) } ?? ""
                 return (status, type, try Data(contentsOf: URL(fileURLWithPath: body)))
             }
@@ -144,9 +159,13 @@ import Testing
                 return
             }
             let python = try #require(ProcessResult.which("python3"))
-            let browser = try ProcessResult.run(python, [Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path,
-                                                         release.pageURL, Fixtures.packageRoot.appendingPathComponent("test-artifacts").path + "/https",
-                                                         "iphone"])
+            let browser = try ProcessResult.run(
+                python,
+                [
+                    Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path,
+                    release.pageURL, Fixtures.packageRoot.appendingPathComponent("test-artifacts").path + "/https",
+                    "iphone"
+                ])
             try #require(browser.status == 0, "browser: \(browser.stderrText)")
             let report = try #require(try JSONSerialization.jsonObject(with: browser.stdout) as? [String: [String: Any]])
             let href = try #require(report["iphone"]?["installHref"] as? String)

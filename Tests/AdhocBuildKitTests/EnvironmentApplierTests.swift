@@ -6,8 +6,10 @@ import TestSupport
 import Testing
 
 @Suite struct EnvironmentApplierTests {
-    static let appInfo: PlistValue = ["CFBundleIdentifier": "com.example.shoutout", "CFBundleDisplayName": "ShoutOut",
-                                      "CFBundleVersion": "41", "CFBundleExecutable": "ShoutOut"]
+    static let appInfo: PlistValue = [
+        "CFBundleIdentifier": "com.example.shoutout", "CFBundleDisplayName": "ShoutOut",
+        "CFBundleVersion": "41", "CFBundleExecutable": "ShoutOut"
+    ]
 
     func makeApp(_ folder: TemporaryFolder, signed: Bool = false) throws -> String {
         try folder.create("ShoutOut.app/Info.plist", try PropertyList.encode(Self.appInfo, format: .binary))
@@ -20,10 +22,11 @@ import Testing
             let app = try makeApp(folder)
             let staging = try SampleEnvironments.resolver().resolve("Staging")
             let report = try EnvironmentApplier(environment: staging).apply(toApp: app)
-            #expect(report.changes.map { $0.line() } == [
-                "\(app)/Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration",
-                "\(app)/environment.plist: created",
-            ])
+            #expect(
+                report.changes.map { $0.line() } == [
+                    "\(app)/Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration",
+                    "\(app)/environment.plist: created"
+                ])
             #expect(report.warnings == [])
             let info = try PropertyList(contentsOf: app + "/Info.plist")
             #expect(info.format == .binary)
@@ -61,9 +64,10 @@ import Testing
             let before = folder.snapshot()
             let report = try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("Release"), dryRun: true)
                 .apply(toApp: app)
-            #expect(report.changes.map { $0.line(dryRun: true) } == [
-                "\(app)/Info.plist: would be updated Configuration", "\(app)/environment.plist: would be created",
-            ])
+            #expect(
+                report.changes.map { $0.line(dryRun: true) } == [
+                    "\(app)/Info.plist: would be updated Configuration", "\(app)/environment.plist: would be created"
+                ])
             #expect(folder.snapshot() == before)
         }
     }
@@ -73,7 +77,8 @@ import Testing
             try folder.create("ShoutOut/Info.plist", try PropertyList.encode(Self.appInfo, format: .xml))
             try folder.create("ShoutOutTests/Info.plist", try PropertyList.encode(Self.appInfo, format: .xml))
             try folder.create("build/Debug-iphoneos/ShoutOut.app/Info.plist", try PropertyList.encode(Self.appInfo, format: .binary))
-            let report = try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toProject: folder.url.path)
+            let report = try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(
+                toProject: folder.url.path)
             #expect(report.changes.map(\.path) == [folder.path("ShoutOut/Info.plist"), folder.path("ShoutOut/environment.plist")])
             let settings = try PropertyList(contentsOf: folder.path("ShoutOut/environment.plist"))
             #expect(settings.format == .xml)
@@ -86,8 +91,11 @@ import Testing
             try folder.create("App/Info.plist", try PropertyList.encode(Self.appInfo, format: .xml))
             try folder.create("Widget/Info.plist", try PropertyList.encode(Self.appInfo, format: .xml))
             let before = folder.snapshot()
-            #expect(throws: AdhocBuildError("has 2 Info.plist files (App/Info.plist, Widget/Info.plist); choose one with --info-plist",
-                                            file: folder.url.path)) {
+            #expect(
+                throws: AdhocBuildError(
+                    "has 2 Info.plist files (App/Info.plist, Widget/Info.plist); choose one with --info-plist",
+                    file: folder.url.path)
+            ) {
                 try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toProject: folder.url.path)
             }
             #expect(folder.snapshot() == before)

@@ -19,19 +19,25 @@ import Testing
         #expect(throws: AdhocBuildError("no environment 'Stagin'; did you mean 'Staging'?", file: SampleEnvironments.path)) {
             try store.environment(named: "Stagin")
         }
-        #expect(throws: AdhocBuildError("no environment 'Production'; there are Debug, QA, Release, Staging",
-                                        file: SampleEnvironments.path)) {
+        #expect(
+            throws: AdhocBuildError(
+                "no environment 'Production'; there are Debug, QA, Release, Staging",
+                file: SampleEnvironments.path)
+        ) {
             try store.environment(named: "Production")
         }
     }
 
     @Test func readsTheSeedArticlesSingleEnvironmentsPlist() throws {
         try withTemporaryFolder { folder in
-            let file = try folder.create("Environments.plist", try PropertyList.encode([
-                "Debug": ["myAPIURL": "https://dev.example.com"],
-                "Release": ["myAPIURL": "https://example.com"],
-                "Staging": ["Inherits": "Release", "Settings": ["myAPIURL": "https://staging.example.com"]],
-            ], format: .xml))
+            let file = try folder.create(
+                "Environments.plist",
+                try PropertyList.encode(
+                    [
+                        "Debug": ["myAPIURL": "https://dev.example.com"],
+                        "Release": ["myAPIURL": "https://example.com"],
+                        "Staging": ["Inherits": "Release", "Settings": ["myAPIURL": "https://staging.example.com"]]
+                    ], format: .xml))
             let store = try EnvironmentStore(at: file)
             #expect(store.environments.map(\.name) == ["Debug", "Release", "Staging"])
             let resolver = EnvironmentResolver(store: store)
@@ -46,25 +52,39 @@ import Testing
     @Test func rejectsSchemaMistakesNamingFileAndKeyPath() throws {
         try withTemporaryFolder { folder in
             let environments = try folder.environments(["Debug": ["Setings": ["a": 1]]])
-            #expect(throws: AdhocBuildError("unknown key 'Setings'; did you mean 'Settings'?", file: environments + "/Debug.plist",
-                                            keyPath: "Setings")) {
+            #expect(
+                throws: AdhocBuildError(
+                    "unknown key 'Setings'; did you mean 'Settings'?", file: environments + "/Debug.plist",
+                    keyPath: "Setings")
+            ) {
                 try EnvironmentStore(at: environments)
             }
             let second = try folder.environments(["Debug": ["Settings": "flat"]], folder: "second")
-            #expect(throws: AdhocBuildError("Settings must be a dictionary, not a string", file: second + "/Debug.plist",
-                                            keyPath: "Settings")) {
+            #expect(
+                throws: AdhocBuildError(
+                    "Settings must be a dictionary, not a string", file: second + "/Debug.plist",
+                    keyPath: "Settings")
+            ) {
                 try EnvironmentStore(at: second)
             }
             let third = try folder.environments(["Base": ["Inherits": "Debug"], "Debug": [:]], folder: "third")
-            #expect(throws: AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: third + "/Base.plist", keyPath: "Inherits")) {
+            #expect(
+                throws: AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: third + "/Base.plist", keyPath: "Inherits")
+            ) {
                 try EnvironmentStore(at: third)
             }
             let fourth = try folder.environments(["Debug": ["Variables": ["N": 1]]], folder: "fourth")
-            #expect(throws: AdhocBuildError("a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")) {
+            #expect(
+                throws: AdhocBuildError(
+                    "a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")
+            ) {
                 try EnvironmentStore(at: fourth)
             }
-            #expect(throws: AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
-                                            file: folder.path("missing"))) {
+            #expect(
+                throws: AdhocBuildError(
+                    "no environments here (expected a folder of environment plists or an Environments.plist)",
+                    file: folder.path("missing"))
+            ) {
                 try EnvironmentStore(at: folder.path("missing"))
             }
         }

@@ -19,9 +19,12 @@ enum SampleEnvironments {
     /// The repository's own sample (`environments/`).
     static var path: String { Fixtures.packageRoot.appendingPathComponent("environments").path }
 
-    static func resolver(settings: [String: String] = [:], environment: [String: String] = [:],
-                         overrides: [(keyPath: PlistKeyPath, value: String)] = []) throws -> EnvironmentResolver {
-        EnvironmentResolver(store: try EnvironmentStore(at: path), overrides: overrides, settings: settings,
-                            processEnvironment: environment)
+    static func resolver(
+        settings: [String: String] = [:], environment: [String: String] = [:],
+        overrides: [(keyPath: PlistKeyPath, value: String)] = []
+    ) throws -> EnvironmentResolver {
+        EnvironmentResolver(
+            store: try EnvironmentStore(at: path), overrides: overrides, settings: settings,
+            processEnvironment: environment)
     }
 }

@@ -38,8 +38,10 @@ import Testing
             #expect(plist.format == .xml)
             #expect(plist.value["Count"] == 4)
             #expect(plist.value["CFBundleVersion"] == "42")
-            #expect(try text(path) == Self.infoXML.replacingOccurrences(of: "<integer>3", with: "<integer>4")
-                .replacingOccurrences(of: "<string>41", with: "<string>42"))
+            #expect(
+                try text(path)
+                    == Self.infoXML.replacingOccurrences(of: "<integer>3", with: "<integer>4")
+                    .replacingOccurrences(of: "<string>41", with: "<string>42"))
         }
     }
 
@@ -60,7 +62,7 @@ import Testing
                 (.string, "x", "x"), (.integer, "-5", -5), (.real, "2.5", 2.5), (.bool, "no", false),
                 (.date, "2020-01-01T00:00:00Z", .date(PlistDate(iso8601: "2020-01-01T00:00:00Z")!)),
                 (.data, "AQI=", .data(Data([1, 2]))), (.array, nil, []), (.dict, #"{"k": [1]}"#, ["k": [1]]),
-                (.json, #"[true, "s"]"#, [true, "s"]),
+                (.json, #"[true, "s"]"#, [true, "s"])
             ]
             for (type, text, expected) in cases {
                 try PlistTool.set(path, keyPath: "V", text: text, type: type)
@@ -136,11 +138,12 @@ import Testing
             let good = try folder.write("good.plist", Self.infoXML)
             let bad = try folder.write("bad.plist", "<plist><dict><key>a</key></dict></plist>")
             let results = PlistTool.lint([good, bad, folder.path("missing.plist")])
-            #expect(results.map(\.line) == [
-                "\(good): OK (xml)",
-                "\(bad): 1:33: key 'a' has no value before </dict>",
-                "\(folder.path("missing.plist")): no such file",
-            ])
+            #expect(
+                results.map(\.line) == [
+                    "\(good): OK (xml)",
+                    "\(bad): 1:33: key 'a' has no value before </dict>",
+                    "\(folder.path("missing.plist")): no such file"
+                ])
         }
     }
 
@@ -148,14 +151,15 @@ import Testing
         try withFolder { folder in
             let path = try folder.write("Info.plist", Self.infoXML)
             let printed = String(decoding: try PlistTool.print(path), as: UTF8.self)
-            #expect(printed == """
-                {
-                  "CFBundleIdentifier" => "com.example.ShoutOut"
-                  "CFBundleVersion" => "41"
-                  "Count" => 3
-                }
+            #expect(
+                printed == """
+                    {
+                      "CFBundleIdentifier" => "com.example.ShoutOut"
+                      "CFBundleVersion" => "41"
+                      "Count" => 3
+                    }
 
-                """)
+                    """)
             #expect(String(decoding: try PlistTool.get(path, keyPath: "CFBundleIdentifier"), as: UTF8.self) == "com.example.ShoutOut\n")
         }
     }

@@ -17,8 +17,9 @@ import Testing
     }
 
     func options(_ folder: TemporaryFolder, environment: String = "Staging") throws -> ReleasePipeline.Options {
-        var options = ReleasePipeline.Options(environment: environment, input: Self.exampleApp, baseURL: "https://builds.example.com/shoutout/",
-                                              out: folder.path("dist"))
+        var options = ReleasePipeline.Options(
+            environment: environment, input: Self.exampleApp, baseURL: "https://builds.example.com/shoutout/",
+            out: folder.path("dist"))
         options.environmentsFolder = SampleEnvironments.path
         options.profile = try Self.profile(folder)
         options.processEnvironment = [:]
@@ -38,12 +39,16 @@ import Testing
                 #expect(FileManager.default.fileExists(atPath: release + "/" + file), "\(file)")
             }
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist/Staging/latest")) == "1.4.0-42")
-            #expect(try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8).contains("href=\"Staging/1.4.0-42/index.html\""))
+            #expect(
+                try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8).contains("href=\"Staging/1.4.0-42/index.html\"")
+            )
             // The ipa carries the environment and the build number; the input app is untouched.
             let package = try IPAKitBridge.open(release + "/ShoutOut.ipa")
             #expect(package.identifier == "com.example.shoutout.staging" && package.build == "42")
             #expect(try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist")) == before)
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { $0.hasPrefix(".adhocbuild-tmp") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter {
+                $0.hasPrefix(".adhocbuild-tmp")
+            }
             #expect(leftovers == [])
         }
     }
@@ -59,7 +64,8 @@ import Testing
                 #expect(failure.step == "Verify")
                 #expect(failure.reason.contains("has no embedded.mobileprovision"))
             }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".adhocbuild.lock") } == [])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".adhocbuild.lock") } == [])
             var bad = try self.options(folder, environment: "Nowhere")
             bad.out = folder.path("dist2")
             #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }
@@ -164,7 +170,9 @@ import Testing
 
     @Test func teamCityMessagesAreEscapedAsTeamCitySpecifies() {
         #expect(TeamCityMessage.escape("it's [done]|\n\r ü") == "it|'s |[done|]|||n|r |0x00fc")
-        #expect(TeamCityMessage.attributes("setParameter", [("name", "a"), ("value", "x'y")]) == "##teamcity[setParameter name='a' value='x|'y']")
+        #expect(
+            TeamCityMessage.attributes("setParameter", [("name", "a"), ("value", "x'y")])
+                == "##teamcity[setParameter name='a' value='x|'y']")
         #expect(CIServer.detect(in: ["TEAMCITY_VERSION": "2024.1"]) == .teamcity)
         #expect(CIServer.detect(in: ["GITHUB_ACTIONS": "true"]) == .github)
         #expect(CIServer.detect(in: ["GITLAB_CI": "true"]) == .gitlab)
@@ -174,15 +182,19 @@ import Testing
 
     @Test func githubAndGitLabGetTheirOutputFiles() throws {
         try withTemporaryFolder { folder in
-            let result = ReleasePipeline.Result(environment: "Staging", version: "1.4.0", build: "42", releaseFolder: "dist/Staging/1.4.0-42",
-                                                releasePath: "Staging/1.4.0-42", ipa: "dist/Staging/1.4.0-42/ShoutOut.ipa",
-                                                pageURL: "https://b.example/Staging/1.4.0-42/", manifestURL: "https://b.example/m.plist",
-                                                installURL: "itms-services://?action=download-manifest&url=x", warnings: [])
-            let github = CIReporter(server: .github, environment: ["GITHUB_OUTPUT": folder.path("out"), "GITHUB_STEP_SUMMARY": folder.path("summary")],
-                                    print: { _ in })
+            let result = ReleasePipeline.Result(
+                environment: "Staging", version: "1.4.0", build: "42", releaseFolder: "dist/Staging/1.4.0-42",
+                releasePath: "Staging/1.4.0-42", ipa: "dist/Staging/1.4.0-42/ShoutOut.ipa",
+                pageURL: "https://b.example/Staging/1.4.0-42/", manifestURL: "https://b.example/m.plist",
+                installURL: "itms-services://?action=download-manifest&url=x", warnings: [])
+            let github = CIReporter(
+                server: .github, environment: ["GITHUB_OUTPUT": folder.path("out"), "GITHUB_STEP_SUMMARY": folder.path("summary")],
+                print: { _ in })
             try github.succeeded(result, out: "dist")
             let outputs = try String(contentsOfFile: folder.path("out"), encoding: .utf8)
-            #expect(outputs.contains("page-url=https://b.example/Staging/1.4.0-42/\n") && outputs.contains("ipa-path=dist/Staging/1.4.0-42/ShoutOut.ipa\n"))
+            #expect(
+                outputs.contains("page-url=https://b.example/Staging/1.4.0-42/\n")
+                    && outputs.contains("ipa-path=dist/Staging/1.4.0-42/ShoutOut.ipa\n"))
             #expect(try String(contentsOfFile: folder.path("summary"), encoding: .utf8).hasPrefix("### Staging 1.4.0 (42)"))
             let gitlab = CIReporter(server: .gitlab, environment: [:], reportFile: folder.path("adhocbuild.env"), print: { _ in })
             try gitlab.succeeded(result, out: "dist")

@@ -5,9 +5,11 @@ import Testing
 /// How `release` fills what its command line leaves out: project file, CI presets, defaults.
 @Suite struct ReleaseRequestTests {
     @Test func teamCityAndJenkinsPresetsPointAtTheArtifacts() {
-        #expect(CIArtifactURL.teamCity(server: "https://tc.example", buildTypeID: "App_Release", buildID: "77", out: "build/dist")
+        #expect(
+            CIArtifactURL.teamCity(server: "https://tc.example", buildTypeID: "App_Release", buildID: "77", out: "build/dist")
                 == "https://tc.example/guestAuth/repository/download/App_Release/77:id/dist/")
-        #expect(CIArtifactURL.jenkins(buildURL: "https://ci.example/job/app/12/", out: "dist")
+        #expect(
+            CIArtifactURL.jenkins(buildURL: "https://ci.example/job/app/12/", out: "dist")
                 == "https://ci.example/job/app/12/artifact/dist/")
     }
 
@@ -27,7 +29,8 @@ import Testing
         var request = ReleaseRequest(environment: "Staging")
         request.app = "A.app"
         request.ci = .jenkins
-        #expect(try request.plan(processEnvironment: ["BUILD_URL": "https://ci.example/job/app/12"]).options.baseURL
+        #expect(
+            try request.plan(processEnvironment: ["BUILD_URL": "https://ci.example/job/app/12"]).options.baseURL
                 == "https://ci.example/job/app/12/artifact/dist/")
         #expect(throws: ReleaseRequest.Incomplete.self) { try request.plan(processEnvironment: [:]) }
     }

@@ -51,20 +51,27 @@ import Testing
             let pbxproj = try tree(with: Self.isignProject, folder)
             let original = try Data(contentsOf: URL(fileURLWithPath: pbxproj))
             for name in ["isignTestApp", "isignTestAppTests", "isignTestAppUITests"] {
-                try folder.create("\(name)/Info.plist", try PropertyList.encode(
-                    ["CFBundleVersion": "7", "CFBundleShortVersionString": "1.0", "CFBundleIdentifier": "$(PRODUCT_BUNDLE_IDENTIFIER)"],
-                    format: .xml))
+                try folder.create(
+                    "\(name)/Info.plist",
+                    try PropertyList.encode(
+                        ["CFBundleVersion": "7", "CFBundleShortVersionString": "1.0", "CFBundleIdentifier": "$(PRODUCT_BUNDLE_IDENTIFIER)"],
+                        format: .xml))
             }
             let changes = try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("12"))
-            #expect(changes.map(\.site.label) == ["isignTestApp", "isignTestAppTests", "isignTestAppUITests"].map {
-                "\(folder.url.path)/\($0)/Info.plist: CFBundleVersion"
-            })
+            #expect(
+                changes.map(\.site.label)
+                    == ["isignTestApp", "isignTestAppTests", "isignTestAppUITests"].map {
+                        "\(folder.url.path)/\($0)/Info.plist: CFBundleVersion"
+                    })
             #expect(try PropertyList(contentsOf: folder.path("isignTestAppTests/Info.plist")).value["CFBundleVersion"] == "12")
             #expect(try Data(contentsOf: URL(fileURLWithPath: pbxproj)) == original)
             let report = try VersionReport(project: folder.url.path)
-            #expect(report.rows.first == VersionReport.Row(name: "isignTestApp (Debug)", bundleIdentifier: "com.saucelabs.isignTestApp",
-                                                           marketingVersion: "1.0", buildNumber: "12",
-                                                           source: folder.path("isignTestApp/Info.plist")))
+            #expect(
+                report.rows.first
+                    == VersionReport.Row(
+                        name: "isignTestApp (Debug)", bundleIdentifier: "com.saucelabs.isignTestApp",
+                        marketingVersion: "1.0", buildNumber: "12",
+                        source: folder.path("isignTestApp/Info.plist")))
         }
     }
 
@@ -77,8 +84,10 @@ import Testing
                 Issue.record("bumped without Info.plists")
             } catch let errors as AdhocBuildErrors {
                 #expect(errors.problems.count == 6)
-                #expect(errors.problems.first?.description
-                        == "\(folder.url.path)/isignTestApp/Info.plist: isignTestApp (Debug) builds from this Info.plist, which does not exist")
+                #expect(
+                    errors.problems.first?.description
+                        == "\(folder.url.path)/isignTestApp/Info.plist: isignTestApp (Debug) builds from this Info.plist, which does not exist"
+                )
             }
             #expect(folder.snapshot() == before)
         }
@@ -88,23 +97,29 @@ import Testing
         try withTemporaryFolder { folder in
             _ = try tree(with: Self.isignProject, folder)
             for name in ["isignTestApp", "isignTestAppTests", "isignTestAppUITests"] {
-                try folder.create("\(name)/Info.plist", try PropertyList.encode(["CFBundleVersion": "$(CURRENT_PROJECT_VERSION)"], format: .xml))
+                try folder.create(
+                    "\(name)/Info.plist", try PropertyList.encode(["CFBundleVersion": "$(CURRENT_PROJECT_VERSION)"], format: .xml))
             }
             do {
                 try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("3"))
                 Issue.record("bumped a setting that does not exist")
             } catch let errors as AdhocBuildErrors {
-                #expect(errors.problems.first?.description == "\(folder.url.path)/App.xcodeproj/project.pbxproj: isignTestApp (Debug) "
+                #expect(
+                    errors.problems.first?.description == "\(folder.url.path)/App.xcodeproj/project.pbxproj: isignTestApp (Debug) "
                         + "uses $(CURRENT_PROJECT_VERSION), which no build configuration sets")
             }
         }
     }
 
     func makeApp(_ folder: TemporaryFolder, appBuild: String = "41", extensionBuild: String = "41") throws -> String {
-        try folder.create("ShoutOut.app/Info.plist", try PropertyList.encode(
-            ["CFBundleVersion": .string(appBuild), "CFBundleShortVersionString": "1.4"], format: .binary))
-        try folder.create("ShoutOut.app/PlugIns/Share.appex/Info.plist", try PropertyList.encode(
-            ["CFBundleVersion": .string(extensionBuild), "CFBundleShortVersionString": "1.4"], format: .binary))
+        try folder.create(
+            "ShoutOut.app/Info.plist",
+            try PropertyList.encode(
+                ["CFBundleVersion": .string(appBuild), "CFBundleShortVersionString": "1.4"], format: .binary))
+        try folder.create(
+            "ShoutOut.app/PlugIns/Share.appex/Info.plist",
+            try PropertyList.encode(
+                ["CFBundleVersion": .string(extensionBuild), "CFBundleShortVersionString": "1.4"], format: .binary))
         return folder.path("ShoutOut.app")
     }
 
@@ -112,8 +127,11 @@ import Testing
         try withTemporaryFolder { folder in
             let app = try makeApp(folder, extensionBuild: "40")
             let changes = try VersionBumper(target: .app(app), field: .build).bump(.increment)
-            #expect(changes.map(\.line) == ["\(app)/Info.plist: CFBundleVersion: 41 -> 42",
-                                            "\(app)/PlugIns/Share.appex/Info.plist: CFBundleVersion: 40 -> 42"])
+            #expect(
+                changes.map(\.line) == [
+                    "\(app)/Info.plist: CFBundleVersion: 41 -> 42",
+                    "\(app)/PlugIns/Share.appex/Info.plist: CFBundleVersion: 40 -> 42"
+                ])
             for plist in [app + "/Info.plist", app + "/PlugIns/Share.appex/Info.plist"] {
                 let read = try PropertyList(contentsOf: plist)
                 #expect(read.format == .binary && read.value["CFBundleVersion"] == "42")
@@ -126,7 +144,9 @@ import Testing
             let app = try makeApp(folder)
             try VersionBumper(target: .app(app), field: .build).bump(.fromCI(["GITHUB_RUN_NUMBER": "77", "CI_PIPELINE_IID": "5"]))
             #expect(try PropertyList(contentsOf: app + "/Info.plist").value["CFBundleVersion"] == "77")
-            #expect(throws: AdhocBuildError("--from-ci found no build counter: none of BUILD_NUMBER, GITHUB_RUN_NUMBER, CI_PIPELINE_IID is set")) {
+            #expect(
+                throws: AdhocBuildError("--from-ci found no build counter: none of BUILD_NUMBER, GITHUB_RUN_NUMBER, CI_PIPELINE_IID is set")
+            ) {
                 try VersionBumper(target: .app(app), field: .build).bump(.fromCI([:]))
             }
         }
@@ -137,10 +157,14 @@ import Testing
             let app = try makeApp(folder)
             let before = folder.snapshot()
             let bumper = VersionBumper(target: .app(app), field: .build)
-            #expect(throws: AdhocBuildError("'42a' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2)")) {
+            #expect(
+                throws: AdhocBuildError(
+                    "'42a' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2)")
+            ) {
                 try bumper.bump(.exactly("42a"))
             }
-            #expect(throws: AdhocBuildError("the build number would go backwards from 41 to 40; pass --allow-decrease if that is intended")) {
+            #expect(throws: AdhocBuildError("the build number would go backwards from 41 to 40; pass --allow-decrease if that is intended"))
+            {
                 try bumper.bump(.exactly("40"))
             }
             #expect(folder.snapshot() == before)
@@ -152,8 +176,11 @@ import Testing
     @Test func aNonNumericCurrentValueCannotBeIncrementedButCanBeReplaced() throws {
         try withTemporaryFolder { folder in
             let app = try makeApp(folder, appBuild: "41b")
-            #expect(throws: AdhocBuildError("'41b' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2); give the new value with --to",
-                                            file: "\(app)/Info.plist: CFBundleVersion")) {
+            #expect(
+                throws: AdhocBuildError(
+                    "'41b' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2); give the new value with --to",
+                    file: "\(app)/Info.plist: CFBundleVersion")
+            ) {
                 try VersionBumper(target: .app(app), field: .build).bump(.increment)
             }
             try VersionBumper(target: .app(app), field: .build).bump(.exactly("42"))
@@ -162,12 +189,16 @@ import Testing
 
     @Test func aPlistThatRefersToABuildSettingPointsAtTheProject() throws {
         try withTemporaryFolder { folder in
-            let plist = try folder.create("Info.plist", try PropertyList.encode(["CFBundleVersion": "$(CURRENT_PROJECT_VERSION)"], format: .xml))
+            let plist = try folder.create(
+                "Info.plist", try PropertyList.encode(["CFBundleVersion": "$(CURRENT_PROJECT_VERSION)"], format: .xml))
             do {
                 try VersionBumper(target: .plist(plist), field: .build).bump(.increment)
                 Issue.record("bumped a reference")
             } catch let errors as AdhocBuildErrors {
-                #expect(errors.description == "\(plist): at 'CFBundleVersion': refers to '$(CURRENT_PROJECT_VERSION)'; change the project's build setting instead (--project)")
+                #expect(
+                    errors.description
+                        == "\(plist): at 'CFBundleVersion': refers to '$(CURRENT_PROJECT_VERSION)'; change the project's build setting instead (--project)"
+                )
             }
         }
     }

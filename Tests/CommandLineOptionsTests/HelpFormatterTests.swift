@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct HelpFormatterTests {
     @Test func theUsageLineShowsRequiredOptions() {
-        #expect(HelpFormatter.usage(SampleCommands.package, path: ["tool", "package"])
+        #expect(
+            HelpFormatter.usage(SampleCommands.package, path: ["tool", "package"])
                 == "tool package APP -o OUT.ipa [options]")
         #expect(HelpFormatter.usage(SampleCommands.set, path: ["tool", "set"]) == "tool set KEY [VALUE]")
         #expect(HelpFormatter.usage(SampleCommands.lint, path: ["tool", "lint"]) == "tool lint FIELD FILE...")
@@ -11,24 +12,25 @@ import Testing
     }
 
     @Test func helpIsGeneratedFromTheDeclarations() {
-        #expect(HelpFormatter.help(SampleCommands.package, path: ["tool", "package"]) == """
-            Package an app.
+        #expect(
+            HelpFormatter.help(SampleCommands.package, path: ["tool", "package"]) == """
+                Package an app.
 
-            Usage: tool package APP -o OUT.ipa [options]
+                Usage: tool package APP -o OUT.ipa [options]
 
-            Arguments:
-              APP  The app.
+                Arguments:
+                  APP  The app.
 
-            Options:
-              -o, --output OUT.ipa  Where to write the ipa (required).
-              --level 0-9           Deflate level; 0 stores (0 to 9; default: 6).
-              --to FORMAT           The format (xml, binary or json; default: the input's).
-              --set KEYPATH=VALUE   Override a value (repeatable).
-              --at DATE             The date.
-              -q, --quiet           Print nothing.
-              -h, --help            Show this help.
+                Options:
+                  -o, --output OUT.ipa  Where to write the ipa (required).
+                  --level 0-9           Deflate level; 0 stores (0 to 9; default: 6).
+                  --to FORMAT           The format (xml, binary or json; default: the input's).
+                  --set KEYPATH=VALUE   Override a value (repeatable).
+                  --at DATE             The date.
+                  -q, --quiet           Print nothing.
+                  -h, --help            Show this help.
 
-            """)
+                """)
     }
 
     @Test func theTopLevelHelpListsCommandsAndTheVersionOption() {
@@ -39,16 +41,20 @@ import Testing
     }
 
     @Test func notesJoinBracketsThatEndTheHelpAndLongRowsWrap() {
-        let command = CommandSpec(name: "c", abstract: "C.", options: [
-            .value("-o", name: "OUT", help: "Where to write ('-' for standard output).", required: true),
-            .value("--type", name: "TYPE", kind: .choice((1...12).map { "choice\($0)" }, noun: "type"), help: "The type."),
-        ], run: { _ in 0 })
-        #expect(HelpFormatter.help(command, path: ["c"]).contains("""
-              -o OUT       Where to write ('-' for standard output; required).
-              --type TYPE  The type (choice1, choice2, choice3, choice4, choice5, choice6, choice7, choice8,
-                           choice9, choice10, choice11 or choice12).
+        let command = CommandSpec(
+            name: "c", abstract: "C.",
+            options: [
+                .value("-o", name: "OUT", help: "Where to write ('-' for standard output).", required: true),
+                .value("--type", name: "TYPE", kind: .choice((1...12).map { "choice\($0)" }, noun: "type"), help: "The type.")
+            ], run: { _ in 0 })
+        #expect(
+            HelpFormatter.help(command, path: ["c"]).contains(
+                """
+                  -o OUT       Where to write ('-' for standard output; required).
+                  --type TYPE  The type (choice1, choice2, choice3, choice4, choice5, choice6, choice7, choice8,
+                               choice9, choice10, choice11 or choice12).
 
-            """))
+                """))
     }
 
     @Test func aPositionalsChoicesAreShownWithItsHelp() {

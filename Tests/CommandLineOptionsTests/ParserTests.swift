@@ -9,12 +9,14 @@ enum SampleCommands {
         options: [
             .value("-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
             .value("--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.", default: "6"),
-            .value("--to", name: "FORMAT", kind: .choice(["xml", "binary", "json"], noun: "format"), help: "The format.",
-                   defaultDescription: "the input's"),
+            .value(
+                "--to", name: "FORMAT", kind: .choice(["xml", "binary", "json"], noun: "format"), help: "The format.",
+                defaultDescription: "the input's"),
             .value("--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value.", repeatable: true),
-            .value("--at", name: "DATE", kind: .checked(expectation: "a date like 2026-12-31", accepts: { $0.count == 10 }),
-                   help: "The date."),
-            .flag("-q", "--quiet", help: "Print nothing."),
+            .value(
+                "--at", name: "DATE", kind: .checked(expectation: "a date like 2026-12-31", accepts: { $0.count == 10 }),
+                help: "The date."),
+            .flag("-q", "--quiet", help: "Print nothing.")
         ],
         run: { _ in 0 })
     static let set = CommandSpec(
@@ -23,8 +25,10 @@ enum SampleCommands {
         run: { _ in 0 })
     static let lint = CommandSpec(
         name: "lint", abstract: "Check files.",
-        arguments: [ArgumentSpec(name: "FIELD", help: "What to check.", kind: .choice(["build", "marketing"], noun: "field")),
-                    ArgumentSpec(name: "FILE", help: "Files.", isVariadic: true)],
+        arguments: [
+            ArgumentSpec(name: "FIELD", help: "What to check.", kind: .choice(["build", "marketing"], noun: "field")),
+            ArgumentSpec(name: "FILE", help: "Files.", isVariadic: true)
+        ],
         run: { _ in 0 })
     static let root = CommandSpec(name: "tool", abstract: "A tool.", subcommands: [package, set, lint])
 
@@ -43,8 +47,10 @@ enum SampleCommands {
 
 @Suite struct ParserTests {
     @Test func valuesAreReadAsDeclared() throws {
-        let parsed = try SampleCommands.parse(["package", "A.app", "-o", "A.ipa", "--level", "9", "--to=json", "-q",
-                                               "--set", "A:B=1", "--set", "C=x=y"])
+        let parsed = try SampleCommands.parse([
+            "package", "A.app", "-o", "A.ipa", "--level", "9", "--to=json", "-q",
+            "--set", "A:B=1", "--set", "C=x=y"
+        ])
         #expect(parsed.path == ["tool", "package"])
         #expect(parsed.positionals == ["A.app"])
         #expect(parsed.required("output") == "A.ipa")
@@ -69,33 +75,41 @@ enum SampleCommands {
     }
 
     @Test func aMissingRequiredOptionIsAUsageErrorNamingIt() {
-        #expect(SampleCommands.usageError(["package", "A.app"])
+        #expect(
+            SampleCommands.usageError(["package", "A.app"])
                 == UsageError(message: "missing -o OUT.ipa", commandPath: ["tool", "package"]))
     }
 
     @Test func anIntegerOutOfItsRangeIsAUsageError() {
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--level", "11"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--level", "11"])?.message
                 == "--level takes 0 to 9, not '11'")
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--level", "six"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--level", "six"])?.message
                 == "--level takes 0 to 9, not 'six'")
     }
 
     @Test func aValueOutsideTheChoicesSuggestsTheNearestOrListsThem() {
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--to", "jsn"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--to", "jsn"])?.message
                 == "unknown format 'jsn'; did you mean 'json'?")
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--to", "yaml"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--to", "yaml"])?.message
                 == "unknown format 'yaml'; use xml, binary or json")
     }
 
     @Test func aKeyValueWithoutNameOrEqualsIsAUsageError() {
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--set", "foo"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--set", "foo"])?.message
                 == "--set takes KEYPATH=VALUE, not 'foo'")
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--set", "=1"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--set", "=1"])?.message
                 == "--set takes KEYPATH=VALUE, not '=1'")
     }
 
     @Test func aCheckedValueIsRefusedWithItsExpectation() {
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--at", "soon"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "A.ipa", "--at", "soon"])?.message
                 == "--at takes a date like 2026-12-31, not 'soon'")
     }
 
@@ -116,19 +130,22 @@ enum SampleCommands {
     }
 
     @Test func aMistypedOptionOrCommandSuggestsTheNearest() {
-        #expect(SampleCommands.usageError(["package", "A.app", "--outptu", "x"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "--outptu", "x"])?.message
                 == "unknown option '--outptu'; did you mean '--output'?")
         #expect(SampleCommands.usageError(["packge"])?.message == "unknown command 'packge'; did you mean 'package'?")
     }
 
     @Test func anOptionGivenTwiceIsAUsageErrorUnlessRepeatable() {
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "a", "--output", "b"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "a", "--output", "b"])?.message
                 == "option '--output' is given more than once")
     }
 
     @Test func aValueMissingAtTheEndOrGivenToAFlagIsAUsageError() {
         #expect(SampleCommands.usageError(["package", "A.app", "-o"])?.message == "option '-o' needs a value (OUT.ipa)")
-        #expect(SampleCommands.usageError(["package", "A.app", "-o", "a", "--quiet=yes"])?.message
+        #expect(
+            SampleCommands.usageError(["package", "A.app", "-o", "a", "--quiet=yes"])?.message
                 == "option '--quiet' takes no value")
     }
 

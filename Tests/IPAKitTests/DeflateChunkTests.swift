@@ -1,13 +1,14 @@
 import Foundation
-@testable import IPAKit
 import TestSupport
 import Testing
+
+@testable import IPAKit
 
 @Suite struct DeflateChunkTests {
     /// Text-like, machine-code-like and random data, so libdeflate emits every block type.
     static func sample(_ size: Int, seed: UInt64) -> [UInt8] {
         var state = seed
-        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 33 }
         let words = ["shout", "out", "friends", "reaction", " ", "\n", "timeline", "profile"].map { Array($0.utf8) }
         var out: [UInt8] = []
         out.reserveCapacity(size)
@@ -51,12 +52,17 @@ import Testing
             let compressed = try folder.write("stream.deflate", Data(stream))
             let original = try folder.write("original.bin", Data(data))
             let python = try #require(ProcessResult.which("python3"))
-            let result = try ProcessResult.run(python, ["-c", """
-                import sys, zlib
-                d = zlib.decompressobj(-15)
-                out = d.decompress(open(sys.argv[1], 'rb').read()) + d.flush()
-                print(d.eof, out == open(sys.argv[2], 'rb').read())
-                """, compressed, original])
+            let result = try ProcessResult.run(
+                python,
+                [
+                    "-c",
+                    """
+                    import sys, zlib
+                    d = zlib.decompressobj(-15)
+                    out = d.decompress(open(sys.argv[1], 'rb').read()) + d.flush()
+                    print(d.eof, out == open(sys.argv[2], 'rb').read())
+                    """, compressed, original
+                ])
             #expect(result.stdoutText == "True True\n", "\(result.stderrText)")
         }
     }

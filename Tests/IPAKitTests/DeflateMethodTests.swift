@@ -1,6 +1,7 @@
 import Foundation
-@testable import IPAKit
 import Testing
+
+@testable import IPAKit
 
 @Suite struct DeflateMethodTests {
     static func looksLikeText(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { DeflateMethod.looksLikeText($0) } }

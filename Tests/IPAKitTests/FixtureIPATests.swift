@@ -24,24 +24,30 @@ import Testing
     }
 
     static let expectations: [Expected] = [
-        Expected(file: "app_info_embedded_enterprise-appex.ipa", app: "Demo.app", identifier: "com.icyleaf.test.Demo", version: "1.0",
-                 build: "1", minimumOS: "14.3", families: [1, 2], profileKind: .enterprise, team: "72LA85G59H", devices: 0,
-                 expires: "2022-01-15", extensions: ["com.icyleaf.test.Demo.Notification"]),
-        Expected(file: "app_info_ipad_appstore-cgbi-icons.ipa", app: "bundle.app", identifier: "com.icyleaf.bundle", version: "1.0",
-                 build: "1", minimumOS: nil, families: [2], profileKind: .appStore, team: "5PJA6N5A3B", devices: 0,
-                 expires: "2017-04-12", iconCount: 7),
-        Expected(file: "app_info_iphone_dev-100devices.ipa", app: "AppInfoDemo.app", identifier: "com.icyleaf.AppInfoDemo",
-                 version: "1.2.3", build: "5", minimumOS: nil, families: [1], profileKind: .development, team: "5PJA6N5A3B",
-                 devices: 100, expires: "2017-07-27"),
-        Expected(file: "fastlane_very-capable-app_dev-xcode9.ipa", app: "very-capable-app.app", identifier: "org.fastlane.very-capable-app",
-                 version: "1.0", build: "1", minimumOS: "11.2", families: [1, 2], profileKind: .development, team: "TestFixture",
-                 devices: 1, expires: "2019-04-07"),
-        Expected(file: "ipa-server_Test_dev-xcode12.ipa", app: "Test.app", identifier: "com.ineva.test-rtmp.Test", version: "1.0",
-                 build: "1", minimumOS: "13.1", families: [1, 2], profileKind: .development, team: "GC6FQHF5NF", devices: 35,
-                 expires: "2022-05-09"),
-        Expected(file: "ipa_analyzer_ios-simple-objc_dev.ipa", app: "ios-simple-objc.app", identifier: "Bitrise.ios-simple-objc",
-                 version: "1.0", build: "1", minimumOS: "8.1", families: [1, 2], profileKind: .development, team: "72SA8V3WYL",
-                 devices: 1, expires: "2018-02-17"),
+        Expected(
+            file: "app_info_embedded_enterprise-appex.ipa", app: "Demo.app", identifier: "com.icyleaf.test.Demo", version: "1.0",
+            build: "1", minimumOS: "14.3", families: [1, 2], profileKind: .enterprise, team: "72LA85G59H", devices: 0,
+            expires: "2022-01-15", extensions: ["com.icyleaf.test.Demo.Notification"]),
+        Expected(
+            file: "app_info_ipad_appstore-cgbi-icons.ipa", app: "bundle.app", identifier: "com.icyleaf.bundle", version: "1.0",
+            build: "1", minimumOS: nil, families: [2], profileKind: .appStore, team: "5PJA6N5A3B", devices: 0,
+            expires: "2017-04-12", iconCount: 7),
+        Expected(
+            file: "app_info_iphone_dev-100devices.ipa", app: "AppInfoDemo.app", identifier: "com.icyleaf.AppInfoDemo",
+            version: "1.2.3", build: "5", minimumOS: nil, families: [1], profileKind: .development, team: "5PJA6N5A3B",
+            devices: 100, expires: "2017-07-27"),
+        Expected(
+            file: "fastlane_very-capable-app_dev-xcode9.ipa", app: "very-capable-app.app", identifier: "org.fastlane.very-capable-app",
+            version: "1.0", build: "1", minimumOS: "11.2", families: [1, 2], profileKind: .development, team: "TestFixture",
+            devices: 1, expires: "2019-04-07"),
+        Expected(
+            file: "ipa-server_Test_dev-xcode12.ipa", app: "Test.app", identifier: "com.ineva.test-rtmp.Test", version: "1.0",
+            build: "1", minimumOS: "13.1", families: [1, 2], profileKind: .development, team: "GC6FQHF5NF", devices: 35,
+            expires: "2022-05-09"),
+        Expected(
+            file: "ipa_analyzer_ios-simple-objc_dev.ipa", app: "ios-simple-objc.app", identifier: "Bitrise.ios-simple-objc",
+            version: "1.0", build: "1", minimumOS: "8.1", families: [1, 2], profileKind: .development, team: "72SA8V3WYL",
+            devices: 1, expires: "2018-02-17")
     ]
 
     @Test(arguments: expectations)

@@ -10,13 +10,17 @@ import Testing
     /// symlinks, a large binary (several chunks), and junk that must be left out.
     static func makeApp(in folder: TemporaryFolder, name: String = "ShoutOut.app") throws -> String {
         let app = name
-        try folder.create("\(app)/Info.plist", try PropertyList.encode(
-            ["CFBundleIdentifier": "com.example.shoutout", "CFBundleExecutable": "ShoutOut", "CFBundleVersion": "7",
-             "CFBundleShortVersionString": "1.0"], format: .binary))
+        try folder.create(
+            "\(app)/Info.plist",
+            try PropertyList.encode(
+                [
+                    "CFBundleIdentifier": "com.example.shoutout", "CFBundleExecutable": "ShoutOut", "CFBundleVersion": "7",
+                    "CFBundleShortVersionString": "1.0"
+                ], format: .binary))
         var binary = [UInt8]()
         var state: UInt64 = 42
         for _ in 0..<(3 << 20) {
-            state = state &* 6364136223846793005 &+ 1
+            state = state &* 6_364_136_223_846_793_005 &+ 1
             binary.append(state >> 60 < 6 ? UInt8(truncatingIfNeeded: state >> 33) : 0x41)
         }
         let executable = try folder.create("\(app)/ShoutOut", Data(binary))
@@ -27,23 +31,30 @@ import Testing
         try folder.create("\(app)/.DS_Store", Data("junk".utf8))
         try folder.create("\(app)/__MACOSX/junk", Data("junk".utf8))
         try folder.create("\(app)/Frameworks/Kit.framework/Versions/A/Kit", Data(repeating: 7, count: 5000))
-        try FileManager.default.createSymbolicLink(atPath: folder.path("\(app)/Frameworks/Kit.framework/Versions/Current"), withDestinationPath: "A")
-        try FileManager.default.createSymbolicLink(atPath: folder.path("\(app)/Frameworks/Kit.framework/Kit"), withDestinationPath: "Versions/Current/Kit")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("\(app)/Frameworks/Kit.framework/Versions/Current"), withDestinationPath: "A")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("\(app)/Frameworks/Kit.framework/Kit"), withDestinationPath: "Versions/Current/Kit")
         return folder.path(app)
     }
 
     /// Python's view of an archive: name, mode, size, flag bits, UTF-8 flag, method, and a hash of the data.
     static func describe(_ path: String) throws -> [String] {
         let python = try #require(ProcessResult.which("python3"))
-        let result = try ProcessResult.run(python, ["-c", """
-            import sys, zipfile, hashlib
-            with zipfile.ZipFile(sys.argv[1]) as z:
-                assert z.testzip() is None
-                for i in z.infolist():
-                    data = z.read(i)
-                    print(i.filename, oct(i.external_attr >> 16), i.file_size, i.flag_bits & 0x08, i.flag_bits & 0x800,
-                          i.compress_type, i.create_system, hashlib.sha256(data).hexdigest()[:12], i.date_time, sep='\t')
-            """, path])
+        let result = try ProcessResult.run(
+            python,
+            [
+                "-c",
+                """
+                import sys, zipfile, hashlib
+                with zipfile.ZipFile(sys.argv[1]) as z:
+                    assert z.testzip() is None
+                    for i in z.infolist():
+                        data = z.read(i)
+                        print(i.filename, oct(i.external_attr >> 16), i.file_size, i.flag_bits & 0x08, i.flag_bits & 0x800,
+                              i.compress_type, i.create_system, hashlib.sha256(data).hexdigest()[:12], i.date_time, sep='\t')
+                """, path
+            ])
         try #require(result.status == 0, "zipfile failed: \(result.stderrText)")
         return result.stdoutText.split(separator: "\n").map(String.init)
     }
@@ -75,7 +86,8 @@ import Testing
             // The link's data is its target.
             let zipinfo = try ProcessResult.run(try #require(ProcessResult.which("zipinfo")), [ipa])
             #expect(zipinfo.stdoutText.contains("lrwxrwxrwx"))
-            let target = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/Frameworks/Kit.framework/Kit"])
+            let target = try ProcessResult.run(
+                try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/ShoutOut.app/Frameworks/Kit.framework/Kit"])
             #expect(target.stdoutText == "Versions/Current/Kit")
             // Every file's content is intact (the multi-chunk binary included).
             let original = try Data(contentsOf: URL(fileURLWithPath: app + "/ShoutOut"))
@@ -94,8 +106,9 @@ import Testing
             // Touch every file, then package again.
             let enumerator = FileManager.default.enumerator(atPath: app)!
             while let relative = enumerator.nextObject() as? String {
-                try? FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
-                                                       ofItemAtPath: app + "/" + relative)
+                try? FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)],
+                    ofItemAtPath: app + "/" + relative)
             }
             options.threads = 1
             _ = try IPAPackager(options: options).package(app, to: folder.path("two.ipa"))
@@ -117,8 +130,9 @@ import Testing
             _ = try IPAPackager(options: options).package(app, to: folder.path("stored.ipa"))
             let lines = try Self.describe(folder.path("stored.ipa"))
             #expect(lines.filter { !$0.split(separator: "\t")[0].hasSuffix("/") }.allSatisfy { $0.split(separator: "\t")[5] == "0" })
-            let embedded = try ProcessResult.run(try #require(ProcessResult.which("unzip")),
-                                                 ["-p", folder.path("stored.ipa"), "Payload/ShoutOut.app/embedded.mobileprovision"])
+            let embedded = try ProcessResult.run(
+                try #require(ProcessResult.which("unzip")),
+                ["-p", folder.path("stored.ipa"), "Payload/ShoutOut.app/embedded.mobileprovision"])
             #expect(embedded.stdoutText == "profile bytes")
         }
     }
@@ -147,8 +161,11 @@ import Testing
             }
             try FileManager.default.removeItem(atPath: app + "/Escape")
             try FileManager.default.createSymbolicLink(atPath: app + "/Absolute", withDestinationPath: "/usr/lib/libz.so")
-            #expect(throws: IPAError("is a symbolic link to '/usr/lib/libz.so', outside the bundle (absolute links break on devices)",
-                                     file: app + "/Absolute")) {
+            #expect(
+                throws: IPAError(
+                    "is a symbolic link to '/usr/lib/libz.so', outside the bundle (absolute links break on devices)",
+                    file: app + "/Absolute")
+            ) {
                 try IPAPackager().package(app, to: folder.path("bad.ipa"))
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("bad.ipa")))

@@ -1,8 +1,9 @@
 import CZlib
 import Foundation
-@testable import IPAKit
 import TestSupport
 import Testing
+
+@testable import IPAKit
 
 /// The mapped archive walks local headers as written and takes CRCs that agree with zlib's,
 /// however ranges fall across its read blocks and threads.

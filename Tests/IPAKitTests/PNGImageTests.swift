@@ -1,14 +1,15 @@
 import Foundation
-@testable import IPAKit
 import TestSupport
 import Testing
+
+@testable import IPAKit
 
 /// CgBI icons un-crushed and checked by Pillow, an independent decoder.
 @Suite(Fixtures.enabled) struct PNGImageTests {
     static let cgbi: [(String, Int)] = [
         ("app_info_ipad_AppIcon29x29~ipad.png", 29), ("app_info_ipad_AppIcon76x76@2x~ipad.png", 152),
         ("app_info_ipad_AppIcon83.5x83.5@2x~ipad.png", 167), ("cgbi-to-png_cgbi-image_180x180.png", 180),
-        ("go-png-cgbi_AppIcon60x60@3x_180x180.png", 180), ("node-pngdefry_icon_60x60.png", 60),
+        ("go-png-cgbi_AppIcon60x60@3x_180x180.png", 180), ("node-pngdefry_icon_60x60.png", 60)
     ]
 
     func pillow(_ script: String, _ arguments: [String]) throws -> String {
@@ -32,7 +33,8 @@ import Testing
                 #expect(image.width == size && image.height == size, "\(name)")
                 let png = try folder.write(name, image.pngData())
                 let raw = try folder.write(name + ".rgba", Data(image.pixels))
-                let output = try pillow("""
+                let output = try pillow(
+                    """
                     image = Image.open(sys.argv[1]); image.load()
                     print(image.format, image.mode, image.size, image.tobytes() == open(sys.argv[2], 'rb').read())
                     """, [png, raw])
@@ -47,7 +49,8 @@ import Testing
             let ours = try folder.write("ours.png", image.pngData())
             // Opaque pixels must match exactly. The control was made by a converter that kept the
             // colours premultiplied, so our translucent pixels, premultiplied again, must match it too.
-            let output = try pillow("""
+            let output = try pillow(
+                """
                 a = Image.open(sys.argv[1]).convert('RGBA').tobytes(); b = Image.open(sys.argv[2]).convert('RGBA').tobytes()
                 assert len(a) == len(b)
                 opaque = translucent = worst = 0
@@ -78,15 +81,19 @@ import Testing
             _ = try pillow("Image.open(sys.argv[1]).save(sys.argv[2])", [control, clean])
             let image = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: clean)))
             let raw = try folder.write("plain.rgba", Data(image.pixels))
-            #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())", [clean, raw]) == "True\n")
+            #expect(
+                try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())", [clean, raw])
+                    == "True\n")
             // An RGB (no alpha) and a palette PNG decode too.
             for mode in ["RGB", "P", "L", "LA"] {
                 let path = folder.path("\(mode).png")
                 _ = try pillow("Image.open(sys.argv[1]).convert(sys.argv[3]).save(sys.argv[2])", [control, path, mode])
                 let decoded = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: path)))
                 let rgba = try folder.write("\(mode).rgba", Data(decoded.pixels))
-                #expect(try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())",
-                                   [path, rgba]) == "True\n", "\(mode)")
+                #expect(
+                    try pillow(
+                        "print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())",
+                        [path, rgba]) == "True\n", "\(mode)")
             }
         }
     }

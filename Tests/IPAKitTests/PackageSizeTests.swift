@@ -25,13 +25,15 @@ import Testing
     struct Generator {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 33
         }
         mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
         mutating func word() -> String {
-            ["shout", "out", "friends", "reaction", "voice", "message", "timeline", "profile", "settings", "share",
-             "account", "follow", "badge", "avatar", "upload", "camera"][below(16)]
+            [
+                "shout", "out", "friends", "reaction", "voice", "message", "timeline", "profile", "settings", "share",
+                "account", "follow", "badge", "avatar", "upload", "camera"
+            ][below(16)]
         }
         mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
     }
@@ -80,8 +82,10 @@ import Testing
 
     static func makeTree(_ shape: Shape, in folder: TemporaryFolder) throws -> String {
         let app = "Payload/Sized.app"
-        try folder.create("\(app)/Info.plist", try PropertyList.encode(
-            ["CFBundleIdentifier": "com.example.sized", "CFBundleExecutable": "Sized", "CFBundleVersion": "1"], format: .xml))
+        try folder.create(
+            "\(app)/Info.plist",
+            try PropertyList.encode(
+                ["CFBundleIdentifier": "com.example.sized", "CFBundleExecutable": "Sized", "CFBundleVersion": "1"], format: .xml))
         var random = Generator(state: 2024)
         switch shape {
         case .smallTextFiles:
@@ -122,12 +126,14 @@ import Testing
         _ = try IPAPackager(options: options).package(app, to: ours)
         let unzip = try ProcessResult.run(try #require(ProcessResult.which("unzip")), ["-tq", ours])
         #expect(unzip.status == 0, "unzip -t: \(unzip.stdoutText)")
-        let zip = try ProcessResult.run(try #require(ProcessResult.which("sh")),
-                                        ["-c", "cd \"$1\" && zip -qry -X -\(level) zip.ipa Payload", "sh", folder.url.path])
+        let zip = try ProcessResult.run(
+            try #require(ProcessResult.which("sh")),
+            ["-c", "cd \"$1\" && zip -qry -X -\(level) zip.ipa Payload", "sh", folder.url.path])
         try #require(zip.status == 0, "zip failed: \(zip.stderrText)")
         let (ourSize, zipSize) = (try Self.size(ours), try Self.size(folder.path("zip.ipa")))
         let difference = String(format: "%+.2f", 100 * (Double(ourSize) / Double(zipSize) - 1))
-        #expect(Double(ourSize) <= Double(zipSize) * 1.01,
-                "\(shape) at level \(level): the ipa is \(ourSize) bytes, zip -\(level) made \(zipSize) (\(difference)%)")
+        #expect(
+            Double(ourSize) <= Double(zipSize) * 1.01,
+            "\(shape) at level \(level): the ipa is \(ourSize) bytes, zip -\(level) made \(zipSize) (\(difference)%)")
     }
 }

@@ -14,7 +14,7 @@ import Testing
         ("app_info_macos_development.provisionprofile", .development, 1),
         ("app_info_match-adhoc_90devices_appex.mobileprovision", .adHoc, 90),
         ("fastlane_match_appstore.mobileprovision", .appStore, 0),
-        ("ipa-server_xcode-managed_dev_35devices.mobileprovision", .development, 35),
+        ("ipa-server_xcode-managed_dev_35devices.mobileprovision", .development, 35)
     ]
 
     @Test func everyRealProfileReadsWithTheRightKind() throws {
@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func readsTheFactsOfAnAdHocProfile() throws {
-        let profile = try ProvisioningProfile(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision").path)
+        let profile = try ProvisioningProfile(
+            contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision").path)
         #expect(profile.name == "iOS Full AdHoc")
         #expect(profile.teamIdentifier == "WKR87TTKML")
         #expect(profile.applicationIdentifier == "WKR87TTKML.com.icyleaf.appinfo.test")
@@ -53,7 +54,10 @@ import Testing
     @Test func aFileThatIsNotACMSEnvelopeIsRefusedClearly() throws {
         try withTemporaryFolder { folder in
             let bare = try folder.write("bare.mobileprovision", "<?xml version=\"1.0\"?><plist><dict/></plist>")
-            #expect(throws: IPAError("is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)) {
+            #expect(
+                throws: IPAError(
+                    "is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)
+            ) {
                 try ProvisioningProfile(contentsOf: bare)
             }
             let real = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision"))

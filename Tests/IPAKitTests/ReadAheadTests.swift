@@ -1,7 +1,8 @@
 import Foundation
-@testable import IPAKit
 import TestSupport
 import Testing
+
+@testable import IPAKit
 
 /// Read-ahead opens and advises each file once, in order, on its own thread, stays within its
 /// window of bytes and files, and hands each file's descriptor to the reader.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import IPAKit
-import TestSupport
 import SystemSupport
+import TestSupport
 import Testing
+
+@testable import IPAKit
 
 /// `--level 0` is written by adhocbuild's own copy loop; libzip writes the same entries when
 /// compressing, so the two must frame an archive byte for byte alike.
@@ -18,8 +19,9 @@ import Testing
     static func makeSmallTree(in folder: TemporaryFolder) throws -> String {
         for size in 0...300 {
             let name = size % 7 == 0 ? "Ünïcödé \(size).txt" : String(repeating: "n", count: size % 90 + 1) + ".dat"
-            try folder.create("Small.app/Folder\(size % 5)/Sub\(size % 3)/\(name)",
-                              Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }))
+            try folder.create(
+                "Small.app/Folder\(size % 5)/Sub\(size % 3)/\(name)",
+                Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ size) }))
         }
         try folder.create("Small.app/Info.plist", Data("<plist/>".utf8))
         try FileManager.default.createSymbolicLink(atPath: folder.path("Small.app/Link"), withDestinationPath: "Folder1/Sub1")
@@ -109,8 +111,9 @@ import Testing
 
     @Test func archivesThatNeedZip64AreLeftToLibzip() throws {
         func entry(_ name: String, size: Int64) -> BundleTree.Entry {
-            BundleTree.Entry(archivePath: name, sourcePath: "/nonexistent", kind: .file, size: size, permissions: 0o644,
-                             modificationTime: 0)
+            BundleTree.Entry(
+                archivePath: name, sourcePath: "/nonexistent", kind: .file, size: size, permissions: 0o644,
+                modificationTime: 0)
         }
         #expect(StoredArchiveWriter.fits([entry("a", size: 4_000_000_000)]))
         #expect(!StoredArchiveWriter.fits([entry("a", size: 3_000_000_000), entry("b", size: 1_300_000_000)]))
@@ -122,8 +125,11 @@ import Testing
             try folder.create("Many.app/Info.plist", Data("<plist/>".utf8))
             for index in 0..<65_600 {
                 let path = folder.path("Many.app/F\(index % 64)/\(index)")
-                if index < 64 { try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                                          withIntermediateDirectories: true) }
+                if index < 64 {
+                    try FileManager.default.createDirectory(
+                        atPath: (path as NSString).deletingLastPathComponent,
+                        withIntermediateDirectories: true)
+                }
                 #expect(FileManager.default.createFile(atPath: path, contents: nil))
             }
             var options = IPAPackager.Options()
@@ -132,8 +138,12 @@ import Testing
             #expect(report.entries == 65_600 + 64 + 3)
             #expect(report.warnings.contains { $0.hasPrefix("the ipa needs ZIP64") })
             let python = try #require(ProcessResult.which("python3"))
-            let count = try ProcessResult.run(python, ["-c", "import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).infolist()))",
-                                                       folder.path("many.ipa")])
+            let count = try ProcessResult.run(
+                python,
+                [
+                    "-c", "import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).infolist()))",
+                    folder.path("many.ipa")
+                ])
             #expect(count.stdoutText == "\(65_600 + 64 + 3)\n")
         }
     }

@@ -16,11 +16,14 @@ import Testing
 
     @Test func namesThatWouldWriteOutsideTheTargetAreRefused() throws {
         try withTemporaryFolder { folder in
-            let absolute = try makeZip(folder, "absolute.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr(zipfile.ZipInfo('/etc/cron.d/x'), 'x'); z.close()")
-            #expect(throws: IPAError("has an absolute path, which could write outside the target", file: absolute, entry: "/etc/cron.d/x")) {
+            let absolute = try makeZip(
+                folder, "absolute.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr(zipfile.ZipInfo('/etc/cron.d/x'), 'x'); z.close()")
+            #expect(throws: IPAError("has an absolute path, which could write outside the target", file: absolute, entry: "/etc/cron.d/x"))
+            {
                 try ZipArchiveReader(path: absolute)
             }
-            let climbing = try makeZip(folder, "climb.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/../../evil.sh', 'x'); z.close()")
+            let climbing = try makeZip(
+                folder, "climb.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/../../evil.sh', 'x'); z.close()")
             #expect(throws: IPAError("climbs out of the archive with '..'", file: climbing, entry: "Payload/../../evil.sh")) {
                 try ZipArchiveReader(path: climbing)
             }
@@ -29,7 +32,9 @@ import Testing
 
     @Test func duplicateAndEncryptedEntriesAreRefused() throws {
         try withTemporaryFolder { folder in
-            let duplicate = try makeZip(folder, "dup.ipa", """
+            let duplicate = try makeZip(
+                folder, "dup.ipa",
+                """
                 import warnings; warnings.simplefilter('ignore')
                 z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/A.app/Info.plist', 'a'); z.writestr('Payload/A.app/Info.plist', 'b'); z.close()
                 """)
@@ -37,7 +42,9 @@ import Testing
                 try ZipArchiveReader(path: duplicate)
             }
             // Set the "encrypted" flag in the local and central headers.
-            let encrypted = try makeZip(folder, "enc.ipa", """
+            let encrypted = try makeZip(
+                folder, "enc.ipa",
+                """
                 z = zipfile.ZipFile(out, 'w'); z.writestr('secret.txt', 'x' * 100); z.close()
                 data = bytearray(open(out, 'rb').read())
                 for signature, offset in ((b'PK\\x03\\x04', 6), (b'PK\\x01\\x02', 8)):
@@ -52,7 +59,10 @@ import Testing
 
     @Test func truncatedAndDamagedArchivesGetClearErrors() throws {
         try withTemporaryFolder { folder in
-            let good = try makeZip(folder, "good.ipa", "z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED); [z.writestr(f'f{i}.txt', 'data ' * 500) for i in range(20)]; z.close()")
+            let good = try makeZip(
+                folder, "good.ipa",
+                "z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED); [z.writestr(f'f{i}.txt', 'data ' * 500) for i in range(20)]; z.close()"
+            )
             let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
             let truncated = try folder.write("truncated.ipa", bytes.prefix(bytes.count / 2))
             #expect(throws: IPAError("is not a zip archive (no end of central directory; truncated?)", file: truncated)) {
@@ -72,7 +82,9 @@ import Testing
 
     @Test func corruptedDataFailsItsCRCWhenRead() throws {
         try withTemporaryFolder { folder in
-            let path = try makeZip(folder, "crc.ipa", """
+            let path = try makeZip(
+                folder, "crc.ipa",
+                """
                 z = zipfile.ZipFile(out, 'w', zipfile.ZIP_STORED); z.writestr('Payload/A.app/Info.plist', 'A' * 64); z.close()
                 data = bytearray(open(out, 'rb').read()); at = data.find(b'AAAA'); data[at] = ord('B'); open(out, 'wb').write(data)
                 """)
@@ -85,7 +97,9 @@ import Testing
 
     @Test func zipBombsAreRefusedBeforeAnythingIsInflated() throws {
         try withTemporaryFolder { folder in
-            let bomb = try makeZip(folder, "bomb.ipa", """
+            let bomb = try makeZip(
+                folder, "bomb.ipa",
+                """
                 z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED, compresslevel=9); z.writestr('Payload/A.app/zeros', bytes(20 << 20)); z.close()
                 """)
             var limits = ZipArchiveReader.Limits()
@@ -106,8 +120,11 @@ import Testing
             limits = ZipArchiveReader.Limits()
             limits.maxEntryReadSize = 1 << 20
             let reader = try ZipArchiveReader(path: bomb, limits: limits)
-            #expect(throws: IPAError("is 20971520 bytes, more than the 1048576 read into memory", file: bomb, entry: "Payload/A.app/zeros",
-                                       isLimitExceeded: true)) {
+            #expect(
+                throws: IPAError(
+                    "is 20971520 bytes, more than the 1048576 read into memory", file: bomb, entry: "Payload/A.app/zeros",
+                    isLimitExceeded: true)
+            ) {
                 try reader.data(named: "Payload/A.app/zeros")
             }
         }

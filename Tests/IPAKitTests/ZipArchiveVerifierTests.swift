@@ -1,7 +1,8 @@
 import Foundation
-@testable import IPAKit
 import TestSupport
 import Testing
+
+@testable import IPAKit
 
 /// The check after writing catches damage in the archive's bytes, in chunked and plain entries.
 @Suite struct ZipArchiveVerifierTests {
@@ -25,8 +26,10 @@ import Testing
     }
 
     /// Verifies `path` expecting a failure about `entry` whose message starts with `prefix`.
-    func expectFailure(_ path: String, layouts: [String: ZipArchiveVerifier.Layout] = [:], threads: Int = 2,
-                       entry: String, prefix: String = "failed verification: ") {
+    func expectFailure(
+        _ path: String, layouts: [String: ZipArchiveVerifier.Layout] = [:], threads: Int = 2,
+        entry: String, prefix: String = "failed verification: "
+    ) {
         do {
             try ZipArchiveVerifier.verify(path, layouts: layouts, threads: threads, displayName: "out.ipa")
             Issue.record("damage went unnoticed")

@@ -25,8 +25,12 @@ import Testing
             let site = folder.path("site")
             let result = try InstallPage(options: options).write(ipa: ipa, to: site)
             let artifacts = Fixtures.packageRoot.appendingPathComponent("test-artifacts").path
-            let run = try ProcessResult.run(python, [Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path,
-                                                     site + "/index.html", artifacts])
+            let run = try ProcessResult.run(
+                python,
+                [
+                    Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path,
+                    site + "/index.html", artifacts
+                ])
             try #require(run.status == 0, "browser check failed: \(run.stderrText)")
             let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: [String: Any]])
             func state(_ device: String) throws -> [String: Any] { try #require(report[device]) }

@@ -15,10 +15,14 @@ import Testing
 
     /// An ipa whose display name is hostile, with a 100×100 icon.
     static func hostileIPA(_ folder: TemporaryFolder) throws -> String {
-        try folder.create("Evil.app/Info.plist", try PropertyList.encode(
-            ["CFBundleIdentifier": "com.example.evil", "CFBundleDisplayName": .string(hostileName), "CFBundleExecutable": "Evil",
-             "CFBundleVersion": "42", "CFBundleShortVersionString": "1.4.0", "MinimumOSVersion": "15.0", "UIDeviceFamily": [1, 2],
-             "CFBundleIcons": ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"]]]], format: .binary))
+        try folder.create(
+            "Evil.app/Info.plist",
+            try PropertyList.encode(
+                [
+                    "CFBundleIdentifier": "com.example.evil", "CFBundleDisplayName": .string(hostileName), "CFBundleExecutable": "Evil",
+                    "CFBundleVersion": "42", "CFBundleShortVersionString": "1.4.0", "MinimumOSVersion": "15.0", "UIDeviceFamily": [1, 2],
+                    "CFBundleIcons": ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"]]]
+                ], format: .binary))
         var pixels = [UInt8]()
         for y in 0..<100 { for x in 0..<100 { pixels += [UInt8(x * 2), UInt8(y * 2), 200, 255] } }
         try folder.create("Evil.app/AppIcon60x60@2x.png", PNGImage(width: 100, height: 100, pixels: pixels).pngData())
@@ -47,17 +51,19 @@ import Testing
             #expect(result.manifestURL == Self.encodedBase + "manifest.plist")
             #expect(result.ipaURL == Self.encodedBase + "Evil%20App%20%231.ipa")
             // plistlib reads every key of the manifest back exactly.
-            let manifest = try python("""
+            let manifest = try python(
+                """
                 m = plistlib.load(open(sys.argv[1], 'rb'))
                 item = m['items'][0]
                 print(json.dumps([[a['kind'], a['url']] for a in item['assets']]))
                 print(json.dumps(item['metadata'], sort_keys=True))
                 """, [out + "/manifest.plist"])
-            #expect(manifest == """
-                [["software-package", "\(Self.encodedBase)Evil%20App%20%231.ipa"], ["display-image", "\(Self.encodedBase)icon-57.png"], ["full-size-image", "\(Self.encodedBase)icon-512.png"]]
-                {"bundle-identifier": "com.example.evil", "bundle-version": "1.4.0", "kind": "software", "subtitle": "Staging <b>", "title": "<script>alert(1)</script>&\\"'"}
+            #expect(
+                manifest == """
+                    [["software-package", "\(Self.encodedBase)Evil%20App%20%231.ipa"], ["display-image", "\(Self.encodedBase)icon-57.png"], ["full-size-image", "\(Self.encodedBase)icon-512.png"]]
+                    {"bundle-identifier": "com.example.evil", "bundle-version": "1.4.0", "kind": "software", "subtitle": "Staging <b>", "title": "<script>alert(1)</script>&\\"'"}
 
-                """)
+                    """)
             let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
             #expect(!html.contains(Self.hostileName))
             #expect(!html.contains("<img src=x"))
@@ -70,8 +76,9 @@ import Testing
             #expect(manifestText.contains("<string>https://builds.example.com/shout%20out/'x'&amp;y=1;z/Evil%20App%20%231.ipa</string>"))
             #expect(!html.contains("http://") || !html.contains("src=\"http"))
             // The feed is valid JSON with the same URLs.
-            let feed = try python("f = json.load(open(sys.argv[1])); print(f['installURL'] == sys.argv[2], f['build'], f['environment'])",
-                                  [out + "/version.json", result.installURL])
+            let feed = try python(
+                "f = json.load(open(sys.argv[1])); print(f['installURL'] == sys.argv[2], f['build'], f['environment'])",
+                [out + "/version.json", result.installURL])
             #expect(feed == "True 42 Staging <b>\n")
             // Icons at the sizes the manifest promises.
             #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
@@ -112,7 +119,8 @@ import Testing
             let store = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
             options.now = PlistDate(iso8601: "2017-01-01")!.date
             _ = try InstallPage(options: options).write(ipa: store, to: folder.path("store"))
-            #expect(try String(contentsOfFile: folder.path("store/index.html"), encoding: .utf8)
+            #expect(
+                try String(contentsOfFile: folder.path("store/index.html"), encoding: .utf8)
                     .contains("This build is signed for the App Store and cannot be installed from this page."))
         }
     }
@@ -132,13 +140,18 @@ import Testing
 
     @Test func theIndexGroupsReleasesByEnvironmentNewestFirst() throws {
         try withTemporaryFolder { folder in
-            for (path, environment, version, date) in [("Staging/1.0-1", "Staging", "1.0", "2026-01-01T10:00:00Z"),
-                                                       ("Staging/1.1-2", "Staging", "1.1", "2026-02-01T10:00:00Z"),
-                                                       ("Release/1.0-1", "Release", "1.0", "2025-12-01T10:00:00Z")] {
-                try folder.create("dist/\(path)/build.json", Data("""
-                    {"appName": "Shout<Out>", "version": "\(version)", "build": "\(path.suffix(1))", "environment": "\(environment)",
-                     "date": "\(date)", "page": "index.html", "icon": "icon-57.png"}
-                    """.utf8))
+            for (path, environment, version, date) in [
+                ("Staging/1.0-1", "Staging", "1.0", "2026-01-01T10:00:00Z"),
+                ("Staging/1.1-2", "Staging", "1.1", "2026-02-01T10:00:00Z"),
+                ("Release/1.0-1", "Release", "1.0", "2025-12-01T10:00:00Z")
+            ] {
+                try folder.create(
+                    "dist/\(path)/build.json",
+                    Data(
+                        """
+                        {"appName": "Shout<Out>", "version": "\(version)", "build": "\(path.suffix(1))", "environment": "\(environment)",
+                         "date": "\(date)", "page": "index.html", "icon": "icon-57.png"}
+                        """.utf8))
             }
             let (releases, problems) = try BuildIndex.releases(in: folder.path("dist"))
             #expect(problems == [] && releases.count == 3)

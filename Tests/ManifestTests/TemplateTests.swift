@@ -19,7 +19,9 @@ import Testing
     @Test func sectionsRepeatForListsAndShowForTruthyValues() throws {
         let context: TemplateValue = ["items": [["n": "a"], ["n": "b"]], "on": true, "off": false, "empty": "", "names": ["x", "y"]]
         #expect(try render("{{#items}}[{{n}}]{{/items}}", context) == "[a][b]")
-        #expect(try render("{{#on}}yes{{/on}}{{#off}}no{{/off}}{{^off}}not off{{/off}}{{^empty}} empty{{/empty}}", context) == "yesnot off empty")
+        #expect(
+            try render("{{#on}}yes{{/on}}{{#off}}no{{/off}}{{^off}}not off{{/off}}{{^empty}} empty{{/empty}}", context)
+                == "yesnot off empty")
         #expect(try render("{{#names}}{{.}};{{/names}}", context) == "x;y;")
         #expect(try render("{{#items}}{{#on}}{{n}}{{/on}}{{/items}}", context) == "ab")
     }
@@ -42,7 +44,8 @@ import Testing
 
     @Test func theBuiltInTemplatesMatchTheTemplatesFolder() throws {
         let python = try #require(ProcessResult.which("python3"))
-        let check = try ProcessResult.run(python, [Fixtures.packageRoot.appendingPathComponent("scripts/embed-templates.py").path, "--check"])
+        let check = try ProcessResult.run(
+            python, [Fixtures.packageRoot.appendingPathComponent("scripts/embed-templates.py").path, "--check"])
         #expect(check.status == 0, "Sources/Manifest/DefaultTemplates.swift is stale: run scripts/embed-templates.py")
         let set = try TemplateSet()
         #expect(Set(set.templates.keys) == ["page", "index", "style", "device-script"])
@@ -62,10 +65,12 @@ import Testing
     }
 
     /// Found by the template fuzzer: a tag whose name is empty or only dots crashed the lookup.
-    @Test(arguments: [("{{&  }}", "a tag without a name"), ("{{{ }}}", "a tag without a name"),
-                      ("{{#}}{{/}}", "a tag without a name"), ("{{..}}", "'..' is not a tag name (names joined by single dots)"),
-                      ("{{a..b}}", "'a..b' is not a tag name (names joined by single dots)"),
-                      ("{{a b}}", "'a b' is not a tag name (names joined by single dots)")])
+    @Test(arguments: [
+        ("{{&  }}", "a tag without a name"), ("{{{ }}}", "a tag without a name"),
+        ("{{#}}{{/}}", "a tag without a name"), ("{{..}}", "'..' is not a tag name (names joined by single dots)"),
+        ("{{a..b}}", "'a..b' is not a tag name (names joined by single dots)"),
+        ("{{a b}}", "'a b' is not a tag name (names joined by single dots)")
+    ])
     func tagsWithoutAUsableNameAreErrors(source: String, message: String) throws {
         #expect(throws: Template.Failure(description: "test:2: \(message)")) { try Template(name: "test", source: "x\n" + source) }
     }
@@ -84,7 +89,8 @@ import Testing
         // TeamCity locators, escapes already made, and the sub-delimiters a path may hold stay as given.
         let teamCity = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/"
         #expect(try URLEncoding.baseURL(teamCity) == teamCity)
-        #expect(try URLEncoding.baseURL("https://user@h.example:8443/~me/a+b/@team/x&y/'q'/%2F/")
+        #expect(
+            try URLEncoding.baseURL("https://user@h.example:8443/~me/a+b/@team/x&y/'q'/%2F/")
                 == "https://user@h.example:8443/~me/a+b/@team/x&y/'q'/%2F/")
         // Bytes outside ASCII become their UTF-8 escapes (what a browser sends for them).
         #expect(try URLEncoding.baseURL("https://h.example/caf\u{E9}/\u{1F680}") == "https://h.example/caf%C3%A9/%F0%9F%9A%80/")
@@ -100,16 +106,25 @@ import Testing
             ("https://user@:8443/app/", "has no host"),
             ("https://h.example/release candidate/", "contains a space; write it as %20"),
             ("https://h.example/a\tb/", "contains a control character"),
-            ("https://h.example/download?build=12", "has a query ('?…'), which would come before every file name joined to it; "
-                + "give the folder the files are served from"),
-            ("https://h.example/app/#latest", "has a fragment ('#…'), which would come before every file name joined to it; "
-                + "give the folder the files are served from"),
+            (
+                "https://h.example/download?build=12",
+                "has a query ('?…'), which would come before every file name joined to it; "
+                    + "give the folder the files are served from"
+            ),
+            (
+                "https://h.example/app/#latest",
+                "has a fragment ('#…'), which would come before every file name joined to it; "
+                    + "give the folder the files are served from"
+            ),
             ("https://h.example/100%/", "has a '%' that is not followed by two hex digits; write a literal % as %25"),
             ("https://h.example/%zz/", "has a '%' that is not followed by two hex digits; write a literal % as %25"),
             ("https://h.example/\"q\"/", "contains '\"', which a URL cannot hold; percent-encode it"),
             ("https://h.example/<b>/", "contains '<', which a URL cannot hold; percent-encode it"),
-            ("http://x.example/", "uses http; iOS 7.1 and later refuse to install from a manifest served over http "
-                + "(use https, or --allow-http for a test setup)"),
+            (
+                "http://x.example/",
+                "uses http; iOS 7.1 and later refuse to install from a manifest served over http "
+                    + "(use https, or --allow-http for a test setup)"
+            )
         ]
         for (url, problem) in cases {
             #expect(throws: URLEncoding.Failure(description: "base URL '\(url)' \(problem)")) { try URLEncoding.baseURL(url) }
@@ -117,14 +132,16 @@ import Testing
     }
 
     @Test func appendedNamesAreEncodedAsOneSegmentEach() {
-        #expect(URLEncoding.join("https://h.example/123:id/", segments: ["QA+@:~\u{E9}", "1.0 %20/x"])
+        #expect(
+            URLEncoding.join("https://h.example/123:id/", segments: ["QA+@:~\u{E9}", "1.0 %20/x"])
                 == "https://h.example/123:id/QA%2B%40%3A~%C3%A9/1.0%20%2520%2Fx")
     }
 
     @Test func theInstallLinkCarriesTheManifestURLAsOneQueryValue() {
         let manifest = URLEncoding.join("https://h.example/a%20b/", "manifest.plist")
         #expect(manifest == "https://h.example/a%20b/manifest.plist")
-        #expect(URLEncoding.installLink(manifestURL: manifest)
+        #expect(
+            URLEncoding.installLink(manifestURL: manifest)
                 == "itms-services://?action=download-manifest&url=https%3A%2F%2Fh.example%2Fa%2520b%2Fmanifest.plist")
         #expect(URLEncoding.join("https://h.example/", "My App #2.ipa") == "https://h.example/My%20App%20%232.ipa")
     }
@@ -132,11 +149,13 @@ import Testing
 
 @Suite struct ReleaseNotesTests {
     @Test func plainTextBecomesParagraphsListsAndLinksWithEverythingEscaped() {
-        let html = ReleaseNotes.html("Hello <b>team</b>\nsecond line\n\n- one & two\n* <script>x</script>\n\nSee https://e.example/a?b=1&c=\"2\".")
-        #expect(html == """
-            <p>Hello &lt;b&gt;team&lt;/b&gt;<br>second line</p>
-            <ul><li>one &amp; two</li><li>&lt;script&gt;x&lt;/script&gt;</li></ul>
-            <p>See <a href="https://e.example/a?b=1&amp;c=" rel="noopener noreferrer">https://e.example/a?b=1&amp;c=</a>&quot;2&quot;.</p>
-            """)
+        let html = ReleaseNotes.html(
+            "Hello <b>team</b>\nsecond line\n\n- one & two\n* <script>x</script>\n\nSee https://e.example/a?b=1&c=\"2\".")
+        #expect(
+            html == """
+                <p>Hello &lt;b&gt;team&lt;/b&gt;<br>second line</p>
+                <ul><li>one &amp; two</li><li>&lt;script&gt;x&lt;/script&gt;</li></ul>
+                <p>See <a href="https://e.example/a?b=1&amp;c=" rel="noopener noreferrer">https://e.example/a?b=1&amp;c=</a>&quot;2&quot;.</p>
+                """)
     }
 }

@@ -38,11 +38,15 @@ struct BinaryPlistBuilder {
         let tableOffset = out.count
         for (index, offset) in offsets.enumerated() {
             let value = UInt64(offsetOverrides[index] ?? offset)
-            for shift in stride(from: (offsetSize - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            for shift in stride(from: (offsetSize - 1) * 8, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
         out += bytesBeforeTrailer
         out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
-        func be64(_ value: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
+        func be64(_ value: UInt64) {
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        }
         be64(objectCountOverride ?? UInt64(objects.count))
         be64(UInt64(top))
         be64(tableOffsetOverride ?? UInt64(tableOffset))

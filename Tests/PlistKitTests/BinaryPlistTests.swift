@@ -12,7 +12,7 @@ import Testing
             "string": "ascii", "unicode": "héllo 🚀 日本", "empty": "", "int": 7, "negative": -7,
             "big": .integer(PlistInteger(UInt64.max)), "min": .integer(PlistInteger(Int64.min)), "real": 0.1,
             "nan": .real(.nan), "bool": true, "date": .date(PlistDate(secondsSinceReferenceDate: 123.456)),
-            "data": .data(Data([1, 2, 3])), "uid": .uid(300), "array": [1, "two", [3]], "dict": ["k": false],
+            "data": .data(Data([1, 2, 3])), "uid": .uid(300), "array": [1, "two", [3]], "dict": ["k": false]
         ]
         #expect(try roundTrip(value) == value)
     }

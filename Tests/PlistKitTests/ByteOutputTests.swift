@@ -1,5 +1,6 @@
-@testable import PlistKit
 import Testing
+
+@testable import PlistKit
 
 @Suite struct ByteOutputTests {
     /// Appends of every kind, past the initial capacity many times over, keep every byte in order.

@@ -32,7 +32,7 @@ enum DegeneratePlistInputs {
         ("UTF-16LE BOM", [0xFF, 0xFE]),
         ("UTF-16BE BOM", [0xFE, 0xFF]),
         ("UTF-32LE BOM", [0xFF, 0xFE, 0x00, 0x00]),
-        ("UTF-32BE BOM", [0x00, 0x00, 0xFE, 0xFF]),
+        ("UTF-32BE BOM", [0x00, 0x00, 0xFE, 0xFF])
     ]
 
     /// `text` encoded to match the byte-order mark (UTF-8 text after a UTF-8 mark, and so on).
@@ -55,7 +55,7 @@ enum DegeneratePlistInputs {
             Case(name: "any/one NUL byte", bytes: Data([0])),
             Case(name: "any/NUL bytes", bytes: Data(count: 16)),
             text("any", "only a line comment", "// nothing\n"),
-            text("any", "only a block comment", "/* nothing */"),
+            text("any", "only a block comment", "/* nothing */")
         ]
         let samples = [
             ("XML", xmlDocument("<string>é</string>")),
@@ -64,14 +64,15 @@ enum DegeneratePlistInputs {
             ("strings file", "\"a\" = \"é\";\n"),
             ("JSON", "{\"a\": \"é\"}"),
             ("nothing", ""),
-            ("white space", " \n"),
+            ("white space", " \n")
         ]
         for (bomName, bom) in boms {
             for (what, sample) in samples {
                 cases.append(Case(name: "any/\(bomName) then \(what)", bytes: Data(bom + encoded(sample, as: bomName))))
             }
         }
-        cases.append(Case(name: "any/UTF-8 BOM twice then OpenStep", bytes: Data([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{a=b;}".utf8))))
+        cases.append(
+            Case(name: "any/UTF-8 BOM twice then OpenStep", bytes: Data([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("{a=b;}".utf8))))
         cases.append(Case(name: "any/UTF-16 without BOM then XML", bytes: Data(encoded(xmlDocument("<true/>"), as: "UTF-16LE BOM"))))
         cases.append(Case(name: "any/UTF-16BE BOM odd length", bytes: Data([0xFE, 0xFF, 0x00, 0x7B, 0x00])))
         return cases
@@ -89,8 +90,12 @@ enum DegeneratePlistInputs {
         add("no plist element, bare dict", prolog + "<dict><key>a</key><string>b</string></dict>")
         add("declaration with UTF-16 encoding", "<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist><true/></plist>")
         add("declaration with ISO-8859-1 encoding", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>\u{E9}</string></plist>")
-        cases.append(Case(name: "xml/ISO-8859-1 bytes declared ISO-8859-1",
-                          bytes: Data(Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>".utf8) + [0xE9] + Array("</string></plist>".utf8))))
+        cases.append(
+            Case(
+                name: "xml/ISO-8859-1 bytes declared ISO-8859-1",
+                bytes: Data(
+                    Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><string>".utf8) + [0xE9] + Array("</string></plist>".utf8))
+            ))
         add("declaration with unknown encoding", "<?xml version=\"1.0\" encoding=\"x-nonsense\"?><plist><true/></plist>")
         add("declaration version 1.1", "<?xml version=\"1.1\"?><plist><true/></plist>")
         add("declaration without version", "<?xml encoding=\"UTF-8\"?><plist><true/></plist>")
@@ -180,8 +185,10 @@ enum DegeneratePlistInputs {
         add("nested depth 100", xmlDocument(String(repeating: "<array>", count: 100) + String(repeating: "</array>", count: 100)))
         add("nested depth 513", xmlDocument(String(repeating: "<array>", count: 513) + String(repeating: "</array>", count: 513)))
         add("invalid UTF-8 in string", xmlDocument("<string>\u{FFFD}</string>"))
-        cases.append(Case(name: "xml/invalid UTF-8 bytes in string",
-                          bytes: Data(Array((prolog + "<plist><string>").utf8) + [0xC3, 0x28] + Array("</string></plist>".utf8))))
+        cases.append(
+            Case(
+                name: "xml/invalid UTF-8 bytes in string",
+                bytes: Data(Array((prolog + "<plist><string>").utf8) + [0xC3, 0x28] + Array("</string></plist>".utf8))))
         add("control character in string", xmlDocument("<string>\u{01}</string>"))
         // Integers.
         for (what, body) in [
@@ -194,7 +201,7 @@ enum DegeneratePlistInputs {
             ("past UInt64 max", "18446744073709551616"), ("far past 64 bits", "123456789012345678901234567890"),
             ("hex UInt64 max", "0xFFFFFFFFFFFFFFFF"), ("hex past 64 bits", "0x10000000000000000"),
             ("decimal point", "1.0"), ("exponent", "1e3"), ("letters after digits", "12abc"), ("only a sign", "-"),
-            ("two signs", "--1"), ("trailing sign", "1-"), ("nan", "nan"),
+            ("two signs", "--1"), ("trailing sign", "1-"), ("nan", "nan")
         ] {
             add("integer \(what)", xmlDocument("<integer>\(body)</integer>"))
         }
@@ -208,7 +215,7 @@ enum DegeneratePlistInputs {
             ("surrounding white space", " 2.5 "), ("leading white space", "\n2.5"), ("trailing white space", "2.5\n"),
             ("plus nan", "+nan"), ("NAN", "NAN"), ("plus infinity", "+infinity"), ("INF", "INF"), ("negative Infinity", "-Infinity"),
             ("two dots", "1.2.3"), ("letters", "abc"), ("only a dot", "."),
-            ("only a sign", "-"), ("comma decimal", "1,5"), ("minus zero", "-0.0"),
+            ("only a sign", "-"), ("comma decimal", "1,5"), ("minus zero", "-0.0")
         ] {
             add("real \(what)", xmlDocument("<real>\(body)</real>"))
         }
@@ -224,7 +231,7 @@ enum DegeneratePlistInputs {
             ("two-digit year", "24-01-01T00:00:00Z"),
             ("five-digit year", "12024-01-01T00:00:00Z"), ("year 0000", "0000-01-01T00:00:00Z"),
             ("negative year", "-0001-01-01T00:00:00Z"), ("one-digit fields", "2024-1-1T1:2:3Z"),
-            ("trailing junk", "2024-01-01T00:00:00Zjunk"), ("words", "yesterday"),
+            ("trailing junk", "2024-01-01T00:00:00Zjunk"), ("words", "yesterday")
         ] {
             add("date \(what)", xmlDocument("<date>\(body)</date>"))
         }
@@ -232,9 +239,10 @@ enum DegeneratePlistInputs {
         for (what, body) in [
             ("empty", ""), ("valid", "AAEC"), ("white space inside", " AA\nEC \t"), ("no padding", "AAE"),
             ("no padding after a full group", "AAECAw"), ("one padding", "AAE="), ("two padding", "AA=="),
-            ("one padding where two belong", "AA="), ("padding then white space", "AA==\n"), ("over-padded", "AA===="), ("padding in the middle", "AA==AAEC"),
+            ("one padding where two belong", "AA="), ("padding then white space", "AA==\n"), ("over-padded", "AA===="),
+            ("padding in the middle", "AA==AAEC"),
             ("one character", "A"), ("invalid character", "AA*A"), ("URL-safe alphabet", "-_-_"),
-            ("only padding", "===="), ("non-ASCII", "AAé"),
+            ("only padding", "===="), ("non-ASCII", "AAé")
         ] {
             add("data \(what)", xmlDocument("<data>\(body)</data>"))
         }
@@ -248,12 +256,12 @@ enum DegeneratePlistInputs {
     static func smallBinary(gap: [UInt8] = []) -> [UInt8] {
         var out = Array("bplist00".utf8) + gap
         let objects: [[UInt8]] = [
-            [0xD1, 1, 2],              // 0: dict { 1: 2 }
-            [0x51, UInt8(ascii: "a")], // 1: "a"
-            [0xA3, 3, 4, 5],           // 2: array (3, 4, 5)
-            [0x10, 1],                 // 3: 1
-            [0x51, UInt8(ascii: "x")], // 4: "x"
-            [0x09],                    // 5: true
+            [0xD1, 1, 2],  // 0: dict { 1: 2 }
+            [0x51, UInt8(ascii: "a")],  // 1: "a"
+            [0xA3, 3, 4, 5],  // 2: array (3, 4, 5)
+            [0x10, 1],  // 3: 1
+            [0x51, UInt8(ascii: "x")],  // 4: "x"
+            [0x09]  // 5: true
         ]
         var offsets: [UInt8] = []
         for object in objects { offsets.append(UInt8(out.count)); out += object }
@@ -393,9 +401,11 @@ enum DegeneratePlistInputs {
         add("data root then junk", "<0a0b> x")
         add("data root with comment", "/* c */ <0a0b>")
         add("data root looking like an XML tag", "<abcd>")
-        for (what, word) in [("at sign", "a@b"), ("hash", "a#b"), ("percent", "a%b"), ("caret", "a^b"), ("ampersand", "a&b"),
-                             ("star", "a*b"), ("bang", "a!b"), ("question", "a?b"), ("tilde", "a~b"), ("backslash", "a\\b"),
-                             ("pipe", "a|b"), ("non-ASCII", "a\u{E9}b"), ("backquote", "a`b")] {
+        for (what, word) in [
+            ("at sign", "a@b"), ("hash", "a#b"), ("percent", "a%b"), ("caret", "a^b"), ("ampersand", "a&b"),
+            ("star", "a*b"), ("bang", "a!b"), ("question", "a?b"), ("tilde", "a~b"), ("backslash", "a\\b"),
+            ("pipe", "a|b"), ("non-ASCII", "a\u{E9}b"), ("backquote", "a`b")
+        ] {
             add("unquoted string with \(what)", "{ k = \(word); }")
         }
         add("unquoted string of dots and slashes", "{ k = ../a/b:c$d_e+f-g; }")
@@ -424,9 +434,11 @@ enum DegeneratePlistInputs {
         add("nested depth 100", String(repeating: "(", count: 100) + String(repeating: ")", count: 100))
         add("nested depth 513", String(repeating: "(", count: 513) + String(repeating: ")", count: 513))
         add("form feed and vertical tab white space", "{\u{0C}a\u{0B}=\u{0B}b;\u{0C}}")
-        cases.append(Case(name: "openstep/invalid UTF-8 in quoted string", bytes: Data(Array("{ k = \"".utf8) + [0xC3, 0x28] + Array("\"; }".utf8))))
+        cases.append(
+            Case(name: "openstep/invalid UTF-8 in quoted string", bytes: Data(Array("{ k = \"".utf8) + [0xC3, 0x28] + Array("\"; }".utf8))))
         cases.append(Case(name: "openstep/invalid UTF-8 unquoted", bytes: Data(Array("{ k = ".utf8) + [0xFF] + Array("; }".utf8))))
-        cases.append(Case(name: "openstep/Latin-1 byte in quoted string", bytes: Data(Array("{ k = \"".utf8) + [0xE9] + Array("\"; }".utf8))))
+        cases.append(
+            Case(name: "openstep/Latin-1 byte in quoted string", bytes: Data(Array("{ k = \"".utf8) + [0xE9] + Array("\"; }".utf8))))
         return cases
     }
 

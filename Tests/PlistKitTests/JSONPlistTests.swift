@@ -8,28 +8,35 @@ import Testing
     func write(_ value: PlistValue) throws -> String { String(decoding: try JSONPlistWriter().write(value), as: UTF8.self) }
 
     @Test func readsJSONKeepingKeyOrderAndIntegerVersusReal() throws {
-        let value = try read(#"{"z": 1, "a": 1.0, "big": 18446744073709551615, "neg": -9223372036854775808, "e": 1e2, "s": "\u00e9\ud83d\ude80\n", "l": [true, false, {}], "x": []}"#)
-        let expected: PlistValue = ["z": 1, "a": 1.0, "big": .integer(PlistInteger(UInt64.max)), "neg": .integer(PlistInteger(Int64.min)),
-                                    "e": 100.0, "s": "é🚀\n", "l": [true, false, .dictionary(PlistDictionary())], "x": []]
+        let value = try read(
+            #"{"z": 1, "a": 1.0, "big": 18446744073709551615, "neg": -9223372036854775808, "e": 1e2, "s": "\u00e9\ud83d\ude80\n", "l": [true, false, {}], "x": []}"#
+        )
+        let expected: PlistValue = [
+            "z": 1, "a": 1.0, "big": .integer(PlistInteger(UInt64.max)), "neg": .integer(PlistInteger(Int64.min)),
+            "e": 100.0, "s": "é🚀\n", "l": [true, false, .dictionary(PlistDictionary())], "x": []
+        ]
         #expect(value == expected)
         #expect(value.dictionaryValue?.keys == ["z", "a", "big", "neg", "e", "s", "l", "x"])
     }
 
     @Test func writesDatesAsISOStringsDataAsBase64AndRealsWithAPoint() throws {
-        let value: PlistValue = ["when": .date(PlistDate(iso8601: "2024-01-31T12:00:00Z")!), "blob": .data(Data([1, 2, 3])),
-                                 "ratio": 2.0, "count": 2, "quote": "say \"hi\"\t", "uid": .uid(3), "empty": []]
-        #expect(try write(value) == """
-            {
-              "when": "2024-01-31T12:00:00Z",
-              "blob": "AQID",
-              "ratio": 2.0,
-              "count": 2,
-              "quote": "say \\"hi\\"\\t",
-              "uid": {"CF$UID": 3},
-              "empty": []
-            }
+        let value: PlistValue = [
+            "when": .date(PlistDate(iso8601: "2024-01-31T12:00:00Z")!), "blob": .data(Data([1, 2, 3])),
+            "ratio": 2.0, "count": 2, "quote": "say \"hi\"\t", "uid": .uid(3), "empty": []
+        ]
+        #expect(
+            try write(value) == """
+                {
+                  "when": "2024-01-31T12:00:00Z",
+                  "blob": "AQID",
+                  "ratio": 2.0,
+                  "count": 2,
+                  "quote": "say \\"hi\\"\\t",
+                  "uid": {"CF$UID": 3},
+                  "empty": []
+                }
 
-            """)
+                """)
     }
 
     @Test func roundTripsValuesJSONCanHold() throws {
@@ -54,7 +61,7 @@ import Testing
             ("[01]", "1:2: JSON: numbers cannot start with 0"),
             ("\"\\ud800\"", "1:2: JSON: unpaired surrogate \\uD800"),
             ("[1] 2", "1:5: JSON: unexpected '2' after the value"),
-            ("\"a\u{1}\"", "1:3: JSON: control character 0x01 in a string must be escaped"),
+            ("\"a\u{1}\"", "1:3: JSON: control character 0x01 in a string must be escaped")
         ]
         for (index, (text, message)) in cases.enumerated() {
             FuzzSeeds.export(Data(text.utf8), harness: "json-plist", name: "case-\(index)")

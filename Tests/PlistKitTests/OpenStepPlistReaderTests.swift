@@ -7,7 +7,8 @@ import Testing
     func read(_ text: String) throws -> PlistValue { try OpenStepPlistReader().read(Data(text.utf8)) }
 
     @Test func readsDictionariesArraysStringsAndData() throws {
-        let value = try read("""
+        let value = try read(
+            """
             // !$*UTF8*$!
             {
             \tarchiveVersion = 1;
@@ -20,7 +21,7 @@ import Testing
             """)
         let expected: PlistValue = [
             "archiveVersion": "1", "list": ["a", "b c", "d"], "quoted": "tab\there \"q\" éA",
-            "blob": .data(Data([0, 1, 0xFF])), "nested": ["path": "../x/y.swift", "sign": "-"],
+            "blob": .data(Data([0, 1, 0xFF])), "nested": ["path": "../x/y.swift", "sign": "-"]
         ]
         #expect(value == expected)
     }
@@ -97,7 +98,7 @@ import Testing
         Case(name: "dictionary key", text: "{ {x=y;} = 1; }", error: "1:3: dictionary keys must be strings"),
         Case(name: "garbage after root", text: "(a) (b)", error: "1:5: unexpected '(' after the root value"),
         Case(name: "array separator", text: "(a b)", error: "1:4: expected ',' or ')' in an array, found 'b'"),
-        Case(name: "unexpected character", text: "{ a = #; }", error: "1:7: unexpected '#' where a value was expected"),
+        Case(name: "unexpected character", text: "{ a = #; }", error: "1:7: unexpected '#' where a value was expected")
     ]
 
     @Test(arguments: malformed)

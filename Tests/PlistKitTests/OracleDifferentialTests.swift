@@ -52,8 +52,12 @@ import Testing
 
     func generate(_ folder: TemporaryFolder, seed: Int) throws {
         let python = try #require(ProcessResult.which("python3"), "python3 is needed for the plistlib oracle")
-        let result = try ProcessResult.run(python, [Self.oracle, "generate", folder.url.path,
-                                                    String(Self.caseCount), String(seed)])
+        let result = try ProcessResult.run(
+            python,
+            [
+                Self.oracle, "generate", folder.url.path,
+                String(Self.caseCount), String(seed)
+            ])
         try #require(result.status == 0, "oracle generate failed: \(result.stderrText)")
     }
 
@@ -69,7 +73,7 @@ import Testing
 
     @Test func plistlibOutputReadsBackEqualAndOurOutputLoadsEqualInPlistlib() throws {
         try withTemporaryFolder { folder in
-            try generate(folder, seed: 20261202)
+            try generate(folder, seed: 20_261_202)
             for index in 0..<Self.caseCount {
                 let expected = try expected(folder, index)
                 let fromXML = try PropertyList(contentsOf: folder.path("case_\(index).xml"))
@@ -129,8 +133,9 @@ import Testing
                 _ = try ProcessResult.run(plistutil, ["-i", ours, "-f", "xml", "-o", viaXML])
                 let xmlBytes = try Data(contentsOf: URL(fileURLWithPath: viaXML))
                 #expect(xmlBytes.starts(with: Array("<?xml".utf8)), "plistutil wrote no XML for case \(index)")
-                #expect(Self.withoutNegativeZero(try XMLPlistReader().read(xmlBytes)) == Self.withoutNegativeZero(expected),
-                        "plistutil's XML of our binary, case \(index)")
+                #expect(
+                    Self.withoutNegativeZero(try XMLPlistReader().read(xmlBytes)) == Self.withoutNegativeZero(expected),
+                    "plistutil's XML of our binary, case \(index)")
                 // Our XML -> plistutil binary -> us.
                 let oursXML = folder.path("ours_\(index).xml")
                 try PropertyList(expected).write(to: oursXML, format: .xml)
@@ -152,7 +157,11 @@ extension OracleDifferentialTests {
                 for (name, format) in [("case_\(index).xml", PlistFormat.xml), ("case_\(index).bin", .binary)] {
                     let data = try Data(contentsOf: URL(fileURLWithPath: folder.path(name)))
                     let builder = PlistTreeBuilder()
-                    if format == .xml { try XMLPlistReader().read(data, into: builder) } else { try BinaryPlistReader().read(data, into: builder) }
+                    if format == .xml {
+                        try XMLPlistReader().read(data, into: builder)
+                    } else {
+                        try BinaryPlistReader().read(data, into: builder)
+                    }
                     #expect(builder.root == (try PropertyList(data: data).value), "\(name)")
                 }
             }

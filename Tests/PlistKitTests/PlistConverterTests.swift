@@ -11,7 +11,7 @@ import Testing
         "ratio": 0.1, "on": true, "when": .date(PlistDate(iso8601: "2011-05-04T12:30:00Z")!),
         "blob": .data(Data((0..<200).map { UInt8($0) })), "unicode": "日本 🚀 é",
         "list": [1, "two", [], .dictionary(PlistDictionary()), ["deep": ["deeper": "x"]]],
-        "shared": ["same", "same", "same"], "cr": "line\r\nbreak",
+        "shared": ["same", "same", "same"], "cr": "line\r\nbreak"
     ]
 
     func roundTrip(_ value: PlistValue, from source: PlistFormat, to target: PlistFormat) throws {
@@ -27,8 +27,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [(PlistFormat.xml, PlistFormat.binary), (.binary, .xml), (.xml, .xml), (.binary, .binary),
-                      (.binary, .json), (.json, .binary)])
+    @Test(arguments: [
+        (PlistFormat.xml, PlistFormat.binary), (.binary, .xml), (.xml, .xml), (.binary, .binary),
+        (.binary, .json), (.json, .binary)
+    ])
     func streamingConversionMatchesTheValueWriters(from source: PlistFormat, to target: PlistFormat) throws {
         try roundTrip(Self.sample, from: source, to: target)
     }
@@ -51,12 +53,16 @@ import Testing
                 try PlistConverter.convert(bad, to: .binary, output: target)
             }
             let controls = try folder.write("controls.plist", try PropertyList.encode(["k": ["x\u{1}"]], format: .binary))
-            #expect(throws: PlistError(.unrepresentable, "the string holds U+0001, which XML cannot carry; write binary instead",
-                                       keyPath: "k:0", file: target)) {
+            #expect(
+                throws: PlistError(
+                    .unrepresentable, "the string holds U+0001, which XML cannot carry; write binary instead",
+                    keyPath: "k:0", file: target)
+            ) {
                 try PlistConverter.convert(controls, to: .xml, output: target)
             }
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "old contents")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
                     == ["bad.plist", "controls.plist", "target.plist"])
         }
     }

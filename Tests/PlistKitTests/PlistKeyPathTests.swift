@@ -4,7 +4,7 @@ import Testing
 @Suite struct PlistKeyPathTests {
     static let info: PlistValue = [
         "CFBundleIcons": ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60", "AppIcon76x76"]]],
-        "com.apple:colon": "escaped",
+        "com.apple:colon": "escaped"
     ]
 
     @Test func resolvesPlistBuddyStylePathsThroughDictionariesAndArrays() throws {
@@ -25,8 +25,11 @@ import Testing
         #expect(throws: PlistError(.keyPath, "no key 'Missing'", keyPath: "CFBundleIcons")) {
             try Self.info.value(at: "CFBundleIcons:Missing:Deeper")
         }
-        #expect(throws: PlistError(.keyPath, "index 5 is out of range (the array has 2 items)",
-                                   keyPath: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles")) {
+        #expect(
+            throws: PlistError(
+                .keyPath, "index 5 is out of range (the array has 2 items)",
+                keyPath: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles")
+        ) {
             try Self.info.value(at: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles:5")
         }
         #expect(throws: PlistError(.keyPath, "cannot look up 'x' in a string", keyPath: "com.apple\\:colon")) {

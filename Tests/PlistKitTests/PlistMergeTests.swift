@@ -14,7 +14,7 @@ import Testing
         let merge = PlistMerge([
             .init(name: "Base.plist", value: ["API": ["URL": "u1", "Timeout": 30], "Hosts": ["a"]]),
             .init(name: "Staging.plist", value: ["API": ["URL": "u2"]]),
-            .init(name: "cli", value: ["Hosts": ["b", "c"]]),
+            .init(name: "cli", value: ["Hosts": ["b", "c"]])
         ])
         let leaves = merge.leaves.map { "\($0.keyPath) \($0.source)" }
         #expect(leaves == ["API:URL Staging.plist", "API:Timeout Base.plist", "Hosts cli"])
@@ -26,7 +26,7 @@ import Testing
     @Test func aDictionaryReplacingAScalarTakesItsSourceAndTheReverseToo() {
         let merge = PlistMerge([
             .init(name: "one", value: ["x": "scalar", "y": ["deep": 1]]),
-            .init(name: "two", value: ["x": ["now": "dict"], "y": "flat"]),
+            .init(name: "two", value: ["x": ["now": "dict"], "y": "flat"])
         ])
         #expect(merge.value == ["x": ["now": "dict"], "y": "flat"])
         #expect(merge.leaves.map(\.source) == ["two", "two"])

@@ -6,23 +6,25 @@ import Testing
     static let value: PlistValue = ["name": "Shout \"Out\"\n", "list": [1, 2.5, true], "empty": [], "data": .data(Data([0xAB, 1]))]
 
     @Test func rendersIndentedTextForPeople() {
-        #expect(PlistTextPrinter().render(Self.value) == """
-            {
-              "name" => "Shout \\"Out\\"\\n"
-              "list" => [
-                0 => 1
-                1 => 2.5
-                2 => true
-              ]
-              "empty" => []
-              "data" => <2 bytes: ab01>
-            }
+        #expect(
+            PlistTextPrinter().render(Self.value) == """
+                {
+                  "name" => "Shout \\"Out\\"\\n"
+                  "list" => [
+                    0 => 1
+                    1 => 2.5
+                    2 => true
+                  ]
+                  "empty" => []
+                  "data" => <2 bytes: ab01>
+                }
 
-            """)
+                """)
     }
 
     @Test func rendersOneLineForExplanationsAndDiffs() {
-        #expect(PlistTextPrinter().renderInline(Self.value)
+        #expect(
+            PlistTextPrinter().renderInline(Self.value)
                 == #"{"name" => "Shout \"Out\"\n", "list" => [1, 2.5, true], "empty" => [], "data" => <2 bytes: ab01>}"#)
     }
 

@@ -47,7 +47,10 @@ enum Plutil {
                 if alone.status == 0 {
                     verdicts.append(.accepted(try readBack(alone.stdout, of: input)))
                 } else if alone.stderrText.contains("Program crashed") || alone.status > 1 {
-                    verdicts.append(.crashed(alone.stderrText.split(separator: "\n").first { $0.contains("crashed") }.map(String.init) ?? "exit \(alone.status)"))
+                    verdicts.append(
+                        .crashed(
+                            alone.stderrText.split(separator: "\n").first { $0.contains("crashed") }.map(String.init)
+                                ?? "exit \(alone.status)"))
                 } else {
                     verdicts.append(.refused(alone.stderrText.split(separator: "\n").last.map(String.init) ?? "exit \(alone.status)"))
                 }

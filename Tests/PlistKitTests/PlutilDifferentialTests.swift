@@ -25,41 +25,57 @@ import Testing
                 table["any/\(bom) then \(what)"] = utf32
             }
         }
-        let wellFormed = Divergence.weRefuse("not well-formed XML 1.0; libxml2 enforces the spec where Core Foundation's own scanner does not")
-        for name in ["declaration without version", "declaration not first", "declaration twice", "comment before the declaration",
-                     "character reference to NUL", "control character in string"] {
+        let wellFormed = Divergence.weRefuse(
+            "not well-formed XML 1.0; libxml2 enforces the spec where Core Foundation's own scanner does not")
+        for name in [
+            "declaration without version", "declaration not first", "declaration twice", "comment before the declaration",
+            "character reference to NUL", "control character in string"
+        ] {
             table["xml/\(name)"] = wellFormed
         }
-        let trailing = Divergence.weRefuse("Core Foundation stops at the first root and ignores the rest; content after it means a concatenated or damaged file")
+        let trailing = Divergence.weRefuse(
+            "Core Foundation stops at the first root and ignores the rest; content after it means a concatenated or damaged file")
         for name in ["two plist roots", "two bare values", "text after the root", "element after the root", "plist inside plist"] {
             table["xml/\(name)"] = trailing
         }
-        let duplicate = Divergence.weRefuse("Core Foundation keeps the last of two equal keys silently; which one a reader keeps is not defined")
+        let duplicate = Divergence.weRefuse(
+            "Core Foundation keeps the last of two equal keys silently; which one a reader keeps is not defined")
         for name in ["xml/duplicate keys", "openstep/dict duplicate key", "json/duplicate key"] { table[name] = duplicate }
         let strayKey = Divergence.weRefuse("Core Foundation reads a <key> outside a <dict> as a string; it is a structural mistake")
         table["xml/key in array"] = strayKey
         table["xml/key at the root"] = strayKey
-        let badDate = Divergence.weRefuse("Core Foundation rolls impossible dates over (month 13 becomes next January) or misreads the year; we refuse them")
+        let badDate = Divergence.weRefuse(
+            "Core Foundation rolls impossible dates over (month 13 becomes next January) or misreads the year; we refuse them")
         for name in ["month 13", "February 30", "hour 24", "two-digit year", "five-digit year"] { table["xml/date \(name)"] = badDate }
-        let badBase64 = Divergence.weRefuse("Core Foundation silently drops what it cannot decode (often everything); we refuse rather than read other bytes")
-        for name in ["no padding", "no padding after a full group", "one padding where two belong", "over-padded", "padding in the middle",
-                     "one character", "invalid character", "URL-safe alphabet", "only padding"] {
+        let badBase64 = Divergence.weRefuse(
+            "Core Foundation silently drops what it cannot decode (often everything); we refuse rather than read other bytes")
+        for name in [
+            "no padding", "no padding after a full group", "one padding where two belong", "over-padded", "padding in the middle",
+            "one character", "invalid character", "URL-safe alphabet", "only padding"
+        ] {
             table["xml/data \(name)"] = badBase64
         }
-        let magic = Divergence.weRefuse("Core Foundation reads a lone 'bplist' header as an OpenStep string; a file starting with the binary magic is a damaged binary plist")
-        for name in ["truncated to 6 bytes", "truncated to 7 bytes", "truncated to 8 bytes", "only the magic"] { table["binary/\(name)"] = magic }
-        let version = Divergence.weRefuse("Core Foundation ignores the second version digit; a header claiming another version is not a format we know")
+        let magic = Divergence.weRefuse(
+            "Core Foundation reads a lone 'bplist' header as an OpenStep string; a file starting with the binary magic is a damaged binary plist"
+        )
+        for name in ["truncated to 6 bytes", "truncated to 7 bytes", "truncated to 8 bytes", "only the magic"] {
+            table["binary/\(name)"] = magic
+        }
+        let version = Divergence.weRefuse(
+            "Core Foundation ignores the second version digit; a header claiming another version is not a format we know")
         table["binary/version '01'"] = version
         table["binary/version '0 '"] = version
         table["binary/4-byte integer overlapping the next object"] =
             .weRefuse("overlapping objects are how hostile binary plists alias data; no writer produces them")
         table["binary/set marker"] =
-            .plutilCrashes("Core Foundation parses the set, then Foundation crashes bridging it; we read a set as an array (BinaryPlistTests)")
+            .plutilCrashes(
+                "Core Foundation parses the set, then Foundation crashes bridging it; we read a set as an array (BinaryPlistTests)")
         table["binary/ASCII string with a high byte"] =
             .weRefuse("an ASCII string object holding a byte over 0x7F is damaged; Core Foundation guesses Latin-1")
         table["openstep/block comment at end"] =
             .weRefuse("an unterminated comment means the file was cut short; Core Foundation only skips to the end")
-        let nextstep = Divergence.weRefuse("octal escapes over \\177 are NeXTSTEP characters; PlistKit carries no NeXTSTEP table and refuses rather than guess")
+        let nextstep = Divergence.weRefuse(
+            "octal escapes over \\177 are NeXTSTEP characters; PlistKit carries no NeXTSTEP table and refuses rather than guess")
         table["openstep/octal escape"] = nextstep
         table["openstep/octal escape high"] = nextstep
         table["openstep/unicode escape without digits"] =
@@ -119,8 +135,9 @@ import Testing
             for (index, testCase) in cases.enumerated() {
                 let ours = Self.ours(testCase.bytes)
                 if case .refused(let error) = ours {
-                    #expect(error.kind != .io && !error.description.contains("\n"),
-                            "\(testCase.name): not one clear error line: \(error.description)")
+                    #expect(
+                        error.kind != .io && !error.description.contains("\n"),
+                        "\(testCase.name): not one clear error line: \(error.description)")
                 }
                 let documented = Self.intentional[testCase.name]
                 switch (ours, theirs[index], documented) {
@@ -141,7 +158,9 @@ import Testing
                 case (.refused, .accepted, .weRefuse?):
                     break
                 case (.accepted(let mine), .accepted(let cf), .valuesDiffer?):
-                    if let cf, Self.asXMLKeepsIt(mine) == cf { report.append("STALE  \(testCase.name): documented values differ, but they agree") }
+                    if let cf, Self.asXMLKeepsIt(mine) == cf {
+                        report.append("STALE  \(testCase.name): documented values differ, but they agree")
+                    }
                 case (_, _, let documented?):
                     report.append("STALE  \(testCase.name): documented as \(documented), but no longer diverges that way")
                 }

@@ -1,12 +1,15 @@
-@testable import PlistKit
 import Testing
+
+@testable import PlistKit
 
 @Suite struct RealFormattingTests {
     /// Reals spread over the whole bit space, from a fixed seed, plus the edge cases.
     static let samples: [Double] = {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        var values: [Double] = [0, -0.0, 1, -1, 3, 1e16, 1e22, 0.1, 1.0 / 3, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                                .leastNormalMagnitude, .infinity, -.infinity, .nan, 123456789.0, 9007199254740992]
+        var values: [Double] = [
+            0, -0.0, 1, -1, 3, 1e16, 1e22, 0.1, 1.0 / 3, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            .leastNormalMagnitude, .infinity, -.infinity, .nan, 123456789.0, 9_007_199_254_740_992
+        ]
         for _ in 0..<20_000 {
             state ^= state << 13
             state ^= state >> 7

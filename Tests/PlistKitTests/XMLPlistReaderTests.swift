@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func readsEveryValueKind() throws {
-        let value = try read("""
+        let value = try read(
+            """
             <dict>
             \t<key>s</key><string>a &amp; b &lt;c&gt; &#x1F680; &#13;</string>
             \t<key>i</key><integer> -42</integer>
@@ -35,7 +36,7 @@ import Testing
         let expected: PlistValue = [
             "s": .string("a & b <c> 🚀 \r"), "i": -42, "h": 31, "r": 2500.0, "t": true, "f": false,
             "d": .date(PlistDate(secondsSinceReferenceDate: 1)), "b": .data(Data([0, 1, 2, 3])),
-            "a": ["", .dictionary(PlistDictionary())],
+            "a": ["", .dictionary(PlistDictionary())]
         ]
         #expect(value == expected)
     }
@@ -46,8 +47,10 @@ import Testing
     }
 
     @Test func readsSpecialRealsInEverySpellingAppleWrites() throws {
-        for (text, expected) in [("nan", Double.nan), ("+infinity", .infinity), ("-infinity", -.infinity),
-                                 ("inf", .infinity), ("-inf", -.infinity), ("Infinity", .infinity), ("1", 1), ("-0.0", -0.0)] {
+        for (text, expected) in [
+            ("nan", Double.nan), ("+infinity", .infinity), ("-infinity", -.infinity),
+            ("inf", .infinity), ("-inf", -.infinity), ("Infinity", .infinity), ("1", 1), ("-0.0", -0.0)
+        ] {
             #expect(try read("<real>\(text)</real></plist>") == .real(expected), "\(text)")
         }
     }

@@ -92,8 +92,11 @@ import Testing
     @Test func refusesControlCharactersThatXMLCannotCarryAndNamesTheKeyPath() throws {
         var dict = PlistDictionary()
         dict["outer"] = .array(["fine", "bell\u{7}"])
-        #expect(throws: PlistError(.unrepresentable, "the string holds U+0007, which XML cannot carry; write binary instead",
-                                   keyPath: "outer:1")) {
+        #expect(
+            throws: PlistError(
+                .unrepresentable, "the string holds U+0007, which XML cannot carry; write binary instead",
+                keyPath: "outer:1")
+        ) {
             try XMLPlistWriter().write(.dictionary(dict))
         }
     }

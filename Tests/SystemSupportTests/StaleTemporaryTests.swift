@@ -1,7 +1,8 @@
 import Foundation
-@testable import SystemSupport
 import TestSupport
 import Testing
+
+@testable import SystemSupport
 
 /// Leftover temporary files are removed only when their writer is really gone, even when its
 /// process id has since been given to another process.
@@ -16,7 +17,7 @@ import Testing
                 "reusedID": ".adhocbuild-tmp-Info.plist-\(parent).\(parentStart + 1)-abc",
                 "gone": ".adhocbuild-tmp-Info.plist-\(Int32.max - 1).5-abc",
                 "ours": (FileIO.temporaryPath(for: folder.path("Info.plist")) as NSString).lastPathComponent,
-                "notOurs": "adhocbuild-tmp-but-not-a-temporary-1-2",
+                "notOurs": "adhocbuild-tmp-but-not-a-temporary-1-2"
             ]
             for name in names.values { try folder.create(name, Data("x".utf8)) }
             FileIO.removeStaleTemporaries(in: folder.url.path)

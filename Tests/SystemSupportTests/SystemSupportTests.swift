@@ -69,9 +69,13 @@ import Testing
         let state = Locked((running: 0, most: 0, done: 0))
         for _ in 0..<50 {
             pool.submit {
-                state.withLock { $0.running += 1; $0.most = max($0.most, $0.running) }
+                state.withLock {
+                    $0.running += 1; $0.most = max($0.most, $0.running)
+                }
                 usleep(200)
-                state.withLock { $0.running -= 1; $0.done += 1 }
+                state.withLock {
+                    $0.running -= 1; $0.done += 1
+                }
             }
         }
         try pool.wait()

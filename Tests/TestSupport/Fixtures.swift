@@ -27,8 +27,9 @@ public enum Fixtures {
     /// The files in one subfolder (`plist-binary`, `pbxproj`, …); records a failure when required and absent.
     public static func files(in subfolder: String, sourceLocation: SourceLocation = #_sourceLocation) -> [URL] {
         guard isAvailable else {
-            Issue.record("real fixtures are required (ADHOCBUILD_REQUIRE_FIXTURES=1) but \(folder.path) is missing",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "real fixtures are required (ADHOCBUILD_REQUIRE_FIXTURES=1) but \(folder.path) is missing",
+                sourceLocation: sourceLocation)
             return []
         }
         let url = folder.appendingPathComponent(subfolder)
@@ -90,8 +91,10 @@ public struct ProcessResult {
     public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 
     /// Runs `executable` in `folder` (default: this process's working folder).
-    public static func run(_ executable: String, _ arguments: [String], input: Data? = nil,
-                    environment: [String: String]? = nil, in folder: String? = nil) throws -> ProcessResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], input: Data? = nil,
+        environment: [String: String]? = nil, in folder: String? = nil
+    ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -143,8 +146,10 @@ public enum AdhocBuildBinary {
 
     /// Runs `adhocbuild` with `arguments` in `folder` (default: this process's working folder),
     /// without colour, with `extraEnvironment` added to this process's.
-    public static func run(_ arguments: [String], input: Data? = nil, in folder: String? = nil,
-                           extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
+    public static func run(
+        _ arguments: [String], input: Data? = nil, in folder: String? = nil,
+        extraEnvironment: [String: String] = [:]
+    ) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["NO_COLOR"] = "1"
         if let folder { environment["PWD"] = folder }

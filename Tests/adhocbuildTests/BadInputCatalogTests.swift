@@ -20,8 +20,10 @@ import Testing
         var companions: [String: Data]
         var environment: [String: String]
 
-        init(category: String, what: String, file: String, contents: @autoclosure @escaping @Sendable () throws -> Data,
-             arguments: [String], companions: [String: Data] = [:], environment: [String: String] = [:]) {
+        init(
+            category: String, what: String, file: String, contents: @autoclosure @escaping @Sendable () throws -> Data,
+            arguments: [String], companions: [String: Data] = [:], environment: [String: String] = [:]
+        ) {
             self.category = category
             self.what = what
             self.file = file
@@ -70,83 +72,122 @@ import Testing
 
     static let catalogue: [BadInput] = [
         // Plists
-        BadInput(category: "XML plist", what: "not well-formed", file: "Info.plist",
-                 contents: text("<plist><dict><key>A</key><string>x</dict></plist>"), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "XML plist", what: "an integer that is not a number", file: "Info.plist",
-                 contents: text("<plist><integer>twelve</integer></plist>"), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "XML plist", what: "a key repeated in a dictionary", file: "Info.plist",
-                 contents: text("<plist><dict><key>A</key><true/><key>A</key><false/></dict></plist>"),
-                 arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "XML plist", what: "an entity declaration (XXE, billion laughs)", file: "Info.plist",
-                 contents: text("<!DOCTYPE plist [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><plist><string>&x;</string></plist>"),
-                 arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "XML plist", what: "nesting 600 levels deep", file: "Deep.plist",
-                 contents: text("<plist>" + String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600) + "</plist>"),
-                 arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "XML plist", what: "bad base64 in <data>", file: "Info.plist",
-                 contents: text("<plist><data>not*base64</data></plist>"), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "Binary plist", what: "truncated before the trailer", file: "Info.plist",
-                 contents: Data("bplist00".utf8) + Data([0x09, 0x08]), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "Binary plist", what: "an array that contains itself", file: "Info.plist",
-                 contents: binaryPlist(objects: [0xA1, 0x00], offsets: [8]), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "Binary plist", what: "an object offset past the end", file: "Info.plist",
-                 contents: binaryPlist(objects: [0x09], offsets: [200]), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "OpenStep plist", what: "an unterminated string", file: "project.pbxproj",
-                 contents: text("{ a = \"never closed; }"), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "JSON plist", what: "a null value (no plist equivalent)", file: "Info.json",
-                 contents: text("{\"a\": null}"), arguments: ["plist", "print", "FILE"]),
-        BadInput(category: "Key paths", what: "a key that is not there", file: "Info.plist",
-                 contents: infoPlist, arguments: ["plist", "get", "FILE", "CFBundleIcons:CFBundlePrimaryIcon"]),
-        BadInput(category: "Key paths", what: "an array index past the end", file: "Info.plist",
-                 contents: text("<plist><dict><key>A</key><array><string>x</string></array></dict></plist>"),
-                 arguments: ["plist", "set", "FILE", "A:3", "y"]),
+        BadInput(
+            category: "XML plist", what: "not well-formed", file: "Info.plist",
+            contents: text("<plist><dict><key>A</key><string>x</dict></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "XML plist", what: "an integer that is not a number", file: "Info.plist",
+            contents: text("<plist><integer>twelve</integer></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "XML plist", what: "a key repeated in a dictionary", file: "Info.plist",
+            contents: text("<plist><dict><key>A</key><true/><key>A</key><false/></dict></plist>"),
+            arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "XML plist", what: "an entity declaration (XXE, billion laughs)", file: "Info.plist",
+            contents: text("<!DOCTYPE plist [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><plist><string>&x;</string></plist>"),
+            arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "XML plist", what: "nesting 600 levels deep", file: "Deep.plist",
+            contents: text("<plist>" + String(repeating: "<array>", count: 600) + String(repeating: "</array>", count: 600) + "</plist>"),
+            arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "XML plist", what: "bad base64 in <data>", file: "Info.plist",
+            contents: text("<plist><data>not*base64</data></plist>"), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "Binary plist", what: "truncated before the trailer", file: "Info.plist",
+            contents: Data("bplist00".utf8) + Data([0x09, 0x08]), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "Binary plist", what: "an array that contains itself", file: "Info.plist",
+            contents: binaryPlist(objects: [0xA1, 0x00], offsets: [8]), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "Binary plist", what: "an object offset past the end", file: "Info.plist",
+            contents: binaryPlist(objects: [0x09], offsets: [200]), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "OpenStep plist", what: "an unterminated string", file: "project.pbxproj",
+            contents: text("{ a = \"never closed; }"), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "JSON plist", what: "a null value (no plist equivalent)", file: "Info.json",
+            contents: text("{\"a\": null}"), arguments: ["plist", "print", "FILE"]),
+        BadInput(
+            category: "Key paths", what: "a key that is not there", file: "Info.plist",
+            contents: infoPlist, arguments: ["plist", "get", "FILE", "CFBundleIcons:CFBundlePrimaryIcon"]),
+        BadInput(
+            category: "Key paths", what: "an array index past the end", file: "Info.plist",
+            contents: text("<plist><dict><key>A</key><array><string>x</string></array></dict></plist>"),
+            arguments: ["plist", "set", "FILE", "A:3", "y"]),
         // Environments
-        BadInput(category: "Environments", what: "inheriting an environment that does not exist", file: "envs/Staging.plist",
-                 contents: text("<plist><dict><key>Inherits</key><string>Nowhere</string></dict></plist>"),
-                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
-        BadInput(category: "Environments", what: "a $(VARIABLE) nobody defines", file: "envs/Staging.plist",
-                 contents: text("<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>$(NOPE)</string></dict></dict></plist>"),
-                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
-        BadInput(category: "Environments", what: "variables that refer to each other", file: "envs/Staging.plist",
-                 contents: text("<plist><dict><key>Variables</key><dict><key>A</key><string>$(B)</string><key>B</key><string>$(A)</string></dict><key>Info</key><dict><key>X</key><string>$(A)</string></dict></dict></plist>"),
-                 arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(
+            category: "Environments", what: "inheriting an environment that does not exist", file: "envs/Staging.plist",
+            contents: text("<plist><dict><key>Inherits</key><string>Nowhere</string></dict></plist>"),
+            arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(
+            category: "Environments", what: "a $(VARIABLE) nobody defines", file: "envs/Staging.plist",
+            contents: text(
+                "<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>$(NOPE)</string></dict></dict></plist>"),
+            arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(
+            category: "Environments", what: "variables that refer to each other", file: "envs/Staging.plist",
+            contents: text(
+                "<plist><dict><key>Variables</key><dict><key>A</key><string>$(B)</string><key>B</key><string>$(A)</string></dict><key>Info</key><dict><key>X</key><string>$(A)</string></dict></dict></plist>"
+            ),
+            arguments: ["env", "show", "Staging", "--environments", "envs"]),
         // Versions
-        BadInput(category: "Versions", what: "a build number that is not a version", file: "A.app/Info.plist",
-                 contents: text("<plist><dict><key>CFBundleExecutable</key><string>A</string><key>CFBundleVersion</key><string>7</string></dict></plist>"), arguments: ["version", "bump", "build", "A.app", "--to", "1.2.x"]),
+        BadInput(
+            category: "Versions", what: "a build number that is not a version", file: "A.app/Info.plist",
+            contents: text(
+                "<plist><dict><key>CFBundleExecutable</key><string>A</string><key>CFBundleVersion</key><string>7</string></dict></plist>"),
+            arguments: ["version", "bump", "build", "A.app", "--to", "1.2.x"]),
         // ipas
-        BadInput(category: "ipa", what: "200 bytes cut from the middle", file: "A.ipa",
-                 contents: try { let z = try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data(repeating: 7, count: 5000))])
-                                 return z.prefix(100) + z.dropFirst(300) }(),
-                 arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "200 bytes cut from the middle", file: "A.ipa",
+            contents: try {
+                let z = try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data(repeating: 7, count: 5000))])
+                return z.prefix(100) + z.dropFirst(300)
+            }(),
+            arguments: ["inspect", "FILE"]),
         BadInput(category: "ipa", what: "not a zip at all", file: "A.ipa", contents: text("just text"), arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "truncated (the last 4 KB missing)", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))]).dropLast(4096),
-                 arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "an entry named ../../evil", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("../../evil", text("x"))]), arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "an absolute entry name", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("/etc/cron.d/evil", text("x"))]), arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "no Payload/*.app", file: "A.ipa",
-                 contents: try zip([("Something/Info.plist", infoPlist)]), arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "two apps in Payload", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/B.app/Info.plist", infoPlist)]),
-                 arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "Info.plist and info.plist side by side", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/info.plist", infoPlist)]),
-                 arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "a zip bomb (200 MB of zeros)", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist)], ratioBomb: true), arguments: ["inspect", "FILE"]),
-        BadInput(category: "ipa", what: "more entries than the limit", file: "A.ipa",
-                 contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))]),
-                 arguments: ["inspect", "FILE"], environment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "1"]),
+        BadInput(
+            category: "ipa", what: "truncated (the last 4 KB missing)", file: "A.ipa",
+            contents: try zip([
+                ("Payload/A.app/Info.plist", infoPlist),
+                ("Payload/A.app/A", Data((0..<20000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }))
+            ]).dropLast(4096),
+            arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "an entry named ../../evil", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("../../evil", text("x"))]), arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "an absolute entry name", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("/etc/cron.d/evil", text("x"))]), arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "no Payload/*.app", file: "A.ipa",
+            contents: try zip([("Something/Info.plist", infoPlist)]), arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "two apps in Payload", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/B.app/Info.plist", infoPlist)]),
+            arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "Info.plist and info.plist side by side", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/info.plist", infoPlist)]),
+            arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "a zip bomb (200 MB of zeros)", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist)], ratioBomb: true), arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "ipa", what: "more entries than the limit", file: "A.ipa",
+            contents: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))]),
+            arguments: ["inspect", "FILE"], environment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "1"]),
         // Provisioning profiles
-        BadInput(category: "Provisioning profile", what: "not CMS (a plain plist)", file: "A.mobileprovision",
-                 contents: infoPlist, arguments: ["profile", "show", "FILE"]),
-        BadInput(category: "Provisioning profile", what: "DER cut short", file: "A.mobileprovision",
-                 contents: Data([0x30, 0x82, 0x10, 0x00, 0x06, 0x09]), arguments: ["profile", "show", "FILE"]),
+        BadInput(
+            category: "Provisioning profile", what: "not CMS (a plain plist)", file: "A.mobileprovision",
+            contents: infoPlist, arguments: ["profile", "show", "FILE"]),
+        BadInput(
+            category: "Provisioning profile", what: "DER cut short", file: "A.mobileprovision",
+            contents: Data([0x30, 0x82, 0x10, 0x00, 0x06, 0x09]), arguments: ["profile", "show", "FILE"]),
         // Settings
-        BadInput(category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,
-                 arguments: ["plist", "print", "FILE"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "lots"]),
+        BadInput(
+            category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,
+            arguments: ["plist", "print", "FILE"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "lots"])
     ]
 
     /// Runs one bad input in a fresh folder and returns its first line of standard error, with the
@@ -168,12 +209,17 @@ import Testing
     static func table(_ rows: [(BadInput, Int32, String)]) -> String {
         var categories: [(String, Int)] = []
         for (input, _, _) in rows {
-            if let index = categories.firstIndex(where: { $0.0 == input.category }) { categories[index].1 += 1 }
-            else { categories.append((input.category, 1)) }
+            if let index = categories.firstIndex(where: { $0.0 == input.category }) {
+                categories[index].1 += 1
+            } else {
+                categories.append((input.category, 1))
+            }
         }
-        var lines = ["\(rows.count) bad inputs in \(categories.count) categories: "
-            + categories.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ".", "",
-            "| category | bad input | command | exit | error |", "| --- | --- | --- | --- | --- |"]
+        var lines = [
+            "\(rows.count) bad inputs in \(categories.count) categories: "
+                + categories.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ".", "",
+            "| category | bad input | command | exit | error |", "| --- | --- | --- | --- | --- |"
+        ]
         for (input, status, error) in rows {
             let command = (["adhocbuild"] + input.arguments.map { $0 == "FILE" ? input.file : $0 }).joined(separator: " ")
             let environment = input.environment.map { "\($0.key)=\($0.value) " }.joined()

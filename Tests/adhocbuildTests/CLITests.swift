@@ -14,13 +14,14 @@ import Testing
             return
         }
         let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "snapshot \(name) differs; rerun with ADHOCBUILD_RECORD_SNAPSHOTS=1 if intended",
-                sourceLocation: sourceLocation)
+        #expect(
+            actual == expected, "snapshot \(name) differs; rerun with ADHOCBUILD_RECORD_SNAPSHOTS=1 if intended",
+            sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [
         (["--help"], "help"), (["help", "plist"], "help-plist"), (["plist", "set", "--help"], "help-plist-set"),
-        (["plist", "merge", "-h"], "help-plist-merge"),
+        (["plist", "merge", "-h"], "help-plist-merge")
     ])
     func helpMatchesItsSnapshot(arguments: [String], name: String) throws {
         let result = try AdhocBuildBinary.run(arguments)
@@ -49,18 +50,21 @@ import Testing
         let result = try AdhocBuildBinary.run(["plist", "conver", "x.plist"])
         #expect(result.status == 2)
         #expect(result.stdoutText == "")
-        #expect(result.stderrText == """
-            error: unknown command 'conver'; did you mean 'convert'?
-            Usage: adhocbuild plist <command>
-            See 'adhocbuild plist --help'.
+        #expect(
+            result.stderrText == """
+                error: unknown command 'conver'; did you mean 'convert'?
+                Usage: adhocbuild plist <command>
+                See 'adhocbuild plist --help'.
 
-            """)
+                """)
     }
 
     @Test func aMistypedOptionExitsTwoWithASuggestion() throws {
         let result = try AdhocBuildBinary.run(["plist", "convert", "x.plist", "--too", "xml"])
         #expect(result.status == 2)
-        #expect(result.stderrText.hasPrefix("error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE --to FORMAT [options]\n"))
+        #expect(
+            result.stderrText.hasPrefix(
+                "error: unknown option '--too'; did you mean '--to'?\nUsage: adhocbuild plist convert FILE --to FORMAT [options]\n"))
     }
 
     @Test func aMissingArgumentOrValueIsAUsageError() throws {
@@ -158,8 +162,10 @@ import Testing
     }
 
     @Test func pageChecksItsBundleVersionBeforeReadingTheIpa() throws {
-        let result = try AdhocBuildBinary.run(["page", "missing.ipa", "--base-url", "https://b.example/", "-o", "x",
-                                               "--bundle-version", "major"])
+        let result = try AdhocBuildBinary.run([
+            "page", "missing.ipa", "--base-url", "https://b.example/", "-o", "x",
+            "--bundle-version", "major"
+        ])
         #expect(result.status == 2)
         #expect(result.stderrText.hasPrefix("error: unknown bundle version 'major'; use short or build\n"))
     }

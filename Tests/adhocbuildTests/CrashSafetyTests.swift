@@ -64,9 +64,10 @@ import Testing
         try withTemporaryFolder { folder in
             let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
             let app = folder.path("ShoutOut.app")
-            try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
             var bytes = [UInt8](repeating: 0, count: 6 << 20)
-            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2654435761 >> 13) }
+            for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
             try Data(bytes).write(to: URL(fileURLWithPath: app + "/Payload.bin"))
             let identifiers = ["com.example.shoutout.staging", "com.example.shoutout.qa", "com.example.shoutout"]
             for round in 1...Self.rounds {
@@ -98,7 +99,8 @@ import Testing
         try withTemporaryFolder { folder in
             let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
             let app = folder.path("ShoutOut.app")
-            try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
             let apply = ["env", "apply", "Staging", "--app", app, "--environments", environments]
             #expect(try AdhocBuildBinary.run(apply).status == 0)
             let before = folder.snapshot()

@@ -8,19 +8,28 @@ import Testing
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
             let notes = try folder.write("notes.txt", "First build.\n- icons")
-            let page = try AdhocBuildBinary.run(["page", ipa, "--base-url", "https://builds.example.com/ipad/1.0-1/", "-o",
-                                                 folder.path("dist/Staging/1.0-1"), "--environment", "Staging", "--notes", notes,
-                                                 "--branch", "main", "--commit", "abc123"])
+            let page = try AdhocBuildBinary.run([
+                "page", ipa, "--base-url", "https://builds.example.com/ipad/1.0-1/", "-o",
+                folder.path("dist/Staging/1.0-1"), "--environment", "Staging", "--notes", notes,
+                "--branch", "main", "--commit", "abc123"
+            ])
             #expect(page.status == 0, "\(page.stderrText)")
-            #expect(page.stdoutText.contains("install: itms-services://?action=download-manifest&url=https%3A%2F%2Fbuilds.example.com%2Fipad%2F1.0-1%2Fmanifest.plist\n"))
-            for file in ["index.html", "manifest.plist", "icon-57.png", "icon-512.png", "version.json", "build.json",
-                         "app_info_ipad_appstore-cgbi-icons.ipa"] {
+            #expect(
+                page.stdoutText.contains(
+                    "install: itms-services://?action=download-manifest&url=https%3A%2F%2Fbuilds.example.com%2Fipad%2F1.0-1%2Fmanifest.plist\n"
+                ))
+            for file in [
+                "index.html", "manifest.plist", "icon-57.png", "icon-512.png", "version.json", "build.json",
+                "app_info_ipad_appstore-cgbi-icons.ipa"
+            ] {
                 #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.0-1/\(file)")), "\(file)")
             }
             let index = try AdhocBuildBinary.run(["index", folder.path("dist"), "--title", "iPad builds"])
             #expect(index.stdoutText == "\(folder.path("dist"))/index.html: 1 release\n")
             #expect(try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8).contains("<title>iPad builds</title>"))
-            let manifest = try AdhocBuildBinary.run(["manifest", ipa, "--base-url", "https://b.example/x/", "-o", "-", "--bundle-version", "build"])
+            let manifest = try AdhocBuildBinary.run([
+                "manifest", ipa, "--base-url", "https://b.example/x/", "-o", "-", "--bundle-version", "build"
+            ])
             #expect(manifest.stdoutText.contains("<key>bundle-version</key>\n\t\t\t\t<string>1</string>"))
             let http = try AdhocBuildBinary.run(["manifest", ipa, "--base-url", "http://b.example/x/", "-o", "-"])
             #expect(http.status == 1)

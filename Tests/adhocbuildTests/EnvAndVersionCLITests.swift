@@ -17,26 +17,34 @@ import Testing
         #expect(xml.status == 0)
         #expect(xml.stdoutText.hasPrefix("<?xml"))
         #expect(xml.stdoutText.contains("<string>com.example.shoutout.staging</string>"))
-        let explain = try AdhocBuildBinary.run(["env", "show", "QA", "--explain", "--environments", Self.environments,
-                                                "--set", "Settings:LogLevel=trace"])
+        let explain = try AdhocBuildBinary.run([
+            "env", "show", "QA", "--explain", "--environments", Self.environments,
+            "--set", "Settings:LogLevel=trace"
+        ])
         #expect(explain.stdoutText.contains("Settings:LogLevel = \"trace\"  (--set)\n"))
-        #expect(explain.stdoutText.contains("Settings:Features:VoiceShouts = true  (\(Self.environments)/QA.plist: Settings:Features:VoiceShouts)\n"))
+        #expect(
+            explain.stdoutText.contains(
+                "Settings:Features:VoiceShouts = true  (\(Self.environments)/QA.plist: Settings:Features:VoiceShouts)\n"))
     }
 
     @Test func envCheckExitsOneWithEveryProblemAndWritesJUnit() throws {
         try withTemporaryFolder { folder in
-            try folder.create("envs/Base.plist", Data("<plist><dict><key>Settings</key><dict><key>URL</key><string>http://x</string></dict></dict></plist>".utf8))
-            try folder.create("envs/A.plist", Data("<plist><dict><key>Settings</key><dict><key>Extra</key><true/></dict></dict></plist>".utf8))
+            try folder.create(
+                "envs/Base.plist",
+                Data("<plist><dict><key>Settings</key><dict><key>URL</key><string>http://x</string></dict></dict></plist>".utf8))
+            try folder.create(
+                "envs/A.plist", Data("<plist><dict><key>Settings</key><dict><key>Extra</key><true/></dict></dict></plist>".utf8))
             try folder.create("envs/B.plist", Data("<plist><dict/></plist>".utf8))
             let envs = folder.path("envs")
             let result = try AdhocBuildBinary.run(["env", "check", "--environments", envs, "--junit", folder.path("junit.xml")])
             #expect(result.status == 1)
-            #expect(result.stderrText == """
-                warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
-                warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
-                error: \(envs)/B.plist: at 'Settings:Extra': is missing (A has it)
+            #expect(
+                result.stderrText == """
+                    warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
+                    warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
+                    error: \(envs)/B.plist: at 'Settings:Extra': is missing (A has it)
 
-                """)
+                    """)
             #expect(result.stdoutText == "2 environments checked: 1 error, 2 warnings\n")
             #expect(try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8).contains("tests=\"2\" failures=\"1\""))
             let sample = try AdhocBuildBinary.run(["env", "check", "--environments", Self.environments])
@@ -47,7 +55,8 @@ import Testing
 
     @Test func envApplyToAProjectIsIdempotentAndHasADryRun() throws {
         try withTemporaryFolder { folder in
-            try folder.create("ShoutOut/Info.plist", Data("<plist><dict><key>CFBundleIdentifier</key><string>x</string></dict></plist>".utf8))
+            try folder.create(
+                "ShoutOut/Info.plist", Data("<plist><dict><key>CFBundleIdentifier</key><string>x</string></dict></plist>".utf8))
             let arguments = ["env", "apply", "Release", "--project", folder.url.path, "--environments", Self.environments]
             let dry = try AdhocBuildBinary.run(arguments + ["--dry-run"])
             #expect(dry.stdoutText.contains("environment.plist: would be created\n"))
@@ -56,7 +65,10 @@ import Testing
             #expect(first.status == 0)
             #expect(first.stdoutText.contains("Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration\n"))
             let second = try AdhocBuildBinary.run(arguments)
-            #expect(second.stdoutText == "\(folder.path("ShoutOut/Info.plist")): unchanged\n\(folder.path("ShoutOut/environment.plist")): unchanged\nApplied Release.\n")
+            #expect(
+                second.stdoutText
+                    == "\(folder.path("ShoutOut/Info.plist")): unchanged\n\(folder.path("ShoutOut/environment.plist")): unchanged\nApplied Release.\n"
+            )
             let both = try AdhocBuildBinary.run(["env", "apply", "Release", "--environments", Self.environments])
             #expect(both.status == 2)
             #expect(both.stderrText.hasPrefix("error: give exactly one of --app PATH.app and --project DIR\n"))
@@ -65,12 +77,17 @@ import Testing
 
     @Test func versionBumpFromCIAndShowThroughTheCommandLine() throws {
         try withTemporaryFolder { folder in
-            let plist = try folder.create("Info.plist", Data("<plist><dict><key>CFBundleVersion</key><string>41</string><key>CFBundleShortVersionString</key><string>1.4</string></dict></plist>".utf8))
+            let plist = try folder.create(
+                "Info.plist",
+                Data(
+                    "<plist><dict><key>CFBundleVersion</key><string>41</string><key>CFBundleShortVersionString</key><string>1.4</string></dict></plist>"
+                        .utf8))
             var environment = ProcessInfo.processInfo.environment
             environment["NO_COLOR"] = "1"
             environment["BUILD_NUMBER"] = "57"
-            let bump = try ProcessResult.run(AdhocBuildBinary.path, ["version", "bump", "build", "--from-ci", "--plist", plist],
-                                             environment: environment)
+            let bump = try ProcessResult.run(
+                AdhocBuildBinary.path, ["version", "bump", "build", "--from-ci", "--plist", plist],
+                environment: environment)
             #expect(bump.status == 0)
             #expect(bump.stdoutText == "\(plist): CFBundleVersion: 41 -> 57\nBuild number is now 57.\n")
             let marketing = try AdhocBuildBinary.run(["version", "bump", "marketing", "patch", "--plist", plist])
@@ -80,7 +97,9 @@ import Testing
             #expect(show.stdoutText.contains("\"buildNumber\": \"57\""))
             let backwards = try AdhocBuildBinary.run(["version", "bump", "build", "--to", "3", "--plist", plist])
             #expect(backwards.status == 1)
-            #expect(backwards.stderrText == "error: the build number would go backwards from 57 to 3; pass --allow-decrease if that is intended\n")
+            #expect(
+                backwards.stderrText
+                    == "error: the build number would go backwards from 57 to 3; pass --allow-decrease if that is intended\n")
             let noPart = try AdhocBuildBinary.run(["version", "bump", "marketing", "--plist", plist])
             #expect(noPart.status == 2)
         }

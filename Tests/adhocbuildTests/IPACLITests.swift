@@ -36,7 +36,10 @@ import Testing
         #expect(verify.stdoutText == "\(ipa): ready to publish (0 errors, 0 warnings)\n")
         let expired = try AdhocBuildBinary.run(["verify", ipa])
         #expect(expired.status == 1)
-        #expect(expired.stderrText.hasPrefix("error: \(ipa): Payload/Demo.app: profile 'iOS Team Inhouse Provisioning Profile: com.icyleaf.test.Demo' expired on 2022-01-15T06:40:53Z\n"))
+        #expect(
+            expired.stderrText.hasPrefix(
+                "error: \(ipa): Payload/Demo.app: profile 'iOS Team Inhouse Provisioning Profile: com.icyleaf.test.Demo' expired on 2022-01-15T06:40:53Z\n"
+            ))
         let verifyJSON = try AdhocBuildBinary.run(["verify", ipa, "--json"])
         #expect(verifyJSON.stdoutText.contains("\"ok\": false"))
     }
@@ -48,19 +51,25 @@ import Testing
         #expect(show.stdoutText.hasSuffix("(signature not verified)\n"))
         let devices = try AdhocBuildBinary.run(["profile", "devices", profile])
         #expect(devices.stdoutText.split(separator: "\n").count == 1)
-        let enterprise = try AdhocBuildBinary.run(["profile", "devices", Fixtures.url("mobileprovision", "app_info_embedded-ipa_enterprise-inhouse.mobileprovision").path])
+        let enterprise = try AdhocBuildBinary.run([
+            "profile", "devices", Fixtures.url("mobileprovision", "app_info_embedded-ipa_enterprise-inhouse.mobileprovision").path
+        ])
         #expect(enterprise.stdoutText == "" && enterprise.stderrText.contains("an enterprise profile; it allows every device"))
     }
 
     @Test(Fixtures.enabled) func iconExtractWritesStandardPNGsOrSaysWhyNot() throws {
         try withTemporaryFolder { folder in
-            let result = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path,
-                                                   "-o", folder.path("icons")])
+            let result = try AdhocBuildBinary.run([
+                "icon", "extract", Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path,
+                "-o", folder.path("icons")
+            ])
             #expect(result.status == 0)
             #expect(result.stdoutText.hasSuffix("\(folder.path("icons"))/icon.png: the largest, 167x167\n"))
             let png = try Data(contentsOf: URL(fileURLWithPath: folder.path("icons/icon.png")))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && !png[12..<16].elementsEqual("CgBI".utf8))
-            let none = try AdhocBuildBinary.run(["icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("none")])
+            let none = try AdhocBuildBinary.run([
+                "icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("none")
+            ])
             #expect(none.status == 1)
             #expect(none.stderrText.contains("has no icon to extract: its icons live only in Assets.car"))
         }

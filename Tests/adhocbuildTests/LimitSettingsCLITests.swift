@@ -7,8 +7,9 @@ import Testing
 @Suite struct LimitSettingsCLITests {
     /// An XML plist with `depth` nested arrays.
     func nestedPlist(depth: Int) -> Data {
-        Data(("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
-            + "</plist>").utf8)
+        Data(
+            ("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+                + "</plist>").utf8)
     }
 
     @Test func aPlistDeeperThanTheDefaultFailsUntilTheDepthLimitIsRaised() throws {
@@ -16,8 +17,10 @@ import Testing
             let deep = try folder.create("Deep.plist", nestedPlist(depth: 600))
             let refused = try AdhocBuildBinary.run(["plist", "print", deep])
             #expect(refused.status == 1)
-            #expect(refused.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                    "\(refused.stderrText)")
+            #expect(
+                refused.stderrText.contains(
+                    "nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                "\(refused.stderrText)")
             let raised = try AdhocBuildBinary.run(["plist", "print", deep], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "1000"])
             #expect(raised.status == 0, "\(raised.stderrText)")
         }
@@ -25,12 +28,16 @@ import Testing
 
     @Test func theSizeLimitTakesASuffixAndNamesTheFile() throws {
         try withTemporaryFolder { folder in
-            let plist = try folder.create("Big.plist", Data(("<plist><string>" + String(repeating: "x", count: 3000)
-                + "</string></plist>").utf8))
+            let plist = try folder.create(
+                "Big.plist",
+                Data(
+                    ("<plist><string>" + String(repeating: "x", count: 3000)
+                        + "</string></plist>").utf8))
             let refused = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "2K"])
             #expect(refused.status == 1)
-            #expect(refused.stderrText.hasPrefix("error: \(plist): the file is 3032 bytes, more than the limit of 2048"),
-                    "\(refused.stderrText)")
+            #expect(
+                refused.stderrText.hasPrefix("error: \(plist): the file is 3032 bytes, more than the limit of 2048"),
+                "\(refused.stderrText)")
             let allowed = try AdhocBuildBinary.run(["plist", "print", plist], extraEnvironment: ["ADHOCBUILD_MAX_PLIST_SIZE": "4K"])
             #expect(allowed.status == 0, "\(allowed.stderrText)")
         }
@@ -44,13 +51,16 @@ import Testing
             try folder.create("environments/Base.plist", deep)
             let env = try AdhocBuildBinary.run(["env", "list", "--environments", folder.path("environments")])
             #expect(env.status == 1)
-            #expect(env.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                    "\(env.stderrText)")
+            #expect(
+                env.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                "\(env.stderrText)")
             try folder.create("A.app/Info.plist", deep)
             let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")])
             #expect(version.status == 1)
-            #expect(version.stderrText.contains("nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
-                    "\(version.stderrText)")
+            #expect(
+                version.stderrText.contains(
+                    "nesting deeper than 512 levels (limits can be raised: see Environment in 'adhocbuild --help')"),
+                "\(version.stderrText)")
         }
     }
 
@@ -63,7 +73,8 @@ import Testing
             let refused = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "2"])
             #expect(refused.status == 1)
             #expect(refused.stderrText.contains("more than the limit of 2 (limits can be raised"), "\(refused.stderrText)")
-            let allowed = try AdhocBuildBinary.run(["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "10"])
+            let allowed = try AdhocBuildBinary.run(
+                ["inspect", folder.path("A.ipa")], extraEnvironment: ["ADHOCBUILD_MAX_IPA_ENTRIES": "10"])
             #expect(allowed.status == 0, "\(allowed.stderrText)")
         }
     }

@@ -7,14 +7,16 @@ import Testing
 @Suite struct PackagingMemoryTests {
     /// Peak resident memory of `adhocbuild arguments`, measured by GNU time (a dependency of
     /// `make test`), since this test process's own figure would include every other test's.
-    static func peakMegabytes(_ arguments: [String], in folder: TemporaryFolder) throws -> (status: Int32, megabytes: Double, error: String) {
+    static func peakMegabytes(_ arguments: [String], in folder: TemporaryFolder) throws -> (status: Int32, megabytes: Double, error: String)
+    {
         let time = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: time) else {
             throw SetupFailure("\(time) is missing; `make deps` installs it (Debian package 'time')")
         }
         let report = folder.path("time.txt")
         let result = try ProcessResult.run(time, ["-f", "%M", "-o", report, AdhocBuildBinary.path] + arguments)
-        let kilobytes = try String(contentsOfFile: report, encoding: .utf8)
+        let kilobytes =
+            try String(contentsOfFile: report, encoding: .utf8)
             .split(whereSeparator: \.isNewline).last.flatMap { Double($0) } ?? .infinity
         return (result.status, kilobytes / 1024, result.stderrText)
     }
@@ -24,7 +26,8 @@ import Testing
     /// nothing that grows with it can hide under the bar.
     @Test func packagingALargeAppStaysUnder300MB() throws {
         try withTemporaryFolder { folder in
-            try folder.create("Large.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>Large</string></dict></plist>".utf8))
+            try folder.create(
+                "Large.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>Large</string></dict></plist>".utf8))
             var generator = SystemRandomNumberGenerator()
             let block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
             let executable = folder.path("Large.app/Large")

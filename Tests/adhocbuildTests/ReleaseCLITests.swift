@@ -6,7 +6,8 @@ import Testing
 @Suite struct ReleaseCLITests {
     func profile(_ folder: TemporaryFolder) throws -> String {
         let path = folder.path("example.mobileprovision")
-        let result = try ProcessResult.run("/bin/bash", [Fixtures.packageRoot.appendingPathComponent("scripts/make-example-profile.sh").path, path])
+        let result = try ProcessResult.run(
+            "/bin/bash", [Fixtures.packageRoot.appendingPathComponent("scripts/make-example-profile.sh").path, path])
         try #require(result.status == 0)
         return path
     }
@@ -14,7 +15,9 @@ import Testing
     @Test func aProjectFileMakesTheCIStepOneShortLineAndTeamCityHearsEachStep() throws {
         try withTemporaryFolder { folder in
             let root = Fixtures.packageRoot.path
-            _ = try folder.write("adhocbuild.plist", """
+            _ = try folder.write(
+                "adhocbuild.plist",
+                """
                 <plist version="1.0"><dict>
                 <key>Environments</key><string>\(root)/environments</string>
                 <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
@@ -43,8 +46,13 @@ import Testing
             #expect(output.contains("##teamcity[progressFinish 'Package']\n"))
             #expect(output.contains("##teamcity[buildNumber '1.4.0 (77)']\n"))
             #expect(output.contains("##teamcity[publishArtifacts 'dist => dist']\n"))
-            #expect(output.contains("##teamcity[setParameter name='adhocbuild.page_url' value='https://builds.example.com/shoutout/Staging/1.4.0-77/']\n"))
-            #expect(output.hasSuffix("Install link: itms-services://?action=download-manifest&url=https%3A%2F%2Fbuilds.example.com%2Fshoutout%2FStaging%2F1.4.0-77%2Fmanifest.plist\n"))
+            #expect(
+                output.contains(
+                    "##teamcity[setParameter name='adhocbuild.page_url' value='https://builds.example.com/shoutout/Staging/1.4.0-77/']\n"))
+            #expect(
+                output.hasSuffix(
+                    "Install link: itms-services://?action=download-manifest&url=https%3A%2F%2Fbuilds.example.com%2Fshoutout%2FStaging%2F1.4.0-77%2Fmanifest.plist\n"
+                ))
             #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-77/ShoutOut.ipa")))
         }
     }
@@ -57,8 +65,10 @@ import Testing
             environment["BUILD_URL"] = "https://jenkins.example.com/job/shoutout/12/"
             let process = Process()
             process.executableURL = URL(fileURLWithPath: AdhocBuildBinary.path)
-            process.arguments = ["release", "--env", "QA", "--app", "\(root)/examples/ShoutOut/ShoutOut.app", "--environments", "\(root)/environments",
-                                 "--profile", try profile(folder), "--out", "dist", "--ci", "jenkins", "--json"]
+            process.arguments = [
+                "release", "--env", "QA", "--app", "\(root)/examples/ShoutOut/ShoutOut.app", "--environments", "\(root)/environments",
+                "--profile", try profile(folder), "--out", "dist", "--ci", "jenkins", "--json"
+            ]
             process.currentDirectoryURL = folder.url
             process.environment = environment
             let pipe = Pipe()
@@ -78,15 +88,24 @@ import Testing
             let root = Fixtures.packageRoot.path
             var environment = ProcessInfo.processInfo.environment
             environment["NO_COLOR"] = "1"
-            let result = try ProcessResult.run(AdhocBuildBinary.path, [
-                "release", "--env", "Staging", "--app", "\(root)/examples/ShoutOut/ShoutOut.app", "--environments", "\(root)/environments",
-                "--base-url", "https://b.example/", "--out", folder.path("dist"), "--ci", "teamcity", "--json",
-            ], environment: environment)
+            let result = try ProcessResult.run(
+                AdhocBuildBinary.path,
+                [
+                    "release", "--env", "Staging", "--app", "\(root)/examples/ShoutOut/ShoutOut.app", "--environments",
+                    "\(root)/environments",
+                    "--base-url", "https://b.example/", "--out", folder.path("dist"), "--ci", "teamcity", "--json"
+                ], environment: environment)
             #expect(result.status == 1)
-            #expect(result.stdoutText.contains("##teamcity[buildProblem description='Verify failed: Payload/ShoutOut.app: has no embedded.mobileprovision; a device will not install it' identity='adhocbuild-release']"))
-            #expect(result.stderrText == "error: Verify failed: Payload/ShoutOut.app: has no embedded.mobileprovision; a device will not install it\n")
-            let usage = try ProcessResult.run(AdhocBuildBinary.path, ["release", "--env", "Staging", "--app", "x.app", "--ci", "teamcity"],
-                                              environment: environment)
+            #expect(
+                result.stdoutText.contains(
+                    "##teamcity[buildProblem description='Verify failed: Payload/ShoutOut.app: has no embedded.mobileprovision; a device will not install it' identity='adhocbuild-release']"
+                ))
+            #expect(
+                result.stderrText
+                    == "error: Verify failed: Payload/ShoutOut.app: has no embedded.mobileprovision; a device will not install it\n")
+            let usage = try ProcessResult.run(
+                AdhocBuildBinary.path, ["release", "--env", "Staging", "--app", "x.app", "--ci", "teamcity"],
+                environment: environment)
             #expect(usage.status == 2)
             #expect(usage.stderrText.hasPrefix("error: --ci teamcity needs --teamcity-server, --build-type-id and --build-id"))
         }

@@ -1,5 +1,7 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// libFuzzer's own entry point, so it keeps libFuzzer's name.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,

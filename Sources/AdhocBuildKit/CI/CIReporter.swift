@@ -35,9 +35,11 @@ public struct CIReporter: Sendable {
 
     /// The values later steps want, by name.
     public static func values(_ result: ReleasePipeline.Result) -> [(String, String)] {
-        [("PAGE_URL", result.pageURL), ("INSTALL_URL", result.installURL), ("MANIFEST_URL", result.manifestURL),
-         ("IPA", result.ipa), ("VERSION", result.version), ("BUILD", result.build), ("ENVIRONMENT", result.environment),
-         ("RELEASE_FOLDER", result.releaseFolder)]
+        [
+            ("PAGE_URL", result.pageURL), ("INSTALL_URL", result.installURL), ("MANIFEST_URL", result.manifestURL),
+            ("IPA", result.ipa), ("VERSION", result.version), ("BUILD", result.build), ("ENVIRONMENT", result.environment),
+            ("RELEASE_FOLDER", result.releaseFolder)
+        ]
     }
 
     public func succeeded(_ result: ReleasePipeline.Result, out: String) throws {
@@ -49,18 +51,23 @@ public struct CIReporter: Sendable {
             for (name, value) in values {
                 print(TeamCityMessage.attributes("setParameter", [("name", "adhocbuild." + name.lowercased()), ("value", value)]))
             }
-            print(TeamCityMessage.attributes("buildStatus", [("text", "\(result.environment) \(result.version) (\(result.build)): \(result.pageURL)")]))
+            print(
+                TeamCityMessage.attributes(
+                    "buildStatus", [("text", "\(result.environment) \(result.version) (\(result.build)): \(result.pageURL)")]))
         case .jenkins:
             let text = values.map { "ADHOCBUILD_\($0.0)=\(Self.propertiesEscape($0.1))" }.joined(separator: "\n") + "\n"
             try write(Data(text.utf8), to: reportFile ?? "adhocbuild.properties")
         case .github:
             if let output = environment["GITHUB_OUTPUT"] {
-                let names = ["PAGE_URL": "page-url", "INSTALL_URL": "install-url", "MANIFEST_URL": "manifest-url", "IPA": "ipa-path",
-                             "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder"]
+                let names = [
+                    "PAGE_URL": "page-url", "INSTALL_URL": "install-url", "MANIFEST_URL": "manifest-url", "IPA": "ipa-path",
+                    "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder"
+                ]
                 try append(values.map { "\(names[$0.0]!)=\($0.1)" }.joined(separator: "\n") + "\n", to: output)
             }
             if let summary = environment["GITHUB_STEP_SUMMARY"] {
-                try append("""
+                try append(
+                    """
                     ### \(Self.markdown(result.environment)) \(Self.markdown(result.version)) (\(Self.markdown(result.build)))
 
                     - Install page: \(result.pageURL)
@@ -77,11 +84,13 @@ public struct CIReporter: Sendable {
     }
 
     static func propertiesEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(of: "=", with: "\\=")
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(
+            of: "=", with: "\\=")
     }
 
     static func markdown(_ text: String) -> String {
-        text.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "*", with: "\\*").replacingOccurrences(of: "_", with: "\\_")
+        text.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "*", with: "\\*").replacingOccurrences(
+            of: "_", with: "\\_")
     }
 
     private func write(_ data: Data, to path: String) throws {
@@ -89,10 +98,13 @@ public struct CIReporter: Sendable {
     }
 
     private func append(_ text: String, to path: String) throws {
-        guard let handle = FileHandle(forWritingAtPath: path) ?? {
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { throw AdhocBuildError("cannot be written", file: path) }
+        guard
+            let handle = FileHandle(forWritingAtPath: path)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: path, contents: nil)
+                    return FileHandle(forWritingAtPath: path)
+                }()
+        else { throw AdhocBuildError("cannot be written", file: path) }
         defer { try? handle.close() }
         handle.seekToEndOfFile()
         handle.write(Data(text.utf8))

@@ -139,17 +139,21 @@ public struct BuildSettingExpander {
             case "identifier": value = BuildSettingExpander.identifier(current, allowUnicode: false)
             case "c99extidentifier": value = BuildSettingExpander.identifier(current, allowUnicode: true)
             case "rfc1034identifier":
-                value = String(String.UnicodeScalarView(current.unicodeScalars.map { scalar in
-                    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
-                        ? scalar : "-"
-                }))
+                value = String(
+                    String.UnicodeScalarView(
+                        current.unicodeScalars.map { scalar in
+                            scalar.isASCII
+                                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" || scalar == ".")
+                                ? scalar : "-"
+                        }))
             default:
                 throw Failure(message: "unknown operator ':\(op)' in $(\(String(String.UnicodeScalarView(body))))")
             }
         }
         guard let value else {
-            throw Failure(message: "$(\(name)) is not defined (give it with --setting \(name)=VALUE, "
-                                 + "or add :default=VALUE)")
+            throw Failure(
+                message: "$(\(name)) is not defined (give it with --setting \(name)=VALUE, "
+                    + "or add :default=VALUE)")
         }
         return value
     }
@@ -159,7 +163,8 @@ public struct BuildSettingExpander {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             let isASCIIWord = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
-            let isUnicodeWord = allowUnicode && !scalar.isASCII
+            let isUnicodeWord =
+                allowUnicode && !scalar.isASCII
                 && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil)
             scalars.append(isASCIIWord || isUnicodeWord ? scalar : "_")
         }

@@ -52,26 +52,32 @@ public struct EnvironmentApplier: Sendable {
         }
         var files = FileTransaction()
         let infoChange = try patch(info, into: &files)
-        let settingsChange = try writeSettings(to: (app as NSString).appendingPathComponent(Self.environmentFileName),
-                                               format: format, into: &files)
+        let settingsChange = try writeSettings(
+            to: (app as NSString).appendingPathComponent(Self.environmentFileName),
+            format: format, into: &files)
         if !dryRun { try files.commit() }
         var warnings: [String] = []
         let changed = [infoChange, settingsChange].contains { $0.action != .unchanged }
         if changed && FileManager.default.fileExists(atPath: (app as NSString).appendingPathComponent("_CodeSignature")) {
-            warnings.append("\(app) was signed; \(dryRun ? "applying would make" : "its") signature \(dryRun ? "invalid" : "is now invalid"), "
-                            + "so re-sign it before installing")
+            warnings.append(
+                "\(app) was signed; \(dryRun ? "applying would make" : "its") signature \(dryRun ? "invalid" : "is now invalid"), "
+                    + "so re-sign it before installing")
         }
         return Report(changes: [infoChange, settingsChange], warnings: warnings)
     }
 
     /// Applies to a source tree: the Info.plist (`infoPlist`, or the one Info.plist found under
     /// `project`) patched and `environment.plist` written beside it (or at `output`), as XML.
-    public func apply(toProject project: String, infoPlist: String? = nil, output: String? = nil,
-                      format: PlistFormat = .xml) throws -> Report {
+    public func apply(
+        toProject project: String, infoPlist: String? = nil, output: String? = nil,
+        format: PlistFormat = .xml
+    ) throws -> Report {
         let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project)
         var files = FileTransaction()
         let infoChange = try patch(info, into: &files)
-        let target = output ?? ((info as NSString).deletingLastPathComponent as NSString)
+        let target =
+            output
+            ?? ((info as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent(Self.environmentFileName)
         let settingsChange = try writeSettings(to: target, format: format, into: &files)
         if !dryRun { try files.commit() }
@@ -79,8 +85,10 @@ public struct EnvironmentApplier: Sendable {
     }
 
     /// Folders that hold build output or dependencies, never the app's own Info.plist.
-    static let skippedFolders: Set<String> = [".build", "build", "DerivedData", "Pods", "Carthage", ".git", "node_modules",
-                                              "fastlane", ".swiftpm"]
+    static let skippedFolders: Set<String> = [
+        ".build", "build", "DerivedData", "Pods", "Carthage", ".git", "node_modules",
+        "fastlane", ".swiftpm"
+    ]
 
     /// The single Info.plist of an app under `project`; an error naming them when there are several.
     public static func findInfoPlist(in project: String) throws -> String {
@@ -90,8 +98,10 @@ public struct EnvironmentApplier: Sendable {
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
             let name = (relative as NSString).lastPathComponent
-            if skippedFolders.contains(name) || [".app", ".appex", ".xcodeproj", ".xcarchive", ".framework", ".bundle"]
-                .contains(where: name.hasSuffix) {
+            if skippedFolders.contains(name)
+                || [".app", ".appex", ".xcodeproj", ".xcarchive", ".framework", ".bundle"]
+                    .contains(where: name.hasSuffix)
+            {
                 enumerator.skipDescendants()
                 continue
             }
@@ -102,8 +112,9 @@ public struct EnvironmentApplier: Sendable {
         case 0: throw AdhocBuildError("has no Info.plist; name one with --info-plist", file: project)
         case 1: return (project as NSString).appendingPathComponent(found[0])
         default:
-            throw AdhocBuildError("has \(found.count) Info.plist files (\(found.joined(separator: ", "))); "
-                                  + "choose one with --info-plist", file: project)
+            throw AdhocBuildError(
+                "has \(found.count) Info.plist files (\(found.joined(separator: ", "))); "
+                    + "choose one with --info-plist", file: project)
         }
     }
 
@@ -139,10 +150,12 @@ public struct EnvironmentApplier: Sendable {
         }
         var changed: [PlistKeyPath] = []
         if exists, let current = try? PropertyList(contentsOf: path) {
-            let old = Dictionary(PlistMerge([.init(name: "", value: current.value)]).leaves.map { ($0.keyPath, $0.value) },
-                                 uniquingKeysWith: { first, _ in first })
+            let old = Dictionary(
+                PlistMerge([.init(name: "", value: current.value)]).leaves.map { ($0.keyPath, $0.value) },
+                uniquingKeysWith: { first, _ in first })
             let new = PlistMerge([.init(name: "", value: settings)]).leaves
-            changed = new.filter { old[$0.keyPath] != $0.value }.map(\.keyPath)
+            changed =
+                new.filter { old[$0.keyPath] != $0.value }.map(\.keyPath)
                 + old.keys.filter { settings[$0] == nil }.sorted { $0.description < $1.description }
         }
         try files.write(PropertyList(settings, format: format), to: path)

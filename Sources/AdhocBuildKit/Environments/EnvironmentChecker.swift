@@ -27,8 +27,11 @@ public struct EnvironmentChecker: Sendable {
         } catch let error as AdhocBuildError {
             return [Result(name: names.joined(separator: ", "), file: resolver.store.location, problems: [error])]
         } catch {
-            return [Result(name: names.joined(separator: ", "), file: resolver.store.location,
-                           problems: [AdhocBuildError("\(error)")])]
+            return [
+                Result(
+                    name: names.joined(separator: ", "), file: resolver.store.location,
+                    problems: [AdhocBuildError("\(error)")])
+            ]
         }
         for definition in definitions {
             let (environment, problems) = resolver.resolveCollectingProblems(definition.name)
@@ -50,23 +53,26 @@ public struct EnvironmentChecker: Sendable {
         }
         for environment in resolved {
             guard let resultIndex = results.firstIndex(where: { $0.name == environment.name }) else { continue }
-            let own = Dictionary(EnvironmentChecker.settingsLeaves(environment).map { ($0.0.description, $0.1) },
-                                 uniquingKeysWith: { first, _ in first })
+            let own = Dictionary(
+                EnvironmentChecker.settingsLeaves(environment).map { ($0.0.description, $0.1) },
+                uniquingKeysWith: { first, _ in first })
             for path in order {
                 let holders = kinds[path]!
                 if let value = own[path.description] {
                     let others = holders.filter { $0.kind != value.kindName && $0.environment != environment.name }
                     if let other = others.first {
                         let leaf = environment.leaf(at: path)
-                        results[resultIndex].problems.append(AdhocBuildError(
-                            "is \(value.kindWithArticle) here but \(PlistValue.withArticle(other.kind)) in \(other.environment)",
-                            file: leaf?.file ?? environment.name, keyPath: (leaf?.sourceKeyPath ?? path).description))
+                        results[resultIndex].problems.append(
+                            AdhocBuildError(
+                                "is \(value.kindWithArticle) here but \(PlistValue.withArticle(other.kind)) in \(other.environment)",
+                                file: leaf?.file ?? environment.name, keyPath: (leaf?.sourceKeyPath ?? path).description))
                     }
                 } else if !hasAncestorLeaf(path, in: own) {
                     let present = holders.map(\.environment)
-                    results[resultIndex].problems.append(AdhocBuildError(
-                        "is missing (\(present.joined(separator: ", ")) \(present.count == 1 ? "has" : "have") it)",
-                        file: results[resultIndex].file, keyPath: path.description))
+                    results[resultIndex].problems.append(
+                        AdhocBuildError(
+                            "is missing (\(present.joined(separator: ", ")) \(present.count == 1 ? "has" : "have") it)",
+                            file: results[resultIndex].file, keyPath: path.description))
                 }
             }
         }
@@ -97,18 +103,24 @@ public struct EnvironmentChecker: Sendable {
             if leaf.keyPath == PlistKeyPath(["Info", "CFBundleIdentifier"]) {
                 if case .string(let identifier) = leaf.value {
                     if let reason = BundleIdentifier.problem(identifier) {
-                        problems.append(AdhocBuildError("'\(identifier)' is not a valid bundle identifier: \(reason)",
-                                                        file: place.file, keyPath: place.keyPath))
+                        problems.append(
+                            AdhocBuildError(
+                                "'\(identifier)' is not a valid bundle identifier: \(reason)",
+                                file: place.file, keyPath: place.keyPath))
                     }
                 } else {
-                    problems.append(AdhocBuildError("a bundle identifier must be a string, not \(leaf.value.kindWithArticle)",
-                                                    file: place.file, keyPath: place.keyPath))
+                    problems.append(
+                        AdhocBuildError(
+                            "a bundle identifier must be a string, not \(leaf.value.kindWithArticle)",
+                            file: place.file, keyPath: place.keyPath))
                 }
             }
             for text in strings(in: leaf.value) where text.lowercased().hasPrefix("http://") {
-                problems.append(AdhocBuildError("'\(text)' is not https; iOS refuses OTA installs and App Transport "
-                                                + "Security blocks plain http", file: place.file, keyPath: place.keyPath,
-                                                severity: .warning))
+                problems.append(
+                    AdhocBuildError(
+                        "'\(text)' is not https; iOS refuses OTA installs and App Transport "
+                            + "Security blocks plain http", file: place.file, keyPath: place.keyPath,
+                        severity: .warning))
             }
         }
         return problems

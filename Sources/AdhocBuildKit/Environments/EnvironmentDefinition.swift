@@ -25,14 +25,17 @@ public struct EnvironmentDefinition: Sendable {
     ///
     /// `lenient` is for the single-file `Environments.plist` form: a dictionary with none of the
     /// schema's keys is taken as the environment's `Settings`.
-    public init(name: String, file: String, keyPathPrefix: PlistKeyPath = .root, value: PlistValue,
-                lenient: Bool = false) throws {
+    public init(
+        name: String, file: String, keyPathPrefix: PlistKeyPath = .root, value: PlistValue,
+        lenient: Bool = false
+    ) throws {
         self.name = name
         self.file = file
         self.keyPathPrefix = keyPathPrefix
         guard case .dictionary(var dict) = value else {
-            throw AdhocBuildError("an environment must be a dictionary, not \(value.kindWithArticle)", file: file,
-                                  keyPath: keyPathPrefix.description)
+            throw AdhocBuildError(
+                "an environment must be a dictionary, not \(value.kindWithArticle)", file: file,
+                keyPath: keyPathPrefix.description)
         }
         if lenient && !dict.keys.contains(where: EnvironmentDefinition.knownKeys.contains) {
             var wrapped = PlistDictionary()
@@ -48,8 +51,9 @@ public struct EnvironmentDefinition: Sendable {
         }
         if let inherits = dict["Inherits"] {
             guard case .string(let parent) = inherits, !parent.isEmpty else {
-                throw AdhocBuildError("Inherits must name an environment (a string), not \(inherits.kindWithArticle)",
-                                      file: file, keyPath: keyPathPrefix.appending("Inherits").description)
+                throw AdhocBuildError(
+                    "Inherits must name an environment (a string), not \(inherits.kindWithArticle)",
+                    file: file, keyPath: keyPathPrefix.appending("Inherits").description)
             }
             self.inherits = parent
             dict.removeValue(forKey: "Inherits")
@@ -57,13 +61,15 @@ public struct EnvironmentDefinition: Sendable {
         for section in EnvironmentDefinition.sections {
             guard let content = dict[section] else { continue }
             guard case .dictionary(let sectionDict) = content else {
-                throw AdhocBuildError("\(section) must be a dictionary, not \(content.kindWithArticle)", file: file,
-                                      keyPath: keyPathPrefix.appending(section).description)
+                throw AdhocBuildError(
+                    "\(section) must be a dictionary, not \(content.kindWithArticle)", file: file,
+                    keyPath: keyPathPrefix.appending(section).description)
             }
             if section == "Variables" {
                 for (variable, variableValue) in sectionDict where variableValue.stringValue == nil {
-                    throw AdhocBuildError("a variable must be a string, not \(variableValue.kindWithArticle)", file: file,
-                                          keyPath: keyPathPrefix.appending(section).appending(variable).description)
+                    throw AdhocBuildError(
+                        "a variable must be a string, not \(variableValue.kindWithArticle)", file: file,
+                        keyPath: keyPathPrefix.appending(section).appending(variable).description)
                 }
             }
         }

@@ -17,8 +17,10 @@ public struct EnvironmentResolver: Sendable {
 
     public static let overrideSource = "--set"
 
-    public init(store: EnvironmentStore, overrides: [(keyPath: PlistKeyPath, value: String)] = [],
-                settings: [String: String] = [:], processEnvironment: [String: String] = [:]) {
+    public init(
+        store: EnvironmentStore, overrides: [(keyPath: PlistKeyPath, value: String)] = [],
+        settings: [String: String] = [:], processEnvironment: [String: String] = [:]
+    ) {
         self.store = store
         self.overrides = overrides
         self.settings = settings
@@ -61,11 +63,15 @@ public struct EnvironmentResolver: Sendable {
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
                     try overlay.setValue(try type.parse(text), at: keyPath)
                 } catch let error as PlistError {
-                    problems.append(AdhocBuildError(error.message, file: EnvironmentResolver.overrideSource,
-                                                    keyPath: keyPath.description))
+                    problems.append(
+                        AdhocBuildError(
+                            error.message, file: EnvironmentResolver.overrideSource,
+                            keyPath: keyPath.description))
                 } catch {
-                    problems.append(AdhocBuildError("\(error)", file: EnvironmentResolver.overrideSource,
-                                                    keyPath: keyPath.description))
+                    problems.append(
+                        AdhocBuildError(
+                            "\(error)", file: EnvironmentResolver.overrideSource,
+                            keyPath: keyPath.description))
                 }
             }
             sources[EnvironmentResolver.overrideSource] = (EnvironmentResolver.overrideSource, .root)
@@ -110,11 +116,13 @@ public struct EnvironmentResolver: Sendable {
         expandStrings(&expanded, at: .root)
         let leaves = merge.leaves.map { leaf -> ResolvedEnvironment.Leaf in
             let (file, sourcePath) = locate(leaf.keyPath)
-            return ResolvedEnvironment.Leaf(keyPath: leaf.keyPath, value: expanded[leaf.keyPath] ?? leaf.value,
-                                            file: file, sourceKeyPath: sourcePath)
+            return ResolvedEnvironment.Leaf(
+                keyPath: leaf.keyPath, value: expanded[leaf.keyPath] ?? leaf.value,
+                file: file, sourceKeyPath: sourcePath)
         }
-        let resolved = ResolvedEnvironment(name: environmentName, chain: chain.map(\.name),
-                                           value: expanded.dictionaryValue ?? PlistDictionary(), leaves: leaves)
+        let resolved = ResolvedEnvironment(
+            name: environmentName, chain: chain.map(\.name),
+            value: expanded.dictionaryValue ?? PlistDictionary(), leaves: leaves)
         return (resolved, problems)
     }
 }

@@ -19,8 +19,9 @@ public struct EnvironmentStore: Sendable {
     public init(at location: String) throws {
         self.location = location
         guard let kind = FileIO.kind(of: location) else {
-            throw AdhocBuildError("no environments here (expected a folder of environment plists or an Environments.plist)",
-                                  file: location)
+            throw AdhocBuildError(
+                "no environments here (expected a folder of environment plists or an Environments.plist)",
+                file: location)
         }
         var found: [EnvironmentDefinition] = []
         if kind == .folder {
@@ -87,15 +88,17 @@ public struct EnvironmentStore: Sendable {
         while true {
             if chain.contains(where: { $0.name == current.name }) {
                 let names = (chain + [current]).map(\.name).joined(separator: " -> ")
-                throw AdhocBuildError("inheritance cycle: \(names)", file: current.file,
-                                      keyPath: current.keyPathPrefix.appending("Inherits").description)
+                throw AdhocBuildError(
+                    "inheritance cycle: \(names)", file: current.file,
+                    keyPath: current.keyPathPrefix.appending("Inherits").description)
             }
             chain.append(current)
             guard let parent = current.inherits else { break }
             guard let next = environments.first(where: { $0.name == parent }) else {
                 let names = chain.map(\.name).joined(separator: " -> ")
-                throw AdhocBuildError("inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: current.file,
-                                      keyPath: current.keyPathPrefix.appending("Inherits").description)
+                throw AdhocBuildError(
+                    "inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: current.file,
+                    keyPath: current.keyPathPrefix.appending("Inherits").description)
             }
             current = next
         }

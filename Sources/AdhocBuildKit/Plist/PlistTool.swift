@@ -22,8 +22,10 @@ public enum PlistTool {
     }
 
     /// The whole file, or the value at `keyPath`, rendered.
-    public static func print(_ path: String, keyPath: PlistKeyPath = .root, format: OutputFormat = .text,
-                             sortKeys: Bool = false) throws -> Data {
+    public static func print(
+        _ path: String, keyPath: PlistKeyPath = .root, format: OutputFormat = .text,
+        sortKeys: Bool = false
+    ) throws -> Data {
         let plist = try PropertyList(contentsOf: path)
         do {
             return try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
@@ -41,8 +43,10 @@ public enum PlistTool {
     /// creating intermediate dictionaries, and rewrites the file in its own format.
     /// Returns true when the file changed.
     @discardableResult
-    public static func set(_ path: String, keyPath: PlistKeyPath, text: String?, type: PlistValueType? = nil,
-                           output: String? = nil) throws -> Bool {
+    public static func set(
+        _ path: String, keyPath: PlistKeyPath, text: String?, type: PlistValueType? = nil,
+        output: String? = nil
+    ) throws -> Bool {
         var plist = try PropertyList(contentsOf: path)
         try refuseOpenStep(plist, path, output)
         do {
@@ -62,8 +66,10 @@ public enum PlistTool {
     /// Editing an OpenStep file in place would rewrite it as XML; refuse instead.
     private static func refuseOpenStep(_ plist: PropertyList, _ path: String, _ output: String?) throws {
         if plist.format == .openStep && output == nil {
-            throw PlistError(.unrepresentable, "is an OpenStep (old-style) plist, which adhocbuild reads but does "
-                                + "not rewrite; give -o OUT to write the result as XML", file: path)
+            throw PlistError(
+                .unrepresentable,
+                "is an OpenStep (old-style) plist, which adhocbuild reads but does "
+                    + "not rewrite; give -o OUT to write the result as XML", file: path)
         }
     }
 
@@ -80,16 +86,20 @@ public enum PlistTool {
     }
 
     /// Rewrites `path` in `format`, in place unless `output` is given (like `plutil -convert`).
-    public static func convert(_ path: String, to format: PlistFormat, output: String? = nil,
-                               sortKeys: Bool = false) throws {
+    public static func convert(
+        _ path: String, to format: PlistFormat, output: String? = nil,
+        sortKeys: Bool = false
+    ) throws {
         try PlistConverter.convert(path, to: format, output: output ?? path, sortKeys: sortKeys)
     }
 
     /// Merges `overlays` over `base` in order and writes the result to `output` in `format`
     /// (default: the base's). Returns the merge, whose `leaves` explain each value's source.
     @discardableResult
-    public static func merge(base: String, overlays: [String], output: String, format: PlistFormat? = nil,
-                             sortKeys: Bool = false) throws -> PlistMerge {
+    public static func merge(
+        base: String, overlays: [String], output: String, format: PlistFormat? = nil,
+        sortKeys: Bool = false
+    ) throws -> PlistMerge {
         let baseList = try PropertyList(contentsOf: base)
         var sources = [PlistMerge.Source(name: base, value: baseList.value)]
         for overlay in overlays {

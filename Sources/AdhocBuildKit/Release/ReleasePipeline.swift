@@ -73,8 +73,10 @@ public struct ReleasePipeline {
         public var installURL: String
         public var warnings: [String]
 
-        public init(environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
-                    pageURL: String, manifestURL: String, installURL: String, warnings: [String]) {
+        public init(
+            environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
+            pageURL: String, manifestURL: String, installURL: String, warnings: [String]
+        ) {
             self.environment = environment
             self.version = version
             self.build = build
@@ -128,9 +130,11 @@ public struct ReleasePipeline {
     private func run(in paths: StagePaths) throws -> Result {
         var warnings: [String] = []
         let environment = try step("Resolve environment") {
-            try EnvironmentResolver(store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
-                                    settings: options.settings, processEnvironment: options.processEnvironment)
-                .resolve(options.environment)
+            try EnvironmentResolver(
+                store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
+                settings: options.settings, processEnvironment: options.processEnvironment
+            )
+            .resolve(options.environment)
         }
         // The base URL is checked before anything is copied or packaged (with stand-ins for the
         // version and build, which are known only after packaging).
@@ -157,9 +161,10 @@ public struct ReleasePipeline {
         warnings += try step("Publish into \(options.out)") {
             try publish(stage: stage, environment: environment.name, releaseName: "\(version)-\(build)")
         }
-        return Result(environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
-                      releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
-                      pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
+        return Result(
+            environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
+            releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
+            pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
     }
 
     /// The ipa to publish: an .ipa input as it is (it cannot take the environment or a build number);
@@ -304,7 +309,8 @@ final class StagePaths {
     func userFacing(_ text: String) -> String {
         guard text.contains(stage) else { return text }
         let published = releaseFolder ?? out
-        return text
+        return
+            text
             .replacingOccurrences(of: stage + "/input/" + (input as NSString).lastPathComponent, with: input)
             .replacingOccurrences(of: stage + "/release", with: published)
             .replacingOccurrences(of: stage, with: published)

@@ -67,8 +67,9 @@ public struct ReleaseRequest: Sendable {
         switch ci {
         case .teamcity?:
             guard let teamCityServer, let teamCityBuildTypeID, let teamCityBuildID else {
-                throw Incomplete(description: "--ci teamcity needs --teamcity-server, --build-type-id and --build-id for artifact URLs "
-                                 + "(TeamCity does not put them in the environment)")
+                throw Incomplete(
+                    description: "--ci teamcity needs --teamcity-server, --build-type-id and --build-id for artifact URLs "
+                        + "(TeamCity does not put them in the environment)")
             }
             return CIArtifactURL.teamCity(server: teamCityServer, buildTypeID: teamCityBuildTypeID, buildID: teamCityBuildID, out: out)
         case .jenkins?:
@@ -83,8 +84,10 @@ public struct ReleaseRequest: Sendable {
 
     /// Plans, runs the pipeline and reports to the CI server: each step as it starts and finishes
     /// (`onStep`), then the failure or the release. `printLine` prints the CI server's service messages.
-    public func run(processEnvironment: [String: String], printLine: @escaping @Sendable (String) -> Void,
-                    onStep: @escaping @Sendable (_ step: String, _ finished: Bool) -> Void) throws -> ReleasePipeline.Result {
+    public func run(
+        processEnvironment: [String: String], printLine: @escaping @Sendable (String) -> Void,
+        onStep: @escaping @Sendable (_ step: String, _ finished: Bool) -> Void
+    ) throws -> ReleasePipeline.Result {
         let plan = try plan(processEnvironment: processEnvironment)
         let reporter = CIReporter(server: plan.server, environment: processEnvironment, reportFile: plan.reportFile, print: printLine)
         var pipeline = ReleasePipeline(options: plan.options)

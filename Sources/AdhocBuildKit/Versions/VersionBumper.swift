@@ -66,25 +66,31 @@ public struct VersionBumper: Sendable {
         case .exactly(let text): newText = text
         case .fromCI(let environment):
             guard let counter = CIEnvironment.buildNumber(in: environment) else {
-                throw AdhocBuildError("--from-ci found no build counter: none of "
-                                      + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
+                throw AdhocBuildError(
+                    "--from-ci found no build counter: none of "
+                        + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
             }
             newText = counter
         case .increment, .bump:
             guard currentVersions.count == sites.count, let highest else {
                 let bad = sites.first { BundleVersion($0.value) == nil }!
-                throw AdhocBuildError(BundleVersion.problem(bad.value, field: field.label) + "; give the new value with --to",
-                                      file: bad.label)
+                throw AdhocBuildError(
+                    BundleVersion.problem(bad.value, field: field.label) + "; give the new value with --to",
+                    file: bad.label)
             }
-            if case .bump(let part) = request { newText = highest.bumping(part).description }
-            else { newText = highest.incrementingLast.description }
+            if case .bump(let part) = request {
+                newText = highest.bumping(part).description
+            } else {
+                newText = highest.incrementingLast.description
+            }
         }
         guard let newVersion = BundleVersion(newText) else {
             throw AdhocBuildError(BundleVersion.problem(newText, field: field.label))
         }
         if let highest, newVersion < highest, !allowDecrease {
-            throw AdhocBuildError("the \(field.label) would go backwards from \(highest) to \(newVersion); "
-                                  + "pass --allow-decrease if that is intended")
+            throw AdhocBuildError(
+                "the \(field.label) would go backwards from \(highest) to \(newVersion); "
+                    + "pass --allow-decrease if that is intended")
         }
         let changes = sites.map { Change(site: $0, newValue: newText) }
         if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
@@ -101,8 +107,10 @@ public struct VersionBumper: Sendable {
                 if plistEdits[path] == nil { plistOrder.append(path) }
                 plistEdits[path, default: []].append((key, change.newValue))
             case .buildSetting(_, let objectID, _, _, let setting):
-                guard let project, let configuration = (project.projectConfigurations + project.targets.flatMap(\.configurations))
-                    .first(where: { $0.objectID == objectID }), let range = configuration.range(of: setting) else { continue }
+                guard let project,
+                    let configuration = (project.projectConfigurations + project.targets.flatMap(\.configurations))
+                        .first(where: { $0.objectID == objectID }), let range = configuration.range(of: setting)
+                else { continue }
                 replacements.append((range, XcodeProject.token(change.newValue, quoted: configuration.quoted(setting))))
             }
         }

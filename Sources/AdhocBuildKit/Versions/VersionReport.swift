@@ -36,19 +36,23 @@ public struct VersionReport: Sendable {
         for target in project.targets {
             for configuration in target.configurations {
                 func resolve(_ field: VersionField, _ plist: PlistValue?) -> String? {
-                    let raw = plist?[PlistKeyPath([field.infoKey])]?.stringValue
+                    let raw =
+                        plist?[PlistKeyPath([field.infoKey])]?.stringValue
                         ?? (project.generatesInfoPlist(target: target, configuration: configuration) ? "$(\(field.buildSetting))" : nil)
                     guard let raw else { return nil }
                     return (try? project.expand(raw, target: target, configuration: configuration)) ?? raw
                 }
                 let plistPath = project.infoPlistPath(target: target, configuration: configuration)
                 let plist = plistPath.flatMap { try? PropertyList(contentsOf: $0).value }
-                let identifier = plist?["CFBundleIdentifier"]?.stringValue
+                let identifier =
+                    plist?["CFBundleIdentifier"]?.stringValue
                     ?? project.setting("PRODUCT_BUNDLE_IDENTIFIER", target: target, configuration: configuration)?.0
-                rows.append(Row(name: "\(target.name) (\(configuration.name))",
-                                bundleIdentifier: identifier.map { (try? project.expand($0, target: target, configuration: configuration)) ?? $0 },
-                                marketingVersion: resolve(.marketing, plist), buildNumber: resolve(.build, plist),
-                                source: plist != nil ? plistPath! : plistPath.map { "\($0) (missing)" } ?? "build settings"))
+                rows.append(
+                    Row(
+                        name: "\(target.name) (\(configuration.name))",
+                        bundleIdentifier: identifier.map { (try? project.expand($0, target: target, configuration: configuration)) ?? $0 },
+                        marketingVersion: resolve(.marketing, plist), buildNumber: resolve(.build, plist),
+                        source: plist != nil ? plistPath! : plistPath.map { "\($0) (missing)" } ?? "build settings"))
             }
         }
         self.init(rows: rows)
@@ -59,9 +63,10 @@ public struct VersionReport: Sendable {
         rows = try paths.map { path in
             let plist: PlistValue
             plist = try PropertyList(contentsOf: path).value
-            return Row(name: path, bundleIdentifier: plist["CFBundleIdentifier"]?.stringValue,
-                       marketingVersion: plist["CFBundleShortVersionString"]?.stringValue,
-                       buildNumber: plist["CFBundleVersion"]?.stringValue, source: path)
+            return Row(
+                name: path, bundleIdentifier: plist["CFBundleIdentifier"]?.stringValue,
+                marketingVersion: plist["CFBundleShortVersionString"]?.stringValue,
+                buildNumber: plist["CFBundleVersion"]?.stringValue, source: path)
         }
     }
 
@@ -80,8 +85,11 @@ public struct VersionReport: Sendable {
         let package = try AppPackage.open(path)
         func rows(_ bundle: AppBundle) -> [Row] {
             let name = bundle.root + "/Info.plist"
-            return [Row(name: name, bundleIdentifier: bundle.bundleIdentifier, marketingVersion: bundle.shortVersion,
-                        buildNumber: bundle.buildVersion, source: path + ":" + name)] + bundle.nested.flatMap(rows)
+            return [
+                Row(
+                    name: name, bundleIdentifier: bundle.bundleIdentifier, marketingVersion: bundle.shortVersion,
+                    buildNumber: bundle.buildVersion, source: path + ":" + name)
+            ] + bundle.nested.flatMap(rows)
         }
         self.init(rows: rows(package.app))
     }
@@ -100,14 +108,15 @@ public struct VersionReport: Sendable {
 
     /// The rows as a plist value, for `--json`.
     public var value: PlistValue {
-        .array(rows.map { row in
-            var dict = PlistDictionary()
-            dict["name"] = .string(row.name)
-            if let id = row.bundleIdentifier { dict["bundleIdentifier"] = .string(id) }
-            if let version = row.marketingVersion { dict["marketingVersion"] = .string(version) }
-            if let build = row.buildNumber { dict["buildNumber"] = .string(build) }
-            dict["source"] = .string(row.source)
-            return .dictionary(dict)
-        })
+        .array(
+            rows.map { row in
+                var dict = PlistDictionary()
+                dict["name"] = .string(row.name)
+                if let id = row.bundleIdentifier { dict["bundleIdentifier"] = .string(id) }
+                if let version = row.marketingVersion { dict["marketingVersion"] = .string(version) }
+                if let build = row.buildNumber { dict["buildNumber"] = .string(build) }
+                dict["source"] = .string(row.source)
+                return .dictionary(dict)
+            })
     }
 }

@@ -41,8 +41,10 @@ public enum VersionSites {
                         if project.generatesInfoPlist(target: target, configuration: configuration) {
                             referenced = field.buildSetting
                         } else {
-                            problems.append(AdhocBuildError("\(target.name) (\(configuration.name)) builds from this Info.plist, "
-                                                            + "which does not exist", file: plistPath))
+                            problems.append(
+                                AdhocBuildError(
+                                    "\(target.name) (\(configuration.name)) builds from this Info.plist, "
+                                        + "which does not exist", file: plistPath))
                             continue
                         }
                         if let site = settingSite(project, target, configuration, referenced!) { add(site) }
@@ -54,8 +56,10 @@ public enum VersionSites {
                         if let name = singleReference(text) {
                             referenced = name
                         } else if text.contains("$") {
-                            problems.append(AdhocBuildError("'\(text)' combines build settings; adhocbuild can only change a "
-                                                            + "literal or a single $(SETTING)", file: plistPath, keyPath: field.infoKey))
+                            problems.append(
+                                AdhocBuildError(
+                                    "'\(text)' combines build settings; adhocbuild can only change a "
+                                        + "literal or a single $(SETTING)", file: plistPath, keyPath: field.infoKey))
                             continue
                         } else {
                             add(VersionSite(location: .plist(path: plistPath, key: field.infoKey), value: text))
@@ -65,8 +69,10 @@ public enum VersionSites {
                         guard project.generatesInfoPlist(target: target, configuration: configuration) else { continue }
                         referenced = field.buildSetting
                     case let other?:
-                        problems.append(AdhocBuildError("must be a string, not \(other.kindWithArticle)", file: plistPath,
-                                                        keyPath: field.infoKey))
+                        problems.append(
+                            AdhocBuildError(
+                                "must be a string, not \(other.kindWithArticle)", file: plistPath,
+                                keyPath: field.infoKey))
                         continue
                     }
                 } else if project.generatesInfoPlist(target: target, configuration: configuration) {
@@ -78,8 +84,10 @@ public enum VersionSites {
                 if let site = settingSite(project, target, configuration, referenced) {
                     add(site)
                 } else {
-                    problems.append(AdhocBuildError("\(target.name) (\(configuration.name)) uses $(\(referenced)), which no "
-                                                    + "build configuration sets", file: project.path))
+                    problems.append(
+                        AdhocBuildError(
+                            "\(target.name) (\(configuration.name)) uses $(\(referenced)), which no "
+                                + "build configuration sets", file: project.path))
                 }
             }
         }
@@ -88,12 +96,16 @@ public enum VersionSites {
         return sites
     }
 
-    private static func settingSite(_ project: XcodeProject, _ target: XcodeProject.Target,
-                                    _ configuration: XcodeProject.Configuration, _ name: String) -> VersionSite? {
+    private static func settingSite(
+        _ project: XcodeProject, _ target: XcodeProject.Target,
+        _ configuration: XcodeProject.Configuration, _ name: String
+    ) -> VersionSite? {
         guard let (value, owner) = project.setting(name, target: target, configuration: configuration) else { return nil }
         let ownerName = owner.objectID == configuration.objectID ? target.name : "project"
-        return VersionSite(location: .buildSetting(project: project.path, objectID: owner.objectID, configuration: owner.name,
-                                                   owner: ownerName, setting: name), value: value)
+        return VersionSite(
+            location: .buildSetting(
+                project: project.path, objectID: owner.objectID, configuration: owner.name,
+                owner: ownerName, setting: name), value: value)
     }
 
     /// `NAME` when `text` is exactly `$(NAME)` or `${NAME}`.
@@ -139,8 +151,10 @@ public enum VersionSites {
             plist = try PropertyList(contentsOf: path).value
             switch plist[PlistKeyPath([field.infoKey])] {
             case .string(let text)? where text.contains("$"):
-                problems.append(AdhocBuildError("refers to '\(text)'; change the project's build setting instead (--project)",
-                                                file: path, keyPath: field.infoKey))
+                problems.append(
+                    AdhocBuildError(
+                        "refers to '\(text)'; change the project's build setting instead (--project)",
+                        file: path, keyPath: field.infoKey))
             case .string(let text)?:
                 sites.append(VersionSite(location: .plist(path: path, key: field.infoKey), value: text))
             case nil:

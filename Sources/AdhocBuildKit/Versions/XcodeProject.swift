@@ -70,16 +70,18 @@ public struct XcodeProject: Sendable {
             return ids(list, "buildConfigurations").compactMap { id in
                 guard let object = objects[id], let name = string(object, "name") else { return nil }
                 let settingsNode = object.node(at: "buildSettings")
-                return Configuration(name: name, objectID: id, settings: settingsNode?.value.dictionaryValue ?? PlistDictionary(),
-                                     settingsNode: settingsNode)
+                return Configuration(
+                    name: name, objectID: id, settings: settingsNode?.value.dictionaryValue ?? PlistDictionary(),
+                    settingsNode: settingsNode)
             }
         }
         let project = objects[rootID]
         projectConfigurations = configurations(listID: string(project, "buildConfigurationList"))
         targets = ids(project, "targets").compactMap { id in
             guard let target = objects[id], string(target, "isa") == "PBXNativeTarget" else { return nil }
-            return Target(name: string(target, "name") ?? id, productType: string(target, "productType"),
-                          configurations: configurations(listID: string(target, "buildConfigurationList")))
+            return Target(
+                name: string(target, "name") ?? id, productType: string(target, "productType"),
+                configurations: configurations(listID: string(target, "buildConfigurationList")))
         }
     }
 
@@ -102,7 +104,8 @@ public struct XcodeProject: Sendable {
     public func setting(_ name: String, target: Target, configuration: Configuration) -> (String, Configuration)? {
         if let value = configuration.settings[name]?.stringValue { return (value, configuration) }
         if let projectConfiguration = projectConfigurations.first(where: { $0.name == configuration.name }),
-            let value = projectConfiguration.settings[name]?.stringValue {
+            let value = projectConfiguration.settings[name]?.stringValue
+        {
             return (value, projectConfiguration)
         }
         return nil
@@ -110,8 +113,10 @@ public struct XcodeProject: Sendable {
 
     /// Expands `$(…)` in `text` with the target configuration's settings and Xcode's built-ins.
     public func expand(_ text: String, target: Target, configuration: Configuration) throws -> String {
-        let builtIns = ["SRCROOT": sourceRoot, "PROJECT_DIR": sourceRoot, "TARGET_NAME": target.name,
-                        "CONFIGURATION": configuration.name]
+        let builtIns = [
+            "SRCROOT": sourceRoot, "PROJECT_DIR": sourceRoot, "TARGET_NAME": target.name,
+            "CONFIGURATION": configuration.name
+        ]
         return try BuildSettingExpander { name in
             if let value = self.setting(name, target: target, configuration: configuration)?.0 { return value }
             if name == "PRODUCT_NAME" { return target.name }
