@@ -29,6 +29,8 @@ enum ReleaseCommand {
                 .value("--notes", name: "FILE", kind: .path, help: "Release notes (plain text)."),
                 .value("--build-number", name: "N", help: "Set the build number first."),
                 .flag("--from-ci", help: "Set the build number from the CI's counter first."),
+                .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
+                .flag("--replace", help: "Replace a release of the same version and build already in DIST."),
                 .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile."),
                 .value(
                     "--environments", name: "PATH", kind: .path, help: "The environments folder.",
@@ -69,6 +71,8 @@ enum ReleaseCommand {
         request.overrides = EnvCommands.overrides(parsed)
         request.settings = EnvCommands.settings(parsed)
         request.allowHTTP = parsed.flag("allow-http")
+        request.allowDecrease = parsed.flag("allow-decrease")
+        request.replace = parsed.flag("replace")
         if let number = parsed.value("build-number") {
             guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }
             request.buildNumber = .exactly(number)

@@ -57,6 +57,59 @@ import Testing
         }
     }
 
+    /// The arguments of a release of the example app into `folder/dist`.
+    func releaseArguments(_ folder: TemporaryFolder) throws -> [String] {
+        let root = Fixtures.packageRoot.path
+        return [
+            "release", "--env", "Staging", "--app", root + "/examples/ShoutOut/ShoutOut.app", "--environments", root + "/environments",
+            "--base-url", "https://builds.example.com/shoutout/", "--out", folder.path("dist"), "--profile", try profile(folder),
+            "--ci", "none", "-q"
+        ]
+    }
+
+    /// A second release of the same version and build would replace what testers are installing: it
+    /// is refused (exit 1, DIST as it was) unless `--replace` is given.
+    @Test func releasingTheSameBuildAgainIsRefusedUnlessReplaceIsGiven() throws {
+        try withTemporaryFolder { folder in
+            let arguments = try releaseArguments(folder)
+            let first = try AdhocBuildBinary.run(arguments)
+            #expect(first.status == 0, "\(first.stderrText)")
+            let before = folder.snapshot().filter { $0.key.hasPrefix("dist/") && !$0.key.hasSuffix(".adhocbuild.lock") }
+            let again = try AdhocBuildBinary.run(arguments)
+            #expect(again.status == 1)
+            #expect(
+                again.stderrText.contains(
+                    "\(folder.path("dist/Staging/1.4.0-41")): is already published, and testers may be installing it; "
+                        + "give the build a new number, or pass --replace to replace it"), "\(again.stderrText)")
+            #expect(folder.snapshot().filter { $0.key.hasPrefix("dist/") && !$0.key.hasSuffix(".adhocbuild.lock") } == before)
+            let replaced = try AdhocBuildBinary.run(arguments + ["--replace"])
+            #expect(replaced.status == 0, "\(replaced.stderrText)")
+            // The index lists the release as often as before it was replaced (once, not twice).
+            func links(_ index: Data?) -> Int {
+                String(decoding: index ?? Data(), as: UTF8.self).components(separatedBy: "href=\"Staging/1.4.0-41/index.html\"").count
+            }
+            #expect(links(try Data(contentsOf: URL(fileURLWithPath: folder.path("dist/index.html")))) == links(before["dist/index.html"]))
+            #expect(links(before["dist/index.html"]) > 1)
+            let feed = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: folder.path("dist/Staging/latest/version.json"))))
+            #expect((feed as? [String: Any])?["build"] as? String == "41")
+        }
+    }
+
+    /// The advice of the build-number check works on `release`: `--allow-decrease` exists there.
+    @Test func aBuildNumberGoingBackwardsNeedsAllowDecreaseWhichReleaseTakes() throws {
+        try withTemporaryFolder { folder in
+            let arguments = try releaseArguments(folder) + ["--from-ci"]
+            let ci = ["TEAMCITY_VERSION": "2025.1", "BUILD_NUMBER": "12"]
+            let refused = try AdhocBuildBinary.run(arguments, extraEnvironment: ci)
+            #expect(refused.status == 1)
+            #expect(refused.stderrText.contains("pass --allow-decrease if that is intended"), "\(refused.stderrText)")
+            let allowed = try AdhocBuildBinary.run(arguments + ["--allow-decrease"], extraEnvironment: ci)
+            #expect(allowed.status == 0, "\(allowed.stderrText)")
+            #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-12/ShoutOut.ipa")))
+        }
+    }
+
     @Test func theJenkinsPresetBuildsArtifactURLsAndWritesProperties() throws {
         try withTemporaryFolder { folder in
             let root = Fixtures.packageRoot.path

@@ -33,6 +33,11 @@ public struct ReleasePipeline {
         public var settings: [String: String] = [:]
         public var processEnvironment: [String: String] = ProcessInfo.processInfo.environment
         public var allowHTTP = false
+        /// Lets the build number go below the one the app has (`--allow-decrease`).
+        public var allowDecrease = false
+        /// Replaces a release of the same environment, version and build that is already published
+        /// (`--replace`); without it, publishing one again is refused and DIST is left as it was.
+        public var replace = false
         public var indexTitle = "Builds"
         public var now = Date()
 
@@ -189,7 +194,9 @@ public struct ReleasePipeline {
             try EnvironmentApplier(environment: environment).apply(toApp: app)
         }.warnings
         if let request = buildNumberRequest {
-            _ = try step("Set build number") { try VersionBumper(target: .app(app), field: .build).bump(request) }
+            _ = try step("Set build number") {
+                try VersionBumper(target: .app(app), field: .build, allowDecrease: options.allowDecrease).bump(request)
+            }
         }
         return try step("Package") {
             let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
@@ -240,13 +247,18 @@ public struct ReleasePipeline {
     }
 
     /// Under DIST's lock: moves the assembled release into `DIST/<env>/<releaseName>` (replacing one
-    /// there), points `latest` at it and rewrites the index. Returns the index's problems.
+    /// there only with `replace`), points `latest` at it and rewrites the index. Returns the index's problems.
     private func publish(stage: String, environment: String, releaseName: String) throws -> [String] {
         try DirectoryLock.withLock(options.out) {
             let environmentFolder = options.out + "/" + environment
             let releaseFolder = environmentFolder + "/" + releaseName
             try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
             if FileManager.default.fileExists(atPath: releaseFolder) {
+                guard options.replace else {
+                    throw AdhocBuildError(
+                        "is already published, and testers may be installing it; give the build a new number, "
+                            + "or pass --replace to replace it", file: releaseFolder)
+                }
                 guard rename(releaseFolder, stage + "/replaced") == 0 else {
                     throw SystemError("cannot be replaced", file: releaseFolder)
                 }

@@ -24,6 +24,8 @@ public struct ReleaseRequest: Sendable {
     public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
     public var settings: [String: String] = [:]
     public var allowHTTP = false
+    public var allowDecrease = false
+    public var replace = false
 
     public init(environment: String) { self.environment = environment }
 
@@ -55,6 +57,8 @@ public struct ReleaseRequest: Sendable {
         options.profile = setting(profile, "Profile")
         options.indexTitle = project?.values["Title"] ?? "Builds"
         options.allowHTTP = allowHTTP
+        options.allowDecrease = allowDecrease
+        options.replace = replace
         options.overrides = overrides
         options.settings = settings
         options.buildNumber = buildNumber
