@@ -120,9 +120,14 @@ extension PlistValue {
         let here = PlistKeyPath(done).description
         switch self {
         case .dictionary(var dict):
-            var child = dict[component] ?? .dictionary(PlistDictionary())
+            var child = dict[component] ?? Self.emptyContainer(before: rest.dropFirst().first)
             self = .string("")  // release our reference so `dict` is uniquely owned while it changes
-            try child.setValue(newValue, at: rest.dropFirst(), done: done + [component])
+            do {
+                try child.setValue(newValue, at: rest.dropFirst(), done: done + [component])
+            } catch {
+                self = .dictionary(dict)  // a failed set leaves the value as it was
+                throw error
+            }
             dict[component] = child
             self = .dictionary(dict)
         case .array(var array):
@@ -132,12 +137,10 @@ extension PlistValue {
                     keyPath: here)
             }
             if index == array.count {
-                guard rest.count == 1 else {
-                    throw PlistError(
-                        .keyPath, "index \(index) is out of range (the array has \(array.count) items)",
-                        keyPath: here)
-                }
-                array.append(newValue)
+                // One past the end appends, as PlistBuddy does; deeper components build the new item.
+                var child = rest.count == 1 ? newValue : Self.emptyContainer(before: rest.dropFirst().first)
+                if rest.count > 1 { try child.setValue(newValue, at: rest.dropFirst(), done: done + [component]) }
+                array.append(child)
             } else {
                 var child = array[index]
                 try child.setValue(newValue, at: rest.dropFirst(), done: done + [component])
@@ -147,6 +150,13 @@ extension PlistValue {
         default:
             throw PlistError(.keyPath, "cannot set '\(component)' inside \(kindWithArticle)", keyPath: here)
         }
+    }
+
+    /// The container made for a missing parent: an array when the component that follows is an
+    /// index (`CFBundleURLTypes:0:…` makes CFBundleURLTypes an array), a dictionary otherwise.
+    static func emptyContainer(before next: String?) -> PlistValue {
+        if let next, !next.isEmpty, next.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) { return .array([]) }
+        return .dictionary(PlistDictionary())
     }
 
     /// Removes the value at `path` and returns it; an error when it does not exist.

@@ -49,6 +49,29 @@ import Testing
         }
     }
 
+    /// `CFBundleURLTypes:0:CFBundleURLSchemes` under a missing CFBundleURLTypes makes the array iOS
+    /// expects, not a dictionary with the key "0"; an index one past the end appends a new item,
+    /// and one further is an error.
+    @Test func aNumericComponentUnderAMissingParentMakesAnArray() throws {
+        var value: PlistValue = [:]
+        try value.setValue(["shoutout"], at: "CFBundleURLTypes:0:CFBundleURLSchemes")
+        #expect(value == ["CFBundleURLTypes": [["CFBundleURLSchemes": ["shoutout"]]]])
+        try value.setValue("com.example.shoutout", at: "CFBundleURLTypes:0:CFBundleURLName")
+        try value.setValue(["other"], at: "CFBundleURLTypes:1:CFBundleURLSchemes")
+        #expect(value["CFBundleURLTypes"]?.arrayValue?.count == 2)
+        #expect(value["CFBundleURLTypes:0:CFBundleURLName"] == "com.example.shoutout")
+        try value.setValue("x", at: "Grid:0:0")
+        #expect(value["Grid"] == [["x"]])
+        #expect(throws: PlistError(.keyPath, "'3' is not an index of this array of 2 items", keyPath: "CFBundleURLTypes")) {
+            try value.setValue("y", at: "CFBundleURLTypes:3:Name")
+        }
+        let before = value
+        #expect(throws: PlistError(.keyPath, "'2' is not an index of this array of 0 items", keyPath: "Fresh")) {
+            try value.setValue("y", at: "Fresh:2:Name")
+        }
+        #expect(value == before, "a failed set changed the value")
+    }
+
     @Test func removingTakesTheValueOutAndKeepsTheRestInOrder() throws {
         var value: PlistValue = ["a": 1, "b": [1, 2, 3], "c": 3]
         #expect(try value.removeValue(at: "b:1") == 2)
