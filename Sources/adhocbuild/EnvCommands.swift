@@ -174,7 +174,8 @@ enum EnvCommands {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
                 let format = parsed.choice("format", as: PlistFormat.self)
-                let environment = try resolver(parsed).resolve(parsed.positionals[0])
+                let (environment, environmentWarnings) = try resolver(parsed).resolveForApplying(parsed.positionals[0])
+                for warning in environmentWarnings { Console.warning(warning.description) }
                 let applier = EnvironmentApplier(environment: environment, dryRun: parsed.flag("dry-run"))
                 let report =
                     try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }

@@ -75,6 +75,31 @@ import Testing
         }
     }
 
+    /// `env apply` and `release` run the checks of `env check` on the environment they resolve, every
+    /// `--set` applied, before they write anything: an invalid bundle identifier is refused.
+    @Test func envApplyAndReleaseRefuseWhatEnvCheckRejects() throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            let before = folder.snapshot()
+            let bad = "Info:CFBundleIdentifier=com.example/bad id"
+            let apply = try AdhocBuildBinary.run([
+                "env", "apply", "Staging", "--app", app, "--environments", Self.environments, "--set", bad
+            ])
+            #expect(apply.status == 1)
+            #expect(apply.stderrText.contains("'com.example/bad id' is not a valid bundle identifier"), "\(apply.stderrText)")
+            #expect(folder.snapshot() == before)
+            let release = try AdhocBuildBinary.run([
+                "release", "--env", "Staging", "--app", app, "--environments", Self.environments, "--set", bad,
+                "--base-url", "https://builds.example.com/", "--out", folder.path("dist"), "--ci", "none"
+            ])
+            #expect(release.status == 1)
+            #expect(release.stderrText.contains("'com.example/bad id' is not a valid bundle identifier"), "\(release.stderrText)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+        }
+    }
+
     @Test func versionBumpFromCIAndShowThroughTheCommandLine() throws {
         try withTemporaryFolder { folder in
             let plist = try folder.create(

@@ -34,6 +34,17 @@ public struct EnvironmentResolver: Sendable {
         return resolved!
     }
 
+    /// Resolves `name` for writing it somewhere (`env apply`, `release`): with every override applied,
+    /// it must pass the checks `env check` makes of one environment (valid bundle identifier, …).
+    /// Throws every error together; returns the warnings (plain http URLs, …) beside the environment.
+    public func resolveForApplying(_ name: String) throws -> (environment: ResolvedEnvironment, warnings: [AdhocBuildError]) {
+        let (resolved, problems) = resolveCollectingProblems(name)
+        let all = problems + (resolved.map(EnvironmentChecker.checkValues) ?? [])
+        let errors = all.filter { $0.severity == .error }
+        guard let resolved, errors.isEmpty else { throw AdhocBuildErrors(errors) }
+        return (resolved, all.filter { $0.severity == .warning })
+    }
+
     /// Resolves `name`, collecting every problem (each undefined variable, say) instead of
     /// stopping at the first. The environment is nil when it could not be merged at all.
     public func resolveCollectingProblems(_ name: String) -> (ResolvedEnvironment?, [AdhocBuildError]) {

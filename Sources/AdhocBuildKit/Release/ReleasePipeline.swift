@@ -134,13 +134,14 @@ public struct ReleasePipeline {
 
     private func run(in paths: StagePaths) throws -> Result {
         var warnings: [String] = []
-        let environment = try step("Resolve environment") {
+        let (environment, environmentWarnings) = try step("Resolve environment") {
             try EnvironmentResolver(
                 store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
                 settings: options.settings, processEnvironment: options.processEnvironment
             )
-            .resolve(options.environment)
+            .resolveForApplying(options.environment)
         }
+        warnings += environmentWarnings.map(\.description)
         // The base URL is checked before anything is copied or packaged (with stand-ins for the
         // version and build, which are known only after packaging).
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
