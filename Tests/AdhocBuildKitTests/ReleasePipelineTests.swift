@@ -65,7 +65,7 @@ import Testing
                 #expect(failure.reason.contains("has no embedded.mobileprovision"))
             }
             #expect(
-                try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".adhocbuild.lock") } == [])
+                try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")) == [])
             var bad = try self.options(folder, environment: "Nowhere")
             bad.out = folder.path("dist2")
             #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }

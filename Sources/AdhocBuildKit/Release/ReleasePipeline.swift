@@ -330,14 +330,14 @@ final class StagePaths {
     }
 }
 
-/// An exclusive `flock` on a folder's `.adhocbuild.lock`, held while `body` runs.
+/// An exclusive `flock` on the folder itself, held while `body` runs: no lock file is left in DIST
+/// to be published with it.
 enum DirectoryLock {
     static func withLock<T>(_ folder: String, _ body: () throws -> T) throws -> T {
-        let path = folder + "/.adhocbuild.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError("cannot be locked", file: path) }
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("cannot be locked", file: folder) }
         defer { close(fd) }
-        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw SystemError("cannot be locked", file: path) }
+        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw SystemError("cannot be locked", file: folder) }
         defer { flock(fd, LOCK_UN) }
         return try body()
     }
