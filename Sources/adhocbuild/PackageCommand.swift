@@ -48,7 +48,7 @@ enum PackageCommand {
                     let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
                     Console.out(
                         "\(report.output): \(report.entries) entries, \(ByteCount.format(report.uncompressedBytes)) -> "
-                            + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))%)\n")
+                            + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))% of the app's size)\n")
                 }
                 return 0
             })

@@ -26,6 +26,14 @@ import Testing
         ) {
             try store.environment(named: "Production")
         }
+        // Base is the layer under every environment: said so, not "did you mean 'QA'?".
+        #expect(
+            throws: AdhocBuildError(
+                "'Base' is the layer every environment is built on, not an environment of its own; "
+                    + "there are Debug, QA, Release, Staging", file: SampleEnvironments.path + "/Base.plist")
+        ) {
+            try store.environment(named: "Base")
+        }
     }
 
     @Test func readsTheSeedArticlesSingleEnvironmentsPlist() throws {

@@ -12,6 +12,7 @@ import Testing
             let result = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa")])
             #expect(result.status == 0, "\(result.stderrText)")
             #expect(result.stdoutText.hasPrefix("\(folder.path("A.ipa")): 4 entries, 9.8 KB -> "))
+            #expect(result.stdoutText.hasSuffix("% of the app's size)\n"), "\(result.stdoutText)")
             let quiet = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("B.ipa"), "-q", "--level", "0"])
             #expect(quiet.status == 0 && quiet.stdoutText == "" && quiet.stderrText == "")
             let badLevel = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("C.ipa"), "--level", "11"])

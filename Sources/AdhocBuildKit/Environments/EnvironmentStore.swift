@@ -74,6 +74,11 @@ public struct EnvironmentStore: Sendable {
         if let exact = environments.first(where: { $0.name == name }) { return exact }
         let folded = environments.filter { $0.name.lowercased() == name.lowercased() }
         if folded.count == 1 { return folded[0] }
+        if let base, base.name.lowercased() == name.lowercased() {
+            throw AdhocBuildError(
+                "'\(base.name)' is the layer every environment is built on, not an environment of its own; "
+                    + "there are \(environments.map(\.name).joined(separator: ", "))", file: base.file)
+        }
         var message = "no environment '\(name)'; there are \(environments.map(\.name).joined(separator: ", "))"
         if let guess = Suggestion.closest(to: name, in: environments.map(\.name), maximumDistance: 3) {
             message = "no environment '\(name)'; did you mean '\(guess)'?"
