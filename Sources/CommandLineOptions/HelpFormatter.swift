@@ -35,12 +35,20 @@ public enum HelpFormatter {
         if path.count == 1 { optionRows.append(("--version", "Print the version.")) }
         lines += table("Options", optionRows, wraps: true)
         lines += table("Environment", command.environment)
+        if command.run != nil || path.count == 1 { lines += table("Exit status", exitStatusRows) }
         if !command.subcommands.isEmpty {
             let helpPath = ([path[0], "help"] + path.dropFirst()).joined(separator: " ")
             lines += ["", "See '\(helpPath) <command>' for a command's options."]
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// What the exit codes mean, the same for every command.
+    static let exitStatusRows = [
+        ("0", "Success."),
+        ("1", "Failure: each error names the file (and the key path, line or entry) and what is wrong."),
+        ("2", "Usage error: an unknown, missing or malformed argument or option.")
+    ]
 
     /// An option's row: its spellings and placeholder, then its help with the allowed values,
     /// the default and whether it is required, as declared.
