@@ -25,7 +25,7 @@ public struct AppIcons: Sendable {
     public var missingReason: String {
         if hasAssetCatalog {
             return "its icons live only in Assets.car (an asset catalog), which adhocbuild cannot read; "
-                + "add the icon as a PNG to the bundle or give one to the command"
+                + "add the icon as a PNG to the bundle, or give one with --icon PNG"
         }
         return declaredNames.isEmpty
             ? "it declares no icons" : "none of its declared icons (\(declaredNames.joined(separator: ", "))) is in the bundle"

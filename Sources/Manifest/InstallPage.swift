@@ -20,6 +20,9 @@ public struct InstallPage {
         public var commit: String?
         public var branch: String?
         public var templatesFolder: String?
+        /// A PNG to use as the app's icon on the page and in the manifest, instead of the bundle's
+        /// (for apps whose icon lives only in Assets.car).
+        public var icon: String?
         /// The build time shown; the ipa's modification time when nil.
         public var buildDate: Date?
         public var now = Date()
@@ -77,6 +80,15 @@ public struct InstallPage {
     /// The largest icon, un-crushed and resized to the sizes the manifest promises; false (and a
     /// warning) when the app has none that can be read.
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
+        if let icon = options.icon {
+            let image: PNGImage
+            do { image = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
+                throw ManifestError("is not a readable PNG: \(error.description)", file: icon)
+            }
+            try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
+            try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)
+            return true
+        }
         let icons = AppIcons(bundle: app)
         guard let largest = icons.largest, let image = try? PNGImage(data: try app.read(largest.path)) else {
             output.warnings.append("no icon for the page and manifest: \(icons.missingReason)")

@@ -61,6 +61,7 @@ enum DistributionCommands {
                 .value("--commit", name: "SHA", help: "The commit.", defaultDescription: "from the CI's environment"),
                 .value("--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
                 .value("--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."),
+                .value("--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest, instead of the bundle's."),
                 bundleVersionOption
             ],
             run: { parsed in
@@ -75,6 +76,7 @@ enum DistributionCommands {
                 options.commit = parsed.value("commit") ?? CIEnvironment.commit(in: environment)
                 options.branch = parsed.value("branch") ?? CIEnvironment.branch(in: environment)
                 options.templatesFolder = parsed.value("templates")
+                options.icon = parsed.value("icon")
                 options.useBuildNumberAsBundleVersion = parsed.choice("bundle-version") == OTAManifest.BundleVersionSource.build
                 let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
                 for warning in result.warnings { Console.warning(warning) }

@@ -27,6 +27,9 @@ enum ReleaseCommand {
                 ),
                 .value("--out", name: "DIST", kind: .path, help: "The folder of releases.", defaultDescription: "Out, else dist"),
                 .value("--notes", name: "FILE", kind: .path, help: "Release notes (plain text)."),
+                .value(
+                    "--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest.",
+                    defaultDescription: "Icon, else the bundle's"),
                 .value("--build-number", name: "N", help: "Set the build number first."),
                 .flag("--from-ci", help: "Set the build number from the CI's counter first."),
                 .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
@@ -60,6 +63,7 @@ enum ReleaseCommand {
         request.baseURL = parsed.value("base-url")
         request.out = parsed.value("out")
         request.notes = parsed.value("notes")
+        request.icon = parsed.value("icon")
         request.profile = parsed.value("profile")
         request.environmentsFolder = parsed.value("environments")
         request.projectFile = parsed.value("project-file")

@@ -4,6 +4,31 @@ import Testing
 
 /// `manifest`, `page` and `index` as a CI step runs them.
 @Suite(Fixtures.enabled) struct DistributionCLITests {
+    /// An app whose icon lives only in Assets.car gets the icon given with `--icon`, which the
+    /// warning about the missing icon names; a file that is not a PNG is an error naming it.
+    @Test func pageTakesAnIconForAnAppWhoseIconIsInAnAssetCatalog() throws {
+        try withTemporaryFolder { folder in
+            let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
+            let arguments = ["page", ipa, "--base-url", "https://builds.example.com/test/"]
+            let without = try AdhocBuildBinary.run(arguments + ["-o", folder.path("without")])
+            #expect(without.status == 0, "\(without.stderrText)")
+            #expect(without.stderrText.contains("or give one with --icon PNG"), "\(without.stderrText)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("without/icon-57.png")))
+            let icon = Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app/AppIcon60x60@3x.png").path
+            let with = try AdhocBuildBinary.run(arguments + ["-o", folder.path("with"), "--icon", icon])
+            #expect(with.status == 0, "\(with.stderrText)")
+            #expect(!with.stderrText.contains("no icon"), "\(with.stderrText)")
+            for file in ["icon-57.png", "icon-512.png"] {
+                #expect(FileManager.default.fileExists(atPath: folder.path("with/\(file)")), "\(file)")
+            }
+            #expect(try String(contentsOfFile: folder.path("with/manifest.plist"), encoding: .utf8).contains("display-image"))
+            let notPNG = try folder.write("icon.txt", "not a picture")
+            let bad = try AdhocBuildBinary.run(arguments + ["-o", folder.path("bad"), "--icon", notPNG])
+            #expect(bad.status == 1)
+            #expect(bad.stderrText.hasPrefix("error: \(notPNG): is not a readable PNG"), "\(bad.stderrText)")
+        }
+    }
+
     @Test func pageThenIndexThenManifest() throws {
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path

@@ -10,7 +10,7 @@ import SystemSupport
 /// index's title). Relative paths are taken from the file's folder.
 public struct ProjectFile: Sendable {
     public static let defaultName = "adhocbuild.plist"
-    public static let keys = ["Environments", "App", "BaseURL", "Notes", "Out", "Profile", "Title"]
+    public static let keys = ["Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Title"]
 
     public var path: String
     public var values: [String: String]

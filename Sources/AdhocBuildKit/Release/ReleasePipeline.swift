@@ -27,6 +27,8 @@ public struct ReleasePipeline {
         public var out: String
         public var environmentsFolder = "environments"
         public var notes: String?
+        /// A PNG for the page's and manifest's icon, instead of the bundle's.
+        public var icon: String?
         public var buildNumber: BuildNumber = .unchanged
         public var profile: String?
         public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
@@ -240,6 +242,7 @@ public struct ReleasePipeline {
         if let notes = options.notes {
             pageOptions.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
         }
+        pageOptions.icon = options.icon
         pageOptions.commit = CIEnvironment.commit(in: options.processEnvironment)
         pageOptions.branch = CIEnvironment.branch(in: options.processEnvironment)
         pageOptions.now = options.now

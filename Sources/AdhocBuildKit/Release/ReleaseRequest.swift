@@ -10,6 +10,7 @@ public struct ReleaseRequest: Sendable {
     public var baseURL: String?
     public var out: String?
     public var notes: String?
+    public var icon: String?
     public var profile: String?
     public var environmentsFolder: String?
     /// The project file (default: `adhocbuild.plist` in the current folder, if there is one).
@@ -54,6 +55,7 @@ public struct ReleaseRequest: Sendable {
         var options = ReleasePipeline.Options(environment: environment, input: app, baseURL: baseURL, out: out)
         options.environmentsFolder = setting(environmentsFolder, "Environments") ?? "environments"
         options.notes = setting(notes, "Notes")
+        options.icon = setting(icon, "Icon")
         options.profile = setting(profile, "Profile")
         options.indexTitle = project?.values["Title"] ?? "Builds"
         options.allowHTTP = allowHTTP
