@@ -30,7 +30,19 @@ import Testing
                   -q, --quiet           Print nothing.
                   -h, --help            Show this help.
 
+                Exit status:
+                  0  Success.
+                  1  Failure: each error names the file (and the key path, line or entry) and what is wrong.
+                  2  Usage error: an unknown, missing or malformed argument or option.
+
                 """)
+    }
+
+    /// A group of commands runs nothing itself, so its help has no exit codes; the tool's help does.
+    @Test func exitCodesAreShownForCommandsThatRunAndForTheTool() {
+        #expect(HelpFormatter.help(SampleCommands.root, path: ["tool"]).contains("\nExit status:\n  0  Success.\n"))
+        let group = CommandSpec(name: "group", abstract: "A group.", subcommands: [SampleCommands.package])
+        #expect(!HelpFormatter.help(group, path: ["tool", "group"]).contains("Exit status"))
     }
 
     @Test func theTopLevelHelpListsCommandsAndTheVersionOption() {
