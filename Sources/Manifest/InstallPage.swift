@@ -80,19 +80,18 @@ public struct InstallPage {
     /// The largest icon, un-crushed and resized to the sizes the manifest promises; false (and a
     /// warning) when the app has none that can be read.
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
+        let image: PNGImage
         if let icon = options.icon {
-            let image: PNGImage
             do { image = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
                 throw ManifestError("is not a readable PNG: \(error.description)", file: icon)
             }
-            try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
-            try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)
-            return true
-        }
-        let icons = AppIcons(bundle: app)
-        guard let largest = icons.largest, let image = try? PNGImage(data: try app.read(largest.path)) else {
-            output.warnings.append("no icon for the page and manifest: \(icons.missingReason)")
-            return false
+        } else {
+            let icons = AppIcons(bundle: app)
+            guard let largest = icons.largest, let bundled = try? PNGImage(data: try app.read(largest.path)) else {
+                output.warnings.append("no icon for the page and manifest: \(icons.missingReason)")
+                return false
+            }
+            image = bundled
         }
         try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
         try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)

@@ -63,8 +63,13 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder.path("ShoutOut/environment.plist")))
             let first = try AdhocBuildBinary.run(arguments)
             #expect(first.status == 0)
+            #expect(
+                first.stderrText.contains(
+                    "\(folder.path("ShoutOut/environment.plist")) is new: add it to the app target in Xcode (Copy Bundle Resources)"),
+                "\(first.stderrText)")
             #expect(first.stdoutText.contains("Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration\n"))
             let second = try AdhocBuildBinary.run(arguments)
+            #expect(second.stderrText == "", "\(second.stderrText)")
             #expect(
                 second.stdoutText
                     == "\(folder.path("ShoutOut/Info.plist")): unchanged\n\(folder.path("ShoutOut/environment.plist")): unchanged\nApplied Release.\n"

@@ -81,7 +81,12 @@ public struct EnvironmentApplier: Sendable {
             .appendingPathComponent(Self.environmentFileName)
         let settingsChange = try writeSettings(to: target, format: format, into: &files)
         if !dryRun { try files.commit() }
-        return Report(changes: [infoChange, settingsChange], warnings: [])
+        var warnings: [String] = []
+        if settingsChange.action == .created {
+            warnings.append(
+                "\(target) is new: add it to the app target in Xcode (Copy Bundle Resources) so that the built app carries it")
+        }
+        return Report(changes: [infoChange, settingsChange], warnings: warnings)
     }
 
     /// Folders that hold build output or dependencies, never the app's own Info.plist.
