@@ -13,7 +13,9 @@ enum ReleaseCommand {
                 asked, package, verify, write the manifest, install page, icons, version.json and build.json into \
                 DIST/<env>/<version>-<build>/, point DIST/<env>/latest at it and rewrite DIST/index.html. It ends with \
                 the page URL and the itms-services link. Defaults come from adhocbuild.plist in the current folder \
-                (Environments, App, BaseURL, Notes, Out, Profile, Title); flags override them. The base URL may be a \
+                (Environments, App, BaseURL, Icon, Notes, Out, Profile, Title) and from the environment's Distribution (BaseURL, \
+                Notes, Icon, Profile): a flag wins over the environment, which wins over adhocbuild.plist, which wins over \
+                the detected CI server's artifact URL (--explain shows where each value came from). The base URL may be a \
                 template with {env}, {version}, {build} and {VARIABLE}; without placeholders it is where DIST is served. \
                 On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects.
                 """,
@@ -50,6 +52,7 @@ enum ReleaseCommand {
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
                 EnvCommands.setOption, EnvCommands.settingOption,
                 DistributionCommands.allowHTTPOption,
+                .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
                 .flag("-q", "--quiet", help: "Print only the page URL and the install link."),
                 .flag("--json", help: "Print a JSON summary of the release instead of progress lines.")
             ],
@@ -87,12 +90,21 @@ enum ReleaseCommand {
     }
 
     static func run(_ parsed: ParsedCommand) throws -> Int32 {
-        let quiet = parsed.flag("quiet"), json = parsed.flag("json")
+        let quiet = parsed.flag("quiet"), json = parsed.flag("json"), explain = parsed.flag("explain")
+        var explained: [ReleaseSetting] = []
         let result: ReleasePipeline.Result
         do {
             result = try request(parsed).run(
                 processEnvironment: ProcessInfo.processInfo.environment,
                 printLine: { Console.out($0 + "\n") },
+                onPlan: { plan in
+                    guard explain else { return }
+                    if json {
+                        explained = plan.settings
+                    } else {
+                        Console.out(ReleaseSetting.explanation(plan.settings).joined(separator: "\n") + "\n\n")
+                    }
+                },
                 onStep: { step, finished in
                     if !finished && !quiet && !json { Console.out(Console.bold("==> \(step)") + "\n") }
                 })
@@ -104,6 +116,16 @@ enum ReleaseCommand {
             var dict = PlistDictionary()
             for (name, value) in CIReporter.values(result) { dict[name.lowercased()] = .string(value) }
             dict["warnings"] = .array(result.warnings.map { .string($0) })
+            if explain {
+                var settings = PlistDictionary()
+                for setting in explained {
+                    var entry = PlistDictionary()
+                    entry["value"] = setting.value.map(PlistValue.string)
+                    entry["from"] = .string(setting.originText)
+                    settings[setting.name] = .dictionary(entry)
+                }
+                dict["settings"] = .dictionary(settings)
+            }
             Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
         } else {
             if !quiet { Console.out("\nReleased \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)\n") }

@@ -158,10 +158,45 @@ import Testing
                 result.stderrText
                     == "error: Verify failed: Payload/ShoutOut.app: has no embedded.mobileprovision; a device will not install it\n")
             let usage = try ProcessResult.run(
-                AdhocBuildBinary.path, ["release", "--env", "Staging", "--app", "x.app", "--ci", "teamcity"],
+                AdhocBuildBinary.path,
+                ["release", "--env", "Staging", "--app", "x.app", "--ci", "teamcity", "--teamcity-server", "https://tc.example"],
                 environment: environment)
             #expect(usage.status == 2)
-            #expect(usage.stderrText.hasPrefix("error: --ci teamcity needs --teamcity-server, --build-type-id and --build-id"))
+            #expect(usage.stderrText.hasPrefix("error: the TeamCity preset needs all of --teamcity-server, --build-type-id and --build-id"))
+        }
+    }
+
+    /// The README's TeamCity step, with the README's adhocbuild.plist (which sets BaseURL) and the
+    /// bundled environments (whose Base sets Distribution:BaseURL): the flags win, and `--explain` says so.
+    @Test func theReadmesTeamCityStepPublishesUnderTheFlagsNotTheProjectFileAndExplainsWhy() throws {
+        try withTemporaryFolder { folder in
+            let root = Fixtures.packageRoot.path
+            _ = try folder.write(
+                "adhocbuild.plist",
+                """
+                <plist version="1.0"><dict>
+                <key>Environments</key><string>\(root)/environments</string>
+                <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
+                <key>BaseURL</key><string>https://files.example.com/shoutout/</string>
+                <key>Profile</key><string>\(try profile(folder))</string>
+                </dict></plist>
+                """)
+            var environment = ProcessInfo.processInfo.environment
+            environment["NO_COLOR"] = "1"
+            environment["TEAMCITY_VERSION"] = "2025.1"
+            environment["BUILD_NUMBER"] = "12"
+            let result = try ProcessResult.run(
+                AdhocBuildBinary.path,
+                [
+                    "release", "--env", "staging", "--from-ci", "--out", "dist", "--ci", "teamcity", "--teamcity-server",
+                    "https://tc.example", "--build-type-id", "Shout_Staging", "--build-id", "991", "--allow-decrease", "--explain"
+                ], environment: environment, in: folder.url.path)
+            #expect(result.status == 0, "\(result.stderrText)")
+            let pageURL = "https://tc.example/guestAuth/repository/download/Shout_Staging/991:id/dist/Staging/1.4.0-12/"
+            #expect(result.stdoutText.contains("##teamcity[setParameter name='adhocbuild.page_url' value='\(pageURL)']"))
+            let baseURLLine = result.stdoutText.split(separator: "\n").first { $0.hasPrefix("  BaseURL ") }
+            #expect(baseURLLine?.hasSuffix("from the TeamCity flags (--teamcity-server, --build-type-id, --build-id)") == true)
+            #expect(result.stdoutText.contains("  App "))
         }
     }
 }

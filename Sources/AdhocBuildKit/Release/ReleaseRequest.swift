@@ -1,9 +1,11 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// What `adhocbuild release` was asked for on its command line. `plan` fills what is not given from
-/// the project file (`adhocbuild.plist`), then from the CI server's artifact URL presets, then
-/// from the built-in defaults; `run` releases with the plan and reports to the CI server.
+/// the environment's `Distribution`, then the project file (`adhocbuild.plist`), then the detected
+/// CI server's artifact URL, then the built-in defaults, and says where each value came from; `run`
+/// releases with the plan and reports to the CI server.
 public struct ReleaseRequest: Sendable {
     public var environment: String
     public var app: String?
@@ -30,8 +32,8 @@ public struct ReleaseRequest: Sendable {
 
     public init(environment: String) { self.environment = environment }
 
-    /// A setting that is neither given, nor in the project file, nor preset: a mistake in how the
-    /// release was asked for (the command line reports it as a usage error).
+    /// A setting that is neither given, nor in the environment, nor in the project file, nor preset:
+    /// a mistake in how the release was asked for (the command line reports it as a usage error).
     public struct Incomplete: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
@@ -41,23 +43,61 @@ public struct ReleaseRequest: Sendable {
         public var options: ReleasePipeline.Options
         public var server: CIServer
         public var reportFile: String?
+        /// Every setting with the value chosen and where it came from, in the order they were chosen
+        /// (what `release --explain` prints).
+        public var settings: [ReleaseSetting]
     }
 
-    /// The command line over the project file over the CI presets over the defaults.
+    /// The `Distribution` keys an environment may set for `release`; paths among them are taken from
+    /// the environment file's folder.
+    public static let environmentKeys = ["BaseURL", "Notes", "Icon", "Profile"]
+
+    /// Fills every setting from, strongest first: the command line (a CI preset asked for with
+    /// flags counts as a flag), the environment's `Distribution`, the project file, the preset of
+    /// the CI server detected in `processEnvironment`, and the built-in default.
     public func plan(processEnvironment: [String: String]) throws -> Plan {
         let project = try ProjectFile.load(projectFile)
-        func setting(_ given: String?, _ key: String) -> String? { given ?? project?.values[key] }
-        guard let app = setting(app, "App") else { throw Incomplete(description: "missing --app PATH (or App in adhocbuild.plist)") }
-        let out = setting(out, "Out") ?? "dist"
-        guard let baseURL = try setting(baseURL, "BaseURL") ?? presetBaseURL(out: out, processEnvironment: processEnvironment) else {
-            throw Incomplete(description: "missing --base-url URL (or BaseURL in adhocbuild.plist, or --ci teamcity|jenkins)")
+        var chooser = SettingChooser()
+        func flag(_ value: String?, _ name: String) -> SettingChooser.Candidate { (value, .flag(name)) }
+        func fromProject(_ key: String) -> SettingChooser.Candidate {
+            (project?.values[key], .projectFile(file: project?.path ?? ProjectFile.defaultName, key: key))
+        }
+        guard let app = chooser.choose("App", [flag(app, "--app"), fromProject("App")]) else {
+            throw Incomplete(description: "missing --app PATH (or App in adhocbuild.plist)")
+        }
+        let out = chooser.choose("Out", [flag(out, "--out"), fromProject("Out")], fallback: "dist")!
+        let folder = chooser.choose(
+            "Environments", [flag(environmentsFolder, "--environments"), fromProject("Environments")], fallback: "environments")!
+        let distribution = try EnvironmentDistribution(
+            environment: environment, folder: folder, overrides: overrides, settings: settings, processEnvironment: processEnvironment)
+        let requestedPreset = try requestedPresetBaseURL(out: out, processEnvironment: processEnvironment)
+        if requestedPreset.value != nil, baseURL != nil {
+            throw Incomplete(description: "give --base-url or \(requestedPreset.origin), not both")
+        }
+        let baseURL = chooser.choose(
+            "BaseURL",
+            [
+                flag(baseURL, "--base-url"), requestedPreset, distribution.candidate("BaseURL"), fromProject("BaseURL"),
+                detectedPresetBaseURL(out: out, processEnvironment: processEnvironment)
+            ])
+        guard let baseURL else {
+            if let failure = distribution.failure { throw failure }
+            let preset =
+                ci == .teamcity
+                ? "--teamcity-server, --build-type-id and --build-id for TeamCity's artifact URL" : "--ci teamcity|jenkins"
+            throw Incomplete(
+                description: "missing --base-url URL (or BaseURL in the environment's Distribution or in adhocbuild.plist, or \(preset))")
         }
         var options = ReleasePipeline.Options(environment: environment, input: app, baseURL: baseURL, out: out)
-        options.environmentsFolder = setting(environmentsFolder, "Environments") ?? "environments"
-        options.notes = setting(notes, "Notes")
-        options.icon = setting(icon, "Icon")
-        options.profile = setting(profile, "Profile")
-        options.indexTitle = project?.values["Title"] ?? "Builds"
+        options.environmentsFolder = folder
+        options.notes = chooser.choose(
+            "Notes", [flag(notes, "--notes"), distribution.candidate("Notes"), fromProject("Notes")], whenUnset: "the page has no notes")
+        options.icon = chooser.choose(
+            "Icon", [flag(icon, "--icon"), distribution.candidate("Icon"), fromProject("Icon")], whenUnset: "the bundle's icon")
+        options.profile = chooser.choose(
+            "Profile", [flag(profile, "--profile"), distribution.candidate("Profile"), fromProject("Profile")],
+            whenUnset: "the app's own embedded.mobileprovision")
+        options.indexTitle = chooser.choose("Title", [fromProject("Title")], fallback: "Builds")!
         options.allowHTTP = allowHTTP
         options.allowDecrease = allowDecrease
         options.replace = replace
@@ -65,36 +105,62 @@ public struct ReleaseRequest: Sendable {
         options.settings = settings
         options.buildNumber = buildNumber
         options.processEnvironment = processEnvironment
-        return Plan(options: options, server: ci ?? CIServer.detect(in: processEnvironment), reportFile: reportFile)
+        return Plan(
+            options: options, server: ci ?? CIServer.detect(in: processEnvironment), reportFile: reportFile, settings: chooser.chosen)
     }
 
-    /// The artifact URL of the CI server chosen with `--ci`, for TeamCity and Jenkins.
-    func presetBaseURL(out: String, processEnvironment: [String: String]) throws -> String? {
-        switch ci {
-        case .teamcity?:
+    /// The artifact URL of a CI preset asked for on the command line: `--ci teamcity` with its three
+    /// flags, or `--ci jenkins` (from `BUILD_URL`). Giving only some of the TeamCity flags is a mistake.
+    func requestedPresetBaseURL(out: String, processEnvironment: [String: String]) throws -> SettingChooser.Candidate {
+        let teamCityFlags = [teamCityServer, teamCityBuildTypeID, teamCityBuildID]
+        if teamCityFlags.contains(where: { $0 != nil }) {
+            guard ci == nil || ci == .teamcity else {
+                throw Incomplete(
+                    description: "--teamcity-server, --build-type-id and --build-id are for --ci teamcity, not --ci \(ci!.rawValue)")
+            }
             guard let teamCityServer, let teamCityBuildTypeID, let teamCityBuildID else {
                 throw Incomplete(
-                    description: "--ci teamcity needs --teamcity-server, --build-type-id and --build-id for artifact URLs "
+                    description: "the TeamCity preset needs all of --teamcity-server, --build-type-id and --build-id "
                         + "(TeamCity does not put them in the environment)")
             }
-            return CIArtifactURL.teamCity(server: teamCityServer, buildTypeID: teamCityBuildTypeID, buildID: teamCityBuildID, out: out)
-        case .jenkins?:
-            guard let buildURL = processEnvironment["BUILD_URL"] else {
-                throw Incomplete(description: "--ci jenkins needs BUILD_URL in the environment")
-            }
-            return CIArtifactURL.jenkins(buildURL: buildURL, out: out)
-        default:
-            return nil
+            return (
+                CIArtifactURL.teamCity(server: teamCityServer, buildTypeID: teamCityBuildTypeID, buildID: teamCityBuildID, out: out),
+                .flag("the TeamCity flags (--teamcity-server, --build-type-id, --build-id)")
+            )
         }
+        guard ci == .jenkins else { return (nil, .flag("--ci")) }
+        guard let buildURL = processEnvironment["BUILD_URL"] else {
+            throw Incomplete(description: "--ci jenkins needs BUILD_URL in the environment")
+        }
+        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), .flag("--ci jenkins (BUILD_URL)"))
     }
 
-    /// Plans, runs the pipeline and reports to the CI server: each step as it starts and finishes
-    /// (`onStep`), then the failure or the release. `printLine` prints the CI server's service messages.
+    /// The artifact URL of the CI server detected in the process environment (Jenkins' `BUILD_URL`),
+    /// the weakest source of a base URL.
+    func detectedPresetBaseURL(out: String, processEnvironment: [String: String]) -> SettingChooser.Candidate {
+        guard ci == nil, CIServer.detect(in: processEnvironment) == .jenkins, let buildURL = processEnvironment["BUILD_URL"] else {
+            return (nil, .builtIn)
+        }
+        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), .ciPreset("Jenkins' BUILD_URL (detected)"))
+    }
+
+    /// Plans, runs the pipeline and reports to the CI server: the plan (`onPlan`, for `--explain`),
+    /// each step as it starts and finishes (`onStep`), then the failure or the release. `printLine`
+    /// prints the CI server's service messages. A plan that fails on a file (not a usage mistake) is
+    /// reported to the CI server too.
     public func run(
         processEnvironment: [String: String], printLine: @escaping @Sendable (String) -> Void,
+        onPlan: (Plan) -> Void = { _ in },
         onStep: @escaping @Sendable (_ step: String, _ finished: Bool) -> Void
     ) throws -> ReleasePipeline.Result {
-        let plan = try plan(processEnvironment: processEnvironment)
+        let plan: Plan
+        do { plan = try self.plan(processEnvironment: processEnvironment) } catch let error as any DiagnosticError {
+            let server = ci ?? CIServer.detect(in: processEnvironment)
+            CIReporter(server: server, environment: processEnvironment, reportFile: reportFile, print: printLine)
+                .failed(ReleasePipeline.Failure(step: "Plan the release", reason: error.description, hint: error.hint))
+            throw error
+        }
+        onPlan(plan)
         let reporter = CIReporter(server: plan.server, environment: processEnvironment, reportFile: plan.reportFile, print: printLine)
         var pipeline = ReleasePipeline(options: plan.options)
         pipeline.onStep = { step, finished in

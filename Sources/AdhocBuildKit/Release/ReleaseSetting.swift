@@ -1,0 +1,83 @@
+/// Where one of `release`'s settings came from. The levels, strongest first: a flag (a CI preset
+/// asked for with flags counts as one), the environment's `Distribution`, the project file, a
+/// preset of the CI server the release runs on (detected, not asked for), and the built-in default.
+public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
+    /// A command-line flag, or the flags of a CI preset (`--ci jenkins`, the TeamCity flags).
+    case flag(String)
+    /// The resolved environment: the file (or `--set`) and key path that set the value.
+    case environment(file: String, keyPath: String)
+    /// A key of the project file.
+    case projectFile(file: String, key: String)
+    /// The artifact URL of the CI server detected from the process environment.
+    case ciPreset(String)
+    /// What `release` uses when nothing else gives a value.
+    case builtIn
+
+    public var description: String {
+        switch self {
+        case .flag(let flag): return flag
+        case .environment(let file, let keyPath):
+            return file == EnvironmentResolver.overrideSource ? "--set \(keyPath)" : "\(file) at '\(keyPath)'"
+        case .projectFile(let file, let key): return "\(file) at '\(key)'"
+        case .ciPreset(let preset): return preset
+        case .builtIn: return "default"
+        }
+    }
+}
+
+/// One of `release`'s settings as planned: its value (nil when nothing set it and it has no
+/// default) and where that value came from.
+public struct ReleaseSetting: Sendable, Equatable {
+    public var name: String
+    public var value: String?
+    public var origin: SettingOrigin
+    /// What happens when nothing sets it ("the bundle's icon is used").
+    public var whenUnset: String?
+
+    public init(name: String, value: String?, origin: SettingOrigin, whenUnset: String? = nil) {
+        self.name = name
+        self.value = value
+        self.origin = origin
+        self.whenUnset = whenUnset
+    }
+
+    /// Where the value came from, or what happens without one.
+    public var originText: String {
+        value != nil ? "from " + origin.description : "not set" + (whenUnset.map { ": " + $0 } ?? "")
+    }
+}
+
+/// Picks each setting from its candidates, strongest first, and remembers the choice for `--explain`.
+struct SettingChooser {
+    /// A possible value and where it would come from.
+    typealias Candidate = (value: String?, origin: SettingOrigin)
+
+    private(set) var chosen: [ReleaseSetting] = []
+
+    /// The first candidate with a value, or `fallback` (the built-in default), recorded under `name`;
+    /// `whenUnset` says what happens when there is neither.
+    @discardableResult
+    mutating func choose(_ name: String, _ candidates: [Candidate], fallback: String? = nil, whenUnset: String? = nil) -> String? {
+        let pick = candidates.first { $0.value != nil } ?? (fallback, .builtIn)
+        chosen.append(ReleaseSetting(name: name, value: pick.value, origin: pick.origin, whenUnset: whenUnset))
+        return pick.value
+    }
+}
+
+extension ReleaseSetting {
+    /// The order in which `release` takes its settings, as `--explain` and the README say it.
+    public static let precedence = "a flag > the environment's Distribution > adhocbuild.plist > the detected CI server > the default"
+
+    /// One aligned line per setting: name, value (or "-"), and where it came from.
+    public static func explanation(_ settings: [ReleaseSetting]) -> [String] {
+        let nameWidth = settings.map(\.name.count).max() ?? 0
+        let valueWidth = min(60, settings.map { ($0.value ?? "-").count }.max() ?? 0)
+        return ["Settings (\(precedence)):"]
+            + settings.map { setting in
+                let value = setting.value ?? "-"
+                let origin = setting.originText
+                return "  " + setting.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                    + (value.count < valueWidth ? value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : value) + "  " + origin
+            }
+    }
+}
