@@ -72,9 +72,7 @@ public struct InstallPage {
 
     /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.
     func checkedBaseURL() throws -> (String, warning: String?) {
-        let base = try URLEncoding.baseURL(options.baseURL, allowHTTP: options.allowHTTP)
-        let insecure = base.lowercased().hasPrefix("http:")
-        return (base, insecure ? "the base URL uses http: iOS will refuse to install from this page; serve it over https" : nil)
+        try URLEncoding.baseURLWithWarning(options.baseURL, allowHTTP: options.allowHTTP)
     }
 
     /// The largest icon, un-crushed and resized to the sizes the manifest promises; false (and a

@@ -55,9 +55,8 @@ extension OTAManifest {
     /// Reads the ipa named in `request` and writes its manifest to `output` ('-' for standard output);
     /// returns the warnings.
     public static func write(_ request: Request, to output: String) throws -> [String] {
-        let base = try URLEncoding.baseURL(request.baseURL, allowHTTP: request.allowHTTP)
-        var warnings: [String] = []
-        if base.lowercased().hasPrefix("http:") { warnings.append("the base URL uses http: iOS will refuse to install from it") }
+        let (base, warning) = try URLEncoding.baseURLWithWarning(request.baseURL, allowHTTP: request.allowHTTP)
+        let warnings = warning.map { [$0] } ?? []
         let app = try AppPackage.open(request.ipa).app
         let manifest = OTAManifest(
             app: app, base: base,

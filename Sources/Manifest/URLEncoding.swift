@@ -89,6 +89,14 @@ public enum URLEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `baseURL(text, allowHTTP:)`, with the one warning every command gives for a plain http base
+    /// allowed with `--allow-http`.
+    public static func baseURLWithWarning(_ text: String, allowHTTP: Bool) throws -> (url: String, warning: String?) {
+        let base = try baseURL(text, allowHTTP: allowHTTP)
+        let insecure = base.lowercased().hasPrefix("http:")
+        return (base, insecure ? "the base URL '\(base)' uses http: iOS will refuse to install from it; serve it over https" : nil)
+    }
+
     /// ASCII characters that may not appear in a URL at all (RFC 3986 neither reserves nor allows them).
     static let notInURLs: Set<UInt8> = Set(Array("\"<>\\^`{|}".utf8))
 

@@ -134,7 +134,15 @@ import Testing
             var options = InstallPage.Options(baseURL: "http://b.example/")
             options.allowHTTP = true
             let result = try InstallPage(options: options).write(ipa: ipa, to: folder.path("site"))
-            #expect(result.warnings.contains("the base URL uses http: iOS will refuse to install from this page; serve it over https"))
+            let expected = "the base URL 'http://b.example/' uses http: iOS will refuse to install from it; serve it over https"
+            #expect(result.warnings.contains(expected))
+            let manifestWarnings = try OTAManifest.write(
+                {
+                    var request = OTAManifest.Request(ipa: ipa, baseURL: "http://b.example/")
+                    request.allowHTTP = true
+                    return request
+                }(), to: folder.path("manifest.plist"))
+            #expect(manifestWarnings == [expected])
         }
     }
 
