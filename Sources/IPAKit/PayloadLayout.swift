@@ -4,8 +4,8 @@ import Foundation
 /// one `Payload` folder holding exactly one `.app` folder, and names that mean one thing wherever
 /// the archive is unpacked.
 ///
-/// Refused, each with the entry named: a name with empty, `.` or backslash-separated components
-/// (unzip tools disagree on where it goes); two names that differ only in letter case or Unicode
+/// Entry names are plain paths already (`ZipArchiveReader.checkName` refuses empty, `.` and
+/// backslash-separated parts). Refused, each with the entry named: two names that differ only in letter case or Unicode
 /// normalization (one file on the case-insensitive, normalization-insensitive file systems of a Mac,
 /// two elsewhere); a file or link that other entries sit inside; no `Payload` folder (its name is
 /// case-sensitive); no app, or more than one, directly in `Payload`; an app that is a file or a link.
@@ -23,11 +23,6 @@ public enum PayloadLayout {
             if name.hasSuffix("/") { name.removeLast() }
             if name.hasPrefix("__MACOSX/") || name == "__MACOSX" { continue }
             let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-            if name.contains("\\") || parts.contains(where: { $0.isEmpty || $0 == "." }) {
-                throw IPAError(
-                    "is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
-                    file: path, entry: entry.name)
-            }
             // Every prefix is a folder of this name; a folder may be implied by many entries.
             for depth in 1...parts.count {
                 let prefix = parts[0..<depth].joined(separator: "/")

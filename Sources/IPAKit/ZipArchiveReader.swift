@@ -130,7 +130,8 @@ public final class ZipArchiveReader {
 
     deinit { zip_discard(archive) }
 
-    /// Names that would write outside a target folder when unpacked are refused.
+    /// Names that would write outside a target folder when unpacked are refused, and so are names
+    /// whose place depends on the unzip tool (empty, `.` or backslash-separated parts).
     static func checkName(_ name: String, in path: String) throws {
         if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().hasPrefix(":")) {
             throw IPAError("has an absolute path, which could write outside the target", file: path, entry: name)
@@ -138,6 +139,14 @@ public final class ZipArchiveReader {
         let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
         if parts.contains("..") { throw IPAError("climbs out of the archive with '..'", file: path, entry: name) }
         if name.utf8.contains(0) { throw IPAError("has a NUL byte in its name", file: path, entry: name) }
+        let folderless = name.hasSuffix("/") ? name.dropLast() : Substring(name)
+        if name.contains("\\")
+            || folderless.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." })
+        {
+            throw IPAError(
+                "is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
+                file: path, entry: name)
+        }
     }
 
     public func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
