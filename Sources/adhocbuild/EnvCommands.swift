@@ -163,8 +163,12 @@ enum EnvCommands {
                 environmentsOption, setOption, settingOption,
                 .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
                 .value("--project", name: "DIR", kind: .path, help: "A source tree."),
-                .value("--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project)."),
-                .value("--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project)."),
+                .value(
+                    "--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project).",
+                    defaultDescription: "the app's Info.plist under DIR"),
+                .value(
+                    "--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project).",
+                    defaultDescription: "beside the Info.plist"),
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
                     help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
