@@ -153,7 +153,9 @@ enum EnvCommands {
             discussion: """
                 With --app, environment.plist (binary) goes to the bundle's top and its Info.plist is patched; a signed \
                 bundle must then be re-signed. With --project, the Info.plist found in the folder (or --info-plist) is \
-                patched and environment.plist (XML) is written beside it, before the build. Files keep their format, \
+                patched and environment.plist (XML) is written beside it, before the build; a value it takes from a build \
+                setting ($(PRODUCT_BUNDLE_IDENTIFIER)) keeps the reference, and the setting is changed in project.pbxproj \
+                (extensions named under the app's id move with it). Files keep their format, \
                 are written atomically and are left alone when nothing changes.
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
@@ -161,8 +163,12 @@ enum EnvCommands {
                 environmentsOption, setOption, settingOption,
                 .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
                 .value("--project", name: "DIR", kind: .path, help: "A source tree."),
-                .value("--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project)."),
-                .value("--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project)."),
+                .value(
+                    "--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project).",
+                    defaultDescription: "the app's Info.plist under DIR"),
+                .value(
+                    "--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project).",
+                    defaultDescription: "beside the Info.plist"),
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
                     help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
@@ -182,7 +188,7 @@ enum EnvCommands {
                     ?? applier.apply(
                         toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
                         format: format ?? .xml)
-                for change in report.changes { Console.out(change.line(dryRun: parsed.flag("dry-run")) + "\n") }
+                for line in report.changes.flatMap({ $0.lines(dryRun: parsed.flag("dry-run")) }) { Console.out(line + "\n") }
                 for warning in report.warnings { Console.warning(warning) }
                 Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
                 return 0

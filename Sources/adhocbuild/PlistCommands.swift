@@ -32,7 +32,7 @@ enum PlistCommands {
     static let sortKeysOption = OptionSpec.flag("--sort-keys", help: "Write dictionary keys sorted, as Apple's tools do.")
     static let outputOption = OptionSpec.value(
         "-o", "--output", name: "OUT", kind: .path,
-        help: "Write the result here instead of in place ('-' for standard output).")
+        help: "Write the result here instead of in place ('-' for standard output).", defaultDescription: "FILE itself")
 
     static var print: CommandSpec {
         CommandSpec(

@@ -206,6 +206,12 @@ import Testing
         }
     }
 
+    /// The command as the README's table shows it: variables, `adhocbuild`, arguments with the file's name.
+    static func commandText(_ input: BadInput) -> String {
+        let command = (["adhocbuild"] + input.arguments.map { $0 == "FILE" ? input.file : $0 }).joined(separator: " ")
+        return input.environment.map { "\($0.key)=\($0.value) " }.joined() + command
+    }
+
     static func table(_ rows: [(BadInput, Int32, String)]) -> String {
         var categories: [(String, Int)] = []
         for (input, _, _) in rows {
@@ -221,11 +227,9 @@ import Testing
             "| category | bad input | command | exit | error |", "| --- | --- | --- | --- | --- |"
         ]
         for (input, status, error) in rows {
-            let command = (["adhocbuild"] + input.arguments.map { $0 == "FILE" ? input.file : $0 }).joined(separator: " ")
-            let environment = input.environment.map { "\($0.key)=\($0.value) " }.joined()
             func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
             let what = cell(input.what).replacingOccurrences(of: "<", with: "&lt;")
-            lines.append("| \(input.category) | \(what) | `\(cell(environment + command))` | \(status) | `\(cell(error))` |")
+            lines.append("| \(input.category) | \(what) | `\(cell(commandText(input)))` | \(status) | `\(cell(error))` |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -67,7 +67,10 @@ import Testing
                 first.stderrText.contains(
                     "\(folder.path("ShoutOut/environment.plist")) is new: add it to the app target in Xcode (Copy Bundle Resources)"),
                 "\(first.stderrText)")
-            #expect(first.stdoutText.contains("Info.plist: updated CFBundleIdentifier, CFBundleDisplayName, Configuration\n"))
+            #expect(
+                first.stdoutText.contains(
+                    "Info.plist: updated\n  CFBundleIdentifier: \"x\" -> \"com.example.shoutout\"\n  CFBundleDisplayName: (none) -> \"ShoutOut\"\n"
+                        + "  Configuration: (none) -> \"Release\"\n"), "\(first.stdoutText)")
             let second = try AdhocBuildBinary.run(arguments)
             #expect(second.stderrText == "", "\(second.stderrText)")
             #expect(

@@ -8,19 +8,43 @@ import SystemSupport
 /// Each file keeps its format (a binary Info.plist stays binary), is written atomically, and
 /// is left untouched when nothing changes, so applying twice is the same as applying once.
 public struct EnvironmentApplier: Sendable {
+    /// One value that applying changes (or, in a dry run, would change).
+    public struct ValueChange: Equatable, Sendable {
+        /// The key path, or for `project.pbxproj` the target, configuration and build setting.
+        public var key: String
+        /// The value before, nil when the key is new.
+        public var old: PlistValue?
+        /// The value after, nil when the key is removed.
+        public var new: PlistValue?
+
+        public init(key: String, old: PlistValue?, new: PlistValue?) {
+            self.key = key
+            self.old = old
+            self.new = new
+        }
+
+        /// `Key: "old" -> "new"`, with `(none)` for a new key and `(removed)` for a removed one.
+        public var line: String {
+            "\(key): \(old.map(EnvironmentDiff.render) ?? "(none)") -> \(new.map(EnvironmentDiff.render) ?? "(removed)")"
+        }
+    }
+
     /// What applying did (or, in a dry run, would do) to one file.
     public struct FileChange: Equatable, Sendable {
         public enum Action: String, Sendable { case created, updated, unchanged }
         public var path: String
         public var action: Action
-        /// The key paths whose values differ, for an update.
-        public var keyPaths: [PlistKeyPath]
+        /// The values that differ, for an update.
+        public var values: [ValueChange]
 
-        /// `path: updated Key, Other:Key`; in a dry run, `path: would be updated …`.
-        public func line(dryRun: Bool = false) -> String {
+        /// The key paths whose values differ, for an update.
+        public var keyPaths: [String] { values.map(\.key) }
+
+        /// `path: updated` (in a dry run `path: would be updated`), then one indented
+        /// `Key: old -> new` line per value that changes.
+        public func lines(dryRun: Bool = false) -> [String] {
             let verb = action == .unchanged || !dryRun ? action.rawValue : "would be \(action.rawValue)"
-            let keys = action == .updated && !keyPaths.isEmpty ? " " + keyPaths.map(\.description).joined(separator: ", ") : ""
-            return "\(path): \(verb)\(keys)"
+            return ["\(path): \(verb)"] + (action == .updated ? values.map { "  " + $0.line } : [])
         }
     }
 
@@ -51,7 +75,7 @@ public struct EnvironmentApplier: Sendable {
             throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
         }
         var files = FileTransaction()
-        let infoChange = try patch(info, into: &files)
+        let infoChange = try patch(info, with: environment.info, into: &files)
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
@@ -74,19 +98,22 @@ public struct EnvironmentApplier: Sendable {
     ) throws -> Report {
         let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project)
         var files = FileTransaction()
-        let infoChange = try patch(info, into: &files)
+        let (plain, references) = ReferencedInfoValues.split(environment.info, over: try PropertyList(contentsOf: info).value)
+        let infoChange = try patch(info, with: plain, into: &files)
+        let (projectChange, referenceWarnings) = ReferencedInfoValues.apply(
+            references, infoPlist: info, project: project, into: &files)
         let target =
             output
             ?? ((info as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent(Self.environmentFileName)
         let settingsChange = try writeSettings(to: target, format: format, into: &files)
         if !dryRun { try files.commit() }
-        var warnings: [String] = []
+        var warnings = referenceWarnings
         if settingsChange.action == .created {
             warnings.append(
                 "\(target) is new: add it to the app target in Xcode (Copy Bundle Resources) so that the built app carries it")
         }
-        return Report(changes: [infoChange, settingsChange], warnings: warnings)
+        return Report(changes: [infoChange] + (projectChange.map { [$0] } ?? []) + [settingsChange], warnings: warnings)
     }
 
     /// Folders that hold build output or dependencies, never the app's own Info.plist.
@@ -117,14 +144,29 @@ public struct EnvironmentApplier: Sendable {
         case 0: throw AdhocBuildError("has no Info.plist; name one with --info-plist", file: project)
         case 1: return (project as NSString).appendingPathComponent(found[0])
         default:
+            if let app = try? applicationInfoPlist(in: project, among: found) { return app }
             throw AdhocBuildError(
                 "has \(found.count) Info.plist files (\(found.joined(separator: ", "))); "
                     + "choose one with --info-plist", file: project)
         }
     }
 
-    /// Merges `Info` into the plist at `path`, keeping its format; the write joins `files`.
-    func patch(_ path: String, into files: inout FileTransaction) throws -> FileChange {
+    /// The one Info.plist of `found` that the application targets of the folder's Xcode project build
+    /// from, if there is exactly one (an app with extensions has several Info.plists).
+    static func applicationInfoPlist(in folder: String, among found: [String]) throws -> String? {
+        let project = try XcodeProject(at: folder)
+        func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        let applications = Set(
+            project.targets.filter { $0.productType == "com.apple.product-type.application" }.flatMap { target in
+                target.configurations.compactMap { project.infoPlistPath(target: target, configuration: $0).map(canonical) }
+            })
+        let matches = found.map { (folder as NSString).appendingPathComponent($0) }.filter { applications.contains(canonical($0)) }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    /// Merges `info` (the environment's `Info`, or part of it) into the plist at `path`, keeping its
+    /// format; the write joins `files`.
+    func patch(_ path: String, with info: PlistDictionary, into files: inout FileTransaction) throws -> FileChange {
         let original: PropertyList
         original = try PropertyList(contentsOf: path)
         guard case .dictionary = original.value else {
@@ -133,16 +175,18 @@ public struct EnvironmentApplier: Sendable {
         guard original.format != .openStep else {
             throw AdhocBuildError("is an OpenStep plist, which adhocbuild does not rewrite", file: path)
         }
-        let patch = PlistValue.dictionary(environment.info)
+        let patch = PlistValue.dictionary(info)
         let merged = PlistMerge([.init(name: "old", value: original.value), .init(name: "new", value: patch)]).value
         let changed = PlistMerge([.init(name: "new", value: patch)]).leaves
             .map(\.keyPath).filter { original.value[$0] != merged[$0] }
         guard !changed.isEmpty else {
             files.leaveUnchanged(path)
-            return FileChange(path: path, action: .unchanged, keyPaths: [])
+            return FileChange(path: path, action: .unchanged, values: [])
         }
         try files.write(PropertyList(merged, format: original.format), to: path)
-        return FileChange(path: path, action: .updated, keyPaths: changed)
+        return FileChange(
+            path: path, action: .updated,
+            values: changed.map { ValueChange(key: $0.description, old: original.value[$0], new: merged[$0]) })
     }
 
     /// Writes `Settings` to `path` unless it already holds exactly that; the write joins `files`.
@@ -151,19 +195,22 @@ public struct EnvironmentApplier: Sendable {
         let exists = FileManager.default.fileExists(atPath: path)
         if exists, let current = try? PropertyList(contentsOf: path), current.value == settings, current.format == format {
             files.leaveUnchanged(path)
-            return FileChange(path: path, action: .unchanged, keyPaths: [])
+            return FileChange(path: path, action: .unchanged, values: [])
         }
-        var changed: [PlistKeyPath] = []
+        var changed: [ValueChange] = []
         if exists, let current = try? PropertyList(contentsOf: path) {
             let old = Dictionary(
                 PlistMerge([.init(name: "", value: current.value)]).leaves.map { ($0.keyPath, $0.value) },
                 uniquingKeysWith: { first, _ in first })
             let new = PlistMerge([.init(name: "", value: settings)]).leaves
             changed =
-                new.filter { old[$0.keyPath] != $0.value }.map(\.keyPath)
+                new.filter { old[$0.keyPath] != $0.value }.map {
+                    ValueChange(key: $0.keyPath.description, old: old[$0.keyPath], new: $0.value)
+                }
                 + old.keys.filter { settings[$0] == nil }.sorted { $0.description < $1.description }
+                .map { ValueChange(key: $0.description, old: old[$0], new: nil) }
         }
         try files.write(PropertyList(settings, format: format), to: path)
-        return FileChange(path: path, action: exists ? .updated : .created, keyPaths: changed)
+        return FileChange(path: path, action: exists ? .updated : .created, values: changed)
     }
 }
