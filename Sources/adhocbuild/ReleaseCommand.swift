@@ -25,18 +25,23 @@ enum ReleaseCommand {
                     "--app", name: "PATH", kind: .path, help: "The .app, .xcarchive or .ipa.", defaultDescription: "App in adhocbuild.plist"
                 ),
                 .value(
-                    "--base-url", name: "URL", help: "Where DIST is served, or a template.", defaultDescription: "BaseURL, or the CI preset"
+                    "--base-url", name: "URL", help: "Where DIST is served, or a template.",
+                    defaultDescription: "Distribution:BaseURL, else BaseURL, else the CI's artifact URL"
                 ),
                 .value("--out", name: "DIST", kind: .path, help: "The folder of releases.", defaultDescription: "Out, else dist"),
-                .value("--notes", name: "FILE", kind: .path, help: "Release notes (plain text)."),
+                .value(
+                    "--notes", name: "FILE", kind: .path, help: "Release notes (plain text).",
+                    defaultDescription: "Distribution:Notes, else Notes, else none"),
                 .value(
                     "--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest.",
-                    defaultDescription: "Icon, else the bundle's"),
+                    defaultDescription: "Distribution:Icon, else Icon, else the bundle's"),
                 .value("--build-number", name: "N", help: "Set the build number first."),
                 .flag("--from-ci", help: "Set the build number from the CI's counter first."),
                 .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
                 .flag("--replace", help: "Replace a release of the same version and build already in DIST."),
-                .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile."),
+                .value(
+                    "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
+                    defaultDescription: "Distribution:Profile, else Profile, else the app's own"),
                 .value(
                     "--environments", name: "PATH", kind: .path, help: "The environments folder.",
                     defaultDescription: "Environments, else environments"),

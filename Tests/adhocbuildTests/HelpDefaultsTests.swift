@@ -19,8 +19,6 @@ import Testing
         "page --environment": "without it the page shows no environment badge",
         "page --templates": "without it the built-in templates are used, as the option's help says",
         "page --icon": "without it the bundle's icon is used, as the option's help says",
-        "release --notes": "Notes in adhocbuild.plist; to be shown with the project-file precedence work (issue 16, item 3)",
-        "release --profile": "Profile in adhocbuild.plist; to be shown with the project-file precedence work (issue 16, item 3)",
         "release --build-number": "without it the app's build number is kept",
         "release --teamcity-server": "needed only with --ci teamcity, as its help says",
         "release --build-type-id": "needed only with --ci teamcity, as its help says",

@@ -135,6 +135,9 @@ import Testing
         var server: String
         var environment: [String: String]
         var parameters: [String: String] = [:]
+        /// The CI's artifact URL the README says the step publishes under (its flags override
+        /// adhocbuild.plist's and the environment's BaseURL).
+        var publishesUnder: String? = nil
     }
 
     static func simulation(for command: Command, folder: String) -> CISimulation? {
@@ -144,7 +147,8 @@ import Testing
                 parameters: [
                     "%teamcity.serverUrl%": "https://teamcity.example.com",
                     "%system.teamcity.buildType.id%": "ShoutOut_Release", "%teamcity.build.id%": "1234"
-                ])
+                ],
+                publishesUnder: "https://teamcity.example.com/guestAuth/repository/download/ShoutOut_Release/1234:id/dist/")
         }
         switch command.language {
         case "groovy":
@@ -153,7 +157,8 @@ import Testing
                 environment: [
                     "JENKINS_URL": "https://jenkins.example.com/", "BUILD_NUMBER": "43",
                     "BUILD_URL": "https://jenkins.example.com/job/shoutout/43/"
-                ])
+                ],
+                publishesUnder: command.text.contains("--ci jenkins") ? "https://jenkins.example.com/job/shoutout/43/artifact/" : nil)
         case "yaml":
             return CISimulation(
                 server: "GitHub Actions",
@@ -385,6 +390,9 @@ import Testing
                         result.status == expectedStatus,
                         "\(command)\(simulation.map { " (as on \($0.server))" } ?? ""): exit \(result.status), not \(expectedStatus)\n\(result.stderrText)"
                     )
+                    if let prefix = simulation?.publishesUnder, command.text.contains(" release ") {
+                        #expect(result.stdoutText.contains(prefix), "\(command): does not publish under \(prefix)\n\(result.stdoutText)")
+                    }
                     if let expected = command.expectedOutput {
                         var actual = (error ? result.stderrText : result.stdoutText).components(separatedBy: "\n")
                         if actual.last == "" { actual.removeLast() }
