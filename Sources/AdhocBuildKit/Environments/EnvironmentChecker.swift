@@ -20,10 +20,13 @@ public struct EnvironmentChecker: Sendable {
 
     /// The outcome of a check: one result per environment checked, and every problem once, in order.
     public struct Report: Sendable {
+        /// One per environment checked (and per name that is not one), for JUnit.
         public var results: [Result]
         /// What to print: each problem of `results` once.
         public var problems: [AdhocBuildError]
+        /// The distinct errors; any makes the check fail.
         public var errors: [AdhocBuildError] { problems.filter { $0.severity == .error } }
+        /// The distinct warnings.
         public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
 
         /// "4 environments checked: 1 error, 0 warnings".
