@@ -131,19 +131,16 @@ enum EnvCommands {
                 .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
             ],
             run: { parsed in
-                let results = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
-                for problem in results.flatMap(\.problems) {
+                let report = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
+                for problem in report.problems {
                     if problem.severity == .error { Console.error(problem.description) } else { Console.warning(problem.description) }
                 }
-                let errors = results.reduce(0) { $0 + $1.errors.count }
-                let warnings = results.reduce(0) { $0 + $1.warnings.count }
                 if let junit = parsed.value("junit") {
-                    try FileIO.writeAtomically(Data(JUnitReport.xml(suite: "adhocbuild env check", results: results).utf8), to: junit)
+                    try FileIO.writeAtomically(
+                        Data(JUnitReport.xml(suite: "adhocbuild env check", results: report.results).utf8), to: junit)
                 }
-                Console.out(
-                    "\(results.count) environment\(results.count == 1 ? "" : "s") checked: "
-                        + "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
-                return errors > 0 ? 1 : 0
+                Console.out(report.summary + "\n")
+                return report.errors.isEmpty ? 0 : 1
             })
     }
 

@@ -39,7 +39,8 @@ import Testing
     @Test func undefinedUnknownCyclicAndUnterminatedReferencesAreErrors() {
         #expect(
             throws: BuildSettingExpander.Failure(
-                message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)")
+                message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)",
+                undefinedVariable: "API_URL")
         ) {
             try expander.expand("$(API_URL)/v2")
         }

@@ -6,9 +6,10 @@ import Testing
 
 @Suite struct EnvironmentCheckerTests {
     @Test func theSampleEnvironmentsAreCompleteAndConsistent() throws {
-        let results = EnvironmentChecker(resolver: try SampleEnvironments.resolver()).check()
-        #expect(results.map(\.name) == ["Debug", "QA", "Release", "Staging"])
-        #expect(results.flatMap(\.problems) == [])
+        let report = EnvironmentChecker(resolver: try SampleEnvironments.resolver()).check()
+        #expect(report.results.map(\.name) == ["Debug", "QA", "Release", "Staging"])
+        #expect(report.problems == [])
+        #expect(report.summary == "4 environments checked: 0 errors, 0 warnings")
     }
 
     @Test func reportsEveryProblemAtOnceEachNamingFileAndKeyPath() throws {
@@ -23,8 +24,8 @@ import Testing
                 ],
                 "Loop": ["Inherits": "Loop"]
             ])
-            let results = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check()
-            let lines = results.flatMap { result in result.problems.map { "\($0.severity.rawValue): \($0)" } }
+            let report = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check()
+            let lines = report.problems.map { "\($0.severity.rawValue): \($0)" }
             #expect(
                 lines == [
                     "warning: \(path)/Debug.plist: at 'Settings:API': 'http://localhost:8080' is not https; iOS refuses OTA installs and App Transport Security blocks plain http",
@@ -32,7 +33,7 @@ import Testing
                     "error: \(path)/Base.plist: at 'Settings:Timeout': is an integer here but a string in Staging",
                     "error: \(path)/Debug.plist: at 'Settings:Token': is missing (Staging has it)",
                     "error: \(path)/Loop.plist: at 'Inherits': inheritance cycle: Loop -> Loop",
-                    "error: \(path)/Staging.plist: at 'Settings:Token': $(STAGING_TOKEN) is not defined (give it with --setting STAGING_TOKEN=VALUE, or add :default=VALUE)",
+                    "error: \(path)/Staging.plist: at 'Settings:Token': $(STAGING_TOKEN) is not defined in Staging (define it in Variables, give it with --setting STAGING_TOKEN=VALUE, or add :default=VALUE)",
                     "error: \(path)/Staging.plist: at 'Info:CFBundleIdentifier': 'com.example..staging' is not a valid bundle identifier: it has an empty part between periods",
                     "error: \(path)/Staging.plist: at 'Settings:Timeout': is a string here but an integer in Debug",
                     "error: \(path)/Staging.plist: at 'Settings:Verbose': is missing (Debug has it)"
@@ -40,19 +41,179 @@ import Testing
         }
     }
 
-    @Test func checksOnlyTheNamedEnvironmentsAgainstEachOther() throws {
+    /// Checks every environment of `files` (or only `names`) and returns the lines it would print,
+    /// with file paths relative to the environments folder.
+    func check(_ files: [String: PlistValue], _ names: [String] = [], overrides: [(keyPath: PlistKeyPath, value: String)] = [])
+        throws -> [String]
+    {
         try withTemporaryFolder { folder in
-            let path = try folder.environments(["A": ["Settings": ["x": 1]], "B": ["Settings": ["x": 2]], "C": ["Settings": ["y": 1]]])
-            let checker = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path)))
-            #expect(checker.check(["A", "B"]).flatMap(\.problems) == [])
-            #expect(checker.check(["A", "C"]).flatMap(\.problems).count == 2)
+            let path = try folder.environments(files)
+            let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path), overrides: overrides)
+            let report = EnvironmentChecker(resolver: resolver).check(names)
+            return report.problems.map {
+                "\($0.severity.rawValue): \($0)".replacingOccurrences(of: path + "/", with: "").replacingOccurrences(
+                    of: path, with: "environments")
+            } + [report.summary]
         }
+    }
+
+    @Test func aKeyOnlyAMinorityHaveIsBlamedOnTheirFileWithDidYouMeanInOneLine() throws {
+        // LogLevel misspelt in Release: Release is the odd one out, and its missing LogLevel is the same typo.
+        let misspelt: [String: PlistValue] = [
+            "Debug": ["Settings": ["LogLevel": "debug"]], "Staging": ["Settings": ["LogLevel": "info"]],
+            "Release": ["Settings": ["LogLevl": "error"]]
+        ]
+        #expect(
+            try check(misspelt) == [
+                "error: Release.plist: at 'Settings:LogLevl': only Release has this key (Debug, Staging do not); "
+                    + "did you mean 'Settings:LogLevel'?",
+                "3 environments checked: 1 error, 0 warnings"
+            ])
+        // With LogLevel in Base every environment has it, and the typo still stands out.
+        var withBase = misspelt
+        withBase["Base"] = ["Settings": ["LogLevel": "info"]]
+        #expect(
+            try check(withBase) == [
+                "error: Release.plist: at 'Settings:LogLevl': only Release has this key (Debug, Staging do not); "
+                    + "did you mean 'Settings:LogLevel'?",
+                "3 environments checked: 1 error, 0 warnings"
+            ])
+        // A key far from the others' is still the minority's, without a guess.
+        #expect(
+            try check(["A": ["Settings": ["x": 1]], "B": ["Settings": ["x": 2]], "C": ["Settings": ["x": 3, "Verbose": true]]]) == [
+                "error: C.plist: at 'Settings:Verbose': only C has this key (A, B do not)",
+                "3 environments checked: 1 error, 0 warnings"
+            ])
+        // What the majority have is missing in the rest, reported there.
+        #expect(
+            try check(["A": ["Settings": ["x": 1]], "B": ["Settings": ["x": 2]], "C": ["Settings": [:]]]) == [
+                "error: C.plist: at 'Settings:x': is missing (A, B have it)",
+                "3 environments checked: 1 error, 0 warnings"
+            ])
+    }
+
+    @Test func checkingOneEnvironmentComparesItWithAllTheOthersButReportsOnlyItsOwnProblems() throws {
+        let files: [String: PlistValue] = [
+            "Debug": ["Settings": ["LogLevel": "debug", "Verbose": true]], "Staging": ["Settings": ["LogLevel": "info"]],
+            "Release": ["Settings": ["LogLevl": "error"]]
+        ]
+        #expect(
+            try check(files, ["Release"]) == [
+                "error: Release.plist: at 'Settings:LogLevl': only Release has this key (Debug, Staging do not); "
+                    + "did you mean 'Settings:LogLevel'?",
+                "1 environment checked: 1 error, 0 warnings"
+            ])
+        #expect(try check(files, ["Staging"]) == ["1 environment checked: 0 errors, 0 warnings"])
+        #expect(
+            try check(files, ["Debug", "Nowhere"]) == [
+                "error: Debug.plist: at 'Settings:Verbose': only Debug has this key (Release, Staging do not)",
+                "error: environments: no environment 'Nowhere'; there are Debug, Release, Staging",
+                "2 environments checked: 2 errors, 0 warnings"
+            ])
+    }
+
+    @Test func aTieBetweenTwoEnvironmentsNamesBothSides() throws {
+        #expect(
+            try check(["Debug": ["Settings": ["LogLevel": "debug"]], "Release": ["Settings": ["LogLevl": "error"]]]) == [
+                "error: Debug.plist: at 'Settings:LogLevel': Debug has this key where Release has 'Settings:LogLevl'; "
+                    + "is one of them misspelt?",
+                "2 environments checked: 1 error, 0 warnings"
+            ])
+        #expect(
+            try check(["A": ["Settings": ["Extra": true]], "B": [:]]) == [
+                "error: B.plist: at 'Settings:Extra': is missing (A has it)",
+                "2 environments checked: 1 error, 0 warnings"
+            ])
+    }
+
+    @Test func aTypeOnlyAMinorityUseIsReportedAtTheirFile() throws {
+        #expect(
+            try check([
+                "Base": ["Settings": ["Timeout": 30]], "A": [:], "B": [:], "C": ["Settings": ["Timeout": "thirty"]]
+            ]) == [
+                "error: C.plist: at 'Settings:Timeout': is a string here but an integer in A, B",
+                "3 environments checked: 1 error, 0 warnings"
+            ])
+    }
+
+    @Test func anUndefinedVariableInBaseIsOneLineNamingTheEnvironmentsItBreaks() throws {
+        let files: [String: PlistValue] = [
+            "Base": ["Settings": ["APIBaseURL": "https://$(API_HOST)/", "Socket": "wss://$(API_HOST)/"]],
+            "Debug": [:], "Staging": [:], "Release": ["Variables": ["API_HOST": "api.example.com"]]
+        ]
+        let hint = "(define it in Variables, give it with --setting API_HOST=VALUE, or add :default=VALUE)"
+        #expect(
+            try check(files) == [
+                "error: Base.plist: at 'Settings:APIBaseURL': $(API_HOST) is not defined in Debug, Staging \(hint)",
+                "error: Base.plist: at 'Settings:Socket': $(API_HOST) is not defined in Debug, Staging \(hint)",
+                "3 environments checked: 2 errors, 0 warnings"
+            ])
+        #expect(try check(files, ["Release"]) == ["1 environment checked: 0 errors, 0 warnings"])
+    }
+
+    @Test func aMisspeltInfoKeyIsAnErrorWithDidYouMeanAndTheAppsOwnKeysPass() throws {
+        #expect(
+            try check([
+                "Base": ["Info": ["Configuration": "$(CONFIGURATION)", "APIKey": "k", "UISupportedInterfaceOrientations~ipad": ["x"]]],
+                "Debug": ["Info": ["CFBundleDisplayNam": "Shout Dev"]], "Release": ["Info": ["CFBundleDisplayName": "Shout"]]
+            ]) == [
+                "error: Debug.plist: at 'Info:CFBundleDisplayNam': unknown Info.plist key 'CFBundleDisplayNam'; "
+                    + "did you mean 'CFBundleDisplayName'?",
+                "2 environments checked: 1 error, 0 warnings"
+            ])
+    }
+
+    @Test func anUnknownDistributionKeyIsAnErrorWithDidYouMean() throws {
+        #expect(
+            try check([
+                "Base": [
+                    "Distribution": ["Title": "T", "Subtitle": "S", "BaseURL": "https://x/", "Notes": "n", "Icon": "i.png", "Profile": "p"]
+                ],
+                "Debug": ["Distribution": ["Titel": "Dev", "Channel": "beta"]]
+            ]) == [
+                "error: Debug.plist: at 'Distribution:Titel': unknown Distribution key 'Titel'; did you mean 'Title'?",
+                "error: Debug.plist: at 'Distribution:Channel': unknown Distribution key 'Channel'; "
+                    + "Distribution has Title, Subtitle, BaseURL, Notes, Icon, Profile",
+                "1 environment checked: 2 errors, 0 warnings"
+            ])
+    }
+
+    @Test func anUnknownTopLevelKeyIsCollectedAndTheOtherEnvironmentsAreStillChecked() throws {
+        #expect(
+            try check([
+                "Debug": ["Settings": ["URL": "http://localhost/"]],
+                "Staging": ["Setings": ["URL": "https://x/"], "Settings": ["URL": "https://y/"]],
+                "Release": ["Settings": ["URL": "https://z/"], "Info": ["CFBundleIdentifier": "bad id"]]
+            ]) == [
+                "warning: Debug.plist: at 'Settings:URL': 'http://localhost/' is not https; iOS refuses OTA installs and App Transport "
+                    + "Security blocks plain http",
+                "error: Release.plist: at 'Info:CFBundleIdentifier': 'bad id' is not a valid bundle identifier: "
+                    + "' ' is not allowed (only letters, digits, '-' and '.')",
+                "error: Staging.plist: at 'Setings': unknown key 'Setings'; did you mean 'Settings'?",
+                "3 environments checked: 2 errors, 1 warning"
+            ])
+    }
+
+    @Test func setOverridesAreCheckedLikeAFileNamingTheOption() throws {
+        let files: [String: PlistValue] = ["Debug": ["Settings": ["LogLevel": "debug"]]]
+        #expect(
+            try check(
+                files,
+                overrides: [
+                    (["Setings", "LogLevel"], "x"), (["Info", "CFBundleDisplayNam"], "y"), (["Distribution", "Titel"], "z"),
+                    (["Info", "MyOwnKey"], "fine"), (["Settings", "LogLevel"], "trace")
+                ]) == [
+                    "error: --set 'Setings:LogLevel=x': unknown section 'Setings'; did you mean 'Settings'?",
+                    "error: --set 'Info:CFBundleDisplayNam=y': unknown Info.plist key 'CFBundleDisplayNam'; did you mean 'CFBundleDisplayName'?",
+                    "error: --set 'Distribution:Titel=z': unknown Distribution key 'Titel'; did you mean 'Title'?",
+                    "1 environment checked: 3 errors, 0 warnings"
+                ])
     }
 
     @Test func junitOutputIsWellFormedAndCountsFailures() throws {
         try withTemporaryFolder { folder in
             let path = try folder.environments(["A": ["Settings": ["url": "http://x & <y>"]], "B": ["Settings": [:], "Inherits": "Z"]])
-            let results = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check()
+            let results = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check().results
             let xml = JUnitReport.xml(suite: "adhocbuild env check", results: results)
             let file = try folder.write("report.xml", xml)
             // Python's XML parser is the independent judge of well-formedness.
@@ -70,6 +231,23 @@ import Testing
             #expect(
                 result.stdoutText.hasPrefix(
                     "2 1 ['A', 'B'] [False, True] warning: \(path)/A.plist: at 'Settings:url': 'http://x & <y>' is not https"))
+        }
+    }
+
+    @Test func junitFailsEveryEnvironmentAProblemConcernsAndOnlyThose() throws {
+        try withTemporaryFolder { folder in
+            let path = try folder.environments([
+                "Base": ["Settings": ["API": "https://$(API_HOST)/", "LogLevel": "info"]],
+                "Debug": ["Variables": ["API_HOST": "dev.example.com"]], "Staging": [:],
+                "Release": ["Variables": ["API_HOST": "example.com"], "Settings": ["LogLevl": "error"]]
+            ])
+            let report = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check()
+            let xml = JUnitReport.xml(suite: "adhocbuild env check", results: report.results)
+            #expect(xml.contains("tests=\"3\" failures=\"2\""))
+            #expect(xml.contains("<testcase classname=\"environments\" name=\"Debug\" file=\"\(path)/Debug.plist\">\n    </testcase>"))
+            #expect(xml.contains("at &apos;Settings:LogLevl&apos;: only Release has this key (Debug, Staging do not)"))
+            #expect(xml.contains("$(API_HOST) is not defined in Staging"))
+            #expect(report.summary == "3 environments checked: 2 errors, 0 warnings")
         }
     }
 }

@@ -68,7 +68,8 @@ import Testing
             let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
             #expect(
                 throws: AdhocBuildError(
-                    "$(API_HOST) is not defined (give it with --setting API_HOST=VALUE, or add :default=VALUE)",
+                    "$(API_HOST) is not defined in Debug (define it in Variables, give it with --setting API_HOST=VALUE, "
+                        + "or add :default=VALUE)",
                     file: path + "/Base.plist", keyPath: "Settings:API")
             ) {
                 try resolver.resolve("Debug")

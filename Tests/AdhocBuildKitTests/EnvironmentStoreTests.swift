@@ -57,37 +57,37 @@ import Testing
         }
     }
 
-    @Test func rejectsSchemaMistakesNamingFileAndKeyPath() throws {
+    @Test func collectsSchemaMistakesNamingFileAndKeyPathAndResolvingReportsThem() throws {
         try withTemporaryFolder { folder in
-            let environments = try folder.environments(["Debug": ["Setings": ["a": 1]]])
-            #expect(
-                throws: AdhocBuildError(
-                    "unknown key 'Setings'; did you mean 'Settings'?", file: environments + "/Debug.plist",
-                    keyPath: "Setings")
-            ) {
-                try EnvironmentStore(at: environments)
+            let environments = try folder.environments([
+                "Base": ["Inherits": "Debug"],
+                "Debug": [
+                    "Setings": ["a": 1], "Settings": ["b": 2], "Info": "flat", "Variables": ["N": 1, "M": "m"], "Inherits": 3,
+                    "Distribution": ["Titel": "x"]
+                ]
+            ])
+            // Reading goes on past each mistake, leaving out the part at fault, so env check can report them all.
+            let store = try EnvironmentStore(at: environments)
+            let debug = environments + "/Debug.plist"
+            let expected = [
+                AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: environments + "/Base.plist", keyPath: "Inherits"),
+                AdhocBuildError("unknown key 'Setings'; did you mean 'Settings'?", file: debug, keyPath: "Setings"),
+                AdhocBuildError("Inherits must name an environment (a string), not an integer", file: debug, keyPath: "Inherits"),
+                AdhocBuildError("Info must be a dictionary, not a string", file: debug, keyPath: "Info"),
+                AdhocBuildError("unknown Distribution key 'Titel'; did you mean 'Title'?", file: debug, keyPath: "Distribution:Titel"),
+                AdhocBuildError("a variable must be a string, not an integer", file: debug, keyPath: "Variables:N")
+            ]
+            #expect((store.base?.problems ?? []) + store.environments[0].problems == expected)
+            let body = store.environments[0].body
+            #expect(body.keys.sorted() == ["Distribution", "Settings", "Variables"])
+            #expect(body["Settings"] == ["b": 2] && body["Variables"] == ["M": "m"] && body["Distribution"] == [:])
+            do {
+                _ = try EnvironmentResolver(store: store).resolveForApplying("Debug")
+                Issue.record("resolved an environment with schema mistakes")
+            } catch let errors as AdhocBuildErrors {
+                #expect(errors.problems == expected)
             }
-            let second = try folder.environments(["Debug": ["Settings": "flat"]], folder: "second")
-            #expect(
-                throws: AdhocBuildError(
-                    "Settings must be a dictionary, not a string", file: second + "/Debug.plist",
-                    keyPath: "Settings")
-            ) {
-                try EnvironmentStore(at: second)
-            }
-            let third = try folder.environments(["Base": ["Inherits": "Debug"], "Debug": [:]], folder: "third")
-            #expect(
-                throws: AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: third + "/Base.plist", keyPath: "Inherits")
-            ) {
-                try EnvironmentStore(at: third)
-            }
-            let fourth = try folder.environments(["Debug": ["Variables": ["N": 1]]], folder: "fourth")
-            #expect(
-                throws: AdhocBuildError(
-                    "a variable must be a string, not an integer", file: fourth + "/Debug.plist", keyPath: "Variables:N")
-            ) {
-                try EnvironmentStore(at: fourth)
-            }
+            #expect(throws: expected[0]) { try EnvironmentResolver(store: store).resolve("Debug") }
             #expect(
                 throws: AdhocBuildError(
                     "no environments here (expected a folder of environment plists or an Environments.plist)",

@@ -41,11 +41,11 @@ import Testing
             #expect(
                 result.stderrText == """
                     warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
-                    warning: \(envs)/Base.plist: at 'Settings:URL': 'http://x' is not https; iOS refuses OTA installs and App Transport Security blocks plain http
                     error: \(envs)/B.plist: at 'Settings:Extra': is missing (A has it)
 
                     """)
-            #expect(result.stdoutText == "2 environments checked: 1 error, 2 warnings\n")
+            // Base's warning concerns both environments and is printed once.
+            #expect(result.stdoutText == "2 environments checked: 1 error, 1 warning\n")
             #expect(try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8).contains("tests=\"2\" failures=\"1\""))
             let sample = try AdhocBuildBinary.run(["env", "check", "--environments", Self.environments])
             #expect(sample.status == 0)
@@ -105,6 +105,65 @@ import Testing
             #expect(release.status == 1)
             #expect(release.stderrText.contains("'com.example/bad id' is not a valid bundle identifier"), "\(release.stderrText)")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+        }
+    }
+
+    /// A misspelt `--set` is refused like the same typo in a file, naming the option, by every command that
+    /// resolves an environment; `env check` still collects every problem and ends with its summary.
+    @Test func envCheckApplyAndReleaseRefuseAMisspeltSetNamingTheOption() throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            let before = folder.snapshot()
+            let problem = "--set 'Setings:LogLevel=trace': unknown section 'Setings'; did you mean 'Settings'?"
+            let message = "error: \(problem)\n"
+            let bad = ["--environments", Self.environments, "--set", "Setings:LogLevel=trace"]
+            let check = try AdhocBuildBinary.run(["env", "check"] + bad)
+            #expect(check.status == 1)
+            #expect(check.stderrText == message)
+            #expect(check.stdoutText == "4 environments checked: 1 error, 0 warnings\n")
+            let apply = try AdhocBuildBinary.run(["env", "apply", "Staging", "--app", app] + bad)
+            #expect(apply.status == 1)
+            #expect(apply.stderrText == message, "\(apply.stderrText)")
+            let release = try AdhocBuildBinary.run(
+                [
+                    "release", "--env", "Staging", "--app", app, "--base-url", "https://builds.example.com/", "--out", folder.path("dist"),
+                    "--ci", "none"
+                ]
+                    + bad)
+            #expect(release.status == 1)
+            #expect(release.stderrText.contains(problem), "\(release.stderrText)")
+            #expect(folder.snapshot() == before)
+        }
+    }
+
+    @Test func envCheckGoesOnPastAnUnknownTopLevelKeyAndEndsWithTheSummary() throws {
+        try withTemporaryFolder { folder in
+            try folder.create(
+                "envs/Staging.plist",
+                Data(
+                    "<plist><dict><key>Setings</key><dict/><key>Settings</key><dict><key>LogLevel</key><string>i</string></dict></dict></plist>"
+                        .utf8))
+            try folder.create(
+                "envs/Debug.plist",
+                Data("<plist><dict><key>Settings</key><dict><key>LogLevel</key><string>d</string></dict></dict></plist>".utf8))
+            try folder.create(
+                "envs/Release.plist",
+                Data("<plist><dict><key>Settings</key><dict><key>LogLevl</key><string>e</string></dict></dict></plist>".utf8))
+            let envs = folder.path("envs")
+            let result = try AdhocBuildBinary.run(["env", "check", "--environments", envs])
+            #expect(result.status == 1)
+            #expect(
+                result.stderrText == """
+                    error: \(envs)/Release.plist: at 'Settings:LogLevl': only Release has this key (Debug, Staging do not); did you mean 'Settings:LogLevel'?
+                    error: \(envs)/Staging.plist: at 'Setings': unknown key 'Setings'; did you mean 'Settings'?
+
+                    """)
+            #expect(result.stdoutText == "3 environments checked: 2 errors, 0 warnings\n")
+            let release = try AdhocBuildBinary.run(["env", "check", "Release", "--environments", envs])
+            #expect(release.status == 1)
+            #expect(release.stdoutText == "1 environment checked: 1 error, 0 warnings\n")
         }
     }
 

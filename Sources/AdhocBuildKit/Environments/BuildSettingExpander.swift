@@ -12,11 +12,16 @@ public struct BuildSettingExpander {
     /// Why a text could not be expanded.
     public struct Failure: DiagnosticError, Equatable {
         public var message: String
+        /// The variable, when the failure is a reference to one that is not defined.
+        public var undefinedVariable: String?
         public var file: String? { nil }
         public var location: String? { nil }
         public var problem: String { message }
 
-        public init(message: String) { self.message = message }
+        public init(message: String, undefinedVariable: String? = nil) {
+            self.message = message
+            self.undefinedVariable = undefinedVariable
+        }
     }
 
     private let lookup: (String) -> String?
@@ -153,7 +158,7 @@ public struct BuildSettingExpander {
         guard let value else {
             throw Failure(
                 message: "$(\(name)) is not defined (give it with --setting \(name)=VALUE, "
-                    + "or add :default=VALUE)")
+                    + "or add :default=VALUE)", undefinedVariable: name)
         }
         return value
     }

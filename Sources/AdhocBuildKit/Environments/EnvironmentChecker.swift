@@ -2,13 +2,14 @@ import PlistKit
 
 /// `env check`: every environment resolves, all have the same `Settings` key paths with the
 /// same types, no variable is undefined, bundle identifiers are valid, and URLs use https.
-/// Every problem is collected and reported together.
+/// Every problem is collected and reported together, once, at the file that is the odd one out.
 public struct EnvironmentChecker: Sendable {
     public var resolver: EnvironmentResolver
 
     public init(resolver: EnvironmentResolver) { self.resolver = resolver }
 
-    /// The outcome for one environment.
+    /// The outcome for one environment: every problem that concerns it, including lines it shares
+    /// with others (an undefined variable in Base, say).
     public struct Result: Sendable {
         public var name: String
         public var file: String
@@ -17,81 +18,82 @@ public struct EnvironmentChecker: Sendable {
         public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
     }
 
-    /// Checks `names` (all environments when empty) and returns one result per environment.
-    public func check(_ names: [String] = []) -> [Result] {
-        var results: [Result] = []
+    /// The outcome of a check: one result per environment checked, and every problem once, in order.
+    public struct Report: Sendable {
+        /// One per environment checked (and per name that is not one), for JUnit.
+        public var results: [Result]
+        /// What to print: each problem of `results` once.
+        public var problems: [AdhocBuildError]
+        /// The distinct errors; any makes the check fail.
+        public var errors: [AdhocBuildError] { problems.filter { $0.severity == .error } }
+        /// The distinct warnings.
+        public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
+
+        /// "4 environments checked: 1 error, 0 warnings".
+        public var summary: String {
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            return "\(count(results.count, "environment")) checked: \(count(errors.count, "error")), \(count(warnings.count, "warning"))"
+        }
+
+        init(results: [Result]) {
+            self.results = results
+            var seen: Set<String> = []
+            problems = results.flatMap(\.problems).filter { seen.insert("\($0.severity.rawValue): \($0)").inserted }
+        }
+    }
+
+    /// Checks `names` (all environments when empty). Every environment is resolved and compared, since a
+    /// key that only one has is that one's problem, but only the named ones' problems are reported.
+    public func check(_ names: [String] = []) -> Report {
+        let store = resolver.store
+        var findings: [String: [EnvironmentResolver.Finding]] = [:]
         var resolved: [ResolvedEnvironment] = []
-        let definitions: [EnvironmentDefinition]
-        do {
-            definitions = names.isEmpty ? resolver.store.environments : try names.map { try resolver.store.environment(named: $0) }
-        } catch let error as AdhocBuildError {
-            return [Result(name: names.joined(separator: ", "), file: resolver.store.location, problems: [error])]
-        } catch {
-            return [
-                Result(
-                    name: names.joined(separator: ", "), file: resolver.store.location,
-                    problems: [AdhocBuildError("\(error)")])
-            ]
+        for definition in store.environments {
+            let (environment, found) = resolver.resolveCollectingFindings(definition.name)
+            findings[definition.name] = found + (environment.map(EnvironmentChecker.checkValues) ?? []).map { .init(error: $0) }
+            if let environment { resolved.append(environment) }
         }
-        for definition in definitions {
-            let (environment, problems) = resolver.resolveCollectingProblems(definition.name)
-            var result = Result(name: definition.name, file: definition.file, problems: problems)
-            if let environment {
-                resolved.append(environment)
-                result.problems += EnvironmentChecker.checkValues(environment)
-            }
-            results.append(result)
-        }
-        // Every Settings key path must be in every environment, with one type.
-        var kinds: [PlistKeyPath: [(environment: String, kind: String)]] = [:]
-        var order: [PlistKeyPath] = []
-        for environment in resolved {
-            for (path, value) in EnvironmentChecker.settingsLeaves(environment) {
-                if kinds[path] == nil { order.append(path) }
-                kinds[path, default: []].append((environment.name, value.kindName))
+        // One line for a reference that several environments cannot resolve, naming them.
+        var undefinedIn: [UndefinedKey: [String]] = [:]
+        for definition in store.environments {
+            for finding in findings[definition.name]! {
+                if let key = UndefinedKey(finding) { undefinedIn[key, default: []].append(definition.name) }
             }
         }
-        for environment in resolved {
-            guard let resultIndex = results.firstIndex(where: { $0.name == environment.name }) else { continue }
-            let own = Dictionary(
-                EnvironmentChecker.settingsLeaves(environment).map { ($0.0.description, $0.1) },
-                uniquingKeysWith: { first, _ in first })
-            for path in order {
-                let holders = kinds[path]!
-                if let value = own[path.description] {
-                    let others = holders.filter { $0.kind != value.kindName && $0.environment != environment.name }
-                    if let other = others.first {
-                        let leaf = environment.leaf(at: path)
-                        results[resultIndex].problems.append(
-                            AdhocBuildError(
-                                "is \(value.kindWithArticle) here but \(PlistValue.withArticle(other.kind)) in \(other.environment)",
-                                file: leaf?.file ?? environment.name, keyPath: (leaf?.sourceKeyPath ?? path).description))
-                    }
-                } else if !hasAncestorLeaf(path, in: own) {
-                    let present = holders.map(\.environment)
-                    results[resultIndex].problems.append(
-                        AdhocBuildError(
-                            "is missing (\(present.joined(separator: ", ")) \(present.count == 1 ? "has" : "have") it)",
-                            file: results[resultIndex].file, keyPath: path.description))
-                }
+        let files = Dictionary(store.environments.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
+        let consistency = SettingsConsistency(environments: resolved, files: files).problems()
+        var results: [Result] = []
+        for name in names.isEmpty ? store.environments.map(\.name) : names {
+            let definition: EnvironmentDefinition
+            do { definition = try store.environment(named: name) } catch {
+                let problem = error as? AdhocBuildError ?? AdhocBuildError("\(error)")
+                results.append(Result(name: name, file: problem.file ?? store.location, problems: [problem]))
+                continue
             }
+            guard !results.contains(where: { $0.name == definition.name }) else { continue }
+            var problems = findings[definition.name]!.map { finding in
+                guard let key = UndefinedKey(finding) else { return finding.error }
+                var error = finding.error
+                error.message = EnvironmentResolver.undefinedMessage(key.variable, in: undefinedIn[key]!)
+                return error
+            }
+            problems += consistency[definition.name] ?? []
+            results.append(Result(name: definition.name, file: definition.file, problems: problems))
         }
-        return results
+        return Report(results: results)
     }
 
-    /// A key path counts as present when a parent of it is a non-dictionary leaf (reported as a type clash instead).
-    private func hasAncestorLeaf(_ path: PlistKeyPath, in own: [String: PlistValue]) -> Bool {
-        var components = path.components
-        while !components.isEmpty {
-            components.removeLast()
-            if own[PlistKeyPath(components).description] != nil { return true }
-        }
-        return false
-    }
+    /// Where an undefined variable is referenced.
+    private struct UndefinedKey: Hashable {
+        var file: String?
+        var keyPath: String?
+        var variable: String
 
-    static func settingsLeaves(_ environment: ResolvedEnvironment) -> [(PlistKeyPath, PlistValue)] {
-        environment.leaves.compactMap { leaf in
-            leaf.keyPath.components.first == "Settings" ? (leaf.keyPath, leaf.value) : nil
+        init?(_ finding: EnvironmentResolver.Finding) {
+            guard let variable = finding.undefinedVariable else { return nil }
+            self.file = finding.error.file
+            self.keyPath = finding.error.keyPath
+            self.variable = variable
         }
     }
 

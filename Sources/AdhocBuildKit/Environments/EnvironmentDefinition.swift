@@ -8,8 +8,8 @@ import SystemSupport
 /// changes), `Distribution` (what publishing needs: title, subtitle, base URL template) and
 /// `Variables` (strings that `$(NAME)` references can use).
 public struct EnvironmentDefinition: Sendable {
-    public static let sections = ["Settings", "Info", "Distribution", "Variables"]
-    public static let knownKeys = ["Inherits"] + sections
+    public static let sections = EnvironmentSchema.sections
+    public static let knownKeys = EnvironmentSchema.topLevelKeys
 
     public var name: String
     /// The file it came from, as given (for messages).
@@ -20,8 +20,13 @@ public struct EnvironmentDefinition: Sendable {
     /// `Settings`, `Info`, `Distribution` and `Variables` (without `Inherits`).
     public var body: PlistDictionary
     public var inherits: String?
+    /// What is wrong with the file's schema (an unknown key, a section that is not a dictionary, a misspelt
+    /// Info.plist key, …), each naming the file and key path. The part at fault is left out of `body`, so
+    /// the rest can still be resolved and checked; resolving an environment that uses this file reports them.
+    public var problems: [AdhocBuildError] = []
 
-    /// Reads one environment's dictionary, checking the schema.
+    /// Reads one environment's dictionary, checking the schema; only a value that is not a dictionary at
+    /// all throws, every other mistake is collected in `problems`.
     ///
     /// `lenient` is for the single-file `Environments.plist` form: a dictionary with none of the
     /// schema's keys is taken as the environment's `Settings`.
@@ -42,37 +47,45 @@ public struct EnvironmentDefinition: Sendable {
             wrapped["Settings"] = .dictionary(dict)
             dict = wrapped
         }
-        for key in dict.keys where !EnvironmentDefinition.knownKeys.contains(key) {
-            var message = "unknown key '\(key)'; an environment has \(EnvironmentDefinition.knownKeys.joined(separator: ", "))"
-            if let guess = Suggestion.closest(to: key, in: EnvironmentDefinition.knownKeys, maximumDistance: 3) {
-                message = "unknown key '\(key)'; did you mean '\(guess)'?"
-            }
-            throw AdhocBuildError(message, file: file, keyPath: keyPathPrefix.appending(key).description)
+        var found: [AdhocBuildError] = []
+        func problem(_ message: String, at keyPath: PlistKeyPath) {
+            found.append(
+                AdhocBuildError(message, file: file, keyPath: PlistKeyPath(keyPathPrefix.components + keyPath.components).description))
         }
-        if let inherits = dict["Inherits"] {
-            guard case .string(let parent) = inherits, !parent.isEmpty else {
-                throw AdhocBuildError(
-                    "Inherits must name an environment (a string), not \(inherits.kindWithArticle)",
-                    file: file, keyPath: keyPathPrefix.appending("Inherits").description)
+        for key in dict.keys {
+            if let message = EnvironmentSchema.topLevelKeyProblem(key) {
+                problem(message, at: [key])
+                dict.removeValue(forKey: key)
             }
-            self.inherits = parent
-            dict.removeValue(forKey: "Inherits")
+        }
+        var parent: String?
+        if let inherits = dict.removeValue(forKey: "Inherits") {
+            if case .string(let name) = inherits, !name.isEmpty {
+                parent = name
+            } else {
+                problem("Inherits must name an environment (a string), not \(inherits.kindWithArticle)", at: ["Inherits"])
+            }
         }
         for section in EnvironmentDefinition.sections {
             guard let content = dict[section] else { continue }
-            guard case .dictionary(let sectionDict) = content else {
-                throw AdhocBuildError(
-                    "\(section) must be a dictionary, not \(content.kindWithArticle)", file: file,
-                    keyPath: keyPathPrefix.appending(section).description)
+            guard case .dictionary(var sectionDict) = content else {
+                problem("\(section) must be a dictionary, not \(content.kindWithArticle)", at: [section])
+                dict.removeValue(forKey: section)
+                continue
             }
-            if section == "Variables" {
-                for (variable, variableValue) in sectionDict where variableValue.stringValue == nil {
-                    throw AdhocBuildError(
-                        "a variable must be a string, not \(variableValue.kindWithArticle)", file: file,
-                        keyPath: keyPathPrefix.appending(section).appending(variable).description)
+            for (key, keyValue) in sectionDict {
+                if let message = EnvironmentSchema.sectionKeyProblem(section: section, key: key) {
+                    problem(message, at: [section, key])
+                    sectionDict.removeValue(forKey: key)
+                } else if section == "Variables" && keyValue.stringValue == nil {
+                    problem("a variable must be a string, not \(keyValue.kindWithArticle)", at: [section, key])
+                    sectionDict.removeValue(forKey: key)
                 }
             }
+            dict[section] = .dictionary(sectionDict)
         }
         body = dict
+        inherits = parent
+        problems = found
     }
 }

@@ -48,13 +48,43 @@ public struct EnvironmentResolver: Sendable {
     /// Resolves `name`, collecting every problem (each undefined variable, say) instead of
     /// stopping at the first. The environment is nil when it could not be merged at all.
     public func resolveCollectingProblems(_ name: String) -> (ResolvedEnvironment?, [AdhocBuildError]) {
+        let (resolved, findings) = resolveCollectingFindings(name)
+        return (resolved, findings.map(\.error))
+    }
+
+    /// A problem found while resolving, with the variable when it is an undefined `$(NAME)`, so that
+    /// `env check` can report one line for a reference every environment misses.
+    struct Finding {
+        var error: AdhocBuildError
+        var undefinedVariable: String?
+    }
+
+    /// The message for `$(variable)`, undefined in `environments`.
+    static func undefinedMessage(_ variable: String, in environments: [String]) -> String {
+        "$(\(variable)) is not defined in \(environments.joined(separator: ", ")) (define it in Variables, "
+            + "give it with --setting \(variable)=VALUE, or add :default=VALUE)"
+    }
+
+    /// The problems of an override before it is applied: the section and key it names.
+    func overrideProblems() -> [AdhocBuildError] {
+        overrides.compactMap { keyPath, text in
+            EnvironmentSchema.overrideProblem(keyPath).map {
+                AdhocBuildError($0, file: "\(EnvironmentResolver.overrideSource) '\(keyPath)=\(text)'")
+            }
+        }
+    }
+
+    func resolveCollectingFindings(_ name: String) -> (ResolvedEnvironment?, [Finding]) {
+        var problems: [Finding] = (store.base?.problems ?? []).map { Finding(error: $0) }
         let chain: [EnvironmentDefinition]
         do { chain = try store.chain(for: name) } catch let error as AdhocBuildError {
-            return (nil, [error])
+            return (nil, problems + [Finding(error: error)])
         } catch {
-            return (nil, [AdhocBuildError("\(error)")])
+            return (nil, problems + [Finding(error: AdhocBuildError("\(error)"))])
         }
         let environmentName = chain.last!.name
+        problems += chain.flatMap(\.problems).map { Finding(error: $0) }
+        problems += overrideProblems().map { Finding(error: $0) }
         var layers = (store.base.map { [$0] } ?? []) + chain
         var sources: [String: (file: String, prefix: PlistKeyPath)] = [:]
         var mergeSources: [PlistMerge.Source] = []
@@ -65,24 +95,23 @@ public struct EnvironmentResolver: Sendable {
         }
         layers.removeAll()
         var merge = PlistMerge(mergeSources)
-        var problems: [AdhocBuildError] = []
-        if !overrides.isEmpty {
+        let validOverrides = overrides.filter { EnvironmentSchema.overrideProblem($0.keyPath) == nil }
+        if !validOverrides.isEmpty {
             var overlay = PlistValue.dictionary(PlistDictionary())
-            for (keyPath, text) in overrides {
+            for (keyPath, text) in validOverrides {
                 do {
                     let existing = merge.value[keyPath] ?? overlay[keyPath]
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
                     try overlay.setValue(try type.parse(text), at: keyPath)
                 } catch let error as PlistError {
                     problems.append(
-                        AdhocBuildError(
-                            error.message, file: EnvironmentResolver.overrideSource,
-                            keyPath: keyPath.description))
+                        Finding(
+                            error: AdhocBuildError(
+                                error.message, file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
                 } catch {
                     problems.append(
-                        AdhocBuildError(
-                            "\(error)", file: EnvironmentResolver.overrideSource,
-                            keyPath: keyPath.description))
+                        Finding(
+                            error: AdhocBuildError("\(error)", file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
                 }
             }
             sources[EnvironmentResolver.overrideSource] = (EnvironmentResolver.overrideSource, .root)
@@ -107,7 +136,10 @@ public struct EnvironmentResolver: Sendable {
             case .string(let text) where BuildSettingExpander.containsReference(text):
                 do { value = .string(try expander.expand(text)) } catch {
                     let (file, sourcePath) = locate(keyPath)
-                    problems.append(AdhocBuildError("\(error)", file: file, keyPath: sourcePath.description))
+                    let undefined = (error as? BuildSettingExpander.Failure)?.undefinedVariable
+                    let message = undefined.map { EnvironmentResolver.undefinedMessage($0, in: [environmentName]) } ?? "\(error)"
+                    problems.append(
+                        Finding(error: AdhocBuildError(message, file: file, keyPath: sourcePath.description), undefinedVariable: undefined))
                 }
             case .array(var items):
                 for index in items.indices { expandStrings(&items[index], at: keyPath.appending(index)) }

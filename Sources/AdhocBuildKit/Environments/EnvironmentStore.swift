@@ -36,8 +36,11 @@ public struct EnvironmentStore: Sendable {
                 let value = try EnvironmentStore.read(path)
                 let definition = try EnvironmentDefinition(name: String(name.dropLast(".plist".count)), file: path, value: value)
                 if definition.name == EnvironmentStore.baseName {
+                    var definition = definition
                     if let inherits = definition.inherits {
-                        throw AdhocBuildError("Base.plist cannot inherit (it names '\(inherits)')", file: path, keyPath: "Inherits")
+                        definition.problems.append(
+                            AdhocBuildError("Base.plist cannot inherit (it names '\(inherits)')", file: path, keyPath: "Inherits"))
+                        definition.inherits = nil
                     }
                     base = definition
                 } else {
