@@ -108,7 +108,7 @@ import Testing
             try check(files, ["Debug", "Nowhere"]) == [
                 "error: Debug.plist: at 'Settings:Verbose': only Debug has this key (Release, Staging do not)",
                 "error: environments: no environment 'Nowhere'; there are Debug, Release, Staging",
-                "2 environments checked: 2 errors, 0 warnings"
+                "1 environment checked: 2 errors, 0 warnings"
             ])
     }
 
@@ -192,6 +192,28 @@ import Testing
                 "error: Staging.plist: at 'Setings': unknown key 'Setings'; did you mean 'Settings'?",
                 "3 environments checked: 2 errors, 1 warning"
             ])
+    }
+
+    @Test func anUnparseableFileIsOneProblemAndTheOthersAreStillCheckedWithTheSummary() throws {
+        try withTemporaryFolder { folder in
+            let path = try folder.environments([
+                "Debug": ["Settings": ["URL": "https://x/"]],
+                "Release": ["Settings": ["URL": "https://y/"], "Info": ["CFBundleIdentifier": "a b"]]
+            ])
+            try Data("<plist><dict><key>Settings</key><dict></plist>".utf8).write(to: URL(fileURLWithPath: path + "/Staging.plist"))
+            let report = EnvironmentChecker(resolver: EnvironmentResolver(store: try EnvironmentStore(at: path))).check()
+            let lines = report.problems.map(\.description)
+            #expect(lines.count == 2, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("\(path)/Staging.plist: 1:") && $0.contains("XML") })
+            #expect(lines.contains { $0.hasPrefix("\(path)/Release.plist: at 'Info:CFBundleIdentifier'") })
+            #expect(report.summary == "3 environments checked: 2 errors, 0 warnings")
+        }
+    }
+
+    @Test func aNameThatIsNoEnvironmentIsAnErrorButNotCountedAsChecked() throws {
+        #expect(
+            try check(["Debug": ["Settings": ["URL": "https://x/"]]], ["Debug", "Stagin"]).last
+                == "1 environment checked: 1 error, 0 warnings")
     }
 
     @Test func setOverridesAreCheckedLikeAFileNamingTheOption() throws {

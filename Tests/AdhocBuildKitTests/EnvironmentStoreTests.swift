@@ -98,13 +98,18 @@ import Testing
         }
     }
 
-    @Test func aBrokenPlistIsReportedWithItsPosition() throws {
+    @Test func aBrokenPlistIsCollectedWithItsPositionAndReportedByWhatUsesIt() throws {
         try withTemporaryFolder { folder in
             let path = try folder.create("environments/Debug.plist", Data("<plist><dict><key>Settings</key></dict></plist>".utf8))
-            // The plist reader's own error comes through, with its position, not re-wrapped into a string.
-            #expect(throws: PlistError(.malformed, "key 'Settings' has no value before </dict>", at: .line(1, column: 40), file: path)) {
-                try EnvironmentStore(at: folder.path("environments"))
-            }
+            _ = try folder.create("environments/Release.plist", Data("<plist><dict/></plist>".utf8))
+            let store = try EnvironmentStore(at: folder.path("environments"))
+            let debug = try store.environment(named: "Debug")
+            // The plist reader's file, position and message are kept, not flattened into one string.
+            #expect(debug.problems.map(\.position) == ["1:40"])
+            #expect(debug.problems.map(\.description) == ["\(path): 1:40: key 'Settings' has no value before </dict>"])
+            #expect(!debug.wasRead)
+            #expect(throws: AdhocBuildError.self) { try EnvironmentResolver(store: store).resolve("Debug") }
+            #expect(try EnvironmentResolver(store: store).resolve("Release").name == "Release")
         }
     }
 }

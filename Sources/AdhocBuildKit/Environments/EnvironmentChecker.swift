@@ -14,6 +14,8 @@ public struct EnvironmentChecker: Sendable {
         public var name: String
         public var file: String
         public var problems: [AdhocBuildError]
+        /// False for a name asked for that is no environment (its one problem says so).
+        public var isEnvironment = true
         public var errors: [AdhocBuildError] { problems.filter { $0.severity == .error } }
         public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
     }
@@ -29,10 +31,11 @@ public struct EnvironmentChecker: Sendable {
         /// The distinct warnings.
         public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
 
-        /// "4 environments checked: 1 error, 0 warnings".
+        /// "4 environments checked: 1 error, 0 warnings" (a name that is no environment is not counted).
         public var summary: String {
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-            return "\(count(results.count, "environment")) checked: \(count(errors.count, "error")), \(count(warnings.count, "warning"))"
+            let checked = results.filter(\.isEnvironment).count
+            return "\(count(checked, "environment")) checked: \(count(errors.count, "error")), \(count(warnings.count, "warning"))"
         }
 
         init(results: [Result]) {
@@ -51,7 +54,7 @@ public struct EnvironmentChecker: Sendable {
         for definition in store.environments {
             let (environment, found) = resolver.resolveCollectingFindings(definition.name)
             findings[definition.name] = found + (environment.map(EnvironmentChecker.checkValues) ?? []).map { .init(error: $0) }
-            if let environment { resolved.append(environment) }
+            if let environment, definition.wasRead { resolved.append(environment) }
         }
         // One line for a reference that several environments cannot resolve, naming them.
         var undefinedIn: [UndefinedKey: [String]] = [:]
@@ -67,7 +70,7 @@ public struct EnvironmentChecker: Sendable {
             let definition: EnvironmentDefinition
             do { definition = try store.environment(named: name) } catch {
                 let problem = error as? AdhocBuildError ?? AdhocBuildError("\(error)")
-                results.append(Result(name: name, file: problem.file ?? store.location, problems: [problem]))
+                results.append(Result(name: name, file: problem.file ?? store.location, problems: [problem], isEnvironment: false))
                 continue
             }
             guard !results.contains(where: { $0.name == definition.name }) else { continue }

@@ -24,6 +24,9 @@ public struct EnvironmentDefinition: Sendable {
     /// Info.plist key, …), each naming the file and key path. The part at fault is left out of `body`, so
     /// the rest can still be resolved and checked; resolving an environment that uses this file reports them.
     public var problems: [AdhocBuildError] = []
+    /// False when the file could not be read or parsed: the environment is empty, its one problem says
+    /// why, and it takes no part in comparing the environments' keys.
+    public internal(set) var wasRead = true
 
     /// Reads one environment's dictionary, checking the schema; only a value that is not a dictionary at
     /// all throws, every other mistake is collected in `problems`.

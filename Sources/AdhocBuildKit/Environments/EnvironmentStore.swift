@@ -33,8 +33,7 @@ public struct EnvironmentStore: Sendable {
                     found += try EnvironmentStore.readSingleFile(path)
                     continue
                 }
-                let value = try EnvironmentStore.read(path)
-                let definition = try EnvironmentDefinition(name: String(name.dropLast(".plist".count)), file: path, value: value)
+                let definition = try EnvironmentStore.definition(named: String(name.dropLast(".plist".count)), at: path)
                 if definition.name == EnvironmentStore.baseName {
                     var definition = definition
                     if let inherits = definition.inherits {
@@ -62,6 +61,20 @@ public struct EnvironmentStore: Sendable {
     }
 
     static func read(_ path: String) throws -> PlistValue { try PropertyList(contentsOf: path).value }
+
+    /// The environment in the file at `path`. A file that cannot be read or parsed becomes an empty
+    /// environment holding that problem, so the other environments are still checked and anything
+    /// that uses this one reports it.
+    static func definition(named name: String, at path: String) throws -> EnvironmentDefinition {
+        let value: PlistValue
+        do { value = try read(path) } catch let error as any DiagnosticError {
+            var empty = try EnvironmentDefinition(name: name, file: path, value: .dictionary(PlistDictionary()))
+            empty.problems.append(AdhocBuildError(collecting: error))
+            empty.wasRead = false
+            return empty
+        }
+        return try EnvironmentDefinition(name: name, file: path, value: value)
+    }
 
     static func readSingleFile(_ path: String) throws -> [EnvironmentDefinition] {
         guard case .dictionary(let root) = try read(path) else {

@@ -13,6 +13,9 @@ public struct AdhocBuildError: DiagnosticError, Equatable {
     public var message: String
     public var file: String?
     public var keyPath: String?
+    /// A place in the file that is not a key path (`3:14` for a line and column, `byte 12`), when the
+    /// problem came from reading the file; it is the location then.
+    public var position: String?
 
     public init(_ message: String, file: String? = nil, keyPath: String? = nil, severity: Severity = .error) {
         self.message = message
@@ -21,7 +24,14 @@ public struct AdhocBuildError: DiagnosticError, Equatable {
         self.severity = severity
     }
 
-    public var location: String? { keyPath.map { $0.isEmpty ? "at the root" : "at '\($0)'" } }
+    /// `error` (a file that could not be read or parsed) as a problem to collect with the others,
+    /// keeping its file, position and message.
+    public init(collecting error: any DiagnosticError) {
+        self.init(error.problem, file: error.file)
+        position = error.location
+    }
+
+    public var location: String? { position ?? keyPath.map { $0.isEmpty ? "at the root" : "at '\($0)'" } }
     public var problem: String { message }
 }
 
