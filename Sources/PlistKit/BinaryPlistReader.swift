@@ -200,7 +200,11 @@ struct BinaryPlistEventWalker {
                     if mark(Self.checked, keyNumber) {
                         try overlaps.record(keyNumber, start: keyStart, end: keyEnd, table: table)
                     }
-                    _ = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { try sink.key($0) }
+                    if case .ascii(let range) = key {
+                        try sink.key(UnsafeRawBufferPointer(rebasing: table.bytes[range]))  // no closure: most keys are ASCII
+                    } else {
+                        _ = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { try sink.key($0) }
+                    }
                     try walk(try table.reference(at: refs + (count + index) * table.refSize, in: object), depth: depth + 1)
                 }
             } else if case .dictionary = decoded {
