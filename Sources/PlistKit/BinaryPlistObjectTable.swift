@@ -28,6 +28,9 @@ struct BinaryPlistObjectTable {
     /// True when object offsets rise strictly with the object number, as every known writer
     /// lays them out; then overlap can be checked object by object instead of by sorting.
     let offsetsAscend: Bool
+    /// True when offsets ascend and the first is at least 8 and the last below the offset table,
+    /// so every offset is inside the object area and `offset(ofObject:)` need not check each one.
+    let offsetsInRange: Bool
 
     init(bytes: UnsafeRawBufferPointer) throws {
         self.bytes = bytes
@@ -101,6 +104,9 @@ struct BinaryPlistObjectTable {
             previous = offset
         }
         offsetsAscend = ascending
+        offsetsInRange =
+            ascending && BinaryPlistObjectTable.readUInt(bytes, at: tableOffset, size: offsetSize) >= 8
+            && previous < UInt64(tableOffset)
     }
 
     @inline(__always)
@@ -121,9 +127,11 @@ struct BinaryPlistObjectTable {
         PlistError(.malformed, message, at: .byteOffset(offset))
     }
 
+    @inline(__always)
     func offset(ofObject object: Int) throws -> Int {
         let entry = tableOffset + object * offsetSize
         let value = BinaryPlistObjectTable.readUInt(bytes, at: entry, size: offsetSize)
+        if offsetsInRange { return Int(value) }
         guard value >= 8, value < UInt64(tableOffset) else {
             throw malformed("object \(object) has offset \(value), outside the object area (8..<\(tableOffset))", entry)
         }

@@ -9,6 +9,10 @@ import Foundation
 /// limit, and shared objects that expand past the value limit are all errors.
 public struct BinaryPlistReader {
     public var limits: PlistLimits
+    /// Whether the streaming reader clears each dictionary's keys up front by object number
+    /// (`BinaryPlistKeyIndex`) before checking them one by one; off only in tests that pin both
+    /// ways to the same output and errors.
+    var checksKeysUpFront = true
 
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
@@ -27,7 +31,11 @@ public struct BinaryPlistReader {
     public func read(_ data: Data, into sink: PlistEventSink) throws {
         try data.withUnsafeBytes { raw in
             var walker = BinaryPlistEventWalker(table: try BinaryPlistObjectTable(bytes: raw), limits: limits, sink: sink)
-            defer { walker.marks.deallocate() }
+            walker.checksKeysUpFront = checksKeysUpFront
+            defer {
+                walker.marks.deallocate()
+                walker.keyIndex.deallocate()
+            }
             try walker.walk(walker.table.topObject, depth: 0)
             try walker.overlaps.finish()
         }
@@ -125,6 +133,9 @@ struct BinaryPlistEventWalker {
     var overlaps: BinaryPlistOverlapCheck
     var valueCount = 0
     var keys = DuplicateKeyDetector()
+    /// Checks a dictionary's keys up front by object number; `keys` is for those it cannot clear.
+    var keyIndex: BinaryPlistKeyIndex
+    var checksKeysUpFront = true
     let scratch = TextScratch()
 
     /// Reused storage for strings converted from UTF-16.
@@ -137,6 +148,7 @@ struct BinaryPlistEventWalker {
         marks = .allocate(capacity: table.objectCount)
         marks.initialize(repeating: 0, count: table.objectCount)
         overlaps = BinaryPlistOverlapCheck(table: table)
+        keyIndex = BinaryPlistKeyIndex(objectCount: table.objectCount)
     }
 
     /// Calls `body` with the UTF-8 bytes of a string object; nil for any other object.
@@ -180,7 +192,24 @@ struct BinaryPlistEventWalker {
                 throw table.malformed("object \(object) contains itself (a reference cycle)", start)
             }
             defer { marks[object] &= ~Self.inProgress }
-            if case .dictionary = decoded {
+            if case .dictionary = decoded, checksKeysUpFront, keyIndex.keysAreDistinctStrings(refs: refs, count: count, in: table) {
+                try sink.beginDictionary()
+                for index in 0..<count {
+                    let keyNumber = try table.reference(at: refs + index * table.refSize, in: object)
+                    let (key, keyStart, keyEnd) = try table.object(keyNumber)
+                    if mark(Self.checked, keyNumber) {
+                        try overlaps.record(keyNumber, start: keyStart, end: keyEnd, table: table)
+                    }
+                    if case .ascii(let range) = key {
+                        try sink.key(UnsafeRawBufferPointer(rebasing: table.bytes[range]))  // no closure: most keys are ASCII
+                    } else {
+                        _ = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { try sink.key($0) }
+                    }
+                    try walk(try table.reference(at: refs + (count + index) * table.refSize, in: object), depth: depth + 1)
+                }
+            } else if case .dictionary = decoded {
+                // Some key is not a string, does not decode or repeats: key by key, so the first
+                // problem in document order is the one reported.
                 try sink.beginDictionary()
                 keys.beginDictionary()
                 for index in 0..<count {
