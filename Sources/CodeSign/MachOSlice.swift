@@ -89,7 +89,7 @@ public struct MachOSlice: Sendable {
                 let fixed = wide ? 72 : 56
                 let sectionSize = wide ? 80 : 68
                 try need(fixed)
-                let name = MachOSlice.name(bytes, at)
+                let name = MachOSlice.name(bytes, at + 8)
                 let field = { (n: Int) throws -> UInt64 in
                     wide ? try u64(at + 24 + 8 * n) : UInt64(try u32(at + 24 + 4 * n))
                 }
