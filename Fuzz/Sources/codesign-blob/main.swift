@@ -21,7 +21,7 @@ runFuzzer { data in
         _ = requirement.description
     }
     if let entitlements = try? EntitlementsBlob(bytes: bytes), let value = try? entitlements.entitlements(), entitlements.format == .der {
-        precondition((try? EntitlementsBlob.der(value))?.entitlements() == value, "DER entitlements round trip")
+        precondition((try? EntitlementsBlob.der(value).entitlements()) == value, "DER entitlements round trip")
     }
     if let resources = try? CodeResources(data: data) {
         _ = try? resources.data()
