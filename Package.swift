@@ -8,6 +8,7 @@ import PackageDescription
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
+///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources; beside IPAKit)
 ///       -> PlistKit (plist model and codecs)
 ///         -> SystemSupport (errors, system calls, locks, worker pool, version)
 ///         -> C* system libraries (one small target per C library)
@@ -17,6 +18,7 @@ let package = Package(
         .executable(name: "adhocbuild", targets: ["adhocbuild"]),
         .library(name: "PlistKit", targets: ["PlistKit"]),
         .library(name: "IPAKit", targets: ["IPAKit"]),
+        .library(name: "CodeSign", targets: ["CodeSign"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"])
@@ -47,6 +49,11 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Linux calls glibc has but Swift's Glibc module does not show; nothing to link.
         .systemLibrary(name: "CLinux"),
         .target(name: "SystemSupport"),
@@ -57,6 +64,10 @@ let package = Package(
         .target(
             name: "IPAKit",
             dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
+        ),
+        .target(
+            name: "CodeSign",
+            dependencies: ["SystemSupport", "PlistKit", "CLibCrypto"]
         ),
         .target(
             name: "Manifest",
@@ -91,6 +102,10 @@ let package = Package(
         .testTarget(
             name: "IPAKitTests",
             dependencies: ["IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CodeSignTests",
+            dependencies: ["CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ManifestTests",

@@ -4,7 +4,9 @@ import PackageDescription
 /// libFuzzer harnesses for every parser adhocbuild exposes to untrusted input. Built by `make fuzz`
 /// with AddressSanitizer and libFuzzer's coverage instrumentation, linked with libFuzzer's no-main
 /// runtime; each harness hands its input to one parser through `FuzzDriver.runFuzzer`.
-let harnesses = ["binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander"]
+let harnesses = [
+    "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob"
+]
 
 let package = Package(
     name: "adhocbuild-fuzz",
@@ -17,6 +19,7 @@ let package = Package(
                     "FuzzDriver",
                     .product(name: "PlistKit", package: "adhocbuild"),
                     .product(name: "IPAKit", package: "adhocbuild"),
+                    .product(name: "CodeSign", package: "adhocbuild"),
                     .product(name: "Manifest", package: "adhocbuild"),
                     .product(name: "AdhocBuildKit", package: "adhocbuild")
                 ],

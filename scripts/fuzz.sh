@@ -22,7 +22,7 @@ seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob)
 flags=(-c debug -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 for name in "${harnesses[@]}"; do
@@ -44,6 +44,11 @@ if [ -f "$fixtures/SOURCES.md" ]; then
     seed profile "$fixtures"/mobileprovision/*
     seed png "$fixtures"/png-cgbi/* "$fixtures"/png-plain/*
     seed ipa "$fixtures"/ipa/*
+    # The Mach-O binaries of the fixture ipas, and each blob of their signatures.
+    mkdir -p "$work/generated/fixture-code"
+    python3 scripts/fuzz_codesign_seeds.py fixtures "$work/generated/fixture-code" "$fixtures"/ipa/*.ipa
+    seed macho "$work"/generated/fixture-code/macho-*
+    seed codesign-blob "$work"/generated/fixture-code/blob-* "$fixtures"/plist-xml/*CodeResources*
 elif [ "${ADHOCBUILD_REQUIRE_FIXTURES:-}" = 1 ]; then
     echo "fuzz.sh: the real fixtures are required (ADHOCBUILD_REQUIRE_FIXTURES=1) but $fixtures/SOURCES.md is missing" >&2
     exit 2
@@ -89,10 +94,15 @@ write("example-stored.ipa", zipfile.ZIP_STORED)
 write("example-with-profile.ipa", zipfile.ZIP_DEFLATED, profile)
 PYTHON
 seed ipa "$work"/generated/*.ipa
+# A tiny signed Mach-O (thin, fat32, fat64) and its blobs, written here from nothing.
+mkdir -p "$work/generated/made-code"
+python3 scripts/fuzz_codesign_seeds.py made "$work/generated/made-code"
+seed macho "$work"/generated/made-code/macho-*
+seed codesign-blob "$work"/generated/made-code/blob-*
 for dir in Fuzz/Regressions/*/; do seed "$(basename "$dir")" "$dir"*; done
 # The malformed-input corpora of the unit tests (written by `make test`, or here when missing).
 if [ ! -d "$work/seeds" ]; then
-    ADHOCBUILD_FUZZ_SEEDS="$work/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests' \
+    ADHOCBUILD_FUZZ_SEEDS="$work/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests|MachOReaderTests|RequirementTests' \
         > "$work/seeds-export.log" 2>&1 || echo "warning: exporting the malformed corpora failed; see $work/seeds-export.log" >&2
 fi
 for dir in "$work"/seeds/*/; do [ -d "$dir" ] && seed "$(basename "$dir")" "$dir"*; done

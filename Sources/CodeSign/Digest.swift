@@ -1,0 +1,65 @@
+import CLibCrypto
+import Foundation
+
+/// A hash algorithm a CodeDirectory or a resource seal can use, with its code in the CodeDirectory.
+public enum HashType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case sha1 = 1
+    case sha256 = 2
+    /// SHA-256 truncated to 20 bytes.
+    case sha256Truncated = 3
+    case sha384 = 4
+
+    /// The number of bytes the CodeDirectory stores per hash.
+    public var size: Int {
+        switch self {
+        case .sha1, .sha256Truncated: return 20
+        case .sha256: return 32
+        case .sha384: return 48
+        }
+    }
+
+    /// The name `codesign -d -v` prints.
+    public var description: String {
+        switch self {
+        case .sha1: return "sha1"
+        case .sha256: return "sha256"
+        case .sha256Truncated: return "sha256-truncated"
+        case .sha384: return "sha384"
+        }
+    }
+}
+
+/// Digests computed by libcrypto (EVP); pure functions of their input, safe to call from any thread.
+public enum Digest {
+    /// The `type` digest of `bytes` (truncated to the stored size for ``HashType/sha256Truncated``).
+    public static func hash<Bytes: ContiguousBytes>(_ type: HashType, _ bytes: Bytes) -> [UInt8] {
+        bytes.withUnsafeBytes { hash(type, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The `type` digest of the bytes in `buffer`.
+    public static func hash(_ type: HashType, _ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        let algorithm: OpaquePointer?
+        switch type {
+        case .sha1: algorithm = EVP_sha1()
+        case .sha256, .sha256Truncated: algorithm = EVP_sha256()
+        case .sha384: algorithm = EVP_sha384()
+        }
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = output.withUnsafeMutableBufferPointer { out in
+            EVP_Digest(buffer.baseAddress, buffer.count, out.baseAddress, &length, algorithm, nil)
+        }
+        // EVP_Digest fails only when libcrypto cannot allocate or the algorithm is missing from the build.
+        precondition(ok == 1, "libcrypto could not compute a \(type) digest")
+        return Array(output.prefix(type.size))
+    }
+
+    public static func sha1<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha1, bytes) }
+    public static func sha256<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha256, bytes) }
+    public static func sha384<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha384, bytes) }
+}
+
+extension Array where Element == UInt8 {
+    /// Lower-case hexadecimal, as `codesign` prints hashes.
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}

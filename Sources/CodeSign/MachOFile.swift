@@ -1,0 +1,59 @@
+import Foundation
+
+/// A Mach-O file: one thin slice, or a universal binary with a ``FatHeader`` and its slices.
+public struct MachOFile: Sendable {
+    /// The universal header, or nil for a thin file.
+    public let fatHeader: FatHeader?
+    public let slices: [MachOSlice]
+
+    /// Parses `data`; errors name the byte (and the slice) where the file went wrong.
+    public init(data: Data) throws {
+        try self.init(bytes: [UInt8](data))
+    }
+
+    public init(bytes: [UInt8]) throws {
+        let reader = ByteReader(bytes)
+        if FatHeader.isFat(reader) {
+            let header = try FatHeader(reading: reader)
+            fatHeader = header
+            slices = try header.architectures.map { arch in
+                // FatHeader checked that offset + size lies inside the file.
+                let start = Int(arch.offset), end = Int(arch.offset + arch.size)
+                do {
+                    return try MachOSlice(bytes: Array(bytes[start..<end]), fileOffset: arch.offset)
+                } catch let error as CodeSignError {
+                    throw error.within("slice \(arch.cpu)")
+                }
+            }
+        } else {
+            fatHeader = nil
+            slices = [try MachOSlice(bytes: bytes)]
+        }
+    }
+
+    /// Reads and parses the file at `path`; errors name it.
+    public init(contentsOf path: String) throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CodeSignError("cannot read the file: \(error.localizedDescription)", file: path)
+        }
+        do {
+            try self.init(data: data)
+        } catch let error as CodeSignError {
+            throw error.inFile(path)
+        }
+    }
+
+    /// Whether `bytes` start like a Mach-O file (thin of either width or universal).
+    public static func looksLikeMachO(_ prefix: some Collection<UInt8>) -> Bool {
+        guard prefix.count >= 4 else { return false }
+        let magic = prefix.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return [
+            FatHeader.magic32, FatHeader.magic64, MachOSlice.magic32, MachOSlice.magic64, MachOSlice.magic32.byteSwapped,
+            MachOSlice.magic64.byteSwapped
+        ]
+        .contains(magic)
+    }
+}
