@@ -31,6 +31,10 @@ deps:
 	@python3 -c "import PIL, websocket" 2>/dev/null || python3 -m pip install --quiet pillow websocket-client 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages pillow websocket-client \
 		|| echo "warning: could not install Pillow and websocket-client for $$(command -v python3); the image and browser tests will say so"
+	@# LIEF reads Mach-O files for the code-signing tests' layout oracle.
+	@python3 -c "import lief" 2>/dev/null || python3 -m pip install --quiet lief 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages lief \
+		|| echo "warning: could not install LIEF for $$(command -v python3); the Mach-O oracle falls back to its struct reading"
 
 build: deps
 	$(SWIFT) build
