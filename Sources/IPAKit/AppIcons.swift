@@ -21,11 +21,12 @@ public struct AppIcons: Sendable {
 
     public var largest: Icon? { icons.first }
 
-    /// Why no icon can be extracted, for an app that has none as a file.
+    /// Why no icon can be extracted, for an app that has none as a file. It suggests no option: each
+    /// command that takes one (`page --icon`, `release --icon`) says so itself.
     public var missingReason: String {
         if hasAssetCatalog {
             return "its icons live only in Assets.car (an asset catalog), which adhocbuild cannot read; "
-                + "add the icon as a PNG to the bundle, or give one with --icon PNG"
+                + "add the icon as a PNG to the bundle"
         }
         return declaredNames.isEmpty
             ? "it declares no icons" : "none of its declared icons (\(declaredNames.joined(separator: ", "))) is in the bundle"

@@ -86,7 +86,7 @@ public struct InstallPage {
         } else {
             let icons = AppIcons(bundle: app)
             guard let largest = icons.largest, let bundled = try? PNGImage(data: try app.read(largest.path)) else {
-                output.warnings.append("no icon for the page and manifest: \(icons.missingReason)")
+                output.warnings.append("no icon for the page and manifest: \(icons.missingReason); or give one with --icon PNG")
                 return false
             }
             image = bundled

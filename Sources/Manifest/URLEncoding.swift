@@ -39,9 +39,11 @@ public enum URLEncoding {
     /// `allowHTTP`: iOS 7.1 and later refuse manifests served over http), spaces, control characters
     /// and the characters no URL may hold (`"<>\^`{|}`), a `%` not followed by two hex digits, and a
     /// query or fragment, which would end up in front of every file name joined to the base.
-    public static func baseURL(_ text: String, allowHTTP: Bool = false) throws -> String {
+    ///
+    /// `shownAs` is what errors quote: the template the user wrote, when `text` was filled in from one.
+    public static func baseURL(_ text: String, allowHTTP: Bool = false, shownAs: String? = nil) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        func failure(_ problem: String) -> Failure { Failure(description: "base URL '\(text)' \(problem)") }
+        func failure(_ problem: String) -> Failure { Failure(description: "base URL '\(shownAs ?? text)' \(problem)") }
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw failure("is not an absolute URL (like https://builds.example.com/app/)")
         }

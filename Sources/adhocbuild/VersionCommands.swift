@@ -105,9 +105,9 @@ enum VersionCommands {
                 let changes = try bumper.bump(request)
                 for change in changes { Console.out(change.line + "\n") }
                 if let value = changes.first?.newValue {
+                    let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
                     Console.out(
-                        "\(field.label.prefix(1).uppercased() + field.label.dropFirst()) is now \(value)"
-                            + "\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                        parsed.flag("dry-run") ? "\(label) would be \(value) (dry run: nothing written).\n" : "\(label) is now \(value).\n")
                 }
                 return 0
             })

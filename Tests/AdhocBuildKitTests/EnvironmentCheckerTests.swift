@@ -232,6 +232,23 @@ import Testing
                 ])
     }
 
+    /// A `--set` of a Settings key no file has, one or two letters from one they have, is a
+    /// misspelling, as the same key in a file would be; a new key unlike any other is the user's to add.
+    @Test func aSetOfAMisspeltSettingsKeyIsCaughtAndANewKeyIsNot() throws {
+        let files: [String: PlistValue] = [
+            "Debug": ["Settings": ["LogLevel": "debug", "Features": ["Reactions": true]]],
+            "Release": ["Settings": ["LogLevel": "error", "Features": ["Reactions": false]]]
+        ]
+        #expect(
+            try check(files, overrides: [(["Settings", "LogLevl"], "x"), (["Settings", "Features", "Reaction"], "true")]) == [
+                "error: --set 'Settings:LogLevl=x': no environment file has 'Settings:LogLevl'; did you mean 'Settings:LogLevel'?",
+                "error: --set 'Settings:Features:Reaction=true': no environment file has 'Settings:Features:Reaction'; "
+                    + "did you mean 'Settings:Features:Reactions'?",
+                "2 environments checked: 2 errors, 0 warnings"
+            ])
+        #expect(try check(files, overrides: [(["Settings", "CrashReporting"], "on")]) == ["2 environments checked: 0 errors, 0 warnings"])
+    }
+
     @Test func junitOutputIsWellFormedAndCountsFailures() throws {
         try withTemporaryFolder { folder in
             let path = try folder.environments(["A": ["Settings": ["url": "http://x & <y>"]], "B": ["Settings": [:], "Inherits": "Z"]])

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -69,6 +70,51 @@ import Testing
             var bad = try self.options(folder, environment: "Nowhere")
             bad.out = folder.path("dist2")
             #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }
+        }
+    }
+
+    /// Each file the release names is checked before the build is copied and packaged: a mistake in
+    /// one fails the "Check the input files" step, names the user's file and leaves no DIST behind.
+    @Test func aMissingOrUnreadableInputFileFailsBeforeAnythingIsPackaged() throws {
+        try withTemporaryFolder { folder in
+            let notPNG = try folder.write("icon.png", "not a png")
+            let notProfile = try folder.write("x.mobileprovision", "not a profile")
+            try FileManager.default.createDirectory(atPath: folder.path("Empty.app"), withIntermediateDirectories: true)
+            let cases: [(String, (inout ReleasePipeline.Options) -> Void, String)] = [
+                ("notes", { $0.notes = folder.path("nope.txt") }, folder.path("nope.txt")),
+                ("icon", { $0.icon = notPNG }, notPNG + ": is not a readable PNG"),
+                ("profile", { $0.profile = notProfile }, notProfile),
+                ("app", { $0.input = folder.path("Nothere.app") }, folder.path("Nothere.app") + ": no such file or folder"),
+                ("empty app", { $0.input = folder.path("Empty.app") }, folder.path("Empty.app") + ":")
+            ]
+            for (name, change, expected) in cases {
+                var options = try options(folder)
+                change(&options)
+                var steps: [String] = []
+                do {
+                    let collected = Locked<[String]>([])
+                    var pipeline = ReleasePipeline(options: options)
+                    pipeline.onStep = { step, finished in if !finished { collected.withLock { $0.append(step) } } }
+                    defer { steps = collected.withLock { $0 } }
+                    _ = try pipeline.run()
+                    Issue.record("\(name): released")
+                } catch let failure as ReleasePipeline.Failure {
+                    #expect(failure.step == "Check the input files", "\(name): \(failure)")
+                    #expect(failure.reason.contains(expected), "\(name): \(failure.reason)")
+                    #expect(!failure.description.contains(".adhocbuild-tmp"), "\(name): \(failure)")
+                }
+                #expect(!steps.contains("Package") && !steps.contains("Copy the build"), "\(name): \(steps)")
+                #expect(!FileManager.default.fileExists(atPath: folder.path("dist")), "\(name): DIST was created")
+            }
+        }
+    }
+
+    @Test func aBaseURLErrorQuotesTheTemplateAsWritten() throws {
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            options.baseURL = "http://b.example.com/{env}/{version}-{build}/"
+            let failure = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure?.reason.contains("base URL 'http://b.example.com/{env}/{version}-{build}/' uses http") == true, "\(failure!)")
         }
     }
 

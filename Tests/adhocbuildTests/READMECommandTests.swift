@@ -123,7 +123,7 @@ import Testing
     /// to be complete (each entry is a prefix of the commands it covers, and must still match one).
     static let notRun: [(prefix: String, reason: String)] = [
         (
-            "adhocbuild release --env NAME --app PATH(",
+            "adhocbuild release --env NAME [--app PATH(",
             "a synopsis, not a command: NAME, PATH, URL, DIST, FILE and N stand for the user's values"
         )
     ]

@@ -59,4 +59,44 @@ import Testing
             #expect(declared.contains(option), "\(place) names \(option), which no command takes")
         }
     }
+
+    /// The options `adhocbuild help COMMAND…` lists for that one command.
+    func options(of command: [String]) throws -> Set<String> {
+        let help = try AdhocBuildBinary.run(["help"] + command)
+        #expect(help.status == 0, "help \(command): \(help.stderrText)")
+        return Self.optionNames(in: help.stdoutText)
+    }
+
+    /// The advice each command prints for an app whose icon lives only in Assets.car names only
+    /// options that command takes (`icon extract` and `inspect` once suggested `--icon`, which only
+    /// `page` and `release` have).
+    @Test func theMissingIconAdviceOfEachCommandNamesOnlyItsOwnOptions() throws {
+        try withTemporaryFolder { folder in
+            let ipa = folder.path("Catalog.ipa")
+            let python = try #require(ProcessResult.which("python3"))
+            let script = """
+                import sys, zipfile, plistlib
+                z = zipfile.ZipFile(sys.argv[1], 'w')
+                z.writestr('Payload/A.app/Info.plist', plistlib.dumps({'CFBundleIdentifier': 'com.example.a', 'CFBundleExecutable': 'A',
+                    'CFBundleVersion': '1', 'CFBundleShortVersionString': '1.0', 'CFBundleIcons': {'CFBundlePrimaryIcon': {'CFBundleIconName': 'AppIcon'}}}))
+                z.writestr('Payload/A.app/A', b'binary')
+                z.writestr('Payload/A.app/Assets.car', b'BOMStore')
+                z.close()
+                """
+            try #require(try ProcessResult.run(python, ["-c", script, ipa]).status == 0)
+            let runs: [[String]] = [
+                ["icon", "extract", ipa, "-o", folder.path("icons")], ["inspect", ipa],
+                ["page", ipa, "--base-url", "https://b.example/", "-o", folder.path("site")]
+            ]
+            for arguments in runs {
+                let command = Array(arguments.prefix { !$0.hasPrefix("/") })
+                let result = try AdhocBuildBinary.run(arguments)
+                let output = result.stdoutText + result.stderrText
+                #expect(output.contains("Assets.car"), "\(command): \(output)")
+                let suggested = Self.optionNames(in: output)
+                #expect(suggested.isSubset(of: try options(of: command)), "\(command) suggests \(suggested.sorted()): \(output)")
+            }
+            #expect(Self.optionNames(in: try AdhocBuildBinary.run(runs[2]).stderrText).contains("--icon"))
+        }
+    }
 }

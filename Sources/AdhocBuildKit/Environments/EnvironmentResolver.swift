@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 
 /// Resolves environments: Base, then the inherited chain, then the environment, then
 /// `--set KEYPATH=VALUE` overrides, merged deeply; then every string expanded for `$(VAR)`.
@@ -74,6 +75,18 @@ public struct EnvironmentResolver: Sendable {
         }
     }
 
+    /// For a `--set` of a `Settings` key that the files do not have: the key beside it that it is most
+    /// likely a misspelling of (`Settings:LogLevl` for `Settings:LogLevel`). A new key far from every
+    /// other is the user's to add.
+    func likelyMisspeltSetting(_ keyPath: PlistKeyPath, in merged: PlistValue) -> PlistKeyPath? {
+        guard keyPath.components.first == "Settings", keyPath.components.count > 1, merged[keyPath] == nil else { return nil }
+        let parent = PlistKeyPath(Array(keyPath.components.dropLast()))
+        guard let siblings = merged[parent]?.dictionaryValue?.keys, let key = keyPath.components.last,
+            let guess = Suggestion.closest(to: key, in: Array(siblings), maximumDistance: 2)
+        else { return nil }
+        return parent.appending(guess)
+    }
+
     func resolveCollectingFindings(_ name: String) -> (ResolvedEnvironment?, [Finding]) {
         var problems: [Finding] = (store.base?.problems ?? []).map { Finding(error: $0) }
         let chain: [EnvironmentDefinition]
@@ -99,6 +112,14 @@ public struct EnvironmentResolver: Sendable {
         if !validOverrides.isEmpty {
             var overlay = PlistValue.dictionary(PlistDictionary())
             for (keyPath, text) in validOverrides {
+                if let guess = likelyMisspeltSetting(keyPath, in: merge.value) {
+                    problems.append(
+                        Finding(
+                            error: AdhocBuildError(
+                                "no environment file has '\(keyPath)'; did you mean '\(guess)'?",
+                                file: "\(EnvironmentResolver.overrideSource) '\(keyPath)=\(text)'")))
+                    continue
+                }
                 do {
                     let existing = merge.value[keyPath] ?? overlay[keyPath]
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string

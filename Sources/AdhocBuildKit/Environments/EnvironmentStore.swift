@@ -57,7 +57,11 @@ public struct EnvironmentStore: Sendable {
             seen[definition.name] = definition.file
         }
         environments = found.sorted { $0.name < $1.name }
-        if environments.isEmpty { throw AdhocBuildError("holds no environments", file: location) }
+        if environments.isEmpty {
+            // Base's own problem (a file that cannot be read, say) explains more than "no environments".
+            if let problem = base?.problems.first { throw problem }
+            throw AdhocBuildError("holds no environments", file: location)
+        }
     }
 
     static func read(_ path: String) throws -> PlistValue { try PropertyList(contentsOf: path).value }
@@ -96,8 +100,13 @@ public struct EnvironmentStore: Sendable {
                     + "there are \(environments.map(\.name).joined(separator: ", "))", file: base.file)
         }
         var message = "no environment '\(name)'; there are \(environments.map(\.name).joined(separator: ", "))"
-        if let guess = Suggestion.closest(to: name, in: environments.map(\.name), maximumDistance: 3) {
-            message = "no environment '\(name)'; did you mean '\(guess)'?"
+        let candidates = environments.map(\.name) + (base.map { [$0.name] } ?? [])
+        if let guess = Suggestion.closest(to: name, in: candidates, maximumDistance: 3) {
+            message =
+                guess == base?.name
+                ? "no environment '\(name)'; '\(guess)' is the layer every environment is built on, not an environment of its own; "
+                    + "there are \(environments.map(\.name).joined(separator: ", "))"
+                : "no environment '\(name)'; did you mean '\(guess)'?"
         }
         throw AdhocBuildError(message, file: location)
     }

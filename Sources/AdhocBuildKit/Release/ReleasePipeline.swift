@@ -144,9 +144,10 @@ public struct ReleasePipeline {
             .resolveForApplying(options.environment)
         }
         warnings += environmentWarnings.map(\.description)
-        // The base URL is checked before anything is copied or packaged (with stand-ins for the
-        // version and build, which are known only after packaging).
+        // Every input is checked before anything is copied or packaged: the base URL (with stand-ins
+        // for the version and build, which are known only after packaging) and each file named.
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
+        try step("Check the input files") { try checkInputFiles() }
         try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
@@ -186,13 +187,12 @@ public struct ReleasePipeline {
             warnings.append("the input is an .ipa: the environment is not applied (apply it to the .app before packaging)")
             return input
         }
-        let copy = try step("Copy the build") {
+        let (copy, app) = try step("Copy the build") {
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: input, toPath: target)
-            return target
+            return (target, try IPAPackager.locateApp(target).app)
         }
-        let app = try IPAPackager.locateApp(copy).app
         warnings += try step("Apply environment \(environment.name)") {
             try EnvironmentApplier(environment: environment).apply(toApp: app)
         }.warnings
@@ -209,6 +209,21 @@ public struct ReleasePipeline {
             warnings += report.warnings
             return report.output
         }
+    }
+
+    /// The build, notes, icon and profile named in the options: each there and readable as what it
+    /// should be, so a mistake in one is reported before the build is copied and packaged.
+    private func checkInputFiles() throws {
+        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
+        guard FileIO.kind(of: input) != nil else { throw FileError("no such file or folder", file: input) }
+        if input.hasSuffix(".app") || input.hasSuffix(".xcarchive") { _ = try IPAPackager.locateApp(input) }
+        if let notes = options.notes { _ = try FileIO.read(notes) }
+        if let icon = options.icon {
+            do { _ = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
+                throw FileError("is not a readable PNG: \(error.description)", file: icon)
+            }
+        }
+        if let profile = options.profile { _ = try ProvisioningProfile(contentsOf: profile) }
     }
 
     /// What `options.buildNumber` asks the version bumper for; nil to leave it alone.
@@ -301,7 +316,7 @@ extension ReleasePipeline {
             }
             template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
         }
-        let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP)
+        let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL)
         return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
     }
 }

@@ -16,6 +16,8 @@ public struct AdhocBuildError: DiagnosticError, Equatable {
     /// A place in the file that is not a key path (`3:14` for a line and column, `byte 12`), when the
     /// problem came from reading the file; it is the location then.
     public var position: String?
+    /// What to do about it, printed after the line (how to raise a limit, say).
+    public var hint: String?
 
     public init(_ message: String, file: String? = nil, keyPath: String? = nil, severity: Severity = .error) {
         self.message = message
@@ -29,6 +31,7 @@ public struct AdhocBuildError: DiagnosticError, Equatable {
     public init(collecting error: any DiagnosticError) {
         self.init(error.problem, file: error.file)
         position = error.location
+        hint = error.hint
     }
 
     public var location: String? { position ?? keyPath.map { $0.isEmpty ? "at the root" : "at '\($0)'" } }
