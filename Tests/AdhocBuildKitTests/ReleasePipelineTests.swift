@@ -109,6 +109,30 @@ import Testing
         }
     }
 
+    /// An .ipa cannot take an environment: it is published as it is when it is already built for the
+    /// environment, and refused, naming what differs, when it is not.
+    @Test func anIPAIsPublishedOnlyForTheEnvironmentItWasBuiltFor() throws {
+        try withTemporaryFolder { folder in
+            let staging = try ReleasePipeline(options: try options(folder)).run()
+            var again = try options(folder)
+            again.input = staging.ipa
+            again.out = folder.path("dist2")
+            again.profile = nil
+            let republished = try ReleasePipeline(options: again).run()
+            #expect(republished.releasePath == staging.releasePath)
+            var release = again
+            release.environment = "Release"
+            release.out = folder.path("dist3")
+            let failure = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: release).run() }
+            #expect(failure?.step == "Check the .ipa is built for Release")
+            #expect(
+                failure?.reason.contains("CFBundleIdentifier is \"com.example.shoutout.staging\", Release has \"com.example.shoutout\"")
+                    == true, "\(failure!)")
+            #expect(failure?.reason.contains("give the .app or .xcarchive") == true)
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist3/Release")))
+        }
+    }
+
     @Test func aBaseURLErrorQuotesTheTemplateAsWritten() throws {
         try withTemporaryFolder { folder in
             var options = try options(folder)

@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 
@@ -63,6 +64,24 @@ public struct EnvironmentApplier: Sendable {
     }
 
     public static let environmentFileName = "environment.plist"
+
+    /// How a built app (in an .ipa, say) differs from this environment: each `Info` key whose value is
+    /// not the environment's, and `environment.plist` when it is missing or holds other settings. Empty
+    /// when the app is already built for the environment.
+    public func differences(from app: AppBundle) throws -> [String] {
+        var differences: [String] = []
+        for (key, wanted) in environment.info where app.info[key] != wanted {
+            let actual = app.info[key].map { PlistTextPrinter().renderInline($0) } ?? "missing"
+            differences.append("\(key) is \(actual), \(environment.name) has \(PlistTextPrinter().renderInline(wanted))")
+        }
+        let settings = environment.settings
+        if app.file(Self.environmentFileName) == nil {
+            if !settings.isEmpty { differences.append("it has no \(Self.environmentFileName)") }
+        } else if try PropertyList(data: try app.read(Self.environmentFileName)).value != .dictionary(settings) {
+            differences.append("its \(Self.environmentFileName) holds other settings than \(environment.name)'s")
+        }
+        return differences
+    }
 
     /// Applies to a built app bundle: `environment.plist` at the bundle's top (binary unless
     /// `format` says otherwise) and its Info.plist patched.

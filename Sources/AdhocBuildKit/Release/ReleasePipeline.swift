@@ -176,7 +176,8 @@ public struct ReleasePipeline {
             pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
     }
 
-    /// The ipa to publish: an .ipa input as it is (it cannot take the environment or a build number);
+    /// The ipa to publish: an .ipa input as it is, when it already carries the environment (it cannot
+    /// take one, nor a build number);
     /// an .app or .xcarchive copied into the stage, given the environment and build number, and packaged.
     private func makeIPA(environment: ResolvedEnvironment, stage: String, warnings: inout [String]) throws -> String {
         let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
@@ -184,7 +185,16 @@ public struct ReleasePipeline {
             guard case .unchanged = options.buildNumber else {
                 throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
             }
-            warnings.append("the input is an .ipa: the environment is not applied (apply it to the .app before packaging)")
+            // An ipa is published as it is, so it must already be what the environment describes.
+            try step("Check the .ipa is built for \(environment.name)") {
+                let differences = try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
+                guard differences.isEmpty else {
+                    throw Failure(
+                        step: "Check the .ipa is built for \(environment.name)",
+                        reason: "\(input) cannot take an environment, and it is not built for \(environment.name): "
+                            + differences.joined(separator: "; ") + "; give the .app or .xcarchive so the environment can be applied")
+                }
+            }
             return input
         }
         let (copy, app) = try step("Copy the build") {
