@@ -42,7 +42,7 @@ public enum CertificateChain {
             X509_free(anchor)
         }
         let others = certificates.filter { $0 != leaf && $0 != anchorDER }.compactMap { LibCrypto.decode($0, { d2i_X509(nil, $0, $1) }) }
-        defer { others.forEach { X509_free($0) } }
+        defer { for other in others { X509_free(other) } }
         guard let store = X509_STORE_new(), let untrusted = shim_sk_X509_new_null(), let context = X509_STORE_CTX_new() else {
             return "libcrypto could not allocate"
         }
