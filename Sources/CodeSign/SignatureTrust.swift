@@ -50,7 +50,7 @@ public enum SignatureTrust {
         let checked = CodeSignatureCMSCheck.check(signature)
         var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, notes: [])
         if checked.isAdHoc {
-            if anchorApple { report.problems.append("--anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA") }
+            if anchorApple { report.problems.append("anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA") }
             return report
         }
         if let profileData {
@@ -148,7 +148,7 @@ public enum SignatureTrust {
                 leaf: cms.signer.der, certificates: cms.certificates.map(\.der), anchorSHA256: CertificateChain.appleRootCASHA256,
                 at: cms.signingTime)
         {
-            problems.append("--anchor apple: signer \"\(cms.signer.displayName)\": \(reason)")
+            problems.append("anchor apple: signer \"\(cms.signer.displayName)\": \(reason)")
         }
         if let profile {
             if let signer = profile.signer {
@@ -158,10 +158,10 @@ public enum SignatureTrust {
                 if let reason = CertificateChain.problem(
                     leaf: signer.der, certificates: pool, anchorSHA256: CertificateChain.appleRootCASHA256, at: profile.signingTime)
                 {
-                    problems.append("--anchor apple: embedded.mobileprovision signer \"\(signer.displayName)\": \(reason)")
+                    problems.append("anchor apple: embedded.mobileprovision signer \"\(signer.displayName)\": \(reason)")
                 }
             } else {
-                problems.append("--anchor apple: embedded.mobileprovision carries no signer certificate")
+                problems.append("anchor apple: embedded.mobileprovision carries no signer certificate")
             }
         }
         return problems

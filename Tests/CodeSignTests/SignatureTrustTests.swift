@@ -50,9 +50,9 @@ import Testing
             if item.ipa == Self.fastlane {
                 #expect(
                     problems == [
-                        "--anchor apple: signer \"TestFixture\": the chain does not end in Apple Root CA: no certificate with its SHA-256 "
+                        "anchor apple: signer \"TestFixture\": the chain does not end in Apple Root CA: no certificate with its SHA-256 "
                             + "fingerprint b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024 is present",
-                        "--anchor apple: embedded.mobileprovision signer \"TestFixture\": the chain does not end in Apple Root CA: no "
+                        "anchor apple: embedded.mobileprovision signer \"TestFixture\": the chain does not end in Apple Root CA: no "
                             + "certificate with its SHA-256 fingerprint b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024 is present"
                     ])
             } else {
@@ -86,7 +86,7 @@ import Testing
         #expect(report.problems.isEmpty)
         #expect(
             item.evaluate(anchorApple: true, signature: adHoc).problems == [
-                "--anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA"
+                "anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA"
             ])
     }
 }
