@@ -1,11 +1,38 @@
 #ifndef ADHOCBUILD_CLIBCRYPTO_SHIM_H
 #define ADHOCBUILD_CLIBCRYPTO_SHIM_H
 
-/* OpenSSL 3's libcrypto: digests now; X.509 and CMS for signature checks. */
+/* OpenSSL 3's libcrypto: digests, X.509 and CMS for signature checks. */
 #include <openssl/evp.h>
 #include <openssl/err.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
 #include <openssl/cms.h>
 #include <openssl/bio.h>
+#include <openssl/objects.h>
+#include <openssl/asn1.h>
+
+/* The stack and memory calls below are macros in OpenSSL 3, which Swift cannot call; these
+   wrappers give them a function to call and add nothing else. */
+static inline int shim_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *shim_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+static inline STACK_OF(X509) *shim_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int shim_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+/* Frees the stack only (the certificates belong to someone else). */
+static inline void shim_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+/* Frees the stack and every certificate in it (for CMS_get1_certs). */
+static inline void shim_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
+static inline int shim_sk_CMS_SignerInfo_num(STACK_OF(CMS_SignerInfo) *stack) { return sk_CMS_SignerInfo_num(stack); }
+static inline CMS_SignerInfo *shim_sk_CMS_SignerInfo_value(STACK_OF(CMS_SignerInfo) *stack, int index) {
+    return sk_CMS_SignerInfo_value(stack, index);
+}
+
+static inline int shim_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
+static inline ASN1_TYPE *shim_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index) { return sk_ASN1_TYPE_value(stack, index); }
+static inline void shim_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) { sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free); }
+
+static inline void shim_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+static inline long shim_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
 #endif

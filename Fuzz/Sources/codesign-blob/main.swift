@@ -7,6 +7,10 @@ runFuzzer { data in
     let bytes = [UInt8](data)
     if let signature = try? EmbeddedSignature(bytes: bytes) {
         precondition((try? EmbeddedSignature(bytes: signature.bytes()))?.bytes() == signature.bytes(), "super blob round trip")
+        // The CMS through libcrypto, checked against the CodeDirectories, and the trust checks with and without a profile.
+        _ = CodeSignatureCMSCheck.check(signature)
+        _ = SignatureTrust.evaluate(
+            bundlePath: "fuzz", signature: signature, profileData: nil, bundleIdentifier: "fuzz", anchorApple: true, now: Date())
     }
     if let directory = try? CodeDirectory(bytes: bytes) {
         precondition((try? CodeDirectory(bytes: directory.bytes())) == directory, "CodeDirectory round trip")
@@ -22,6 +26,9 @@ runFuzzer { data in
     }
     if let entitlements = try? EntitlementsBlob(bytes: bytes), let value = try? entitlements.entitlements(), entitlements.format == .der {
         precondition((try? EntitlementsBlob.der(value).entitlements()) == value, "DER entitlements round trip")
+    }
+    if let cms = try? CMSBlob(bytes: bytes) {
+        _ = try? CodeSignatureCMS(cms: cms.cms, content: bytes)
     }
     if let resources = try? CodeResources(data: data) {
         _ = try? resources.data()

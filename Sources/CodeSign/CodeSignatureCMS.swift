@@ -1,0 +1,180 @@
+import CLibCrypto
+import Foundation
+import PlistKit
+
+/// The CMS signature of a code signature, read and checked by libcrypto: a detached SignedData over
+/// the primary CodeDirectory, with the signer's certificate, the chain the signer embedded, and the
+/// signed attributes Apple's signer writes.
+///
+/// Reading verifies the signature over the content given (normally the primary CodeDirectory's
+/// bytes) without judging the certificates; ``CertificateChain`` does that.
+public struct CodeSignatureCMS: Sendable {
+    /// Apple's signed attribute holding a plist whose `cdhashes` array lists every CodeDirectory's cdhash.
+    public static let cdhashesPlistOID = "1.2.840.113635.100.9.1"
+    /// Apple's signed attribute holding `SEQUENCE { hash algorithm, digest }` per CodeDirectory, untruncated.
+    public static let cdhashesOID = "1.2.840.113635.100.9.2"
+
+    /// One entry of the 1.2.840.113635.100.9.2 attribute.
+    public struct FullCDHash: Sendable, Equatable {
+        /// The hash algorithm's object identifier.
+        public var algorithm: String
+        public var digest: [UInt8]
+    }
+
+    /// The signing certificate.
+    public var signer: CertificateInfo
+    /// Every certificate the CMS carries (the signer's chain as the signer embedded it), in stored order.
+    public var certificates: [CertificateInfo]
+    /// The signer's digest algorithm (object identifier) and its hash type, if a CodeDirectory can use it.
+    public var digestAlgorithm: String
+    public var digestType: HashType?
+    /// The signed contentType attribute (object identifier text), or nil.
+    public var contentType: String?
+    /// The signed signingTime attribute, or nil.
+    public var signingTime: Date?
+    /// The signed messageDigest attribute, or nil.
+    public var messageDigest: [UInt8]?
+    /// The `cdhashes` array of the 1.2.840.113635.100.9.1 plist, or nil when the attribute is absent.
+    public var cdhashesPlist: [[UInt8]]?
+    /// The entries of the 1.2.840.113635.100.9.2 attribute, or nil when it is absent.
+    public var cdhashes: [FullCDHash]?
+    /// Why the signature does not verify over the content, or nil when it does.
+    public var verificationFailure: String?
+    /// Problems with the attributes' own form (a plist that does not parse, a malformed entry).
+    public var attributeProblems: [String]
+
+    /// Whether the signature verifies over the content it was read with.
+    public var verifies: Bool { verificationFailure == nil }
+
+    /// Reads the DER CMS `cms` and verifies it over `content`; throws a one-line error when `cms` is not a
+    /// SignedData with exactly one signer whose certificate it carries.
+    public init(cms: [UInt8], content: [UInt8]) throws {
+        LibCrypto.clearErrors()
+        guard let info = LibCrypto.decode(cms, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
+            throw CodeSignError("CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
+        }
+        defer { CMS_ContentInfo_free(info) }
+        guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed else {
+            throw CodeSignError("CMS signature is not SignedData", location: "CMS signature")
+        }
+        guard let signers = CMS_get0_SignerInfos(info), shim_sk_CMS_SignerInfo_num(signers) == 1,
+            let signerInfo = shim_sk_CMS_SignerInfo_value(signers, 0)
+        else {
+            throw CodeSignError("CMS signature does not have exactly one signer", location: "CMS signature")
+        }
+        _ = CMS_set1_signers_certs(info, nil, 0)
+        LibCrypto.clearErrors()
+        var signerCertificate: OpaquePointer?
+        var digest: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(signerInfo, nil, &signerCertificate, &digest, nil)
+        guard let signerCertificate else {
+            throw CodeSignError("CMS signature does not carry its signer's certificate", location: "CMS signature")
+        }
+        signer = CertificateInfo(signerCertificate)
+        let stack = CMS_get1_certs(info)
+        defer { if let stack { shim_sk_X509_pop_free(stack) } }
+        certificates = LibCrypto.certificates(stack).map(CertificateInfo.init)
+
+        var algorithm: OpaquePointer?
+        if let digest { X509_ALGOR_get0(&algorithm, nil, nil, digest) }
+        digestAlgorithm = LibCrypto.oid(algorithm)
+        digestType = LibCrypto.hashType(oid: digestAlgorithm)
+
+        let attributes = CodeSignatureCMS.readAttributes(signerInfo)
+        contentType = attributes.contentType
+        signingTime = attributes.signingTime
+        messageDigest = attributes.messageDigest
+        cdhashesPlist = attributes.cdhashesPlist
+        cdhashes = attributes.cdhashes
+        attributeProblems = attributes.problems
+
+        verificationFailure = content.withUnsafeBytes { buffer -> String? in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return "libcrypto could not allocate" }
+            defer { BIO_free(bio) }
+            LibCrypto.clearErrors()
+            let flags = UInt32(CMS_BINARY | CMS_DETACHED | CMS_NO_SIGNER_CERT_VERIFY)
+            return CMS_verify(info, nil, nil, bio, nil, flags) == 1 ? nil : LibCrypto.errors()
+        }
+    }
+
+    private struct Attributes {
+        var contentType: String?
+        var signingTime: Date?
+        var messageDigest: [UInt8]?
+        var cdhashesPlist: [[UInt8]]?
+        var cdhashes: [FullCDHash]?
+        var problems: [String] = []
+    }
+
+    private static func readAttributes(_ signer: OpaquePointer) -> Attributes {
+        var out = Attributes()
+        if let values = LibCrypto.signedAttribute(signer, oid: "1.2.840.113549.1.9.3"), let value = values.first,
+            ASN1_TYPE_get(value) == V_ASN1_OBJECT
+        {
+            out.contentType = LibCrypto.oid(value.pointee.value.object)
+        }
+        if let values = LibCrypto.signedAttribute(signer, oid: "1.2.840.113549.1.9.5"), let value = values.first {
+            let type = ASN1_TYPE_get(value)
+            if type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME {
+                out.signingTime = LibCrypto.date(value.pointee.value.utctime)
+            }
+            if out.signingTime == nil { out.problems.append("signingTime attribute is not a time") }
+        }
+        if let values = LibCrypto.signedAttribute(signer, oid: "1.2.840.113549.1.9.4"), let value = values.first,
+            ASN1_TYPE_get(value) == V_ASN1_OCTET_STRING
+        {
+            out.messageDigest = LibCrypto.bytes(value.pointee.value.octet_string)
+        }
+        if let values = LibCrypto.signedAttribute(signer, oid: cdhashesPlistOID) {
+            out.cdhashesPlist = []
+            if values.count == 1, ASN1_TYPE_get(values[0]) == V_ASN1_OCTET_STRING {
+                let text = LibCrypto.bytes(values[0].pointee.value.octet_string)
+                if let plist = try? PropertyList(data: Data(text)).value, let list = plist.dictionaryValue?["cdhashes"]?.arrayValue {
+                    out.cdhashesPlist = list.map { value -> [UInt8] in
+                        if case .data(let data) = value { return Array(data) }
+                        return []
+                    }
+                    if list.contains(where: { if case .data = $0 { return false } else { return true } }) {
+                        out.problems.append("cdhashes plist (\(cdhashesPlistOID)) has an entry that is not data")
+                    }
+                } else {
+                    out.problems.append("cdhashes attribute \(cdhashesPlistOID) is not a plist with a cdhashes array")
+                }
+            } else {
+                out.problems.append("cdhashes attribute \(cdhashesPlistOID) is not one OCTET STRING")
+            }
+        }
+        if let values = LibCrypto.signedAttribute(signer, oid: cdhashesOID) {
+            var entries: [FullCDHash] = []
+            for value in values {
+                if let entry = fullCDHash(value) {
+                    entries.append(entry)
+                } else {
+                    out.problems.append("cdhashes attribute \(cdhashesOID) has an entry that is not SEQUENCE { OID, OCTET STRING }")
+                }
+            }
+            out.cdhashes = entries
+        }
+        for oid in ["1.2.840.113549.1.9.3", "1.2.840.113549.1.9.5", "1.2.840.113549.1.9.4", cdhashesPlistOID, cdhashesOID]
+        where LibCrypto.signedAttributeCount(signer, oid: oid) > 1 {
+            out.problems.append("signed attribute \(oid) appears more than once")
+        }
+        return out
+    }
+
+    /// One `SEQUENCE { OBJECT IDENTIFIER, OCTET STRING }` of the 100.9.2 attribute, decoded by libcrypto.
+    private static func fullCDHash(_ value: UnsafeMutablePointer<ASN1_TYPE>) -> FullCDHash? {
+        guard ASN1_TYPE_get(value) == V_ASN1_SEQUENCE else { return nil }
+        let der = LibCrypto.bytes(value.pointee.value.sequence)
+        guard let sequence = LibCrypto.decode(der, { d2i_ASN1_SEQUENCE_ANY(nil, $0, $1) }) else {
+            LibCrypto.clearErrors()
+            return nil
+        }
+        defer { shim_sk_ASN1_TYPE_pop_free(sequence) }
+        guard shim_sk_ASN1_TYPE_num(sequence) == 2, let first = shim_sk_ASN1_TYPE_value(sequence, 0),
+            let second = shim_sk_ASN1_TYPE_value(sequence, 1), ASN1_TYPE_get(first) == V_ASN1_OBJECT,
+            ASN1_TYPE_get(second) == V_ASN1_OCTET_STRING
+        else { return nil }
+        return FullCDHash(algorithm: LibCrypto.oid(first.pointee.value.object), digest: LibCrypto.bytes(second.pointee.value.octet_string))
+    }
+}
