@@ -58,11 +58,15 @@ struct BundleFileReader: Sendable {
                     throw CodeSignError("cannot be read: \(error.localizedDescription)")
                 }
                 if chunk.isEmpty { break }
-                chunk.withUnsafeBytes { buffer in streams.forEach { $0.update(buffer) } }
+                chunk.withUnsafeBytes { buffer in
+                    for stream in streams { stream.update(buffer) }
+                }
             }
         } else {
             let data = try read(key)
-            data.withUnsafeBytes { buffer in streams.forEach { $0.update(buffer) } }
+            data.withUnsafeBytes { buffer in
+                for stream in streams { stream.update(buffer) }
+            }
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

@@ -19,26 +19,30 @@ struct CodeItemCheck {
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFileCount: 0, problems: [])
         var problems: [(file: String?, message: String)] = []
-        defer {}
         // The Info.plist and executable of a bundle; a loose dylib is its own executable.
         var info: PlistDictionary?
         var infoData: Data?
         let executable: String
         let executableKey: String
         if location.isBundle {
+            // iOS bundles are shallow; a macOS-style framework keeps it in Resources (through Versions/Current).
+            let infoKey = [location.key + "/Info.plist", location.key + "/Resources/Info.plist"].first { reader.file($0) != nil }
             do {
-                let data = try reader.read(location.key + "/Info.plist")
+                let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
                 infoData = data
                 info = try PropertyList(data: data).value.dictionaryValue
                 if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
-            } catch let error as CodeSignError where reader.file(location.key + "/Info.plist") == nil {
+            } catch let error as CodeSignError where infoKey == nil {
                 _ = error
                 problems.append(("Info.plist", "missing (a bundle needs one)"))
             } catch {
                 problems.append(("Info.plist", "\(CodeItemCheck.text(error))"))
             }
             item.bundleIdentifier = info?["CFBundleIdentifier"]?.stringValue
-            guard let name = info?["CFBundleExecutable"]?.stringValue, !name.isEmpty else {
+            // Without CFBundleExecutable, a framework's executable is named after it.
+            let implicit = ((location.key as NSString).lastPathComponent as NSString).deletingPathExtension
+            let declared = info?["CFBundleExecutable"]?.stringValue
+            guard let name = declared ?? (reader.file(location.key + "/" + implicit) != nil ? implicit : nil), !name.isEmpty else {
                 if info != nil { problems.append(("Info.plist", "names no CFBundleExecutable")) }
                 item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
                 return item
@@ -74,10 +78,17 @@ struct CodeItemCheck {
             problems.append((executable, "missing"))
         } else {
             do {
-                let machO = try MachOFile(data: try reader.read(executableKey))
+                let data = try reader.read(executableKey)
+                guard MachOFile.looksLikeMachO(data.prefix(4)) else {
+                    throw CodeItemCheck.NotMachO()
+                }
+                let machO = try MachOFile(data: data)
                 seal = ExecutableSeal(
                     machO: machO, executable: executable,
                     files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle), pool: pool)
+            } catch is CodeItemCheck.NotMachO {
+                item.status = .unsigned
+                problems.append((executable, "code object is not signed at all (not a Mach-O file)"))
             } catch {
                 problems.append((executable, "not a Mach-O file that can be read: \(CodeItemCheck.text(error))"))
             }
@@ -126,6 +137,9 @@ struct CodeItemCheck {
             return seen.insert(problem.file + "\u{0}" + subject).inserted
         }
     }
+
+    /// An executable that is no Mach-O file (a script): it cannot carry an embedded signature.
+    struct NotMachO: Error {}
 
     /// One line for any error.
     static func text(_ error: any Error) -> String {
