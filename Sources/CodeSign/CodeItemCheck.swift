@@ -95,7 +95,9 @@ struct CodeItemCheck {
         }
         if let resourceCheck {
             item.sealedFileCount = resourceCheck.sealedCount
-            problems += resourceCheck.submit(to: pool, problems: resourceProblems).map { ($0.file, $0.message) }
+            // Found without hashing: reported after the executable's problems, with the hashed files' ones.
+            let found = resourceCheck.submit(to: pool, problems: resourceProblems)
+            resourceProblems.withLock { $0 += found }
         }
         do {
             try pool.wait()
