@@ -109,6 +109,9 @@ struct CodeItemCheck {
             item.status = seal.status
             item.codeDirectories = seal.codeDirectories
             problems += CodeItemCheck.firstPerSubject(seal.problems).map { ($0.file, $0.message) }
+            if location.isBundle && codeResourcesData == nil && (seal.status == .signed || seal.status == .adhoc) {
+                problems.append(("_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
+            }
             if let signature = seal.primarySignature, let directory = signature.codeDirectory {
                 item.identifier = directory.identifier
                 item.teamID = directory.teamID
