@@ -11,6 +11,10 @@ struct BundleFileReader: Sendable {
     let folderTop: String?
     /// How many bytes a streamed digest reads at a time.
     static let chunkSize = 1 << 20
+    /// Entries of an ipa above this size are read whole one at a time (libzip entries are not streamed here).
+    static let bigEntrySize: Int64 = 8 << 20
+    /// Held while a big ipa entry is in memory, so the workers never hold more than one.
+    let bigEntryGate = DispatchSemaphore(value: 1)
 
     init(storage: BundleStorage, isArchive: Bool) {
         self.storage = storage
@@ -63,6 +67,9 @@ struct BundleFileReader: Sendable {
                 }
             }
         } else {
+            let isBig = (file(key)?.size ?? 0) > BundleFileReader.bigEntrySize
+            if isBig { bigEntryGate.wait() }
+            defer { if isBig { bigEntryGate.signal() } }
             let data = try read(key)
             data.withUnsafeBytes { buffer in
                 for stream in streams { stream.update(buffer) }

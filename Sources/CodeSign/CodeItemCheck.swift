@@ -17,7 +17,7 @@ struct CodeItemCheck {
     func run() -> CodeItemSeal {
         var item = CodeItemSeal(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
-            bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFileCount: 0, problems: [])
+            bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [])
         var problems: [(file: String?, message: String)] = []
         // The Info.plist and executable of a bundle; a loose dylib is its own executable.
         var info: PlistDictionary?
@@ -94,7 +94,7 @@ struct CodeItemCheck {
             }
         }
         if let resourceCheck {
-            item.sealedFileCount = resourceCheck.sealedCount
+            item.sealedFiles = resourceCheck.seals
             // Found without hashing: reported after the executable's problems, with the hashed files' ones.
             let found = resourceCheck.submit(to: pool, problems: resourceProblems)
             resourceProblems.withLock { $0 += found }

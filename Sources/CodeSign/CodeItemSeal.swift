@@ -47,10 +47,13 @@ public struct CodeItemSeal: Sendable {
     public var codeDirectories: [CodeDirectorySummary]
     /// The entitlements the signature holds (XML blob, else DER), if any.
     public var entitlements: PlistValue?
-    /// How many files the item's CodeResources seals (0 for a loose dylib).
-    public var sealedFileCount: Int
+    /// What the item's CodeResources seals, by path relative to the item: `files2` for a modern seal,
+    /// `files` for an old one (empty for a loose dylib).
+    public var sealedFiles: [String: ResourceSeal]
     public var problems: [CodeSealProblem]
 
+    /// How many files the item's CodeResources seals (0 for a loose dylib).
+    public var sealedFileCount: Int { sealedFiles.count }
     /// The primary CodeDirectory's cdhash of the first slice.
     public var cdhash: [UInt8]? { codeDirectories.first(where: \.isPrimary)?.cdhash }
     /// The hash types of the first slice's CodeDirectories.

@@ -17,13 +17,13 @@ struct ResourceSealCheck {
     /// Whether the seal is version 2 (`files2`/`rules2`).
     var isVersion2: Bool { !resources.files2.isEmpty || !resources.rules2.isEmpty }
 
-    /// How many files the seal names.
-    var sealedCount: Int { isVersion2 ? resources.files2.count : resources.files.count }
+    /// The seals checked: `files2` for version 2, `files` for version 1.
+    var seals: [String: ResourceSeal] { isVersion2 ? resources.files2 : resources.files }
 
     /// Queues the hashing jobs on `pool`, which add (file, message) problems to `problems`; returns
     /// the problems found without hashing (missing, added, rules that do not compile).
     func submit(to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>) -> [(file: String, message: String)] {
-        let seals = isVersion2 ? resources.files2 : resources.files
+        let seals = self.seals
         let matcher: ResourceRuleMatcher
         do {
             matcher = try ResourceRuleMatcher(isVersion2 ? resources.rules2 : resources.rules)
