@@ -31,7 +31,7 @@ enum CodeSignCommands {
                     Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
                 } else {
                     for item in report.items { Console.out(item.summaryLine + "\n") }
-                    for problem in report.problems { Console.error(problem.description) }
+                    for problem in report.problems { Console.error("\(input): \(problem)") }
                     let count = report.problems.count
                     let items = report.items.count
                     Console.out(
