@@ -12,7 +12,7 @@ enum CodeSignCommands {
     static var verify: CommandSpec {
         CommandSpec(
             name: "verify",
-            abstract: "Check that the seal of an app and of all its nested code holds, as codesign --verify --deep --strict.",
+            abstract: "Check that the seal of an app and of all its nested code holds, as Apple's codesign verifies it (deep, strict).",
             discussion: """
                 For the app and every nested code item (frameworks, loose dylibs, extensions, Watch apps, App Clips), inside \
                 out: every code page of every slice against every CodeDirectory; the Info.plist, requirements, CodeResources \
