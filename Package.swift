@@ -67,7 +67,7 @@ let package = Package(
         ),
         .target(
             name: "CodeSign",
-            dependencies: ["SystemSupport", "PlistKit", "CLibCrypto"]
+            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CLibCrypto"]
         ),
         .target(
             name: "Manifest",
@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "Manifest", "PlistKit"]
+            dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"]
         ),
         .executableTarget(
             name: "foundation-plist-bench",

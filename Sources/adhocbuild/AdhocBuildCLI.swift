@@ -14,7 +14,8 @@ enum AdhocBuildCLI {
             abstract: "adhocbuild turns an iOS build into something testers can install, on Linux.",
             subcommands: [
                 PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect,
-                InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, DistributionCommands.manifest,
+                InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, CodeSignCommands.command,
+                DistributionCommands.manifest,
                 DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command
             ],
             environment: LimitSettings.helpRows)

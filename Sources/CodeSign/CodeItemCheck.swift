@@ -1,0 +1,153 @@
+import Foundation
+import PlistKit
+import SystemSupport
+
+/// Verifies one code item: its Info.plist and executable, the executable's signature, the item's
+/// sealed resources (with the nested items' cdhashes), its identifier, and the trust hook.
+struct CodeItemCheck {
+    let location: CodeItemLocation
+    let displayPath: String
+    let reader: BundleFileReader
+    let locator: CodeItemLocator
+    /// The cdhashes of each nested item, by its path relative to this item.
+    let nestedCdhashes: [String: [[UInt8]]]
+    let threads: Int
+    let trustCheck: SignatureTrustCheck?
+
+    func run() -> CodeItemSeal {
+        var item = CodeItemSeal(
+            path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
+            bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [])
+        var problems: [(file: String?, message: String)] = []
+        // The Info.plist and executable of a bundle; a loose dylib is its own executable.
+        var info: PlistDictionary?
+        var infoData: Data?
+        let executable: String
+        let executableKey: String
+        if location.isBundle {
+            // iOS bundles are shallow; a macOS-style framework keeps it in Resources (through Versions/Current).
+            let infoKey = [location.key + "/Info.plist", location.key + "/Resources/Info.plist"].first { reader.file($0) != nil }
+            do {
+                let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
+                infoData = data
+                info = try PropertyList(data: data).value.dictionaryValue
+                if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
+            } catch let error as CodeSignError where infoKey == nil {
+                _ = error
+                problems.append(("Info.plist", "missing (a bundle needs one)"))
+            } catch {
+                problems.append(("Info.plist", "\(CodeItemCheck.text(error))"))
+            }
+            item.bundleIdentifier = info?["CFBundleIdentifier"]?.stringValue
+            // Without CFBundleExecutable, a framework's executable is named after it.
+            let implicit = ((location.key as NSString).lastPathComponent as NSString).deletingPathExtension
+            let declared = info?["CFBundleExecutable"]?.stringValue
+            guard let name = declared ?? (reader.file(location.key + "/" + implicit) != nil ? implicit : nil), !name.isEmpty else {
+                if info != nil { problems.append(("Info.plist", "names no CFBundleExecutable")) }
+                item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
+                return item
+            }
+            executable = name
+            executableKey = location.key + "/" + name
+        } else {
+            executable = (location.key as NSString).lastPathComponent
+            executableKey = location.key
+        }
+        item.executable = executable
+
+        let pool = WorkerPool(label: "adhocbuild.codesign.verify", capacity: threads * 2)
+        let resourceProblems = Locked<[(file: String, message: String)]>([])
+        var codeResourcesData: Data?
+        var resourceCheck: ResourceSealCheck?
+        if location.isBundle, reader.file(location.key + "/_CodeSignature/CodeResources") != nil {
+            do {
+                let data = try reader.read(location.key + "/_CodeSignature/CodeResources")
+                codeResourcesData = data
+                let resources = try CodeResources(data: data)
+                let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
+                resourceCheck = ResourceSealCheck(
+                    resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
+            } catch {
+                problems.append(("_CodeSignature/CodeResources", CodeItemCheck.text(error)))
+            }
+        }
+
+        // The executable: one in memory at a time; its pages are hashed on the pool.
+        var seal: ExecutableSeal?
+        if reader.file(executableKey) == nil {
+            problems.append((executable, "missing"))
+        } else {
+            do {
+                let data = try reader.read(executableKey)
+                guard MachOFile.looksLikeMachO(data.prefix(4)) else {
+                    throw CodeItemCheck.NotMachO()
+                }
+                let machO = try MachOFile(data: data)
+                seal = ExecutableSeal(
+                    machO: machO, executable: executable,
+                    files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle), pool: pool)
+            } catch is CodeItemCheck.NotMachO {
+                item.status = .unsigned
+                problems.append((executable, "code object is not signed at all (not a Mach-O file)"))
+            } catch {
+                problems.append((executable, "not a Mach-O file that can be read: \(CodeItemCheck.text(error))"))
+            }
+        }
+        if let resourceCheck {
+            item.sealedFiles = resourceCheck.seals
+            // Found without hashing: reported after the executable's problems, with the hashed files' ones.
+            let found = resourceCheck.submit(to: pool, problems: resourceProblems)
+            resourceProblems.withLock { $0 += found }
+        }
+        do {
+            try pool.wait()
+        } catch {
+            problems.append((nil, CodeItemCheck.text(error)))
+        }
+        if var seal {
+            seal.collectPageProblems(executable: executable)
+            item.status = seal.status
+            item.codeDirectories = seal.codeDirectories
+            problems += CodeItemCheck.firstPerSubject(seal.problems).map { ($0.file, $0.message) }
+            if location.isBundle && codeResourcesData == nil && (seal.status == .signed || seal.status == .adhoc) {
+                problems.append(("_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
+            }
+            if let signature = seal.primarySignature, let directory = signature.codeDirectory {
+                item.identifier = directory.identifier
+                item.teamID = directory.teamID
+                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements()
+                if let bundleID = item.bundleIdentifier, directory.identifier != bundleID {
+                    problems.append((executable, "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"))
+                }
+                if item.status == .signed, let trustCheck {
+                    let profileKey = location.key + "/embedded.mobileprovision"
+                    let profile = location.isBundle && reader.file(profileKey) != nil ? try? reader.read(profileKey) : nil
+                    let context = SignatureTrustContext(
+                        bundlePath: displayPath, signature: signature, profileData: profile.map { [UInt8]($0) },
+                        bundleIdentifier: item.bundleIdentifier)
+                    problems += trustCheck(context).map { (nil, $0) }
+                }
+            }
+        }
+        problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.file, $0.message) }
+        item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
+        return item
+    }
+
+    /// One problem per file and subject: a slot that fails in every CodeDirectory is named once.
+    static func firstPerSubject(_ problems: [(file: String, message: String)]) -> [(file: String, message: String)] {
+        var seen = Set<String>()
+        return problems.filter { problem in
+            let subject = problem.message.components(separatedBy: " (sealed ").first ?? problem.message
+            return seen.insert(problem.file + "\u{0}" + subject).inserted
+        }
+    }
+
+    /// An executable that is no Mach-O file (a script): it cannot carry an embedded signature.
+    struct NotMachO: Error {}
+
+    /// One line for any error.
+    static func text(_ error: any Error) -> String {
+        (error as? any DiagnosticError)?.description ?? "\(error)"
+    }
+}

@@ -1,0 +1,83 @@
+import IPAKit
+
+/// A code item found in an app: a bundle (app, extension, framework) or a loose dylib, by its path
+/// in the storage, with the code nested in it.
+struct CodeItemLocation: Sendable {
+    /// The storage path (`Payload/Test.app/Frameworks/X.framework`).
+    var key: String
+    var kind: CodeItemKind
+    var nested: [CodeItemLocation]
+
+    var isBundle: Bool { kind != .dylib }
+
+    /// The items inside out: every nested item (recursively) before this one.
+    var insideOut: [CodeItemLocation] { nested.flatMap(\.insideOut) + [self] }
+}
+
+/// Finds the nested code of a bundle where Apple's tools put it: `Frameworks/*.framework` and
+/// `Frameworks/*.dylib`, `SharedFrameworks`, `PlugIns` and `Extensions` (`.appex`), `Watch` and
+/// `AppClips` (`.app`), `XPCServices` (`.xpc`), each searched again inside.
+struct CodeItemLocator {
+    /// Where nested code lives in a bundle, and the names it has there.
+    static let places: [(folder: String, suffixes: [String])] = [
+        ("Frameworks", [".framework", ".dylib"]), ("SharedFrameworks", [".framework", ".dylib"]), ("PlugIns", [".appex"]),
+        ("Extensions", [".appex"]), ("Watch", [".app"]), ("AppClips", [".app"]), ("XPCServices", [".xpc"])
+    ]
+    /// Deeper than any real app nests code; bounds the walk on a hostile layout.
+    static let maxDepth = 6
+
+    /// The names directly inside each folder of the storage.
+    let children: [String: [String]]
+    let files: [String: BundleFile]
+
+    init(files: [String: BundleFile]) {
+        self.files = files
+        var children: [String: Set<String>] = [:]
+        for path in files.keys {
+            guard let slash = path.lastIndex(of: "/") else { continue }
+            children[String(path[..<slash]), default: []].insert(String(path[path.index(after: slash)...]))
+        }
+        self.children = children.mapValues { $0.sorted() }
+    }
+
+    /// The app at `key` and everything nested in it.
+    func locate(app key: String) -> CodeItemLocation { locate(key, kind: .app, depth: 0) }
+
+    private func locate(_ key: String, kind: CodeItemKind, depth: Int) -> CodeItemLocation {
+        var nested: [CodeItemLocation] = []
+        if kind != .dylib && depth < CodeItemLocator.maxDepth {
+            for (folder, suffixes) in CodeItemLocator.places {
+                for name in children[key + "/" + folder] ?? [] {
+                    guard let suffix = suffixes.first(where: { name.hasSuffix($0) }), name.count > suffix.count else { continue }
+                    let path = key + "/" + folder + "/" + name
+                    guard let file = files[path] else { continue }
+                    if suffix == ".dylib" {
+                        if !file.isDirectory && !file.isSymlink { nested.append(CodeItemLocation(key: path, kind: .dylib, nested: [])) }
+                        continue
+                    }
+                    // An empty folder with a bundle's name holds no code (one fixture ships an empty .framework).
+                    guard file.isDirectory, !(children[path] ?? []).isEmpty else { continue }
+                    nested.append(locate(path, kind: CodeItemLocator.kind(suffix), depth: depth + 1))
+                }
+            }
+        }
+        return CodeItemLocation(key: key, kind: kind, nested: nested)
+    }
+
+    static func kind(_ suffix: String) -> CodeItemKind {
+        switch suffix {
+        case ".app": return .app
+        case ".appex": return .appex
+        case ".framework": return .framework
+        default: return .bundle
+        }
+    }
+
+    /// Every file (not folder) under the item at `key`, relative to it, sorted.
+    func filesUnder(_ key: String) -> [String] {
+        let prefix = key + "/"
+        return files.compactMap { path, file in
+            path.hasPrefix(prefix) && !file.isDirectory ? String(path.dropFirst(prefix.count)) : nil
+        }.sorted()
+    }
+}

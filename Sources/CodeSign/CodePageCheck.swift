@@ -1,0 +1,52 @@
+import SystemSupport
+
+/// Checks every code page of a slice against one CodeDirectory's code slots, on the pool's threads.
+struct CodePageCheck: Sendable {
+    /// How many pages one job hashes.
+    static let pagesPerJob = 256
+
+    let slice: MachOSlice
+    let directory: CodeDirectory
+
+    /// The problem with the directory's page layout itself (limit past the slice, slot count), if any;
+    /// otherwise queues the page jobs, which add the index of each page that differs to `mismatches`.
+    func submit(to pool: WorkerPool, mismatches: Locked<[Int]>) -> String? {
+        let limit = directory.effectiveCodeLimit
+        guard limit <= UInt64(slice.bytes.count) else {
+            return "the CodeDirectory covers \(limit) bytes, more than the slice's \(slice.bytes.count)"
+        }
+        let pageSize = directory.pageSize
+        let expected = pageSize == 0 ? 1 : Int((limit + UInt64(pageSize) - 1) / UInt64(pageSize))
+        guard directory.codeSlots.count == expected else {
+            return "the CodeDirectory has \(directory.codeSlots.count) code slots for the \(expected) pages of its \(limit) bytes"
+        }
+        let bytes = slice.bytes, slots = directory.codeSlots, type = directory.hashType
+        for first in stride(from: 0, to: expected, by: CodePageCheck.pagesPerJob) {
+            let last = min(first + CodePageCheck.pagesPerJob, expected)
+            pool.submit {
+                var bad: [Int] = []
+                for page in first..<last {
+                    let hash =
+                        pageSize == 0
+                        ? CodeHashing.pageHashes(bytes, limit: Int(limit), pageSize: 0, type: type)[0]
+                        : CodeHashing.pageHash(bytes, index: page, limit: Int(limit), pageSize: pageSize, type: type)
+                    if hash != slots[page] { bad.append(page) }
+                }
+                if !bad.isEmpty { mismatches.withLock { $0 += bad } }
+            }
+        }
+        return nil
+    }
+
+    /// "code page 3 of 40 (bytes 0x3000..<0x4000) modified", or a short list for several pages.
+    static func message(pages: [Int], of count: Int, pageSize: Int) -> String {
+        let sorted = pages.sorted()
+        if sorted.count == 1, pageSize > 0 {
+            let start = sorted[0] * pageSize
+            return
+                "code page \(sorted[0]) of \(count) (bytes 0x\(String(start, radix: 16))..<0x\(String(start + pageSize, radix: 16))) modified"
+        }
+        let shown = sorted.prefix(5).map(String.init).joined(separator: ", ")
+        return "code pages \(shown)\(sorted.count > 5 ? ", …" : "") (\(sorted.count) of \(count)) modified"
+    }
+}

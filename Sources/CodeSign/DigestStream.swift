@@ -1,0 +1,38 @@
+import CLibCrypto
+
+/// A digest fed in pieces (libcrypto's EVP_MD_CTX), so a file can be hashed without holding it whole.
+/// One instance belongs to one thread.
+final class DigestStream {
+    let type: HashType
+    private let context: OpaquePointer
+
+    init(_ type: HashType) {
+        self.type = type
+        // EVP_MD_CTX_new and EVP_DigestInit_ex fail only when libcrypto cannot allocate.
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto could not allocate a digest context") }
+        self.context = context
+        let algorithm: OpaquePointer?
+        switch type {
+        case .sha1: algorithm = EVP_sha1()
+        case .sha256, .sha256Truncated: algorithm = EVP_sha256()
+        case .sha384: algorithm = EVP_sha384()
+        }
+        precondition(EVP_DigestInit_ex(context, algorithm, nil) == 1, "libcrypto could not start a \(type) digest")
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ buffer: UnsafeRawBufferPointer) {
+        guard buffer.count > 0 else { return }
+        precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "libcrypto could not update a \(type) digest")
+    }
+
+    /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).
+    func finish() -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        precondition(ok == 1, "libcrypto could not finish a \(type) digest")
+        return Array(output.prefix(type.size))
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import PlistKit
+import SystemSupport
+
+/// The files outside the executable that its CodeDirectory's special slots bind, as the code has them.
+struct SpecialSlotFiles {
+    /// The bundle's Info.plist bytes (nil for a loose dylib or when missing).
+    var infoPlist: Data?
+    /// The bundle's `_CodeSignature/CodeResources` bytes (nil for a loose dylib or when missing).
+    var codeResources: Data?
+    /// Whether the code is a bundle (whose Info.plist and CodeResources a signature must bind).
+    var isBundle: Bool
+}
+
+/// What one executable's signature says and what breaks it: every code page of every slice against
+/// every CodeDirectory, and the special slots (Info.plist, requirements, CodeResources, entitlements).
+struct ExecutableSeal {
+    var status: CodeSignatureStatus
+    /// The first signed slice's signature.
+    var primarySignature: EmbeddedSignature?
+    var codeDirectories: [CodeDirectorySummary]
+    /// Problems as (file relative to the bundle, message).
+    var problems: [(file: String, message: String)]
+
+    /// Checks `machO` (the executable named `executable`); page hashes run on `pool`.
+    init(machO: MachOFile, executable: String, files: SpecialSlotFiles, pool: WorkerPool) {
+        status = .unsigned
+        primarySignature = nil
+        codeDirectories = []
+        problems = []
+        var pageChecks: [(slice: String, pages: Int, pageSize: Int, mismatches: Locked<[Int]>)] = []
+        var signedSlices = 0, adhocSlices = 0
+        for slice in machO.slices {
+            let architecture = "\(slice.cpu)"
+            let place = machO.slices.count > 1 ? "slice \(architecture): " : ""
+            let signature: EmbeddedSignature
+            do {
+                guard let read = try slice.embeddedSignature() else {
+                    if machO.slices.count > 1 { problems.append((executable, "\(place)not signed")) }
+                    continue
+                }
+                signature = read
+            } catch let error as CodeSignError {
+                problems.append((executable, "the signature cannot be read: \(error.description)"))
+                status = .unreadable
+                continue
+            } catch {
+                problems.append((executable, "the signature cannot be read: \(error)"))
+                status = .unreadable
+                continue
+            }
+            guard let primary = signature.codeDirectory else {
+                problems.append((executable, "\(place)the signature has no CodeDirectory"))
+                status = .unreadable
+                continue
+            }
+            signedSlices += 1
+            if primarySignature == nil { primarySignature = signature }
+            if signature.signature?.isEmpty ?? true || primary.flags & CodeDirectory.Flag.adhoc != 0 { adhocSlices += 1 }
+            if let location = slice.codeSignature, primary.effectiveCodeLimit != UInt64(location.dataOffset) {
+                problems.append(
+                    (
+                        executable,
+                        "\(place)the CodeDirectory covers \(primary.effectiveCodeLimit) bytes, but the signature starts at byte \(location.dataOffset)"
+                    ))
+            }
+            for (index, directory) in signature.codeDirectories.enumerated() {
+                codeDirectories.append(
+                    CodeDirectorySummary(
+                        architecture: architecture, hashType: directory.hashType, version: directory.version, flags: directory.flags,
+                        cdhash: directory.cdhash(), isPrimary: index == 0 && signature.codeDirectory != nil))
+                if directory.identifier != primary.identifier {
+                    problems.append(
+                        (
+                            executable,
+                            "\(place)the \(directory.hashType.displayName) CodeDirectory names '\(directory.identifier)', the primary one '\(primary.identifier)'"
+                        ))
+                }
+                let mismatches = Locked<[Int]>([])
+                if let layout = CodePageCheck(slice: slice, directory: directory).submit(to: pool, mismatches: mismatches) {
+                    problems.append((executable, "\(place)\(layout)"))
+                } else {
+                    pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches))
+                }
+                problems += ExecutableSeal.specialSlotProblems(directory, signature, executable: executable, files: files, place: place)
+            }
+        }
+        if signedSlices > 0 { status = adhocSlices > 0 ? .adhoc : .signed }
+        if signedSlices == 0 && status == .unsigned { problems.append((executable, "code object is not signed at all")) }
+        // The pool is the caller's: the page jobs finish when it waits. The messages are built then.
+        self.pageChecks = pageChecks
+    }
+
+    private var pageChecks: [(slice: String, pages: Int, pageSize: Int, mismatches: Locked<[Int]>)]
+
+    /// The page problems, once the pool has finished the jobs; each distinct message once.
+    mutating func collectPageProblems(executable: String) {
+        var seen = Set<String>()
+        for check in pageChecks {
+            let pages = check.mismatches.value
+            guard !pages.isEmpty else { continue }
+            let message = check.slice + CodePageCheck.message(pages: pages, of: check.pages, pageSize: check.pageSize)
+            if seen.insert(message).inserted { problems.append((executable, message)) }
+        }
+        pageChecks = []
+    }
+
+    /// The special slots of `directory` against what they bind; one problem per slot.
+    static func specialSlotProblems(
+        _ directory: CodeDirectory, _ signature: EmbeddedSignature, executable: String, files: SpecialSlotFiles, place: String
+    ) -> [(file: String, message: String)] {
+        let blob = { (slot: UInt32) in signature.blob(slot).map { Data($0) } }
+        let slots: [(slot: Int, file: String, what: String, content: Data?, required: Bool)] = [
+            (1, "Info.plist", "", files.infoPlist, files.isBundle),
+            (2, executable, "requirements: ", blob(SignatureSlot.requirements), false),
+            (3, "_CodeSignature/CodeResources", "", files.codeResources, files.isBundle),
+            (5, executable, "entitlements: ", blob(SignatureSlot.entitlements), true),
+            (7, executable, "DER entitlements: ", blob(SignatureSlot.derEntitlements), true)
+        ]
+        var problems: [(file: String, message: String)] = []
+        let type = directory.hashType
+        for (slot, file, what, content, required) in slots {
+            let stored = directory.specialSlot(slot).flatMap { hash in hash.allSatisfy { $0 == 0 } ? nil : hash }
+            switch (stored, content) {
+            case (nil, nil):
+                continue
+            case (nil, _?):
+                if required { problems.append((file, "\(place)\(what)not sealed by the \(type.displayName) CodeDirectory")) }
+            case (let sealed?, nil):
+                problems.append((file, "\(place)\(what)missing (sealed \(type.displayName) \(sealed.shortHex))"))
+            case (let sealed?, let bytes?):
+                let now = Digest.hash(type, bytes)
+                if now != sealed {
+                    problems.append((file, "\(place)\(what)modified (sealed \(type.displayName) \(sealed.shortHex), now \(now.shortHex))"))
+                }
+            }
+        }
+        return problems
+    }
+}

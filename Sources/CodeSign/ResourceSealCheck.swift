@@ -1,0 +1,109 @@
+import Foundation
+import SystemSupport
+
+/// Checks the files a bundle's `_CodeSignature/CodeResources` seals against the bundle's files:
+/// `files2` under `rules2` for a modern seal, `files` under `rules` for an old one (as codesign does).
+/// Each sealed file is hashed on the pool; modified, missing, and added-but-unsealed files are each named.
+struct ResourceSealCheck {
+    let resources: CodeResources
+    /// The bundle's storage path (`Payload/Test.app`).
+    let bundleKey: String
+    /// The bundle's files relative to it, except its executable and its own `_CodeSignature/` folder.
+    let files: [String]
+    /// The cdhashes of each nested code item, by its path relative to the bundle.
+    let nestedCdhashes: [String: [[UInt8]]]
+    let reader: BundleFileReader
+
+    /// Whether the seal is version 2 (`files2`/`rules2`).
+    var isVersion2: Bool { !resources.files2.isEmpty || !resources.rules2.isEmpty }
+
+    /// The seals checked: `files2` for version 2, `files` for version 1.
+    var seals: [String: ResourceSeal] { isVersion2 ? resources.files2 : resources.files }
+
+    /// Queues the hashing jobs on `pool`, which add (file, message) problems to `problems`; returns
+    /// the problems found without hashing (missing, added, rules that do not compile).
+    func submit(to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>) -> [(file: String, message: String)] {
+        let seals = self.seals
+        let matcher: ResourceRuleMatcher
+        do {
+            matcher = try ResourceRuleMatcher(isVersion2 ? resources.rules2 : resources.rules)
+        } catch let error as CodeSignError {
+            return [("_CodeSignature/CodeResources", error.description)]
+        } catch {
+            return [("_CodeSignature/CodeResources", "\(error)")]
+        }
+        var found: [(file: String, message: String)] = []
+        let present = Set(files)
+        let nestedRoots = nestedCdhashes.keys.sorted()
+        for path in files {
+            if let seal = seals[path] {
+                submitCompare(path, seal, to: pool, problems: problems)
+                continue
+            }
+            switch matcher.verdict(for: path) {
+            case .omitted:
+                continue
+            case .nested:
+                // Nested code is sealed as a whole under its root's path; other files as resources.
+                if let root = nestedRoots.first(where: { path == $0 || path.hasPrefix($0 + "/") }), seals[root] != nil { continue }
+                found.append((path, "added, not sealed"))
+            case .sealed:
+                found.append((path, "added, not sealed"))
+            }
+        }
+        for (path, seal) in seals.sorted(by: { $0.key < $1.key }) where !present.contains(path) {
+            if seal.cdhash != nil, let cdhashes = nestedCdhashes[path] {
+                if !cdhashes.contains(seal.cdhash!) {
+                    let now = cdhashes.first.map { ", now \($0.hexString)" } ?? ""
+                    found.append((path, "nested code modified (sealed cdhash \(seal.cdhash!.hexString)\(now))"))
+                }
+            } else if !seal.optional {
+                found.append((path, "missing"))
+            }
+        }
+        return found
+    }
+
+    private func submitCompare(
+        _ path: String, _ seal: ResourceSeal, to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>
+    ) {
+        let key = bundleKey + "/" + path
+        let reader = self.reader
+        let isVersion2 = self.isVersion2
+        pool.submit {
+            let message: String?
+            do {
+                message = try ResourceSealCheck.compare(key, seal, reader: reader, isVersion2: isVersion2)
+            } catch let error as CodeSignError {
+                message = error.description
+            } catch {
+                message = "\(error)"
+            }
+            if let message { problems.withLock { $0.append((path, message)) } }
+        }
+    }
+
+    /// What differs between the file at `key` and its seal, or nil when it matches.
+    static func compare(_ key: String, _ seal: ResourceSeal, reader: BundleFileReader, isVersion2: Bool) throws -> String? {
+        let isLink = reader.file(key)?.isSymlink ?? false
+        if let sealedTarget = seal.symlink {
+            guard isLink else { return "sealed as a symbolic link to '\(sealedTarget)', now a file" }
+            let target = try reader.linkTarget(key)
+            return target == sealedTarget ? nil : "symbolic link modified (sealed to '\(sealedTarget)', now to '\(target)')"
+        }
+        if seal.cdhash != nil && seal.hash == nil && seal.hash2 == nil {
+            return "sealed as nested code, but not found as nested code here"
+        }
+        if isLink && isVersion2 { return "sealed as a file, now a symbolic link to '\(try reader.linkTarget(key))'" }
+        // Version 1 seals hold SHA-1 only; version 2 seals hold SHA-256 and, from older Xcodes, SHA-1 too.
+        var expected: [(HashType, [UInt8])] = []
+        if let hash2 = seal.hash2 { expected.append((.sha256, hash2)) }
+        if let hash = seal.hash, !isVersion2 || seal.hash2 == nil { expected.append((.sha1, hash)) }
+        guard !expected.isEmpty else { return "the seal holds no hash" }
+        let digests = try reader.digests(key, types: expected.map(\.0))
+        for (type, sealed) in expected where digests[type] != sealed {
+            return "modified (sealed \(type.displayName) \(sealed.shortHex), now \(digests[type]!.shortHex))"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `codesign verify` as a CI step runs it: exit codes, one line per problem, JSON.
+@Suite struct CodeSignCLITests {
+    @Test(Fixtures.enabled) func aFixtureIpaVerifies() throws {
+        let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
+        let result = try AdhocBuildBinary.run(["codesign", "verify", ipa])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText == "")
+        #expect(
+            result.stdoutText == """
+                Payload/Demo.app/PlugIns/Notification.appex: signed, identifier com.icyleaf.test.Demo.Notification, team 72LA85G59H, \
+                cdhash e47d36116d7c441f9d49d5bae8ce9c2319740d03, sha256, CodeDirectory 0x20400, 1 sealed file: seal valid
+                Payload/Demo.app: signed, identifier com.icyleaf.test.Demo, team 72LA85G59H, cdhash c53eb946d413d3f2da67d683b48486156d1ac17a, \
+                sha256, CodeDirectory 0x20400, 11 sealed files: seal valid
+                \(ipa): seal valid (2 code items)
+
+                """)
+        let json = try AdhocBuildBinary.run(["codesign", "verify", ipa, "--json"])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(object["valid"] as? Bool == true)
+        let items = try #require(object["items"] as? [[String: Any]])
+        #expect(items.map { $0["status"] as? String } == ["signed", "signed"])
+        #expect(items.last?["cdhash"] as? String == "c53eb946d413d3f2da67d683b48486156d1ac17a")
+        #expect((items.last?["entitlements"] as? [String: Any])?["get-task-allow"] as? Bool == false)
+    }
+
+    @Test(Fixtures.enabled) func aBrokenSealExitsOneWithALinePerProblem() throws {
+        try withTemporaryFolder { folder in
+            let unpacked = folder.path("u")
+            let unzip = try ProcessResult.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+                    Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, unpacked
+                ])
+            #expect(unzip.status == 0)
+            let app = unpacked + "/Payload/Test.app"
+            try FileManager.default.removeItem(atPath: app + "/Assets.car")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: app + "/extra"))
+            let result = try AdhocBuildBinary.run(["codesign", "verify", app])
+            #expect(result.status == 1)
+            #expect(
+                result.stderrText == "error: \(app): Test.app: Assets.car: missing\nerror: \(app): Test.app: extra: added, not sealed\n")
+            #expect(result.stdoutText.hasSuffix("\(app): seal broken (2 problems in 1 of 1 code items)\n"))
+            #expect(!result.stdoutText.contains(folder.path("")) || result.stdoutText.contains(app))
+            let json = try AdhocBuildBinary.run(["codesign", "verify", app, "--json"])
+            #expect(json.status == 1)
+            #expect(json.stdoutText.contains("\"valid\": false"))
+        }
+    }
+
+    @Test func unreadableInputAndUsageErrors() throws {
+        try withTemporaryFolder { folder in
+            let missing = try AdhocBuildBinary.run(["codesign", "verify", folder.path("Nope.ipa")])
+            #expect(missing.status == 1)
+            #expect(missing.stderrText == "error: \(folder.path("Nope.ipa")): no such file\n")
+            let notZip = try folder.write("Bad.ipa", "not a zip")
+            let bad = try AdhocBuildBinary.run(["codesign", "verify", notZip])
+            #expect(bad.status == 1)
+            #expect(bad.stderrText.split(separator: "\n").count == 1 && bad.stderrText.hasPrefix("error: \(notZip)"))
+            let usage = try AdhocBuildBinary.run(["codesign", "verify"])
+            #expect(usage.status == 2)
+            let extra = try AdhocBuildBinary.run(["codesign", "verify", "a", "b"])
+            #expect(extra.status == 2)
+        }
+    }
+
+    @Test func theUnsignedExampleAppFails() throws {
+        let app = Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path
+        let result = try AdhocBuildBinary.run(["codesign", "verify", app])
+        #expect(result.status == 1)
+        #expect(result.stderrText.contains("\(app): ShoutOut.app: ShoutOut: code object is not signed at all (not a Mach-O file)\n"))
+        #expect(result.stdoutText.contains("ShoutOut.app: unsigned, 0 sealed files: seal broken\n"))
+    }
+}
