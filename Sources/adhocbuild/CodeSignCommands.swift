@@ -17,19 +17,31 @@ enum CodeSignCommands {
                 For the app and every nested code item (frameworks, loose dylibs, extensions, Watch apps, App Clips), inside \
                 out: every code page of every slice against every CodeDirectory; the Info.plist, requirements, CodeResources \
                 and entitlements slots; every file sealed in _CodeSignature/CodeResources (modified, missing, added); nested \
-                code by its own signature and the outer seal; the signature's identifier against the bundle id. Unsigned \
-                code is a problem; ad-hoc signatures are reported as such. One line per code item on standard output, one \
-                line per problem on standard error; exit 1 when any seal is broken. The CMS signature and the signer are \
-                not checked yet.
+                code by its own signature and the outer seal; the signature's identifier against the bundle id; the CMS \
+                signature over the CodeDirectory with its messageDigest and cdhash attributes; the signer certificate \
+                against the embedded profile's certificates and team; the entitlements against the profile's; the \
+                profile's own signature. Signatures are judged at their signing time; an expired certificate or profile \
+                is a warning. Unsigned code is a problem; ad-hoc signatures are reported as such. One line per code item \
+                on standard output, one line per problem on standard error; exit 1 when any seal is broken.
                 """,
             arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
-            options: [.flag("--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems).")],
+            options: [
+                .value(
+                    "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
+                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
+                .flag("--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems).")
+            ],
             run: { parsed in
                 let input = parsed.positionals[0]
-                let report = try CodeSealVerifier().verify(path: input)
+                let verification = CodeSignatureVerification(anchorApple: parsed.value("anchor") == "apple")
+                let result = try verification.verify(path: input)
+                let report = result.report
                 if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
+                    var dict = report.plist()
+                    dict["warnings"] = .array(result.notes.map { .string($0) })
+                    Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
                 } else {
+                    for note in result.notes { Console.warning("\(input): \(note)") }
                     for item in report.items { Console.out(item.summaryLine + "\n") }
                     for problem in report.problems { Console.error("\(input): \(problem)") }
                     let count = report.problems.count

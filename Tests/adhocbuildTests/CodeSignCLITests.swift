@@ -8,7 +8,13 @@ import Testing
         let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
         let result = try AdhocBuildBinary.run(["codesign", "verify", ipa])
         #expect(result.status == 0, "\(result.stderrText)")
-        #expect(result.stderrText == "")
+        // Signatures are judged at their signing time; that the profile has expired since is a warning.
+        let warnings = result.stderrText.split(separator: "\n").map(String.init)
+        #expect(warnings.allSatisfy { $0.hasPrefix("warning: \(ipa): Payload/Demo.app") && $0.contains(" expired on ") }, "\(warnings)")
+        #expect(
+            warnings.contains(
+                "warning: \(ipa): Payload/Demo.app: embedded.mobileprovision expired on 2022-01-15; iOS will not install the build with it")
+        )
         #expect(
             result.stdoutText == """
                 Payload/Demo.app/PlugIns/Notification.appex: signed, identifier com.icyleaf.test.Demo.Notification, team 72LA85G59H, \
@@ -43,14 +49,35 @@ import Testing
             try Data("x".utf8).write(to: URL(fileURLWithPath: app + "/extra"))
             let result = try AdhocBuildBinary.run(["codesign", "verify", app])
             #expect(result.status == 1)
-            #expect(
-                result.stderrText == "error: \(app): Test.app: Assets.car: missing\nerror: \(app): Test.app: extra: added, not sealed\n")
+            let errors = result.stderrText.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+            #expect(errors == ["error: \(app): Test.app: Assets.car: missing", "error: \(app): Test.app: extra: added, not sealed"])
             #expect(result.stdoutText.hasSuffix("\(app): seal broken (2 problems in 1 of 1 code items)\n"))
             #expect(!result.stdoutText.contains(folder.path("")) || result.stdoutText.contains(app))
             let json = try AdhocBuildBinary.run(["codesign", "verify", app, "--json"])
             #expect(json.status == 1)
             #expect(json.stdoutText.contains("\"valid\": false"))
         }
+    }
+
+    /// `--anchor apple` also checks both chains against the pinned Apple Root CA: an Apple-signed fixture
+    /// passes, the fixture its publisher re-signed with a self-signed certificate fails, naming both chains.
+    @Test(Fixtures.enabled) func anchorAppleAcceptsAppleSignaturesAndRefusesASelfSignedOne() throws {
+        let apple = try AdhocBuildBinary.run([
+            "codesign", "verify", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "--anchor", "apple"
+        ])
+        #expect(apple.status == 0, "\(apple.stderrText)")
+        let fastlane = Fixtures.url("ipa", "fastlane_very-capable-app_dev-xcode9.ipa").path
+        #expect(try AdhocBuildBinary.run(["codesign", "verify", fastlane]).status == 0)
+        let selfSigned = try AdhocBuildBinary.run(["codesign", "verify", fastlane, "--anchor", "apple"])
+        #expect(selfSigned.status == 1)
+        let lines = selfSigned.stderrText.split(separator: "\n").map(String.init).filter { $0.hasPrefix("error: ") }
+        #expect(lines.count == 2, "\(lines)")
+        #expect(
+            lines.allSatisfy {
+                $0.hasPrefix("error: \(fastlane): Payload/very-capable-app.app: anchor apple: ") && $0.contains("Apple Root CA")
+            })
+        #expect(lines.contains { $0.contains("embedded.mobileprovision") })
+        #expect(try AdhocBuildBinary.run(["codesign", "verify", fastlane, "--anchor", "google"]).status == 2)
     }
 
     @Test func unreadableInputAndUsageErrors() throws {
