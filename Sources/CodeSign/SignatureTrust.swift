@@ -68,12 +68,26 @@ public enum SignatureTrust {
         }
         if let cms = checked.cms {
             report.problems += signerProblems(cms, report.profile)
+            report.problems += designatedRequirementProblems(signature, cms)
         }
         report.problems += teamProblems(signature, checked.cms, report.profile)
         report.problems += entitlementProblems(signature, report.profile, bundleIdentifier: bundleIdentifier)
         if anchorApple { report.problems += anchorProblems(checked.cms, report.profile) }
         report.notes = expiryNotes(checked.cms, report.profile, now: now)
         return report
+    }
+
+    /// The code must satisfy its own designated requirement (its identifier, its anchor, its signer's
+    /// name and Apple's developer marker), as `codesign --verify` checks it. Requirements that use
+    /// what cannot be judged here are left alone, never reported as broken.
+    static func designatedRequirementProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS) -> [String] {
+        guard let designated = signature.requirements?.designated else { return [] }
+        let context = RequirementContext(
+            identifier: signature.codeDirectory?.identifier, cdhashes: signature.codeDirectories.map { $0.cdhash() },
+            chain: RequirementContext.chain(from: cms.signer, among: cms.certificates),
+            entitlements: (try? signature.entitlements?.entitlements())?.dictionaryValue)
+        guard RequirementEvaluator.evaluate(designated.expression, in: context) == .notSatisfied else { return [] }
+        return ["does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))"]
     }
 
     static func signerProblems(_ cms: CodeSignatureCMS, _ profile: ProfileSignature?) -> [String] {
