@@ -23,6 +23,7 @@ struct CodeResourcesBuilderTests {
             try Data(text.utf8).write(to: url)
         }
         try FileManager.default.createSymbolicLink(atPath: app + "/Current.car", withDestinationPath: "Assets.car")
+        try FileManager.default.createSymbolicLink(atPath: app + "/Localized", withDestinationPath: "en.lproj")
         return app
     }
 
@@ -33,6 +34,9 @@ struct CodeResourcesBuilderTests {
             try BundleResource.scan(folder: app), executable: "Tiny")
         #expect(resources.files2["Current.car"] == ResourceSeal(symlink: "Assets.car"))
         #expect(resources.files["Current.car"] == nil)
+        // A link to a folder is sealed as a link; the walk does not follow it.
+        #expect(resources.files2["Localized"] == ResourceSeal(symlink: "en.lproj"))
+        #expect(!resources.files2.keys.contains { $0.hasPrefix("Localized/") })
         #expect(resources.files2["Info.plist"] == nil && resources.files["Info.plist"] != nil)
         #expect(resources.files2["PkgInfo"] == nil && resources.files2[".DS_Store"] == nil)
         #expect(resources.files2["Tiny"] == nil && resources.files2["_CodeSignature/CodeResources"] == nil)
