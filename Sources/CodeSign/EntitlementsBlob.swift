@@ -32,6 +32,16 @@ public struct EntitlementsBlob: Sendable, Equatable {
         payload = try reader.slice(8, header.length - 8, what: "entitlements")
     }
 
+    /// The XML blob for `entitlements`, as Xcode writes the `.xcent` file the signer embeds: an XML
+    /// plist with tabs, dictionary keys sorted as Apple's writers sort them.
+    public static func xml(_ entitlements: PlistValue) throws -> EntitlementsBlob {
+        do {
+            return EntitlementsBlob(format: .xml, payload: Array(try XMLPlistWriter(sortKeys: true).write(entitlements)))
+        } catch {
+            throw CodeSignError("entitlements cannot be written as XML: \(error)", location: "entitlements")
+        }
+    }
+
     /// The DER blob for `entitlements`, encoded as Apple's signer encodes it.
     public static func der(_ entitlements: PlistValue) throws -> EntitlementsBlob {
         EntitlementsBlob(format: .der, payload: try DEREntitlements.encode(entitlements))
