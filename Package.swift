@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "Manifest"]
+            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["AdhocBuildKit", "CodeSign", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "CommandLineOptionsTests",

@@ -20,11 +20,15 @@ public struct CodeSignatureVerification: Sendable {
     public struct Result: Sendable {
         public var report: CodeSealReport
         public var notes: [String]
+        /// Each signed bundle's signer (the certificate's common name), by the bundle's path as the
+        /// report shows it (``CodeItemSeal/path``).
+        public var signers: [String: String] = [:]
     }
 
     /// Verifies the .ipa, .app or .xcarchive at `path`.
     public func verify(path: String) throws -> Result {
         let notes = Locked<[String]>([])
+        let signers = Locked<[String: String]>([:])
         let anchorApple = anchorApple, now = now
         let verifier = CodeSealVerifier(trustCheck: { context in
             let trust = SignatureTrust.evaluate(
@@ -32,9 +36,10 @@ public struct CodeSignatureVerification: Sendable {
                 bundleIdentifier: context.bundleIdentifier, anchorApple: anchorApple, now: now)
             let plain = trust.notes.map { $0.hasPrefix("note: ") ? String($0.dropFirst("note: ".count)) : $0 }
             notes.withLock { $0 += plain.map { "\(context.bundlePath): \($0)" } }
+            if let signer = trust.cms?.signer.displayName { signers.withLock { $0[context.bundlePath] = signer } }
             return trust.problems
         })
         let report = try verifier.verify(path: path)
-        return Result(report: report, notes: notes.withLock { $0 })
+        return Result(report: report, notes: notes.withLock { $0 }, signers: signers.withLock { $0 })
     }
 }

@@ -3,7 +3,9 @@ import PlistKit
 
 /// What `adhocbuild inspect` reports about an ipa or app, as an ordered dictionary for text or JSON.
 public enum AppInspection {
-    public static func summary(_ package: AppPackage, now: Date = Date()) -> PlistDictionary {
+    /// `profileSignature` is the result of the embedded profile's CMS check, computed by the caller
+    /// (see ``ProvisioningProfile/summary(now:profileSignature:)``).
+    public static func summary(_ package: AppPackage, now: Date = Date(), profileSignature: String? = nil) -> PlistDictionary {
         var dict = bundleSummary(package.app)
         if package.isArchive && package.extras.count > 0 { dict["otherFolders"] = .array(package.extras.map { .string($0) }) }
         let icons = AppIcons(bundle: package.app)
@@ -13,7 +15,7 @@ public enum AppInspection {
             dict["icons"] = .array(icons.icons.map { .string("\($0.path) (\($0.width)x\($0.height)\($0.isCgBI ? ", CgBI" : ""))") })
         }
         switch package.app.profile() {
-        case .success(let profile)?: dict["profile"] = .dictionary(profile.summary(now: now))
+        case .success(let profile)?: dict["profile"] = .dictionary(profile.summary(now: now, profileSignature: profileSignature))
         case .failure(let error)?: dict["profile"] = .string("unreadable: \(error.message)")
         case nil: dict["profile"] = .string("none")
         }

@@ -12,6 +12,12 @@ public struct AppVerifier: Sendable {
         /// The bundle or file the finding is about.
         public var subject: String?
 
+        public init(severity: Severity, message: String, subject: String?) {
+            self.severity = severity
+            self.message = message
+            self.subject = subject
+        }
+
         public var description: String { (subject.map { "\($0): " } ?? "") + message }
     }
 

@@ -3,7 +3,9 @@ import PlistKit
 
 extension ProvisioningProfile {
     /// The facts `profile show` and `inspect` print, as an ordered dictionary (for text or JSON).
-    public func summary(now: Date = Date()) -> PlistDictionary {
+    /// `profileSignature` is the result of checking the profile's own CMS signature (done where the
+    /// signature checks live, in AdhocBuildKit), e.g. `verifies, signed by …`; nil leaves it out.
+    public func summary(now: Date = Date(), profileSignature: String? = nil) -> PlistDictionary {
         var dict = PlistDictionary()
         dict["name"] = .string(name)
         dict["type"] = .string(kind.rawValue)
@@ -26,7 +28,7 @@ extension ProvisioningProfile {
         dict["xcodeManaged"] = .bool(isXcodeManaged)
         dict["certificates"] = .array(developerCertificates.map { .string($0.name) })
         dict["signedBy"] = .array(signers.map { .string($0) })
-        dict["signatureVerified"] = .bool(false)
+        if let profileSignature { dict["profileSignature"] = .string(profileSignature) }
         return dict
     }
 }

@@ -64,7 +64,8 @@ public enum BuildIndex {
                     "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
                     "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
                     "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
-                    "branch": .text(release.info.branch ?? "")
+                    "branch": .text(release.info.branch ?? ""),
+                    "signatureBroken": .flag(release.info.signatureIsBroken)
                 ])
             }
             let newest = sorted[0]

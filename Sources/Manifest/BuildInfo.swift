@@ -37,6 +37,12 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     public var branch: String?
     public var commit: String?
     public var profile: Profile?
+    /// What the build's code signature says: `valid`, `broken` (it will not install until it is
+    /// re-signed), `unsigned` or `ad-hoc`; nil when it was not checked.
+    public var signature: String?
+
+    /// True when the build was published with a broken signature.
+    public var signatureIsBroken: Bool { signature == "broken" }
 
     public init() {}
 

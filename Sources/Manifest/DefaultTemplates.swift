@@ -39,6 +39,7 @@ public enum DefaultTemplates {
 .release img,.release .placeholder-icon{width:2.8rem;height:2.8rem;font-size:1.2rem}
 .release strong{display:block}
 .latest{float:right;font-size:.9rem}
+.signature-broken{display:table;background:var(--bad-bg);color:var(--bad)}
 </style>
 </head>
 <body>
@@ -51,7 +52,7 @@ public enum DefaultTemplates {
     {{#releases}}
     <a class="release" href="{{page}}">
       {{#icon}}<img src="{{icon}}" alt="" width="45" height="45">{{/icon}}{{^icon}}<span class="placeholder-icon" aria-hidden="true">{{initial}}</span>{{/icon}}
-      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">{{date}}{{#branch}} · {{branch}}{{/branch}}</span></span>
+      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">{{date}}{{#branch}} · {{branch}}{{/branch}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
     </a>
     {{/releases}}
   </section>
@@ -88,6 +89,7 @@ public enum DefaultTemplates {
         {{#environment}}<span class="badge" title="Environment">{{environment}}</span>{{/environment}}
       </div>
     </div>
+    {{#signatureNotice}}<p class="notice bad" id="broken-signature" role="alert">{{signatureNotice}}</p>{{/signatureNotice}}
     {{#canInstall}}
     <a class="install" id="install" href="{{installURL}}">Install {{appName}}</a>
     <p class="device-note for-iphone hint">Tap <strong>Install</strong>, then <strong>Install</strong> again when your iPhone asks. The app appears on your Home Screen when it has downloaded.</p>

@@ -26,6 +26,11 @@ public struct InstallPage {
         /// The build time shown; the ipa's modification time when nil.
         public var buildDate: Date?
         public var now = Date()
+        /// What the build's code signature says (`valid`, `broken`, `unsigned`, `ad-hoc`), for
+        /// `build.json` and `version.json`; nil leaves it out.
+        public var signature: String?
+        /// A notice for testers at the top of the page (a broken signature: the build will not install).
+        public var signatureNotice: String?
         /// Copy the ipa into the output folder (the page links to it there).
         public var copyIPA = true
 
@@ -117,6 +122,7 @@ public struct InstallPage {
             "expiringSoon": .flag(installability.expiringSoon), "isEnterprise": .flag(facts.profile?.kind == .enterprise),
             "listsDevices": .flag(facts.profile.map { !$0.provisionsAllDevices } ?? false),
             "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
+            "signatureNotice": .text(options.signatureNotice ?? ""),
             "generatorVersion": .text(Self.generatorVersion)
         ])
         return try TemplateSet(folder: options.templatesFolder).render("page", context)
@@ -160,6 +166,7 @@ public struct InstallPage {
         feed["installURL"] = .string(links.install)
         feed["notes"] = .string(options.notes ?? "")
         feed["date"] = .string(PlistDate(facts.buildDate).iso8601)
+        if let signature = options.signature { feed["signature"] = .string(signature) }
         return feed
     }
 
@@ -184,6 +191,7 @@ public struct InstallPage {
         info.profile = facts.profile.map { profile in
             BuildInfo.Profile(type: profile.kind.rawValue, expires: profile.expirationDate.map { PlistDate($0).iso8601 })
         }
+        info.signature = options.signature
         return info
     }
 

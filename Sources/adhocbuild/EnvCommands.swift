@@ -144,12 +144,17 @@ enum EnvCommands {
             })
     }
 
+    /// `--allow-broken-signature` (env apply, version bump, release).
+    static let allowBrokenSignatureOption = OptionSpec.flag(
+        "--allow-broken-signature", help: "Change a signed app even though that breaks its signature (it must be re-signed).")
+
     static var apply: CommandSpec {
         CommandSpec(
             name: "apply", abstract: "Write environment.plist and patch the Info.plist, in a built app or a source tree.",
             discussion: """
-                With --app, environment.plist (binary) goes to the bundle's top and its Info.plist is patched; a signed \
-                bundle must then be re-signed. With --project, the Info.plist found in the folder (or --info-plist) is \
+                With --app, environment.plist (binary) goes to the bundle's top and its Info.plist is patched; both are \
+                sealed by a signature, so applying to a signed bundle that it would change is refused before anything is \
+                written (re-sign it afterwards, and pass --allow-broken-signature to apply anyway). With --project, the Info.plist found in the folder (or --info-plist) is \
                 patched and environment.plist (XML) is written beside it, before the build; a value it takes from a build \
                 setting ($(PRODUCT_BUNDLE_IDENTIFIER)) keeps the reference, and the setting is changed in project.pbxproj \
                 (extensions named under the app's id move with it). Files keep their format, \
@@ -169,7 +174,8 @@ enum EnvCommands {
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
                     help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
-                .flag("--dry-run", help: "Print what would change without writing.")
+                .flag("--dry-run", help: "Print what would change without writing."),
+                allowBrokenSignatureOption
             ],
             run: { parsed in
                 let app = parsed.value("app"), project = parsed.value("project")
@@ -179,7 +185,8 @@ enum EnvCommands {
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let (environment, environmentWarnings) = try resolver(parsed).resolveForApplying(parsed.positionals[0])
                 for warning in environmentWarnings { Console.warning(warning.description) }
-                let applier = EnvironmentApplier(environment: environment, dryRun: parsed.flag("dry-run"))
+                let applier = EnvironmentApplier(
+                    environment: environment, dryRun: parsed.flag("dry-run"), allowBrokenSignature: parsed.flag("allow-broken-signature"))
                 let report =
                     try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
                     ?? applier.apply(

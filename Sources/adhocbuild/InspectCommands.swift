@@ -1,3 +1,4 @@
+import AdhocBuildKit
 import CommandLineOptions
 import Foundation
 import IPAKit
@@ -8,12 +9,17 @@ import SystemSupport
 enum InspectCommands {
     static var inspect: CommandSpec {
         CommandSpec(
-            name: "inspect", abstract: "Describe an ipa or app: identity, versions, devices, extensions, icons, profile.",
+            name: "inspect", abstract: "Describe an ipa or app: identity, versions, devices, extensions, icons, profile, signing.",
+            discussion: """
+                The signing section has one entry per code item (the app and its nested frameworks, dylibs and \
+                extensions): signed, ad-hoc or unsigned; identifier, team, signer, cdhash, hash types, CodeDirectory \
+                version, entitlement keys; and whether its seal is valid or the first problems that break it. The \
+                profile's profileSignature says whether the profile's own CMS signature verifies.
+                """,
             arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
-                let package = try AppPackage.open(parsed.positionals[0])
-                let summary = PlistValue.dictionary(AppInspection.summary(package))
+                let summary = PlistValue.dictionary(try AppReport.summary(path: parsed.positionals[0]))
                 Console.out(parsed.flag("json") ? try PropertyList.encode(summary, format: .json) : Data(Summary.text(summary).utf8))
                 return 0
             })
@@ -21,13 +27,15 @@ enum InspectCommands {
 
     static var verify: CommandSpec {
         CommandSpec(
-            name: "verify", abstract: "Check an ipa before publishing it: profile, devices, bundle ids, versions, build kind.",
+            name: "verify", abstract: "Check an ipa before publishing it: profile, devices, bundle ids, versions, build kind, signature.",
             discussion: """
                 One .app under Payload; the required Info.plist keys; an executable with its execute bit; a device build, \
                 not a simulator one; an embedded profile that has not expired (a warning within 14 days), whose App ID \
                 covers the bundle id and that can install over the air (not App Store); extensions under the app's \
-                bundle id with the app's versions; each --udid in the profile. Errors and warnings one per line; exit 1 \
-                on errors.
+                bundle id with the app's versions; each --udid in the profile; the code signature, as codesign verify \
+                checks it: a broken seal is an error (a profile whose team is not the signer's is named), unsigned or \
+                ad-hoc code and an expired signer certificate are warnings. Errors and warnings one per line; exit 1 on \
+                errors.
                 """,
             arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
             options: [
@@ -42,8 +50,7 @@ enum InspectCommands {
             ],
             run: { parsed in
                 let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-                let package = try AppPackage.open(parsed.positionals[0])
-                let findings = AppVerifier(udids: parsed.allValues("udid"), now: now).verify(package)
+                let findings = try PublishCheck(udids: parsed.allValues("udid"), now: now).check(path: parsed.positionals[0])
                 let errors = findings.filter { $0.severity == .error }.count
                 if parsed.flag("json") {
                     var dict = PlistDictionary()

@@ -1,3 +1,4 @@
+import AdhocBuildKit
 import CommandLineOptions
 import Foundation
 import IPAKit
@@ -12,18 +13,16 @@ enum ProfileCommands {
     static var show: CommandSpec {
         CommandSpec(
             name: "show", abstract: "Print a profile's type, team, App ID, dates, devices and entitlements.",
-            discussion: "The profile's CMS envelope is parsed but Apple's signature is not verified.",
+            discussion: """
+                profileSignature says whether the profile's own CMS signature verifies over its content and who signed it \
+                (Apple's "Apple iPhone OS Provisioning Profile Signing"); the signer's chain is not judged here (codesign \
+                verify --anchor apple does that).
+                """,
             arguments: [ArgumentSpec(name: "FILE", help: "A .mobileprovision or .provisionprofile file.")],
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
-                let profile = try ProvisioningProfile(contentsOf: parsed.positionals[0])
-                let summary = PlistValue.dictionary(profile.summary())
-                if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(summary, format: .json))
-                } else {
-                    Console.out(Summary.text(summary))
-                    Console.out("(signature not verified)\n")
-                }
+                let summary = PlistValue.dictionary(try ProfileCheck.summary(path: parsed.positionals[0]))
+                Console.out(parsed.flag("json") ? try PropertyList.encode(summary, format: .json) : Data(Summary.text(summary).utf8))
                 return 0
             })
     }

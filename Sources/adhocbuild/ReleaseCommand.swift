@@ -12,7 +12,11 @@ enum ReleaseCommand {
                 Runs, with a line per step: apply the environment (to a copy of an .app), set the build number when \
                 asked, package, verify, write the manifest, install page, icons, version.json and build.json into \
                 DIST/<env>/<version>-<build>/, point DIST/<env>/latest at it and rewrite DIST/index.html. It ends with \
-                the page URL and the itms-services link. Defaults come from adhocbuild.plist in the current folder \
+                the page URL and the itms-services link. Before publishing it checks the ipa's code signature (as \
+                codesign verify does) and reports it to CI: unsigned and ad-hoc builds are warnings; a signed build whose \
+                signature the release would break (the environment, the build number or --profile change sealed files) or \
+                that is broken fails with exit 1 and publishes nothing, unless --allow-broken-signature, which publishes \
+                it with a notice on the page and in the index that it will not install until it is re-signed. Defaults come from adhocbuild.plist in the current folder \
                 (Environments, App, BaseURL, Icon, Notes, Out, Profile, Title) and from the environment's Distribution (BaseURL, \
                 Notes, Icon, Profile): a flag wins over the environment, which wins over adhocbuild.plist, which wins over \
                 the detected CI server's artifact URL (--explain shows where each value came from). The base URL may be a \
@@ -39,6 +43,7 @@ enum ReleaseCommand {
                 .flag("--from-ci", help: "Set the build number from the CI's counter first."),
                 .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
                 .flag("--replace", help: "Replace a release of the same version and build already in DIST."),
+                EnvCommands.allowBrokenSignatureOption,
                 .value(
                     "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
                     defaultDescription: "Distribution:Profile, else Profile, else the app's own"),
@@ -85,6 +90,7 @@ enum ReleaseCommand {
         request.allowHTTP = parsed.flag("allow-http")
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")
+        request.allowBrokenSignature = parsed.flag("allow-broken-signature")
         if let number = parsed.value("build-number") {
             guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }
             request.buildNumber = .exactly(number)

@@ -63,7 +63,8 @@ enum VersionCommands {
                 component. 'bump marketing major|minor|patch' (or --to X.Y.Z) does the same for \
                 CFBundleShortVersionString and MARKETING_VERSION. --from-ci takes BUILD_NUMBER (TeamCity, Jenkins), \
                 GITHUB_RUN_NUMBER or CI_PIPELINE_IID. Versions are one to three period-separated non-negative \
-                integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte.
+                integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte. A signed app's \
+                Info.plists are sealed by its signature: bumping one is refused unless --allow-broken-signature.
                 """,
             arguments: [
                 ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
@@ -74,7 +75,8 @@ enum VersionCommands {
                 .value("--to", name: "VERSION", help: "The new value."),
                 .flag("--from-ci", help: "Take the build number from the CI server's counter."),
                 .flag("--allow-decrease", help: "Allow a value lower than the current one."),
-                .flag("--dry-run", help: "Print what would change without writing.")
+                .flag("--dry-run", help: "Print what would change without writing."),
+                EnvCommands.allowBrokenSignatureOption
             ],
             run: { parsed in
                 let field = VersionField(rawValue: parsed.positionals[0])!
@@ -101,9 +103,12 @@ enum VersionCommands {
                 }
                 let bumper = VersionBumper(
                     target: try target(parsed, positional: rest.first), field: field,
-                    allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"))
-                let changes = try bumper.bump(request)
+                    allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
+                    allowBrokenSignature: parsed.flag("allow-broken-signature"))
+                var warnings: [String] = []
+                let changes = try bumper.bump(request, warnings: &warnings)
                 for change in changes { Console.out(change.line + "\n") }
+                for warning in warnings { Console.warning(warning) }
                 if let value = changes.first?.newValue {
                     let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
                     Console.out(

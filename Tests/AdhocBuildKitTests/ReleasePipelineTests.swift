@@ -35,6 +35,9 @@ import Testing
             let result = try ReleasePipeline(options: options).run()
             #expect(result.releasePath == "Staging/1.4.0-42")
             #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/")
+            // The example app is unsigned: a warning that says so, never a refusal.
+            #expect(result.signature == "unsigned")
+            #expect(result.warnings.contains("ShoutOut.app is unsigned; iOS will not install it until it is signed"), "\(result.warnings)")
             let release = folder.path("dist/Staging/1.4.0-42")
             for file in ["ShoutOut.ipa", "manifest.plist", "index.html", "icon-57.png", "icon-512.png", "version.json", "build.json"] {
                 #expect(FileManager.default.fileExists(atPath: release + "/" + file), "\(file)")
@@ -198,8 +201,9 @@ import Testing
             try folder.create("in/Signed.app/_CodeSignature/CodeResources", Data("<plist/>".utf8))
             options.input = app + "/"
             let result = try ReleasePipeline(options: options).run()
-            #expect(result.warnings.contains { $0.hasPrefix("\(app) was signed;") }, "\(result.warnings)")
-            #expect(result.warnings.contains { $0.contains("is signed; embedding a different profile") }, "\(result.warnings)")
+            // Its executable carries no signature: reported as unsigned, not refused.
+            #expect(result.signature == "unsigned")
+            #expect(result.warnings.contains { $0.hasPrefix("Signed.app is unsigned;") }, "\(result.warnings)")
             #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
 
             // A file the packager cannot read inside the copied build is named under the input.
@@ -274,6 +278,36 @@ import Testing
             try teamcity.succeeded(result, out: "dist")
             #expect(lines.all.first == "##teamcity[buildNumber '1.4.0 (42)']")
             #expect(lines.all.contains("##teamcity[publishArtifacts 'dist => dist']"))
+        }
+    }
+
+    /// The signature check's result reaches the CI server: a TeamCity WARNING message (a plain message
+    /// when the signature holds), a GitHub warning annotation, and SIGNATURE among the values.
+    @Test func theSignatureCheckIsReportedToCI() throws {
+        try withTemporaryFolder { folder in
+            var result = ReleasePipeline.Result(
+                environment: "Staging", version: "1.4.0", build: "42", releaseFolder: "dist/Staging/1.4.0-42",
+                releasePath: "Staging/1.4.0-42", ipa: "dist/Staging/1.4.0-42/ShoutOut.ipa",
+                pageURL: "https://b.example/Staging/1.4.0-42/", manifestURL: "https://b.example/m.plist",
+                installURL: "itms-services://?action=download-manifest&url=x", warnings: [], signature: "unsigned",
+                signatureSummary: "ShoutOut.app is unsigned; iOS will not install it until it is signed")
+            let lines = LineCollector()
+            try CIReporter(server: .teamcity, environment: [:], print: { lines.add($0) }).succeeded(result, out: "dist")
+            #expect(
+                lines.all.contains(
+                    "##teamcity[message text='Signature: ShoutOut.app is unsigned; iOS will not install it until it is signed' status='WARNING']"
+                ))
+            #expect(lines.all.contains("##teamcity[setParameter name='adhocbuild.signature' value='unsigned']"))
+            let github = LineCollector()
+            try CIReporter(server: .github, environment: ["GITHUB_OUTPUT": folder.path("out")], print: { github.add($0) })
+                .succeeded(result, out: "dist")
+            #expect(github.all == ["::warning title=Signature::ShoutOut.app is unsigned; iOS will not install it until it is signed"])
+            #expect(try String(contentsOfFile: folder.path("out"), encoding: .utf8).contains("signature=unsigned\n"))
+            result.signature = "valid"
+            result.signatureSummary = "the signature of Test.app holds"
+            let valid = LineCollector()
+            try CIReporter(server: .teamcity, environment: [:], print: { valid.add($0) }).succeeded(result, out: "dist")
+            #expect(valid.all.contains("##teamcity[message text='Signature: the signature of Test.app holds']"))
         }
     }
 }

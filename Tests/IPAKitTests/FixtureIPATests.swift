@@ -88,7 +88,7 @@ import Testing
         let summary = AppInspection.summary(package)
         #expect(summary["frameworks"] == ["CarPlay.framework"])
         #expect(summary[keyPath: ["profile", "type"]] == "enterprise")
-        #expect(summary[keyPath: ["profile", "signatureVerified"]] == false)
+        #expect(summary[keyPath: ["profile", "profileSignature"]] == nil)  // checked by AdhocBuildKit's AppReport
         #expect(summary[keyPath: ["extensions", "0", "extensionPoint"]] == "com.apple.usernotifications.service")
     }
 }

@@ -103,4 +103,86 @@ import Testing
         #expect(result.stderrText.contains("\(app): ShoutOut.app: ShoutOut: code object is not signed at all (not a Mach-O file)\n"))
         #expect(result.stdoutText.contains("ShoutOut.app: unsigned, 0 sealed files: seal broken\n"))
     }
+
+    /// The Apple-signed fixture's Test.app, unzipped with Python's zipfile.
+    static func signedApp(_ folder: TemporaryFolder) throws -> String {
+        let unpacked = folder.path("u")
+        let unzip = try ProcessResult.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+                Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, unpacked
+            ])
+        try #require(unzip.status == 0)
+        return unpacked + "/Payload/Test.app"
+    }
+
+    /// The pre-publish `verify` includes the seal: a broken one is an error, where it said "ready to publish".
+    @Test(Fixtures.enabled) func verifyReportsABrokenSealAsAnError() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: app + "/Test")
+            let intact = try AdhocBuildBinary.run(["verify", app, "--at", "2021-06-01"])
+            #expect(intact.stdoutText == "\(app): ready to publish (0 errors, 0 warnings)\n", "\(intact.stderrText)")
+            try Data("x".utf8).write(to: URL(fileURLWithPath: app + "/extra"))
+            let broken = try AdhocBuildBinary.run(["verify", app, "--at", "2021-06-01"])
+            #expect(broken.status == 1)
+            #expect(broken.stderrText.contains("error: \(app): Test.app: signature: extra: added, not sealed\n"), "\(broken.stderrText)")
+            #expect(broken.stdoutText == "\(app): not ready (1 error, 0 warnings)\n")
+        }
+    }
+
+    /// The unsigned example app: `verify` warns that it is unsigned, it does not call it broken.
+    @Test func verifyWarnsThatAnUnsignedAppIsUnsigned() throws {
+        let app = Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path
+        let result = try AdhocBuildBinary.run(["verify", app])
+        #expect(result.stderrText.contains("warning: \(app): ShoutOut.app: is unsigned; iOS will not install it until it is signed\n"))
+        #expect(!result.stderrText.contains("signature:"))
+    }
+
+    /// `env apply` and `version bump` on a signed app are refused (exit 1, nothing written) unless
+    /// --allow-broken-signature, which applies and warns.
+    @Test(Fixtures.enabled) func changingASignedAppIsRefusedUnlessAllowed() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
+            let before = try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist"))
+            let refused = try AdhocBuildBinary.run(["env", "apply", "Staging", "--environments", environments, "--app", app])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderrText.contains(
+                    "error: \(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals; "
+                        + "iOS will refuse to install it"), "\(refused.stderrText)")
+            #expect(refused.stderrText.contains("--allow-broken-signature"))
+            let bump = try AdhocBuildBinary.run(["version", "bump", "build", app, "--to", "9"])
+            #expect(bump.status == 1)
+            #expect(bump.stderrText.contains("setting the build number to 9 changes Info.plist, which the signature of Test.app seals"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist")) == before)
+            let allowed = try AdhocBuildBinary.run([
+                "env", "apply", "Staging", "--environments", environments, "--app", app, "--allow-broken-signature"
+            ])
+            #expect(allowed.status == 0)
+            #expect(allowed.stderrText.contains("warning: \(app): applying Staging changes Info.plist"))
+        }
+    }
+
+    /// `release` of the signed app with an environment: exit 1, the message, nothing published; the
+    /// failure also reaches TeamCity as a build problem.
+    @Test(Fixtures.enabled) func releaseRefusesToBreakASignature() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let environments = Fixtures.packageRoot.appendingPathComponent("environments").path
+            let result = try AdhocBuildBinary.run(
+                [
+                    "release", "--env", "Staging", "--app", app, "--environments", environments, "--base-url", "https://b.example/",
+                    "--out", folder.path("dist"), "--ci", "teamcity"
+                ], in: folder.path(""))
+            #expect(result.status == 1)
+            #expect(
+                result.stderrText.contains("which the signature of Test.app seals; iOS will refuse to install it"), "\(result.stderrText)")
+            #expect(!result.stderrText.contains(".adhocbuild-tmp"))
+            #expect(result.stdoutText.contains("##teamcity[buildProblem description='Apply environment Staging failed:"))
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path("dist"))) ?? [] == [])
+        }
+    }
 }

@@ -29,9 +29,14 @@ import Testing
         let inspect = try AdhocBuildBinary.run(["inspect", ipa])
         #expect(inspect.status == 0)
         #expect(inspect.stdoutText.contains("bundleIdentifier: com.icyleaf.test.Demo\n"))
-        #expect(inspect.stdoutText.contains("  type:              enterprise\n"))
+        #expect(inspect.stdoutText.contains("  type:             enterprise\n"))
+        #expect(inspect.stdoutText.contains("  profileSignature: verifies, signed by Apple iPhone OS Provisioning Profile Signing\n"))
+        #expect(inspect.stdoutText.contains("signature:        valid\n"))
+        #expect(inspect.stdoutText.contains("  - path:                 Payload/Demo.app\n    status:               signed\n"))
+        #expect(inspect.stdoutText.contains("    signer:               iPhone Distribution:"))
         let json = try AdhocBuildBinary.run(["inspect", ipa, "--json"])
-        #expect(json.stdoutText.contains("\"signatureVerified\": false"))
+        #expect(!json.stdoutText.contains("signatureVerified"))
+        #expect(json.stdoutText.contains("\"profileSignature\": \"verifies, signed by Apple iPhone OS Provisioning Profile Signing\""))
         let verify = try AdhocBuildBinary.run(["verify", ipa, "--at", "2021-06-01"])
         #expect(verify.status == 0)
         #expect(verify.stdoutText == "\(ipa): ready to publish (0 errors, 0 warnings)\n")
@@ -48,8 +53,9 @@ import Testing
     @Test(Fixtures.enabled) func profileShowAndDevices() throws {
         let profile = Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision").path
         let show = try AdhocBuildBinary.run(["profile", "show", profile])
-        #expect(show.stdoutText.contains("type:              ad-hoc\n"))
-        #expect(show.stdoutText.hasSuffix("(signature not verified)\n"))
+        #expect(show.stdoutText.contains("type:             ad-hoc\n"))
+        // The profile's own CMS signature is checked, no longer "not verified".
+        #expect(show.stdoutText.hasSuffix("profileSignature: verifies, signed by Apple iPhone OS Provisioning Profile Signing\n"))
         let devices = try AdhocBuildBinary.run(["profile", "devices", profile])
         #expect(devices.stdoutText.split(separator: "\n").count == 1)
         let enterprise = try AdhocBuildBinary.run([

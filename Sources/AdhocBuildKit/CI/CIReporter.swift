@@ -38,7 +38,7 @@ public struct CIReporter: Sendable {
         [
             ("PAGE_URL", result.pageURL), ("INSTALL_URL", result.installURL), ("MANIFEST_URL", result.manifestURL),
             ("IPA", result.ipa), ("VERSION", result.version), ("BUILD", result.build), ("ENVIRONMENT", result.environment),
-            ("RELEASE_FOLDER", result.releaseFolder)
+            ("RELEASE_FOLDER", result.releaseFolder), ("SIGNATURE", result.signature)
         ]
     }
 
@@ -47,6 +47,10 @@ public struct CIReporter: Sendable {
         switch server {
         case .teamcity:
             print(TeamCityMessage.single("buildNumber", "\(result.version) (\(result.build))"))
+            if !result.signatureSummary.isEmpty {
+                let status = result.signature == "valid" ? [] : [("status", "WARNING")]
+                print(TeamCityMessage.attributes("message", [("text", "Signature: \(result.signatureSummary)")] + status))
+            }
             print(TeamCityMessage.single("publishArtifacts", "\(out) => \((out as NSString).lastPathComponent)"))
             for (name, value) in values {
                 print(TeamCityMessage.attributes("setParameter", [("name", "adhocbuild." + name.lowercased()), ("value", value)]))
@@ -58,10 +62,14 @@ public struct CIReporter: Sendable {
             let text = values.map { "ADHOCBUILD_\($0.0)=\(Self.propertiesEscape($0.1))" }.joined(separator: "\n") + "\n"
             try write(Data(text.utf8), to: reportFile ?? "adhocbuild.properties")
         case .github:
+            if result.signature != "valid" && !result.signatureSummary.isEmpty {
+                print("::warning title=Signature::\(Self.workflowEscape(result.signatureSummary))")
+            }
             if let output = environment["GITHUB_OUTPUT"] {
                 let names = [
                     "PAGE_URL": "page-url", "INSTALL_URL": "install-url", "MANIFEST_URL": "manifest-url", "IPA": "ipa-path",
-                    "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder"
+                    "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder",
+                    "SIGNATURE": "signature"
                 ]
                 try append(values.map { "\(names[$0.0]!)=\($0.1)" }.joined(separator: "\n") + "\n", to: output)
             }
@@ -72,6 +80,7 @@ public struct CIReporter: Sendable {
 
                     - Install page: \(result.pageURL)
                     - ipa: `\(result.ipa)`
+                    \(result.signatureSummary.isEmpty ? "" : "- Signature: \(Self.markdown(result.signatureSummary))\n")
 
                     """, to: summary)
             }
@@ -86,6 +95,12 @@ public struct CIReporter: Sendable {
     static func propertiesEscape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(
             of: "=", with: "\\=")
+    }
+
+    /// A GitHub workflow command's message: `%`, CR and LF escaped.
+    static func workflowEscape(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
+            of: "\n", with: "%0A")
     }
 
     static func markdown(_ text: String) -> String {

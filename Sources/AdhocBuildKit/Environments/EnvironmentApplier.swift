@@ -57,10 +57,14 @@ public struct EnvironmentApplier: Sendable {
 
     public var environment: ResolvedEnvironment
     public var dryRun: Bool
+    /// Lets applying change a signed app, breaking its signature (`--allow-broken-signature`);
+    /// without it, applying to a signed app that it would change is refused before anything is written.
+    public var allowBrokenSignature: Bool
 
-    public init(environment: ResolvedEnvironment, dryRun: Bool = false) {
+    public init(environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false) {
         self.environment = environment
         self.dryRun = dryRun
+        self.allowBrokenSignature = allowBrokenSignature
     }
 
     public static let environmentFileName = "environment.plist"
@@ -98,14 +102,19 @@ public struct EnvironmentApplier: Sendable {
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
-        if !dryRun { try files.commit() }
         var warnings: [String] = []
-        let changed = [infoChange, settingsChange].contains { $0.action != .unchanged }
-        if changed && FileManager.default.fileExists(atPath: (app as NSString).appendingPathComponent("_CodeSignature")) {
-            warnings.append(
-                "\(app) was signed; \(dryRun ? "applying would make" : "its") signature \(dryRun ? "invalid" : "is now invalid"), "
-                    + "so re-sign it before installing")
+        let touched = [(infoChange, "Info.plist"), (settingsChange, Self.environmentFileName)].compactMap { change, file in
+            change.action == .unchanged ? nil : (verb: change.action == .created ? "adds" : "changes", file: file)
         }
+        // Every file of a signed bundle is sealed: refuse before writing, unless allowed (a dry run only tells).
+        if !touched.isEmpty,
+            let warning = try SealGuard.check(
+                app: app, action: "applying \(environment.name)", changes: SealGuard.phrase(touched),
+                allowBroken: allowBrokenSignature || dryRun)
+        {
+            warnings.append(warning)
+        }
+        if !dryRun { try files.commit() }
         return Report(changes: [infoChange, settingsChange], warnings: warnings)
     }
 

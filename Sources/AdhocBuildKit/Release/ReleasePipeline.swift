@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import IPAKit
 import Manifest
@@ -40,6 +41,10 @@ public struct ReleasePipeline {
         /// Replaces a release of the same environment, version and build that is already published
         /// (`--replace`); without it, publishing one again is refused and DIST is left as it was.
         public var replace = false
+        /// Publishes a signed build whose signature the release breaks (or that came broken), with a
+        /// notice on the page and a marker in the index (`--allow-broken-signature`); without it, such a
+        /// release fails before anything is published.
+        public var allowBrokenSignature = false
         public var indexTitle = "Builds"
         public var now = Date()
 
@@ -79,10 +84,15 @@ public struct ReleasePipeline {
         public var manifestURL: String
         public var installURL: String
         public var warnings: [String]
+        /// What the published ipa's signature says: `valid`, `broken`, `unsigned` or `ad-hoc`.
+        public var signature: String
+        /// The signature check's one line (what CI shows).
+        public var signatureSummary: String
 
         public init(
             environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
-            pageURL: String, manifestURL: String, installURL: String, warnings: [String]
+            pageURL: String, manifestURL: String, installURL: String, warnings: [String], signature: String = "",
+            signatureSummary: String = ""
         ) {
             self.environment = environment
             self.version = version
@@ -94,6 +104,8 @@ public struct ReleasePipeline {
             self.manifestURL = manifestURL
             self.installURL = installURL
             self.warnings = warnings
+            self.signature = signature
+            self.signatureSummary = signatureSummary
         }
     }
 
@@ -128,6 +140,7 @@ public struct ReleasePipeline {
             var result = try run(in: paths)
             paths.releaseFolder = result.releaseFolder
             result.warnings = result.warnings.map(paths.userFacing)
+            result.signatureSummary = paths.userFacing(result.signatureSummary)
             return result
         } catch let failure as Failure {
             throw Failure(step: paths.userFacing(failure.step), reason: paths.userFacing(failure.reason), hint: failure.hint)
@@ -156,13 +169,20 @@ public struct ReleasePipeline {
 
         let ipa = try makeIPA(environment: environment, stage: stage, warnings: &warnings)
         let app = try verify(ipa, warnings: &warnings)
+        let signature = try checkSignature(ipa, warnings: &warnings)
         let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
         let releasePath = environment.name + "/" + "\(version)-\(build)"
         let baseURL = try step("Work out URLs") {
             try releaseBaseURL(environment: environment.name, version: version, build: build)
         }
         let page = try step("Write the manifest, page, icons and feeds") {
-            try InstallPage(options: try pageOptions(environment: environment, baseURL: baseURL)).write(ipa: ipa, to: stage + "/release")
+            var pageOptions = try pageOptions(environment: environment, baseURL: baseURL)
+            pageOptions.signature = signature.state.rawValue
+            if signature.state == .broken {
+                pageOptions.signatureNotice =
+                    "This build’s code signature is broken, so iOS will not install it until it is re-signed."
+            }
+            return try InstallPage(options: pageOptions).write(ipa: ipa, to: stage + "/release")
         }
         warnings += page.warnings
         let releaseFolder = options.out + "/" + releasePath
@@ -173,7 +193,8 @@ public struct ReleasePipeline {
         return Result(
             environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
             releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
-            pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings)
+            pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings,
+            signature: signature.state.rawValue, signatureSummary: signature.summary)
     }
 
     /// The ipa to publish: an .ipa input as it is, when it already carries the environment (it cannot
@@ -204,19 +225,24 @@ public struct ReleasePipeline {
             return (target, try IPAPackager.locateApp(target).app)
         }
         warnings += try step("Apply environment \(environment.name)") {
-            try EnvironmentApplier(environment: environment).apply(toApp: app)
+            try EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature).apply(toApp: app)
         }.warnings
         if let request = buildNumberRequest {
             _ = try step("Set build number") {
-                try VersionBumper(target: .app(app), field: .build, allowDecrease: options.allowDecrease).bump(request)
+                try VersionBumper(
+                    target: .app(app), field: .build, allowDecrease: options.allowDecrease,
+                    allowBrokenSignature: options.allowBrokenSignature
+                ).bump(request, warnings: &warnings)
             }
         }
         return try step("Package") {
+            if let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) { warnings.append(warning) }
             let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
             var packaging = IPAPackager.Options()
             packaging.profile = options.profile
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
-            warnings += report.warnings
+            // The signature check below says what a different profile does to a signature, exactly.
+            warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
             return report.output
         }
     }
@@ -254,6 +280,43 @@ public struct ReleasePipeline {
             let errors = findings.filter { $0.severity == .error }
             if !errors.isEmpty { throw Failure(step: "Verify", reason: errors.map(\.description).joined(separator: "; ")) }
             return package.app
+        }
+    }
+
+    /// Embedding a profile other than the app's own changes `embedded.mobileprovision`, which a
+    /// signature seals: refused for a signed app unless `allowBrokenSignature` (then a warning).
+    private func profileSealCheck(app: String, profile: String) throws -> String? {
+        let embedded = (app as NSString).appendingPathComponent("embedded.mobileprovision")
+        let current = try? FileIO.read(embedded)
+        guard try FileIO.read(profile) != current else { return nil }
+        return try SealGuard.check(
+            app: app, action: "embedding \(profile)",
+            changes: current == nil ? "adds embedded.mobileprovision" : "replaces embedded.mobileprovision",
+            allowBroken: options.allowBrokenSignature)
+    }
+
+    /// Verifies the seal and signature of the ipa about to be published. Unsigned and ad-hoc builds
+    /// are warnings; a broken signature fails the step unless `allowBrokenSignature` (then a warning).
+    private func checkSignature(_ ipa: String, warnings: inout [String]) throws -> SignatureCheck {
+        try step("Check the signature") { () -> SignatureCheck in
+            let check = try SignatureCheck.run(path: ipa, now: options.now)
+            switch check.state {
+            case .valid:
+                break
+            case .unsigned, .adHoc:
+                warnings.append(check.summary)
+            case .broken:
+                guard options.allowBrokenSignature else {
+                    throw Failure(
+                        step: "Check the signature", reason: check.summary,
+                        hint: "re-sign the app, or pass \(SealGuard.allowFlag) to publish it anyway")
+                }
+                warnings.append(
+                    check.summary + "; publishing it anyway (\(SealGuard.allowFlag)): its page and the index say it will not "
+                        + "install until it is re-signed")
+            }
+            warnings += check.notes
+            return check
         }
     }
 

@@ -29,6 +29,8 @@ public struct ReleaseRequest: Sendable {
     public var allowHTTP = false
     public var allowDecrease = false
     public var replace = false
+    /// `--allow-broken-signature`: publish a build whose signature is broken (see ``ReleasePipeline/Options``).
+    public var allowBrokenSignature = false
 
     public init(environment: String) { self.environment = environment }
 
@@ -101,6 +103,7 @@ public struct ReleaseRequest: Sendable {
         options.allowHTTP = allowHTTP
         options.allowDecrease = allowDecrease
         options.replace = replace
+        options.allowBrokenSignature = allowBrokenSignature
         options.overrides = overrides
         options.settings = settings
         options.buildNumber = buildNumber

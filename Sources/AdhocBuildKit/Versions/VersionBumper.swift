@@ -35,12 +35,17 @@ public struct VersionBumper: Sendable {
     public var field: VersionField
     public var allowDecrease: Bool
     public var dryRun: Bool
+    /// Lets a bump change a signed app, breaking its signature (`--allow-broken-signature`); without
+    /// it, bumping a signed app is refused before anything is written.
+    public var allowBrokenSignature: Bool
 
-    public init(target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false) {
+    public init(target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false, allowBrokenSignature: Bool = false)
+    {
         self.target = target
         self.field = field
         self.allowDecrease = allowDecrease
         self.dryRun = dryRun
+        self.allowBrokenSignature = allowBrokenSignature
     }
 
     /// Every site of the field, with the current values.
@@ -58,6 +63,12 @@ public struct VersionBumper: Sendable {
     /// Returns the changes, including sites that already held the value.
     @discardableResult
     public func bump(_ request: NewValue) throws -> [Change] {
+        var warnings: [String] = []
+        return try bump(request, warnings: &warnings)
+    }
+
+    /// ``bump(_:)``, with the warnings it has (a signature it breaks, when allowed to).
+    public func bump(_ request: NewValue, warnings: inout [String]) throws -> [Change] {
         let (sites, project) = try sites()
         let currentVersions = sites.compactMap { BundleVersion($0.value) }
         let highest = currentVersions.max()
@@ -93,6 +104,21 @@ public struct VersionBumper: Sendable {
                     + "pass --allow-decrease if that is intended")
         }
         let changes = sites.map { Change(site: $0, newValue: newText) }
+        if case .app(let app) = target {
+            let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+            let files = changes.filter { $0.site.value != $0.newValue }.compactMap { change -> String? in
+                guard case .plist(let path, _) = change.site.location else { return nil }
+                return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+            }
+            if !files.isEmpty,
+                let warning = try SealGuard.check(
+                    app: root, action: "setting the \(field.label) to \(newText)",
+                    changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
+                    allowBroken: allowBrokenSignature || dryRun)
+            {
+                warnings.append(warning)
+            }
+        }
         if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
         return changes
     }

@@ -1,0 +1,73 @@
+import CodeSign
+import Foundation
+import PlistKit
+import SystemSupport
+
+/// What `env apply`, `version bump` and `release` do before they change a file that a built app's
+/// signature seals: refuse (the app would no longer install), or with `--allow-broken-signature`
+/// go on and warn. Every file of a signed bundle is sealed, by the CodeDirectory (Info.plist) or by
+/// `_CodeSignature/CodeResources` (everything else, and an added file breaks the seal as well).
+public enum SealGuard {
+    /// The option that lets a change break a signature.
+    public static let allowFlag = "--allow-broken-signature"
+
+    /// How the app bundle folder `app` is signed, read from its executable's signature alone (nothing
+    /// is hashed): `.unreadable` when the executable or its signature cannot be read.
+    public static func status(ofApp app: String) -> CodeSignatureStatus {
+        guard let info = try? PropertyList(contentsOf: (app as NSString).appendingPathComponent("Info.plist")).value,
+            let name = info["CFBundleExecutable"]?.stringValue
+        else { return .unsigned }
+        let executable = (app as NSString).appendingPathComponent(name)
+        guard let data = try? FileIO.read(executable) else { return .unreadable }
+        guard MachOFile.looksLikeMachO(data.prefix(4)) else { return .unsigned }
+        do {
+            let machO = try MachOFile(data: data)
+            guard let slice = machO.slices.first, let signature = try slice.embeddedSignature() else { return .unsigned }
+            guard let directory = signature.codeDirectory else { return .unreadable }
+            if signature.signature?.isEmpty ?? true || directory.flags & CodeDirectory.Flag.adhoc != 0 { return .adhoc }
+            return .signed
+        } catch {
+            return .unreadable
+        }
+    }
+
+    /// Checks a change to the app bundle folder `app` before it is written.
+    ///
+    /// - Parameters:
+    ///   - action: what is being done, `applying Staging` or `setting the build number to 5`.
+    ///   - changes: what it does to the bundle's files, `changes Info.plist and adds environment.plist`.
+    ///   - allowBroken: `--allow-broken-signature`: go on, and return a warning.
+    /// - Returns: a warning, or nil when the app is unsigned or nothing changes.
+    /// - Throws: when the app is signed and `allowBroken` is false, an error that names the app, what
+    ///   breaks its seal and what to do.
+    public static func check(app: String, action: String, changes: String, allowBroken: Bool) throws -> String? {
+        let name = (app as NSString).lastPathComponent
+        switch status(ofApp: app) {
+        case .signed:
+            let what = "\(action) \(changes), which the signature of \(name) seals; iOS will refuse to install it"
+            guard allowBroken else {
+                var error = AdhocBuildError(what, file: app)
+                error.hint = "re-sign the app after this change, or pass \(allowFlag) to go on anyway"
+                throw error
+            }
+            return "\(app): \(what) until it is re-signed (going on: \(allowFlag))"
+        case .adhoc:
+            return "\(app): \(action) \(changes), which its ad-hoc signature seals; re-sign it before installing"
+        case .unsigned, .unreadable:
+            return nil
+        }
+    }
+
+    /// `changes Info.plist and adds environment.plist`: the verb for each file, joined.
+    static func phrase(_ files: [(verb: String, file: String)]) -> String {
+        var parts: [String] = []
+        for (index, item) in files.enumerated() {
+            if index > 0 && item.verb == files[index - 1].verb {
+                parts[parts.count - 1] += ", \(item.file)"
+            } else {
+                parts.append("\(item.verb) \(item.file)")
+            }
+        }
+        return parts.joined(separator: " and ")
+    }
+}

@@ -1,0 +1,80 @@
+import CodeSign
+import Foundation
+import IPAKit
+import PlistKit
+
+/// The code signature of an app as a release judges it: the seal verifier and the trust checks
+/// (``CodeSignatureVerification``) run on it, and the outcome said in one of four words.
+///
+/// A signed app whose seal (or whose nested code's seal) is broken will not install: `release`
+/// refuses to publish it, `verify` reports it as an error. Unsigned and ad-hoc apps are reported as
+/// warnings, never refused: they are what a build made without a certificate looks like.
+public struct SignatureCheck: Sendable {
+    /// What the signature of the app says.
+    public enum State: String, Sendable, Equatable {
+        /// Signed, and every seal and trust check holds.
+        case valid
+        /// Signed, and something breaks the seal or the trust in it: iOS refuses to install it.
+        case broken
+        /// No signature at all.
+        case unsigned
+        /// An ad-hoc signature, with no signer.
+        case adHoc = "ad-hoc"
+    }
+
+    public var result: CodeSignatureVerification.Result
+    public var state: State
+
+    /// Verifies the .ipa, .app or .xcarchive at `path`; expiry notes are judged at `now`.
+    public static func run(path: String, now: Date = Date()) throws -> SignatureCheck {
+        SignatureCheck(result: try CodeSignatureVerification(now: now).verify(path: path))
+    }
+
+    public init(result: CodeSignatureVerification.Result) {
+        self.result = result
+        let items = result.report.items
+        switch items.last?.status {
+        case .signed?, .unreadable?: state = items.allSatisfy(\.sealIsValid) ? .valid : .broken
+        case .adhoc?: state = .adHoc
+        case .unsigned?, nil: state = .unsigned
+        }
+    }
+
+    /// The app: the last item of the report (nested code comes first).
+    public var app: CodeItemSeal? { result.report.items.last }
+
+    /// The app's bundle name (`Test.app`), as messages name it.
+    public var appName: String { app.map { ($0.path as NSString).lastPathComponent } ?? "the app" }
+
+    /// Every problem that breaks a seal, unsigned and ad-hoc code aside (they are the state's to say).
+    public var problems: [CodeSealProblem] {
+        result.report.items.filter { $0.status == .signed || $0.status == .unreadable }.flatMap(\.problems)
+    }
+
+    /// The first `limit` problems joined with "; ", then how many more there are.
+    public static func firstProblems(_ problems: [CodeSealProblem], limit: Int = 3) -> String {
+        let shown = problems.prefix(limit).map(\.description).joined(separator: "; ")
+        return problems.count > limit ? shown + "; and \(problems.count - limit) more" : shown
+    }
+
+    /// One line for people and CI: what the signature says and, unless valid, what it means for testers.
+    public var summary: String {
+        switch state {
+        case .valid:
+            let signer = app.flatMap { result.signers[$0.path] }.map { " by \"\($0)\"" } ?? ""
+            let team = app?.teamID.map { ", team \($0)" } ?? ""
+            let count = result.report.items.count
+            return "the signature of \(appName) holds (signed\(signer)\(team); \(count) code item\(count == 1 ? "" : "s") sealed)"
+        case .broken:
+            return "the signature of \(appName) is broken (\(Self.firstProblems(problems))); iOS will refuse to install it"
+        case .unsigned:
+            return "\(appName) is unsigned; iOS will not install it until it is signed"
+        case .adHoc:
+            return
+                "\(appName) has an ad-hoc signature (no signer); iOS will not install it on a device until it is signed with a certificate"
+        }
+    }
+
+    /// The expiry notes (a signer certificate or profile expired), each naming its bundle.
+    public var notes: [String] { result.notes }
+}

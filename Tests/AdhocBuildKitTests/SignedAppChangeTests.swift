@@ -1,0 +1,154 @@
+import AdhocBuildKit
+import Foundation
+import PlistKit
+import SystemSupport
+import TestSupport
+import Testing
+
+/// What `env apply`, `version bump` and `release` do to an Apple-signed app: every file they change
+/// is sealed by its signature, so the change is refused before anything is written unless the
+/// signature may break (`--allow-broken-signature`).
+@Suite(Fixtures.enabled) struct SignedAppChangeTests {
+    /// `Payload/Test.app` of the Apple-signed fixture, unzipped with Python's zipfile into `folder`.
+    static func signedApp(_ folder: TemporaryFolder) throws -> String {
+        let unpacked = folder.path("unpacked")
+        let unzip = try ProcessResult.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+                Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, unpacked
+            ])
+        try #require(unzip.status == 0, "unzip: \(unzip.stderrText)")
+        // zipfile drops the execute bits; the verifier does not need them, the release's Verify step does.
+        let app = unpacked + "/Payload/Test.app"
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: app + "/Test")
+        return app
+    }
+
+    /// An environments folder whose Staging renames the app.
+    static func environments(_ folder: TemporaryFolder) throws -> String {
+        try folder.environments(["Staging": ["Info": ["CFBundleDisplayName": "Test β"]]])
+    }
+
+    static func staging(_ folder: TemporaryFolder) throws -> ResolvedEnvironment {
+        try EnvironmentResolver(store: try EnvironmentStore(at: try environments(folder)), processEnvironment: [:])
+            .resolveForApplying("Staging").0
+    }
+
+    @Test func theFixtureAppIsSigned() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            #expect(SealGuard.status(ofApp: app) == .signed)
+        }
+    }
+
+    @Test func applyingAnEnvironmentToASignedAppIsRefusedBeforeAnythingIsWritten() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let before = try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist"))
+            do {
+                _ = try EnvironmentApplier(environment: try Self.staging(folder)).apply(toApp: app)
+                Issue.record("applied to a signed app")
+            } catch let error as AdhocBuildError {
+                #expect(
+                    error.description.contains(
+                        "\(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals; "
+                            + "iOS will refuse to install it"), "\(error)")
+                #expect(error.hint?.contains("--allow-broken-signature") == true)
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist")) == before)
+            #expect(!FileManager.default.fileExists(atPath: app + "/environment.plist"))
+        }
+    }
+
+    @Test func allowingABrokenSignatureAppliesAndWarns() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let report = try EnvironmentApplier(environment: try Self.staging(folder), allowBrokenSignature: true).apply(toApp: app)
+            #expect(report.warnings.count == 1)
+            #expect(report.warnings.first?.contains("which the signature of Test.app seals") == true, "\(report.warnings)")
+            #expect(FileManager.default.fileExists(atPath: app + "/environment.plist"))
+        }
+    }
+
+    @Test func bumpingTheBuildNumberOfASignedAppIsRefusedBeforeAnythingIsWritten() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let before = try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist"))
+            do {
+                try VersionBumper(target: .app(app), field: .build).bump(.exactly("999"))
+                Issue.record("bumped a signed app")
+            } catch let error as AdhocBuildError {
+                #expect(
+                    error.description.contains("setting the build number to 999 changes Info.plist, which the signature of Test.app seals"),
+                    "\(error)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist")) == before)
+            var warnings: [String] = []
+            _ = try VersionBumper(target: .app(app), field: .build, allowBrokenSignature: true).bump(.exactly("999"), warnings: &warnings)
+            #expect(warnings.count == 1 && warnings[0].contains("iOS will refuse to install it until it is re-signed"), "\(warnings)")
+        }
+    }
+
+    func releaseOptions(_ folder: TemporaryFolder, app: String) throws -> ReleasePipeline.Options {
+        var options = ReleasePipeline.Options(
+            environment: "Staging", input: app, baseURL: "https://builds.example.com/test/", out: folder.path("dist"))
+        options.environmentsFolder = try Self.environments(folder)
+        options.processEnvironment = [:]
+        options.now = PlistDate(iso8601: "2021-06-01T00:00:00Z")!.date  // while the fixture's profile was valid
+        return options
+    }
+
+    @Test func aReleaseThatBreaksTheSignatureFailsAndPublishesNothing() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            do {
+                _ = try ReleasePipeline(options: try releaseOptions(folder, app: app)).run()
+                Issue.record("released a broken signature")
+            } catch let failure as ReleasePipeline.Failure {
+                #expect(failure.step == "Apply environment Staging")
+                #expect(
+                    failure.reason.contains(
+                        "\(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals"),
+                    "\(failure)")
+                #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")
+                #expect(failure.hint?.contains("--allow-broken-signature") == true)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")) == [])
+        }
+    }
+
+    @Test func withAllowBrokenSignatureTheReleasePublishesAndSaysItWillNotInstall() throws {
+        try withTemporaryFolder { folder in
+            var options = try releaseOptions(folder, app: try Self.signedApp(folder))
+            options.allowBrokenSignature = true
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.signature == "broken")
+            #expect(result.signatureSummary.hasPrefix("the signature of Test.app is broken (Payload/Test.app: Info.plist: modified"))
+            #expect(result.warnings.contains { $0.contains("publishing it anyway (--allow-broken-signature)") }, "\(result.warnings)")
+            #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
+            let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+            #expect(page.contains("id=\"broken-signature\""))
+            #expect(page.contains("will not install it until it is re-signed"))
+            let index = try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8)
+            #expect(index.contains("Signature broken: will not install until it is re-signed"))
+            for file in ["build.json", "version.json"] {
+                let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/" + file)))
+                #expect((json as? [String: Any])?["signature"] as? String == "broken", "\(file)")
+            }
+        }
+    }
+
+    /// The fixture ipa as it is: its signature holds, and the release says so.
+    @Test func anIntactSignedIpaReleasesWithAValidSignature() throws {
+        try withTemporaryFolder { folder in
+            var options = try releaseOptions(folder, app: Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path)
+            options.environmentsFolder = try folder.environments(["Staging": ["Info": [:]]], folder: "plain")
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.signature == "valid")
+            #expect(result.signatureSummary.hasPrefix("the signature of Test.app holds (signed by \"Apple Development: Qin Junru"))
+            let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+            #expect(!page.contains("broken-signature"))
+        }
+    }
+}
