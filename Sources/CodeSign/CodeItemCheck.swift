@@ -78,13 +78,14 @@ struct CodeItemCheck {
             problems.append((executable, "missing"))
         } else {
             do {
-                let data = try reader.read(executableKey)
-                guard MachOFile.looksLikeMachO(data.prefix(4)) else {
+                // Mapped, not read: only headers and signatures are copied; pages are hashed in place.
+                let map = try reader.map(executableKey)
+                guard MachOFile.looksLikeMachO(map.read(0, 4)) else {
                     throw CodeItemCheck.NotMachO()
                 }
-                let machO = try MachOFile(data: data)
+                let machO = try MachOFile(size: map.bytes.count, read: map.read)
                 seal = ExecutableSeal(
-                    machO: machO, executable: executable,
+                    machO: machO, map: map, executable: executable,
                     files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle), pool: pool)
             } catch is CodeItemCheck.NotMachO {
                 item.status = .unsigned

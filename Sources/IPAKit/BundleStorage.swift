@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// One file of an app bundle, wherever the bundle is stored.
 public struct BundleFile: Sendable {
@@ -15,6 +16,19 @@ public protocol BundleStorage: AnyObject, Sendable {
     var location: String { get }
     var files: [String: BundleFile] { get }
     func read(_ path: String) throws -> Data
+    /// Reads the file at `path` in pieces of at most `chunkSize` bytes through one buffer, handing
+    /// each piece to `body`: memory stays bounded by `chunkSize` whatever the file's size.
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+}
+
+extension BundleStorage {
+    /// The bytes of the file at `path`, read in pieces straight into one array (no second copy).
+    public func readBytes(_ path: String, chunkSize: Int = 1 << 20) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(clamping: files[path]?.size ?? 0))
+        try readChunks(path, chunkSize: chunkSize) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
 }
 
 /// A folder: the paths are relative to the folder holding the `.app`.
@@ -46,6 +60,26 @@ final class FolderStorage: BundleStorage, Sendable {
         let full = top.isEmpty ? path : top + "/" + path
         guard let data = FileManager.default.contents(atPath: full) else { throw IPAError("cannot be read", file: full) }
         return data
+    }
+
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let full = top.isEmpty ? path : top + "/" + path
+        let fd = open(full, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full) }
+        defer { close(fd) }
+        // One read more than the indexed size sees the end of a file that has not grown.
+        let size = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, size)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full)
+            }
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+        }
     }
 }
 
@@ -83,5 +117,10 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
     func read(_ path: String) throws -> Data {
         guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
         return try reader.data(entry)
+    }
+
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
+        try reader.readChunks(entry, chunkSize: chunkSize, body)
     }
 }

@@ -48,8 +48,10 @@ public final class ZipArchiveReader {
     public let path: String
     public let entries: [Entry]
     public let limits: Limits
-    private let archive: OpaquePointer
-    private let lock = NSLock()
+    let archive: OpaquePointer
+    let lock = NSLock()
+    /// What chunked reads have used (ZipEntryChunks.swift).
+    let chunkStatistics = Locked((largest: 0, reads: 0))
     private let byName: [String: Int]
 
     public init(path: String, limits: Limits = .standard) throws {
