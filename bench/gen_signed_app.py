@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes a deterministic app with a valid ad-hoc seal, made with hashlib, for `codesign verify`.
 
-Usage: gen_signed_app.py OUT_DIR [BINARY_MB] [RESOURCES_MB] [SEED]
-  (defaults 60, 140, 7: a ~200 MB app; the Swift tests use a ~2 MB variant)
+Usage: gen_signed_app.py OUT_DIR [BINARY_MB] [RESOURCES_MB] [SEED] [BIG_MB]
+  (defaults 60, 140, 7, 0: a ~200 MB app; the Swift tests use a ~2 MB variant, and one with a
+  single BIG_MB resource `Assets/Big.car` besides)
 
 OUT_DIR/Bench.app holds:
 - `Bench`: a thin arm64 MH_EXECUTE of ~BINARY_MB MB (__TEXT, __LINKEDIT, LC_CODE_SIGNATURE) whose
@@ -186,6 +187,11 @@ def main():
     # Two distinct blocks of machine-code-like bytes, tiled (generating them is the slow part).
     code = MachineCode(rng, blocks=2, block_size=256 << 10)
     paths = write_resources(app, rng, code, int(resources_mb * (1 << 20)))
+    big_mb = float(sys.argv[5]) if len(sys.argv) > 5 else 0
+    if big_mb > 0:
+        with open(os.path.join(app, "Assets", "Big.car"), "wb") as f:
+            f.write(code.bytes(int(big_mb * (1 << 20))))
+        paths.append("Assets/Big.car")
     info = plistlib.dumps({"CFBundleExecutable": "Bench", "CFBundleIdentifier": IDENTIFIER, "CFBundleVersion": "1",
                            "CFBundleShortVersionString": "1.0", "CFBundlePackageType": "APPL"}, fmt=plistlib.FMT_XML)
     with open(os.path.join(app, "Info.plist"), "wb") as f:
