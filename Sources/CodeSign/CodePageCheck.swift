@@ -2,8 +2,8 @@ import SystemSupport
 
 /// Checks every code page of a slice against one CodeDirectory's code slots, on the pool's threads.
 struct CodePageCheck: Sendable {
-    /// How many pages one job hashes.
-    static let pagesPerJob = 256
+    /// How many bytes of pages one job hashes (and then lets go of, in one madvise call).
+    static let bytesPerJob = 4 << 20
 
     let slice: MachOSlice
     /// The slice's bytes: ``MachOSlice/bytes``, or its range of the mapped executable.
@@ -23,8 +23,9 @@ struct CodePageCheck: Sendable {
             return "the CodeDirectory has \(directory.codeSlots.count) code slots for the \(expected) pages of its \(limit) bytes"
         }
         let source = self.source, slots = directory.codeSlots, type = directory.hashType
-        for first in stride(from: 0, to: expected, by: CodePageCheck.pagesPerJob) {
-            let last = min(first + CodePageCheck.pagesPerJob, expected)
+        let pagesPerJob = max(1, CodePageCheck.bytesPerJob / max(pageSize, 1))
+        for first in stride(from: 0, to: expected, by: pagesPerJob) {
+            let last = min(first + pagesPerJob, expected)
             pool.submit {
                 // One digest context per job, restarted for each page; the pages are hashed in place.
                 let stream = DigestStream(type)

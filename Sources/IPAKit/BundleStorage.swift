@@ -67,7 +67,8 @@ final class FolderStorage: BundleStorage, Sendable {
         let fd = open(full, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full) }
         defer { close(fd) }
-        // One read more than the indexed size sees the end of a file that has not grown.
+        // A buffer one byte larger than the indexed size: a regular file that has not grown is read
+        // by one short read, which on Linux means its end (no second read to see it).
         let size = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
@@ -79,6 +80,7 @@ final class FolderStorage: BundleStorage, Sendable {
             }
             if count == 0 { return }
             try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            if count < size { return }
         }
     }
 }
