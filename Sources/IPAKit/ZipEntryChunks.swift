@@ -16,22 +16,28 @@ extension ZipArchiveReader {
             throw IPAError("cannot be read into an empty buffer", file: path, entry: entry.name)
         }
         recordChunkBuffer(buffer.count)
-        lock.lock()
-        let opened = zip_fopen_index(archive, entry.index, 0)
-        let openError = opened == nil ? String(cString: zip_strerror(archive)) : ""
-        lock.unlock()
+        // A handle of this read's own when one can be opened (no lock: several threads inflate at
+        // once); else the shared one, each libzip call under the reader's lock.
+        let own = takeHandle()
+        let handle = own ?? archive
+        defer { if let own { returnHandle(own) } }
+        let locking = own == nil
+        if locking { lock.lock() }
+        let opened = zip_fopen_index(handle, entry.index, 0)
+        let openError = opened == nil ? String(cString: zip_strerror(handle)) : ""
+        if locking { lock.unlock() }
         guard let file = opened else { throw IPAError("cannot be read: \(openError)", file: path, entry: entry.name) }
         defer {
-            lock.lock()
+            if locking { lock.lock() }
             zip_fclose(file)
-            lock.unlock()
+            if locking { lock.unlock() }
         }
         var total: Int64 = 0
         while true {
-            lock.lock()
+            if locking { lock.lock() }
             let count = zip_fread(file, base, UInt64(buffer.count))
             let readError = count < 0 ? String(cString: zip_file_strerror(file)) : ""
-            lock.unlock()
+            if locking { lock.unlock() }
             if count < 0 { throw IPAError("is damaged: \(readError)", file: path, entry: entry.name) }
             if count == 0 { break }
             total += count
@@ -61,10 +67,34 @@ extension ZipArchiveReader {
     /// How many chunked reads this reader has started.
     public var chunkedReads: Int { chunkStatistics.value.reads }
 
+    /// An idle spare handle, or a new one (nil when the file cannot be opened again, or when it no
+    /// longer has as many entries: then the shared handle is used).
+    private func takeHandle() -> OpaquePointer? {
+        if let idle = spareHandles.withLock({ $0.idle.popLast() }) { return idle }
+        var error: Int32 = 0
+        guard let handle = zip_open(path, ZIP_RDONLY, &error) else { return nil }
+        guard zip_get_num_entries(handle, 0) == Int64(entries.count) else {
+            zip_discard(handle)
+            return nil
+        }
+        return handle
+    }
+
+    private func returnHandle(_ handle: OpaquePointer) {
+        spareHandles.withLock { $0.idle.append(handle) }
+    }
+
     private func recordChunkBuffer(_ size: Int) {
         chunkStatistics.withLock {
             $0.largest = max($0.largest, size)
             $0.reads += 1
         }
     }
+}
+
+/// The idle spare libzip handles of a reader.
+// @unchecked Sendable: a handle is used by one thread at a time: it is taken from `idle` under the
+// Locked's lock and put back when its read is done.
+struct SpareZipHandles: @unchecked Sendable {
+    var idle: [OpaquePointer] = []
 }
