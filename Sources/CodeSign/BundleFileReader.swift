@@ -57,18 +57,6 @@ struct BundleFileReader: Sendable {
         }
     }
 
-    /// The bytes of the file at `key` in one array, read in pieces (no second copy of a large
-    /// executable); errors are one line naming it.
-    func readBytes(_ key: String) throws -> [UInt8] {
-        do {
-            return try storage.readBytes(key, chunkSize: BundleFileReader.chunkSize)
-        } catch let error as any DiagnosticError {
-            throw CodeSignError("cannot be read: \(error.problem)")
-        } catch {
-            throw CodeSignError("cannot be read: \(error)")
-        }
-    }
-
     /// The digests of the file at `key`, one per type, reading it once in pieces of at most
     /// ``chunkSize`` bytes (from disk, or inflated from the ipa), so memory stays bounded by one
     /// buffer per worker whatever the file's size.

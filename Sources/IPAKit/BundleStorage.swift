@@ -21,16 +21,6 @@ public protocol BundleStorage: AnyObject, Sendable {
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
 }
 
-extension BundleStorage {
-    /// The bytes of the file at `path`, read in pieces straight into one array (no second copy).
-    public func readBytes(_ path: String, chunkSize: Int = 1 << 20) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(clamping: files[path]?.size ?? 0))
-        try readChunks(path, chunkSize: chunkSize) { bytes.append(contentsOf: $0) }
-        return bytes
-    }
-}
-
 /// A folder: the paths are relative to the folder holding the `.app`.
 final class FolderStorage: BundleStorage, Sendable {
     let location: String
