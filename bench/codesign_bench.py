@@ -112,6 +112,11 @@ def codesign(bin_dir, runs):
         peak = max(p for _, _, p in samples)
         print(f"{name:<8} {best:>8.3f} {median:>9.3f} {limit:>8.3f} {100 * limit / best:>6.0f}% {cpu:>10.3f} {peak / 1e6:>8.1f}  {verdict}")
     print(f"(CPU s: user+system of the run, against {limit * cores:.3f} s of hashing on one core)")
+    # What reading the app costs alone (GNU cat reads every byte, even towards /dev/null): on a VM
+    # the kernel's copy can be a large share of the hashing limit itself.
+    reading = [run_once(["sh", "-c", f"find '{app}' -type f -print0 | xargs -0 cat > /dev/null"]) for _ in range(runs)]
+    print(f"reading the app once (find | xargs cat > /dev/null, one core): min {min(s for s, _, _ in reading):.3f} s, "
+          f"CPU {min(c for _, c, _ in reading):.3f} s")
     load = os.getloadavg()[0]
     print(f"min of {runs} runs (BENCH_CODESIGN_RUNS), load average {load:.1f} on {cores} cores at the end; "
           f"no comparison peer: nothing on this machine verifies iOS code signatures on Linux "
