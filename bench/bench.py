@@ -18,6 +18,9 @@ deep folders), speed ratio and size difference side by side; then storing (--lev
 without the check after writing) against reading the tree (cat > /dev/null), copying it (cat >
 one file) and piping it (cat | wc -c), interleaved, and once more from a cold page cache when
 run as root. Every archive is read back with zipfile.
+
+Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app, as a folder
+and as an ipa, against the hashing limit measured with `openssl speed` in the same run.
 """
 import argparse
 import os
@@ -28,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import codesign_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Everyday plist sizes (MB of XML, roughly) benchmarked beside the large file.
@@ -268,10 +273,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
     parser.add_argument("--size-mb", type=float, default=50)
-    parser.add_argument("--only", choices=["plist", "plist-sizes", "package"], help="run one part")
+    parser.add_argument("--only", choices=["plist", "plist-sizes", "package", "codesign"], help="run one part")
     args = parser.parse_args()
     runs = int(os.environ.get("BENCH_RUNS", "3"))
     slow_runs = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
+    if args.only in (None, "codesign"):
+        codesign_bench.codesign(args.bin_dir, int(os.environ.get("BENCH_CODESIGN_RUNS", "7")))
+        print()
+    if args.only == "codesign":
+        return
     if args.only not in ("plist", "plist-sizes"):
         packaging(args.bin_dir, runs)
         print()

@@ -3,18 +3,14 @@ import IPAKit
 import SystemSupport
 
 /// Reads the files of an app for the verifier, wherever the app is stored: whole (for the small files
-/// a signature binds and for executables), digested in pieces (for sealed resources on disk), and
-/// symbolic links by their target.
+/// a signature binds and for executables), digested in pieces (for sealed resources, on disk or in
+/// an ipa), and symbolic links by their target.
 struct BundleFileReader: Sendable {
     let storage: BundleStorage
     /// The folder holding the `.app` when the app is a folder on disk, else nil (an ipa).
     let folderTop: String?
     /// How many bytes a streamed digest reads at a time.
     static let chunkSize = 1 << 20
-    /// Entries of an ipa above this size are read whole one at a time (libzip entries are not streamed here).
-    static let bigEntrySize: Int64 = 8 << 20
-    /// Held while a big ipa entry is in memory, so the workers never hold more than one.
-    let bigEntryGate = DispatchSemaphore(value: 1)
 
     init(storage: BundleStorage, isArchive: Bool) {
         self.storage = storage
@@ -46,34 +42,34 @@ struct BundleFileReader: Sendable {
         return String(decoding: try read(key), as: UTF8.self)
     }
 
-    /// The digests of the file at `key`, one per type, reading it once; a file on disk is read in
-    /// pieces of ``chunkSize`` bytes so memory stays bounded whatever its size.
+    /// The executable at `key`, mapped: where it is for a folder, inflated into an unlinked temporary
+    /// file for an ipa. Errors are one line naming it.
+    func map(_ key: String) throws -> MappedExecutable {
+        do {
+            if let top = folderTop { return try MappedExecutable(path: top.isEmpty ? key : top + "/" + key) }
+            return try MappedExecutable.spooling { body in try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize, body) }
+        } catch let error as CodeSignError {
+            throw error
+        } catch let error as any DiagnosticError {
+            throw CodeSignError("cannot be read: \(error.problem)")
+        } catch {
+            throw CodeSignError("cannot be read: \(error)")
+        }
+    }
+
+    /// The digests of the file at `key`, one per type, reading it once in pieces of at most
+    /// ``chunkSize`` bytes (from disk, or inflated from the ipa), so memory stays bounded by one
+    /// buffer per worker whatever the file's size.
     func digests(_ key: String, types: [HashType]) throws -> [HashType: [UInt8]] {
         let streams = types.map { DigestStream($0) }
-        if let top = folderTop {
-            let path = top.isEmpty ? key : top + "/" + key
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw CodeSignError("cannot be read") }
-            defer { try? handle.close() }
-            while true {
-                let chunk: Data
-                do {
-                    chunk = try handle.read(upToCount: BundleFileReader.chunkSize) ?? Data()
-                } catch {
-                    throw CodeSignError("cannot be read: \(error.localizedDescription)")
-                }
-                if chunk.isEmpty { break }
-                chunk.withUnsafeBytes { buffer in
-                    for stream in streams { stream.update(buffer) }
-                }
-            }
-        } else {
-            let isBig = (file(key)?.size ?? 0) > BundleFileReader.bigEntrySize
-            if isBig { bigEntryGate.wait() }
-            defer { if isBig { bigEntryGate.signal() } }
-            let data = try read(key)
-            data.withUnsafeBytes { buffer in
+        do {
+            try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize) { buffer in
                 for stream in streams { stream.update(buffer) }
             }
+        } catch let error as any DiagnosticError {
+            throw CodeSignError("cannot be read: \(error.problem)")
+        } catch {
+            throw CodeSignError("cannot be read: \(error)")
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

@@ -57,18 +57,16 @@ struct CodeItemCheck {
 
         let pool = WorkerPool(label: "adhocbuild.codesign.verify", capacity: threads * 2)
         let resourceProblems = Locked<[(file: String, message: String)]>([])
+        // Code pages hold no buffers (they are hashed in place from the map), so all their jobs are
+        // queued at once on a pool of their own: they run while this thread parses CodeResources.
+        let pagePool = WorkerPool(label: "adhocbuild.codesign.pages", capacity: 1 << 16)
         var codeResourcesData: Data?
-        var resourceCheck: ResourceSealCheck?
+        var codeResourcesError: String?
         if location.isBundle, reader.file(location.key + "/_CodeSignature/CodeResources") != nil {
             do {
-                let data = try reader.read(location.key + "/_CodeSignature/CodeResources")
-                codeResourcesData = data
-                let resources = try CodeResources(data: data)
-                let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
-                resourceCheck = ResourceSealCheck(
-                    resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
+                codeResourcesData = try reader.read(location.key + "/_CodeSignature/CodeResources")
             } catch {
-                problems.append(("_CodeSignature/CodeResources", CodeItemCheck.text(error)))
+                codeResourcesError = CodeItemCheck.text(error)
             }
         }
 
@@ -78,14 +76,16 @@ struct CodeItemCheck {
             problems.append((executable, "missing"))
         } else {
             do {
-                let data = try reader.read(executableKey)
-                guard MachOFile.looksLikeMachO(data.prefix(4)) else {
+                // Mapped, not read: only headers and signatures are copied; pages are hashed in place.
+                let map = try reader.map(executableKey)
+                guard MachOFile.looksLikeMachO(map.read(0, 4)) else {
                     throw CodeItemCheck.NotMachO()
                 }
-                let machO = try MachOFile(data: data)
+                let machO = try MachOFile(size: map.bytes.count, read: map.read)
                 seal = ExecutableSeal(
-                    machO: machO, executable: executable,
-                    files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle), pool: pool)
+                    machO: machO, map: map, executable: executable,
+                    files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle),
+                    pool: pagePool)
             } catch is CodeItemCheck.NotMachO {
                 item.status = .unsigned
                 problems.append((executable, "code object is not signed at all (not a Mach-O file)"))
@@ -93,16 +93,30 @@ struct CodeItemCheck {
                 problems.append((executable, "not a Mach-O file that can be read: \(CodeItemCheck.text(error))"))
             }
         }
+        var resourceCheck: ResourceSealCheck?
+        if let data = codeResourcesData {
+            do {
+                let resources = try CodeResources(data: data)
+                let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
+                resourceCheck = ResourceSealCheck(
+                    resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
+            } catch {
+                codeResourcesError = CodeItemCheck.text(error)
+            }
+        }
+        if let codeResourcesError { problems.append(("_CodeSignature/CodeResources", codeResourcesError)) }
         if let resourceCheck {
             item.sealedFiles = resourceCheck.seals
             // Found without hashing: reported after the executable's problems, with the hashed files' ones.
             let found = resourceCheck.submit(to: pool, problems: resourceProblems)
             resourceProblems.withLock { $0 += found }
         }
-        do {
-            try pool.wait()
-        } catch {
-            problems.append((nil, CodeItemCheck.text(error)))
+        for jobs in [pagePool, pool] {
+            do {
+                try jobs.wait()
+            } catch {
+                problems.append((nil, CodeItemCheck.text(error)))
+            }
         }
         if var seal {
             seal.collectPageProblems(executable: executable)

@@ -38,12 +38,7 @@ public enum Digest {
 
     /// The `type` digest of the bytes in `buffer`.
     public static func hash(_ type: HashType, _ buffer: UnsafeRawBufferPointer) -> [UInt8] {
-        let algorithm: OpaquePointer?
-        switch type {
-        case .sha1: algorithm = EVP_sha1()
-        case .sha256, .sha256Truncated: algorithm = EVP_sha256()
-        case .sha384: algorithm = EVP_sha384()
-        }
+        let algorithm = DigestAlgorithm.of(type)
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = output.withUnsafeMutableBufferPointer { out in

@@ -11,12 +11,7 @@ final class DigestStream {
         // EVP_MD_CTX_new and EVP_DigestInit_ex fail only when libcrypto cannot allocate.
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto could not allocate a digest context") }
         self.context = context
-        let algorithm: OpaquePointer?
-        switch type {
-        case .sha1: algorithm = EVP_sha1()
-        case .sha256, .sha256Truncated: algorithm = EVP_sha256()
-        case .sha384: algorithm = EVP_sha384()
-        }
+        let algorithm = DigestAlgorithm.of(type)
         precondition(EVP_DigestInit_ex(context, algorithm, nil) == 1, "libcrypto could not start a \(type) digest")
     }
 
@@ -25,6 +20,22 @@ final class DigestStream {
     func update(_ buffer: UnsafeRawBufferPointer) {
         guard buffer.count > 0 else { return }
         precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "libcrypto could not update a \(type) digest")
+    }
+
+    /// Whether the digest of `buffer` alone is `expected` (its stored size): the stream is started
+    /// afresh, so one stream checks page after page without allocating.
+    func matches(_ buffer: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        precondition(EVP_DigestInit_ex(context, DigestAlgorithm.of(type), nil) == 1, "libcrypto could not start a \(type) digest")
+        update(buffer)
+        // Large enough for any digest (EVP_MAX_MD_SIZE is 64), on the stack.
+        var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var length: UInt32 = 0
+        return withUnsafeMutableBytes(of: &output) { out in
+            precondition(
+                EVP_DigestFinal_ex(context, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
+                "libcrypto could not finish a \(type) digest")
+            return expected.count == type.size && expected.elementsEqual(out.prefix(type.size))
+        }
     }
 
     /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).

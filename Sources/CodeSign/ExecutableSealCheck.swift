@@ -22,8 +22,9 @@ struct ExecutableSeal {
     /// Problems as (file relative to the bundle, message).
     var problems: [(file: String, message: String)]
 
-    /// Checks `machO` (the executable named `executable`); page hashes run on `pool`.
-    init(machO: MachOFile, executable: String, files: SpecialSlotFiles, pool: WorkerPool) {
+    /// Checks `machO` (the executable named `executable`, mapped in `map` when its slices do not hold
+    /// their bytes); page hashes run on `pool`, in place.
+    init(machO: MachOFile, map: MappedExecutable? = nil, executable: String, files: SpecialSlotFiles, pool: WorkerPool) {
         status = .unsigned
         primarySignature = nil
         codeDirectories = []
@@ -77,7 +78,9 @@ struct ExecutableSeal {
                         ))
                 }
                 let mismatches = Locked<[Int]>([])
-                if let layout = CodePageCheck(slice: slice, directory: directory).submit(to: pool, mismatches: mismatches) {
+                if let layout = CodePageCheck(slice: slice, source: ExecutableSeal.source(slice, map), directory: directory).submit(
+                    to: pool, mismatches: mismatches)
+                {
                     problems.append((executable, "\(place)\(layout)"))
                 } else {
                     pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches))
@@ -92,6 +95,14 @@ struct ExecutableSeal {
     }
 
     private var pageChecks: [(slice: String, pages: Int, pageSize: Int, mismatches: Locked<[Int]>)]
+
+    /// Where `slice`'s bytes are: its own array, or its range of `map`.
+    static func source(_ slice: MachOSlice, _ map: MappedExecutable?) -> SliceBytes {
+        guard !slice.hasAllBytes, let map else { return .array(slice.bytes) }
+        let offset = Int(clamping: slice.fileOffset)
+        guard offset <= map.bytes.count, slice.size <= map.bytes.count - offset else { return .array(slice.bytes) }
+        return .mapped(map, offset: offset, count: slice.size)
+    }
 
     /// The page problems, once the pool has finished the jobs; each distinct message once.
     mutating func collectPageProblems(executable: String) {

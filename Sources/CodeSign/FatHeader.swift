@@ -41,8 +41,10 @@ public struct FatHeader: Sendable, Equatable {
         return magic == magic32 || magic == magic64
     }
 
-    /// Reads the header and checks that every slice lies inside the file.
-    init(reading reader: ByteReader) throws {
+    /// Reads the header and checks that every slice lies inside the file, of `fileSize` bytes when
+    /// `reader` holds only the header (else of the reader's size).
+    init(reading reader: ByteReader, fileSize: Int? = nil) throws {
+        let fileSize = fileSize ?? reader.count
         let magic = try reader.u32be(0, what: "the fat header")
         guard magic == FatHeader.magic32 || magic == FatHeader.magic64 else {
             throw CodeSignError.at(0, "not a universal binary (magic 0x\(String(magic, radix: 16)))")
@@ -72,8 +74,8 @@ public struct FatHeader: Sendable, Equatable {
                 reserved = 0
             }
             let (end, overflow) = offset.addingReportingOverflow(size)
-            guard !overflow, end <= UInt64(reader.count), offset >= UInt64(8 + count * entrySize) else {
-                throw CodeSignError.at(at, "slice \(cpu) (\(size) bytes at offset \(offset)) lies outside the file (\(reader.count) bytes)")
+            guard !overflow, end <= UInt64(fileSize), offset >= UInt64(8 + count * entrySize) else {
+                throw CodeSignError.at(at, "slice \(cpu) (\(size) bytes at offset \(offset)) lies outside the file (\(fileSize) bytes)")
             }
             guard alignment < 32 else {
                 throw CodeSignError.at(at, "slice \(cpu) has alignment 2^\(alignment)")

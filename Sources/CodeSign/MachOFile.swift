@@ -31,6 +31,32 @@ public struct MachOFile: Sendable {
         }
     }
 
+    /// Parses a file of `size` bytes without holding it: `read(offset, count)` returns that range of
+    /// the file and is asked only for headers, load commands and embedded signatures (see
+    /// ``MachOSlice/init(size:fileOffset:read:)``), so each slice's ``MachOSlice/hasAllBytes`` is false.
+    public init(size: Int, read: @escaping (_ offset: Int, _ count: Int) throws -> [UInt8]) throws {
+        let head = try read(0, min(size, 8))
+        let magic = head.count >= 4 ? head.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : 0
+        if magic == FatHeader.magic32 || magic == FatHeader.magic64, head.count == 8 {
+            let count = Int(head[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            // Enough for the architecture table FatHeader accepts (it refuses larger counts first).
+            let tableSize = 8 + min(count, FatHeader.maxArchitectures) * (magic == FatHeader.magic64 ? 32 : 20)
+            let header = try FatHeader(reading: ByteReader(try read(0, min(size, tableSize))), fileSize: size)
+            fatHeader = header
+            slices = try header.architectures.map { arch in
+                let start = Int(arch.offset)
+                do {
+                    return try MachOSlice(size: Int(arch.size), fileOffset: arch.offset) { try read(start + $0, $1) }
+                } catch let error as CodeSignError {
+                    throw error.within("slice \(arch.cpu)")
+                }
+            }
+        } else {
+            fatHeader = nil
+            slices = [try MachOSlice(size: size, read: read)]
+        }
+    }
+
     /// Reads and parses the file at `path`; errors name it.
     public init(contentsOf path: String) throws {
         let data: Data

@@ -10,8 +10,15 @@ public struct MachOSlice: Sendable {
     /// More load commands than any real binary has; bounds the work a hostile header causes.
     static let maxLoadCommands = 65_536
 
-    /// The slice's bytes.
+    /// The slice's bytes; only its header and load commands when read by ``init(size:fileOffset:read:)``
+    /// (``hasAllBytes`` false), whose code pages are hashed from where the caller keeps them.
     public let bytes: [UInt8]
+    /// The slice's size in bytes.
+    public let size: Int
+    /// Whether ``bytes`` holds the whole slice.
+    public let hasAllBytes: Bool
+    /// The embedded signature's bytes, kept apart when ``bytes`` is only the load commands.
+    private let signatureCopy: [UInt8]?
     /// Where the slice starts in its file (0 for a thin file).
     public let fileOffset: UInt64
     public let is64: Bool
@@ -27,7 +34,34 @@ public struct MachOSlice: Sendable {
 
     /// Parses the slice in `bytes` (which start with a Mach-O magic).
     public init(bytes: [UInt8], fileOffset: UInt64 = 0) throws {
+        try self.init(prefix: bytes, size: bytes.count, fileOffset: fileOffset, isWhole: true) { _, _ in [] }
+    }
+
+    /// Parses a slice of `size` bytes without holding it: `read(offset, count)` returns that range
+    /// of the slice, and is asked only for the header, the load commands and the embedded signature.
+    /// The same checks as ``init(bytes:fileOffset:)``, against `size`.
+    public init(size: Int, fileOffset: UInt64 = 0, read: (_ offset: Int, _ count: Int) throws -> [UInt8]) throws {
+        let head = try read(0, min(size, 32))
+        var prefixSize = head.count
+        if head.count >= 24 {
+            let magic = head.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let little = magic == MachOSlice.magic32.byteSwapped || magic == MachOSlice.magic64.byteSwapped
+            let field = head[20..<24].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let headerSize = magic == MachOSlice.magic64 || magic == MachOSlice.magic64.byteSwapped ? 32 : 28
+            prefixSize = min(size, headerSize + Int(little ? field.byteSwapped : field))
+        }
+        let prefix = prefixSize > head.count ? try read(0, prefixSize) : head
+        try self.init(prefix: prefix, size: size, fileOffset: fileOffset, isWhole: false, read: read)
+    }
+
+    /// Parses the header and load commands in `bytes` (the whole slice when `isWhole`, else the
+    /// signature is copied through `read`).
+    private init(
+        prefix bytes: [UInt8], size: Int, fileOffset: UInt64, isWhole: Bool, read: (_ offset: Int, _ count: Int) throws -> [UInt8]
+    ) throws {
         self.bytes = bytes
+        self.size = size
+        hasAllBytes = isWhole
         self.fileOffset = fileOffset
         let reader = ByteReader(bytes, base: Int(clamping: fileOffset))
         let magicBE = try reader.u32be(0, what: "the Mach-O header")
@@ -114,20 +148,20 @@ public struct MachOSlice: Sendable {
                     name: name, vmAddress: try field(0), vmSize: try field(1), fileOffset: try field(2), fileSize: try field(3),
                     maxProtection: try u32(tail), initialProtection: try u32(tail + 4), flags: try u32(tail + 12), sections: sections)
                 let (segmentEnd, segmentOverflow) = segment.fileOffset.addingReportingOverflow(segment.fileSize)
-                guard !segmentOverflow, segmentEnd <= UInt64(bytes.count) else {
+                guard !segmentOverflow, segmentEnd <= UInt64(self.size) else {
                     throw CodeSignError.at(
                         reader.base + at,
-                        "segment \(name) (\(segment.fileSize) bytes at offset \(segment.fileOffset)) runs past the end of the slice (\(bytes.count) bytes)"
+                        "segment \(name) (\(segment.fileSize) bytes at offset \(segment.fileOffset)) runs past the end of the slice (\(self.size) bytes)"
                     )
                 }
                 segments.append(segment)
             case LoadCommandType.codeSignature:
                 try need(16)
                 let location = CodeSignatureLocation(dataOffset: try u32(at + 8), dataSize: try u32(at + 12))
-                guard UInt64(location.dataOffset) + UInt64(location.dataSize) <= UInt64(bytes.count) else {
+                guard UInt64(location.dataOffset) + UInt64(location.dataSize) <= UInt64(self.size) else {
                     throw CodeSignError.at(
                         reader.base + at,
-                        "LC_CODE_SIGNATURE (\(location.dataSize) bytes at offset \(location.dataOffset)) runs past the end of the slice (\(bytes.count) bytes)"
+                        "LC_CODE_SIGNATURE (\(location.dataSize) bytes at offset \(location.dataOffset)) runs past the end of the slice (\(self.size) bytes)"
                     )
                 }
                 signature = location
@@ -158,6 +192,15 @@ public struct MachOSlice: Sendable {
         codeSignature = signature
         minimumOS = minimum
         self.encryption = encryption
+        if !isWhole, let signature {
+            let copy = try read(Int(signature.dataOffset), Int(signature.dataSize))
+            guard copy.count == Int(signature.dataSize) else {
+                throw CodeSignError.at(reader.base + Int(signature.dataOffset), "the embedded signature cannot be read whole")
+            }
+            signatureCopy = copy
+        } else {
+            signatureCopy = nil
+        }
     }
 
     /// A fixed 16-byte name field, up to its first NUL (bytes that are not UTF-8 are replaced).
@@ -173,6 +216,7 @@ public struct MachOSlice: Sendable {
     /// The bytes of the embedded signature `LC_CODE_SIGNATURE` points at, or nil when unsigned.
     public var signatureBytes: ArraySlice<UInt8>? {
         guard let location = codeSignature else { return nil }
+        if let signatureCopy { return signatureCopy[...] }
         let start = Int(location.dataOffset)
         return bytes[start..<start + Int(location.dataSize)]
     }

@@ -35,9 +35,18 @@ struct ResourceSealCheck {
         var found: [(file: String, message: String)] = []
         let present = Set(files)
         let nestedRoots = nestedCdhashes.keys.sorted()
+        // Small files go to the workers in batches, so a job's cost is hashing, not waking a thread.
+        var batch: [(String, ResourceSeal)] = []
+        var batchBytes: Int64 = 0
         for path in files {
             if let seal = seals[path] {
-                submitCompare(path, seal, to: pool, problems: problems)
+                batch.append((path, seal))
+                batchBytes += reader.file(bundleKey + "/" + path)?.size ?? 0
+                if batch.count >= ResourceSealCheck.batchFiles || batchBytes >= ResourceSealCheck.batchBytes {
+                    submitCompare(batch, to: pool, problems: problems)
+                    batch = []
+                    batchBytes = 0
+                }
                 continue
             }
             switch matcher.verdict(for: path) {
@@ -51,6 +60,7 @@ struct ResourceSealCheck {
                 found.append((path, "added, not sealed"))
             }
         }
+        if !batch.isEmpty { submitCompare(batch, to: pool, problems: problems) }
         for (path, seal) in seals.sorted(by: { $0.key < $1.key }) where !present.contains(path) {
             if seal.cdhash != nil, let cdhashes = nestedCdhashes[path] {
                 if !cdhashes.contains(seal.cdhash!) {
@@ -64,22 +74,30 @@ struct ResourceSealCheck {
         return found
     }
 
+    /// At most this many files, or this many bytes (a big file goes alone), are hashed by one job.
+    static let batchFiles = 64
+    static let batchBytes: Int64 = 1 << 20
+
     private func submitCompare(
-        _ path: String, _ seal: ResourceSeal, to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>
+        _ batch: [(String, ResourceSeal)], to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>
     ) {
-        let key = bundleKey + "/" + path
+        let bundleKey = self.bundleKey
         let reader = self.reader
         let isVersion2 = self.isVersion2
         pool.submit {
-            let message: String?
-            do {
-                message = try ResourceSealCheck.compare(key, seal, reader: reader, isVersion2: isVersion2)
-            } catch let error as CodeSignError {
-                message = error.description
-            } catch {
-                message = "\(error)"
+            var found: [(file: String, message: String)] = []
+            for (path, seal) in batch {
+                let message: String?
+                do {
+                    message = try ResourceSealCheck.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
+                } catch let error as CodeSignError {
+                    message = error.description
+                } catch {
+                    message = "\(error)"
+                }
+                if let message { found.append((path, message)) }
             }
-            if let message { problems.withLock { $0.append((path, message)) } }
+            if !found.isEmpty { problems.withLock { $0 += found } }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// One file of an app bundle, wherever the bundle is stored.
 public struct BundleFile: Sendable {
@@ -15,6 +16,9 @@ public protocol BundleStorage: AnyObject, Sendable {
     var location: String { get }
     var files: [String: BundleFile] { get }
     func read(_ path: String) throws -> Data
+    /// Reads the file at `path` in pieces of at most `chunkSize` bytes through one buffer, handing
+    /// each piece to `body`: memory stays bounded by `chunkSize` whatever the file's size.
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
 }
 
 /// A folder: the paths are relative to the folder holding the `.app`.
@@ -46,6 +50,28 @@ final class FolderStorage: BundleStorage, Sendable {
         let full = top.isEmpty ? path : top + "/" + path
         guard let data = FileManager.default.contents(atPath: full) else { throw IPAError("cannot be read", file: full) }
         return data
+    }
+
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let full = top.isEmpty ? path : top + "/" + path
+        let fd = open(full, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full) }
+        defer { close(fd) }
+        // A buffer one byte larger than the indexed size: a regular file that has not grown is read
+        // by one short read, which on Linux means its end (no second read to see it).
+        let size = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, size)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full)
+            }
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            if count < size { return }
+        }
     }
 }
 
@@ -83,5 +109,10 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
     func read(_ path: String) throws -> Data {
         guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
         return try reader.data(entry)
+    }
+
+    func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
+        try reader.readChunks(entry, chunkSize: chunkSize, body)
     }
 }

@@ -48,8 +48,13 @@ public final class ZipArchiveReader {
     public let path: String
     public let entries: [Entry]
     public let limits: Limits
-    private let archive: OpaquePointer
-    private let lock = NSLock()
+    let archive: OpaquePointer
+    let lock = NSLock()
+    /// What chunked reads have used (ZipEntryChunks.swift).
+    let chunkStatistics = Locked((largest: 0, reads: 0))
+    /// More handles on the same file, each used by one chunked read at a time, so several threads
+    /// inflate at once (ZipEntryChunks.swift). Opened on demand, at most one per concurrent read.
+    let spareHandles = Locked(SpareZipHandles())
     private let byName: [String: Int]
 
     public init(path: String, limits: Limits = .standard) throws {
@@ -128,7 +133,10 @@ public final class ZipArchiveReader {
         }
     }
 
-    deinit { zip_discard(archive) }
+    deinit {
+        zip_discard(archive)
+        for handle in spareHandles.value.idle { zip_discard(handle) }
+    }
 
     /// Names that would write outside a target folder when unpacked are refused, and so are names
     /// whose place depends on the unzip tool (empty, `.` or backslash-separated parts).

@@ -1,0 +1,100 @@
+import CLibZip
+import Foundation
+
+extension ZipArchiveReader {
+    /// Reads `entry` in pieces into `buffer` (reused for every piece), handing each piece to `body`,
+    /// so an entry of any size passes through at most `buffer.count` bytes of memory.
+    ///
+    /// The size the directory declares is checked as the pieces arrive, and libzip checks the CRC
+    /// as the last bytes are read; a damaged, truncated or overlong entry is a one-line error naming
+    /// it. Each libzip call holds the reader's lock, `body` runs outside it, so several threads may
+    /// read entries at once and hash while another inflates.
+    public func readChunks(
+        _ entry: Entry, into buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw IPAError("cannot be read into an empty buffer", file: path, entry: entry.name)
+        }
+        recordChunkBuffer(buffer.count)
+        // A handle of this read's own when one can be opened (no lock: several threads inflate at
+        // once); else the shared one, each libzip call under the reader's lock.
+        let own = takeHandle()
+        let handle = own ?? archive
+        defer { if let own { returnHandle(own) } }
+        let locking = own == nil
+        if locking { lock.lock() }
+        let opened = zip_fopen_index(handle, entry.index, 0)
+        let openError = opened == nil ? String(cString: zip_strerror(handle)) : ""
+        if locking { lock.unlock() }
+        guard let file = opened else { throw IPAError("cannot be read: \(openError)", file: path, entry: entry.name) }
+        defer {
+            if locking { lock.lock() }
+            zip_fclose(file)
+            if locking { lock.unlock() }
+        }
+        var total: Int64 = 0
+        while true {
+            if locking { lock.lock() }
+            let count = zip_fread(file, base, UInt64(buffer.count))
+            let readError = count < 0 ? String(cString: zip_file_strerror(file)) : ""
+            if locking { lock.unlock() }
+            if count < 0 { throw IPAError("is damaged: \(readError)", file: path, entry: entry.name) }
+            if count == 0 { break }
+            total += count
+            if total > entry.size {
+                throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
+            }
+            try body(UnsafeRawBufferPointer(start: base, count: Int(count)))
+        }
+        guard total == entry.size else {
+            throw IPAError("holds \(total) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
+        }
+    }
+
+    /// Reads `entry` in pieces of at most `chunkSize` bytes through one buffer of that size (or of
+    /// the entry's size, when smaller), handing each piece to `body`. See ``readChunks(_:into:_:)``.
+    public func readChunks(_ entry: Entry, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let size = max(1, min(chunkSize, Int(clamping: entry.size)))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        try readChunks(entry, into: buffer, body)
+    }
+
+    /// The largest buffer a chunked read of this reader has used so far, in bytes (0 before any):
+    /// what bounds the memory entries take while streamed, whatever their size.
+    public var largestChunkBuffer: Int { chunkStatistics.value.largest }
+
+    /// How many chunked reads this reader has started.
+    public var chunkedReads: Int { chunkStatistics.value.reads }
+
+    /// An idle spare handle, or a new one (nil when the file cannot be opened again, or when it no
+    /// longer has as many entries: then the shared handle is used).
+    private func takeHandle() -> OpaquePointer? {
+        if let idle = spareHandles.withLock({ $0.idle.popLast() }) { return idle }
+        var error: Int32 = 0
+        guard let handle = zip_open(path, ZIP_RDONLY, &error) else { return nil }
+        guard zip_get_num_entries(handle, 0) == Int64(entries.count) else {
+            zip_discard(handle)
+            return nil
+        }
+        return handle
+    }
+
+    private func returnHandle(_ handle: OpaquePointer) {
+        spareHandles.withLock { $0.idle.append(handle) }
+    }
+
+    private func recordChunkBuffer(_ size: Int) {
+        chunkStatistics.withLock {
+            $0.largest = max($0.largest, size)
+            $0.reads += 1
+        }
+    }
+}
+
+/// The idle spare libzip handles of a reader.
+// @unchecked Sendable: a handle is used by one thread at a time: it is taken from `idle` under the
+// Locked's lock and put back when its read is done.
+struct SpareZipHandles: @unchecked Sendable {
+    var idle: [OpaquePointer] = []
+}

@@ -1,0 +1,123 @@
+"""`codesign verify` against the hashing limit (bench.py --only codesign).
+
+A ~200 MB app with a valid ad-hoc seal (bench/gen_signed_app.py: a 60 MB arm64 executable signed
+with a SHA-256 CodeDirectory and a SHA-1 alternate, thousands of sealed resources) is verified as a
+folder and as an .ipa made by `adhocbuild package`; each must report the seal valid. The hashing
+limit is the time libcrypto needs on every core for exactly the digests the seal makes a verifier
+compute: SHA-256 of every file sealed with a hash2 (SHA-1 where a seal holds only that), and every
+page of each CodeDirectory in its own hash; the rates come from `openssl speed -multi CORES -evp`
+in this run, at 16 KiB blocks for files and 4 KiB for pages (the best of a few tries, as the
+timings are the best of N runs). The ratio is limit / time.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def openssl_rate(algorithm, block, cores, tries=3):
+    """Bytes per second of `openssl speed -evp ALGORITHM` on `cores` processes at `block` bytes."""
+    best = 0.0
+    for _ in range(tries):
+        command = ["openssl", "speed", "-seconds", "1", "-bytes", str(block), "-evp", algorithm]
+        if cores > 1:
+            command[2:2] = ["-multi", str(cores)]
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        # The last table row: "sha256   1505523.20k" (thousands of bytes per second).
+        rows = [line for line in output.splitlines() if re.match(rf"^(evp_)?{algorithm}\s+[\d.]+k", line.strip())]
+        if not rows:
+            sys.exit(f"bench: cannot read `{' '.join(command)}`:\n{output}")
+        best = max(best, float(rows[-1].split()[-1].rstrip("k")) * 1000)
+    return best
+
+
+def generate(out):
+    """The signed app (made once) and what its seal covers."""
+    app = os.path.join(out, "Bench.app")
+    summary = os.path.join(out, "seal.txt")
+    if not os.path.exists(summary):
+        if os.path.exists(out):
+            subprocess.run(["rm", "-rf", out], check=True)
+        os.makedirs(out)
+        line = subprocess.run([sys.executable, os.path.join(HERE, "gen_signed_app.py"), out, "60", "140", "7"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        with open(summary, "w") as f:
+            f.write(line + "\n")
+    fields = open(summary).read().split()
+    values = dict(zip(fields[1::2], fields[2::2]))
+    return app, {k: int(v) for k, v in values.items()}
+
+
+def run_once(command):
+    """(wall seconds, user+system CPU seconds, peak RSS bytes) of one run, from /usr/bin/time."""
+    with tempfile.NamedTemporaryFile(mode="r") as report:
+        start = time.perf_counter()
+        result = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", report.name] + command,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seconds = time.perf_counter() - start
+        if result.returncode != 0:
+            sys.exit(f"bench: {' '.join(command)} failed: {result.stderr.decode(errors='replace')}")
+        user, system, kilobytes = report.read().split()[-3:]
+    return seconds, float(user) + float(system), int(kilobytes) * 1024
+
+
+def check_valid(adhocbuild, target):
+    """Verify must call the generated seal valid (exit 0), or the timing means nothing."""
+    result = subprocess.run([adhocbuild, "codesign", "verify", target], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"bench: codesign verify {target} did not find the seal valid (exit {result.returncode}):\n"
+                 f"{result.stdout}{result.stderr}")
+    return result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+
+
+def codesign(bin_dir, runs):
+    adhocbuild = os.path.join(bin_dir, "adhocbuild")
+    out = os.path.join(HERE, "out", "codesign")
+    app, seal = generate(out)
+    ipa = os.path.join(out, "Bench.ipa")
+    if not os.path.exists(ipa):
+        subprocess.run([adhocbuild, "package", app, "-o", ipa, "-q"], check=True)
+    cores = os.cpu_count() or 1
+    rates = {
+        ("sha256", "files"): openssl_rate("sha256", 16384, cores),
+        ("sha1", "files"): openssl_rate("sha1", 16384, cores),
+        ("sha256", "pages"): openssl_rate("sha256", 4096, cores),
+        ("sha1", "pages"): openssl_rate("sha1", 4096, cores),
+    }
+    parts = [
+        ("sha256", "files", seal["sealed-sha256"]),
+        ("sha1", "files", seal["sealed-sha1"]),
+        ("sha256", "pages", seal["pages-sha256"]),
+        ("sha1", "pages", seal["pages-sha1"]),
+    ]
+    limit = sum(size / rates[(kind, what)] for kind, what, size in parts)
+    app_size = sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(app) for n in names)
+    print(f"codesign verify: {app_size / 1e6:.1f} MB app, {seal['files']} files, ad-hoc seal made with hashlib "
+          f"(bench/gen_signed_app.py); ipa {os.path.getsize(ipa) / 1e6:.1f} MB from `adhocbuild package`")
+    print("hashed by the seal: " + ", ".join(f"{kind} {what} {size / 1e6:.1f} MB" for kind, what, size in parts if size))
+    print(f"openssl speed -multi {cores} -evp: " + ", ".join(
+        f"{kind} {'16 KiB' if what == 'files' else '4 KiB'} {rates[(kind, what)] / 1e6:.0f} MB/s" for kind, what, _ in parts)
+        + f" -> hashing limit {limit:.3f} s")
+    print(f"{'input':<8} {'min s':>8} {'median s':>9} {'limit s':>8} {'ratio':>7} {'min CPU s':>10} {'peak MB':>8}  verify says")
+    for name, target in (("folder", app), ("ipa", ipa)):
+        verdict = check_valid(adhocbuild, target)
+        samples = [run_once([adhocbuild, "codesign", "verify", target]) for _ in range(runs)]
+        best = min(s for s, _, _ in samples)
+        median = sorted(s for s, _, _ in samples)[len(samples) // 2]
+        cpu = min(c for _, c, _ in samples)
+        peak = max(p for _, _, p in samples)
+        print(f"{name:<8} {best:>8.3f} {median:>9.3f} {limit:>8.3f} {100 * limit / best:>6.0f}% {cpu:>10.3f} {peak / 1e6:>8.1f}  {verdict}")
+    print(f"(CPU s: user+system of the run, against {limit * cores:.3f} s of hashing on one core)")
+    # What reading the app costs alone (GNU cat reads every byte, even towards /dev/null): on a VM
+    # the kernel's copy can be a large share of the hashing limit itself.
+    reading = [run_once(["sh", "-c", f"find '{app}' -type f -print0 | xargs -0 cat > /dev/null"]) for _ in range(runs)]
+    print(f"reading the app once (find | xargs cat > /dev/null, one core): min {min(s for s, _, _ in reading):.3f} s, "
+          f"CPU {min(c for _, c, _ in reading):.3f} s")
+    load = os.getloadavg()[0]
+    print(f"min of {runs} runs (BENCH_CODESIGN_RUNS), load average {load:.1f} on {cores} cores at the end; "
+          f"no comparison peer: nothing on this machine verifies iOS code signatures on Linux "
+          f"(codesign is macOS-only; rcodesign and ldid are not installed)")
