@@ -11,6 +11,9 @@
 #include <openssl/bio.h>
 #include <openssl/objects.h>
 #include <openssl/asn1.h>
+#include <openssl/pkcs12.h>
+#include <openssl/pem.h>
+#include <openssl/provider.h>
 
 /* The stack and memory calls below are macros in OpenSSL 3, which Swift cannot call; these
    wrappers give them a function to call and add nothing else. */
@@ -30,6 +33,8 @@ static inline CMS_SignerInfo *shim_sk_CMS_SignerInfo_value(STACK_OF(CMS_SignerIn
 
 static inline int shim_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
 static inline ASN1_TYPE *shim_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index) { return sk_ASN1_TYPE_value(stack, index); }
+static inline STACK_OF(ASN1_TYPE) *shim_sk_ASN1_TYPE_new_null(void) { return sk_ASN1_TYPE_new_null(); }
+static inline int shim_sk_ASN1_TYPE_push(STACK_OF(ASN1_TYPE) *stack, ASN1_TYPE *value) { return sk_ASN1_TYPE_push(stack, value); }
 static inline void shim_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) { sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free); }
 
 static inline void shim_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }

@@ -15,10 +15,15 @@ public struct CodeSignatureCMS: Sendable {
     public static let cdhashesOID = "1.2.840.113635.100.9.2"
 
     /// One entry of the 1.2.840.113635.100.9.2 attribute.
-    public struct FullCDHash: Sendable, Equatable {
+    public struct FullCDHash: Sendable, Hashable {
         /// The hash algorithm's object identifier.
         public var algorithm: String
         public var digest: [UInt8]
+
+        public init(algorithm: String, digest: [UInt8]) {
+            self.algorithm = algorithm
+            self.digest = digest
+        }
     }
 
     /// The signing certificate.
@@ -38,6 +43,10 @@ public struct CodeSignatureCMS: Sendable {
     public var cdhashesPlist: [[UInt8]]?
     /// The entries of the 1.2.840.113635.100.9.2 attribute, or nil when it is absent.
     public var cdhashes: [FullCDHash]?
+    /// The 1.2.840.113635.100.9.1 attribute's plist bytes as stored, or nil.
+    public var cdhashesPlistBytes: [UInt8]?
+    /// The whole 1.2.840.113635.100.9.2 attribute (`SEQUENCE { OID, SET { … } }`) re-encoded by libcrypto, or nil.
+    public var cdhashesAttributeDER: [UInt8]?
     /// Why the signature does not verify over the content, or nil when it does.
     public var verificationFailure: String?
     /// Problems with the attributes' own form (a plist that does not parse, a malformed entry).
@@ -86,6 +95,8 @@ public struct CodeSignatureCMS: Sendable {
         messageDigest = attributes.messageDigest
         cdhashesPlist = attributes.cdhashesPlist
         cdhashes = attributes.cdhashes
+        cdhashesPlistBytes = attributes.cdhashesPlistBytes
+        cdhashesAttributeDER = attributes.cdhashesAttributeDER
         attributeProblems = attributes.problems
 
         verificationFailure = content.withUnsafeBytes { buffer -> String? in
@@ -103,6 +114,8 @@ public struct CodeSignatureCMS: Sendable {
         var messageDigest: [UInt8]?
         var cdhashesPlist: [[UInt8]]?
         var cdhashes: [FullCDHash]?
+        var cdhashesPlistBytes: [UInt8]?
+        var cdhashesAttributeDER: [UInt8]?
         var problems: [String] = []
     }
 
@@ -129,6 +142,7 @@ public struct CodeSignatureCMS: Sendable {
             out.cdhashesPlist = []
             if values.count == 1, ASN1_TYPE_get(values[0]) == V_ASN1_OCTET_STRING {
                 let text = LibCrypto.bytes(values[0].pointee.value.octet_string)
+                out.cdhashesPlistBytes = text
                 if let plist = try? PropertyList(data: Data(text)).value, let list = plist.dictionaryValue?["cdhashes"]?.arrayValue {
                     out.cdhashesPlist = list.map { value -> [UInt8] in
                         if case .data(let data) = value { return Array(data) }
@@ -154,6 +168,7 @@ public struct CodeSignatureCMS: Sendable {
                 }
             }
             out.cdhashes = entries
+            out.cdhashesAttributeDER = LibCrypto.signedAttributeDER(signer, oid: cdhashesOID)
         }
         for oid in ["1.2.840.113549.1.9.3", "1.2.840.113549.1.9.5", "1.2.840.113549.1.9.4", cdhashesPlistOID, cdhashesOID]
         where LibCrypto.signedAttributeCount(signer, oid: oid) > 1 {

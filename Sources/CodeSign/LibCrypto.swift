@@ -101,6 +101,22 @@ enum LibCrypto {
         return (0..<max(0, X509_ATTRIBUTE_count(attribute))).compactMap { X509_ATTRIBUTE_get0_type(attribute, $0) }
     }
 
+    /// The DER of the signer's first signed attribute `oid` (`SEQUENCE { OID, SET OF values }`), or nil.
+    static func signedAttributeDER(_ signer: OpaquePointer, oid: String) -> [UInt8]? {
+        guard let object = OBJ_txt2obj(oid, 1) else { return nil }
+        defer { ASN1_OBJECT_free(object) }
+        let index = CMS_signed_get_attr_by_OBJ(signer, object, -1)
+        guard index >= 0, let attribute = CMS_signed_get_attr(signer, index) else { return nil }
+        let length = i2d_X509_ATTRIBUTE(attribute, nil)
+        guard length > 0 else { return nil }
+        var out = [UInt8](repeating: 0, count: Int(length))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_X509_ATTRIBUTE(attribute, &cursor)
+        }
+        return out
+    }
+
     /// How many times the signer carries the signed attribute `oid`.
     static func signedAttributeCount(_ signer: OpaquePointer, oid: String) -> Int {
         guard let object = OBJ_txt2obj(oid, 1) else { return 0 }

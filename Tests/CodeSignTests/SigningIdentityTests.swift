@@ -1,0 +1,99 @@
+import CodeSign
+import Foundation
+import TestSupport
+import Testing
+
+/// Loading PKCS#12 identities made by `openssl`: RSA and EC, modern and legacy encryption, chains, and the
+/// refusals (wrong password, key not matching the certificate), whose messages never hold the password.
+@Suite struct SigningIdentityTests {
+    @Test func loadsRSAAndECIdentitiesModernAndLegacy() throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            for (path, name) in [(made.rsa, "Test RSA"), (made.rsaLegacy, "Test RSA"), (made.ec, "Test EC")] {
+                let identity = try SigningIdentity(p12: path, password: .file(made.passwordFile))
+                #expect(identity.certificate.commonName == "Apple Development: \(name) (ABCDE12345)", "\(path)")
+                #expect(identity.certificate.organizationalUnit == "ABCDE12345")
+                #expect(identity.keyMatchesCertificate)
+                #expect(identity.chain.isEmpty)
+                #expect(identity.file == path)
+            }
+            #expect(try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile)).key.kind == .rsa(bits: 2048))
+            #expect(try SigningIdentity(p12: made.ec, password: .file(made.passwordFile)).key.kind == .ec(bits: 256))
+        }
+    }
+
+    @Test func passwordSourcesReadTheEnvironmentAndFilesWithoutTheTrailingNewline() throws {
+        try withTemporaryFolder { folder in
+            #expect(try PasswordSource.environment("SIGN_PW").read(environment: ["SIGN_PW": "a b\n"]) == "a b\n")
+            #expect(throws: CodeSignError("environment variable SIGN_PW is not set", location: "password")) {
+                try PasswordSource.environment("SIGN_PW").read(environment: [:])
+            }
+            let files = [("lf", "pw\n", "pw"), ("crlf", "pw\r\n", "pw"), ("none", "pw", "pw"), ("two", "pw\n\n", "pw\n")]
+            for (name, text, expected) in files {
+                let path = try folder.write(name, text)
+                #expect(try PasswordSource.file(path).read() == expected, "\(name)")
+            }
+            let missing = folder.path("missing")
+            #expect(throws: CodeSignError("cannot read the password file", file: missing)) { try PasswordSource.file(missing).read() }
+        }
+    }
+
+    @Test func aWrongPasswordIsOneLineNamingTheFileAndNeverThePassword() throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            for path in [made.rsa, made.rsaLegacy, made.ec] {
+                let wrong = "not-" + TestIdentities.password
+                let wrongFile = try folder.write("wrong.txt", wrong)
+                let error = try #require(throws: CodeSignError.self) { try SigningIdentity(p12: path, password: .file(wrongFile)) }
+                #expect(error.description == "\(path): wrong password, or not a PKCS#12 file")
+                #expect(!error.report.contains(wrong) && !error.report.contains(TestIdentities.password))
+            }
+            // Not a p12 at all: the same line.
+            let notP12 = made.caPEM
+            let error = try #require(throws: CodeSignError.self) { try SigningIdentity(p12: notP12, password: .file(made.passwordFile)) }
+            #expect(error.description == "\(notP12): wrong password, or not a PKCS#12 file")
+            let missing = folder.path("missing.p12")
+            #expect(throws: CodeSignError("cannot read the PKCS#12 identity file", file: missing)) {
+                try SigningIdentity(p12: missing, password: .file(made.passwordFile))
+            }
+        }
+    }
+
+    @Test func aKeyThatDoesNotMatchItsCertificateIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            let error = try #require(throws: CodeSignError.self) {
+                try SigningIdentity(p12: made.mismatched, password: .file(made.passwordFile))
+            }
+            #expect(
+                error.description
+                    == "\(made.mismatched): the PKCS#12 file holds no certificate matching its private key (1 other certificates)")
+            #expect(!error.report.contains(TestIdentities.password))
+            // The key matching check itself, across identities.
+            let rsa = try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile))
+            let ec = try SigningIdentity(p12: made.ec, password: .file(made.passwordFile))
+            #expect(!rsa.key.matches(ec.certificate))
+            #expect(!ec.key.matches(rsa.certificate))
+        }
+    }
+
+    @Test func theChainComesFromTheP12ThenTheChainFile() throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            let leaf = try SigningIdentity(p12: made.leafWithCA, password: .file(made.passwordFile))
+            #expect(leaf.certificate.commonName == "Test Leaf")
+            #expect(leaf.chain.map(\.commonName) == ["Test CA"])
+            // A PEM holding the CA again and another certificate: the CA is not repeated.
+            let pem = try folder.write(
+                "chain.pem",
+                String(decoding: try Data(contentsOf: URL(fileURLWithPath: made.caPEM)), as: UTF8.self)
+                    + String(decoding: try Data(contentsOf: URL(fileURLWithPath: made.ecPEM)), as: UTF8.self))
+            let withChain = try SigningIdentity(p12: made.leafWithCA, password: .file(made.passwordFile), chainPEM: pem)
+            #expect(withChain.chain.map(\.commonName) == ["Test CA", "Apple Development: Test EC (ABCDE12345)"])
+            let empty = try folder.write("empty.pem", "no certificates here\n")
+            #expect(throws: CodeSignError("the certificate chain file holds no PEM certificate", file: empty)) {
+                try SigningIdentity(p12: made.leafWithCA, password: .file(made.passwordFile), chainPEM: empty)
+            }
+        }
+    }
+}
