@@ -64,13 +64,7 @@ public enum CMSSigner {
             return CMS_final(cms, bio, nil, UInt32(CMS_DETACHED | CMS_BINARY)) == 1
         }
         guard finished else { throw failure("cannot sign the CodeDirectory") }
-        let length = i2d_CMS_ContentInfo(cms, nil)
-        guard length > 0 else { throw failure("cannot encode the SignedData") }
-        var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            _ = i2d_CMS_ContentInfo(cms, &cursor)
-        }
+        guard let out = LibCrypto.encode({ i2d_CMS_ContentInfo(cms, $0) }) else { throw failure("cannot encode the SignedData") }
         return out
     }
 
@@ -118,13 +112,7 @@ public enum CMSSigner {
             throw failure("cannot allocate")
         }
         ASN1_TYPE_set(octets, V_ASN1_OCTET_STRING, UnsafeMutableRawPointer(string))
-        let length = i2d_ASN1_SEQUENCE_ANY(sequence, nil)
-        guard length > 0 else { throw failure("cannot encode a cdhash") }
-        var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            _ = i2d_ASN1_SEQUENCE_ANY(sequence, &cursor)
-        }
+        guard let out = LibCrypto.encode({ i2d_ASN1_SEQUENCE_ANY(sequence, $0) }) else { throw failure("cannot encode a cdhash") }
         return out
     }
 

@@ -74,16 +74,22 @@ enum LibCrypto {
         }
     }
 
-    /// The DER encoding of a certificate.
-    static func der(_ certificate: OpaquePointer) -> [UInt8] {
-        let length = i2d_X509(certificate, nil)
-        guard length > 0 else { return [] }
+    /// Encodes with an `i2d_…` function, called once for the length and once to write; nil when it
+    /// cannot encode.
+    static func encode(_ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
+        let length = i2d(nil)
+        guard length > 0 else { return nil }
         var out = [UInt8](repeating: 0, count: Int(length))
         out.withUnsafeMutableBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            _ = i2d_X509(certificate, &cursor)
+            _ = i2d(&cursor)
         }
         return out
+    }
+
+    /// The DER encoding of a certificate.
+    static func der(_ certificate: OpaquePointer) -> [UInt8] {
+        encode { i2d_X509(certificate, $0) } ?? []
     }
 
     /// The certificates of a `STACK_OF(X509)`, in order (not owned).
@@ -92,29 +98,24 @@ enum LibCrypto {
         return (0..<max(0, shim_sk_X509_num(stack))).compactMap { shim_sk_X509_value(stack, $0) }
     }
 
-    /// The values of the signed attribute `oid` of a signer, or nil when the signer has no such attribute.
-    static func signedAttribute(_ signer: OpaquePointer, oid: String) -> [UnsafeMutablePointer<ASN1_TYPE>]? {
+    /// The signer's first signed attribute `oid`, or nil.
+    private static func firstSignedAttribute(_ signer: OpaquePointer, oid: String) -> OpaquePointer? {
         guard let object = OBJ_txt2obj(oid, 1) else { return nil }
         defer { ASN1_OBJECT_free(object) }
         let index = CMS_signed_get_attr_by_OBJ(signer, object, -1)
-        guard index >= 0, let attribute = CMS_signed_get_attr(signer, index) else { return nil }
+        return index >= 0 ? CMS_signed_get_attr(signer, index) : nil
+    }
+
+    /// The values of the signed attribute `oid` of a signer, or nil when the signer has no such attribute.
+    static func signedAttribute(_ signer: OpaquePointer, oid: String) -> [UnsafeMutablePointer<ASN1_TYPE>]? {
+        guard let attribute = firstSignedAttribute(signer, oid: oid) else { return nil }
         return (0..<max(0, X509_ATTRIBUTE_count(attribute))).compactMap { X509_ATTRIBUTE_get0_type(attribute, $0) }
     }
 
     /// The DER of the signer's first signed attribute `oid` (`SEQUENCE { OID, SET OF values }`), or nil.
     static func signedAttributeDER(_ signer: OpaquePointer, oid: String) -> [UInt8]? {
-        guard let object = OBJ_txt2obj(oid, 1) else { return nil }
-        defer { ASN1_OBJECT_free(object) }
-        let index = CMS_signed_get_attr_by_OBJ(signer, object, -1)
-        guard index >= 0, let attribute = CMS_signed_get_attr(signer, index) else { return nil }
-        let length = i2d_X509_ATTRIBUTE(attribute, nil)
-        guard length > 0 else { return nil }
-        var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            _ = i2d_X509_ATTRIBUTE(attribute, &cursor)
-        }
-        return out
+        guard let attribute = firstSignedAttribute(signer, oid: oid) else { return nil }
+        return encode { i2d_X509_ATTRIBUTE(attribute, $0) }
     }
 
     /// How many times the signer carries the signed attribute `oid`.
