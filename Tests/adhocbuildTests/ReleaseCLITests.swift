@@ -12,20 +12,25 @@ import Testing
         return path
     }
 
+    /// An adhocbuild.plist in `folder` for the example app, the bundled environments and a fresh profile.
+    func writeProjectFile(_ folder: TemporaryFolder, baseURL: String, out: String? = nil) throws {
+        let root = Fixtures.packageRoot.path
+        let outKey = out.map { "<key>Out</key><string>\($0)</string>\n" } ?? ""
+        _ = try folder.write(
+            "adhocbuild.plist",
+            """
+            <plist version="1.0"><dict>
+            <key>Environments</key><string>\(root)/environments</string>
+            <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
+            <key>BaseURL</key><string>\(baseURL)</string>
+            \(outKey)<key>Profile</key><string>\(try profile(folder))</string>
+            </dict></plist>
+            """)
+    }
+
     @Test func aProjectFileMakesTheCIStepOneShortLineAndTeamCityHearsEachStep() throws {
         try withTemporaryFolder { folder in
-            let root = Fixtures.packageRoot.path
-            _ = try folder.write(
-                "adhocbuild.plist",
-                """
-                <plist version="1.0"><dict>
-                <key>Environments</key><string>\(root)/environments</string>
-                <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
-                <key>BaseURL</key><string>https://builds.example.com/shoutout/</string>
-                <key>Out</key><string>dist</string>
-                <key>Profile</key><string>\(try profile(folder))</string>
-                </dict></plist>
-                """)
+            try writeProjectFile(folder, baseURL: "https://builds.example.com/shoutout/", out: "dist")
             var environment = ProcessInfo.processInfo.environment
             environment["NO_COLOR"] = "1"
             environment["TEAMCITY_VERSION"] = "2024.12"
@@ -170,17 +175,7 @@ import Testing
     /// bundled environments (whose Base sets Distribution:BaseURL): the flags win, and `--explain` says so.
     @Test func theReadmesTeamCityStepPublishesUnderTheFlagsNotTheProjectFileAndExplainsWhy() throws {
         try withTemporaryFolder { folder in
-            let root = Fixtures.packageRoot.path
-            _ = try folder.write(
-                "adhocbuild.plist",
-                """
-                <plist version="1.0"><dict>
-                <key>Environments</key><string>\(root)/environments</string>
-                <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
-                <key>BaseURL</key><string>https://files.example.com/shoutout/</string>
-                <key>Profile</key><string>\(try profile(folder))</string>
-                </dict></plist>
-                """)
+            try writeProjectFile(folder, baseURL: "https://files.example.com/shoutout/")
             var environment = ProcessInfo.processInfo.environment
             environment["NO_COLOR"] = "1"
             environment["TEAMCITY_VERSION"] = "2025.1"
