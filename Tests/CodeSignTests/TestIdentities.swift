@@ -54,7 +54,8 @@ struct TestIdentities {
         return identities
     }
 
-    private func run(_ arguments: String...) throws {
+    /// Runs `openssl` with `arguments` in the folder; fails the setup when it fails.
+    func run(_ arguments: String...) throws {
         guard let openssl = ProcessResult.which("openssl") else {
             throw SetupFailure("openssl is not on PATH; install the openssl package")
         }
