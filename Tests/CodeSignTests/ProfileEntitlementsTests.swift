@@ -72,18 +72,7 @@ import Testing
     }
 
     @Test(Fixtures.enabled) func everyRealProfilesDerivedEntitlementsPassThePolicy() throws {
-        var profiles: [(String, ProvisioningProfile)] = []
-        for url in Fixtures.files(in: "mobileprovision") {
-            profiles.append((url.lastPathComponent, try ProvisioningProfile(contentsOf: url.path)))
-        }
-        for url in Fixtures.files(in: "ipa") where url.pathExtension == "ipa" {
-            let archive = try ZipArchiveReader(path: url.path)
-            for entry in archive.entries where entry.name.hasSuffix("/embedded.mobileprovision") {
-                profiles.append(("\(url.lastPathComponent): \(entry.name)", try ProvisioningProfile(data: try archive.data(entry))))
-            }
-        }
-        #expect(profiles.count >= 10)
-        for (name, profile) in profiles {
+        for (name, profile) in try TestProfile.realProfiles() {
             let appID = try #require(profile.applicationIdentifier, "\(name)")
             let pattern = appID.drop { $0 != "." }.dropFirst()
             let bundle = pattern.hasSuffix("*") ? pattern.dropLast() + "fixture" : String(pattern)
