@@ -71,19 +71,26 @@ import Testing
         #expect(EntitlementsPolicy.problems(signed: entitlements, granted: profile.entitlements, bundleIdentifier: Self.bundle) == [])
     }
 
+    @Test(Fixtures.enabled) func aRealFullCapabilityProfileDerivesWhatXcodeWouldSign() throws {
+        let profile = try ProvisioningProfile(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_development.mobileprovision").path)
+        let entitlements = ProfileEntitlements.derive(from: profile, bundleIdentifier: "com.icyleaf.appinfo.test")
+        #expect(entitlements["application-identifier"] == .string("WKR87TTKML.com.icyleaf.appinfo.test"))
+        #expect(
+            entitlements["keychain-access-groups"] == .array([.string("WKR87TTKML.com.icyleaf.appinfo.test"), .string("com.apple.token")]))
+        #expect(entitlements["com.apple.developer.ubiquity-kvstore-identifier"] == .string("WKR87TTKML.com.icyleaf.appinfo.test"))
+        #expect(entitlements["get-task-allow"] == .bool(true))
+        #expect(entitlements["aps-environment"] == .string("development"))
+        #expect(entitlements["com.apple.developer.pass-type-identifiers"] == .array([.string("WKR87TTKML.*")]))
+        let dropped = [
+            "com.apple.developer.associated-domains", "com.apple.developer.icloud-services", "com.apple.security.application-groups",
+            "com.apple.developer.in-app-payments", "com.apple.developer.icloud-container-identifiers",
+            "com.apple.developer.icloud-container-development-container-identifiers", "com.apple.developer.ubiquity-container-identifiers"
+        ]
+        #expect(entitlements.keys == profile.entitlements.keys.filter { !dropped.contains($0) })
+    }
+
     @Test(Fixtures.enabled) func everyRealProfilesDerivedEntitlementsPassThePolicy() throws {
-        var profiles: [(String, ProvisioningProfile)] = []
-        for url in Fixtures.files(in: "mobileprovision") {
-            profiles.append((url.lastPathComponent, try ProvisioningProfile(contentsOf: url.path)))
-        }
-        for url in Fixtures.files(in: "ipa") where url.pathExtension == "ipa" {
-            let archive = try ZipArchiveReader(path: url.path)
-            for entry in archive.entries where entry.name.hasSuffix("/embedded.mobileprovision") {
-                profiles.append(("\(url.lastPathComponent): \(entry.name)", try ProvisioningProfile(data: try archive.data(entry))))
-            }
-        }
-        #expect(profiles.count >= 10)
-        for (name, profile) in profiles {
+        for (name, profile) in try TestProfile.realProfiles() {
             let appID = try #require(profile.applicationIdentifier, "\(name)")
             let pattern = appID.drop { $0 != "." }.dropFirst()
             let bundle = pattern.hasSuffix("*") ? pattern.dropLast() + "fixture" : String(pattern)
