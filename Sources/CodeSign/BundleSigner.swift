@@ -15,6 +15,41 @@ import SystemSupport
 public enum BundleSigner {
     /// Signs the bundle at `path` and everything nested in it. Errors are one line naming the file.
     public static func sign(bundle path: String, options: BundleSigningOptions) throws -> BundleSigningReport {
+        try sign(bundle: path, options: options, copy: CopyContext())
+    }
+
+    /// Signs a copy of the bundle `source` made at `destination` (which must not exist), reading each
+    /// byte of the original once: resources are hashed as they are copied, executables are signed
+    /// from the original straight into the copy. The original is not changed.
+    public static func sign(copying source: String, to destination: String, options: BundleSigningOptions) throws
+        -> BundleSigningReport
+    {
+        var executables: [String: String] = [:]
+        for item in CodeTree.insideOut(bundle: source) {
+            let executable = item.kind == .dylib ? item.path : (try? bundleExecutable(item.path)).map { item.path + "/" + $0 }
+            guard let executable, FileIO.kind(of: executable) == .file else { continue }
+            executables[destination + executable.dropFirst(source.count)] = executable
+        }
+        let skipping = Set(executables.keys.map { String($0.dropFirst(destination.count + 1)) })
+        let cache = try HashingCopy.copy(source, to: destination, skipping: skipping)
+        return try sign(bundle: destination, options: options, copy: CopyContext(originals: executables, digests: cache))
+    }
+
+    /// Where the executables of a copy being signed are read from, and the digests of its other files.
+    struct CopyContext {
+        /// The original of each executable the copy left out, by its path in the copy.
+        var originals: [String: String] = [:]
+        var digests: DigestCache?
+
+        func original(_ path: String) -> String { originals[path] ?? path }
+    }
+
+    /// The executable an Info.plist names, when it can be read.
+    static func bundleExecutable(_ bundle: String) throws -> String? {
+        try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
+    }
+
+    static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext) throws -> BundleSigningReport {
         let items = CodeTree.insideOut(bundle: path)
         var report = BundleSigningReport(
             items: [], signer: options.identity?.certificate.displayName,
@@ -24,8 +59,8 @@ public enum BundleSigner {
             let relative = item.path == path ? name : name + "/" + item.path.dropFirst(path.count + 1)
             let signed =
                 item.kind == .dylib
-                ? try signDylib(item.path, options: options)
-                : try signBundleCode(item.path, kind: item.kind, isOutermost: item.path == path, options: options)
+                ? try signDylib(item.path, options: options, copy: copy)
+                : try signBundleCode(item.path, kind: item.kind, isOutermost: item.path == path, options: options, copy: copy)
             report.items.append(
                 BundleSigningReport.Item(
                     path: relative, identifier: signed.identifier, cdhash: signed.executable.cdhash, profile: signed.profile))
@@ -34,19 +69,22 @@ public enum BundleSigner {
     }
 
     /// A dylib on its own: its identifier is the one it was signed with, else its name without `.dylib`.
-    static func signDylib(_ path: String, options: BundleSigningOptions) throws -> (
+    static func signDylib(_ path: String, options: BundleSigningOptions, copy: CopyContext) throws -> (
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
-        let header = try ExecutableHeader(path: path)
+        let header = try ExecutableHeader(path: copy.original(path))
         let name = URL(fileURLWithPath: path).lastPathComponent
         let identifier = header.identifier ?? (name.hasSuffix(".dylib") ? String(name.dropLast(6)) : name)
         let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
-        let executable = try sign(path, header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
+        let executable = try sign(
+            copy.original(path), to: path, header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
         return (identifier, executable, nil)
     }
 
     /// A bundle: profile, entitlements, CodeResources, then the executable.
-    static func signBundleCode(_ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions) throws -> (
+    static func signBundleCode(
+        _ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions, copy: CopyContext
+    ) throws -> (
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
         let infoPath = bundle + "/Info.plist"
@@ -74,7 +112,7 @@ public enum BundleSigner {
             throw CodeSignError("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
         }
         let executablePath = bundle + "/" + executableName
-        let header = try ExecutableHeader(path: executablePath)
+        let header = try ExecutableHeader(path: copy.original(executablePath))
 
         var embeddedProfile: String?
         var entitlements: PlistDictionary?
@@ -107,7 +145,7 @@ public enum BundleSigner {
         }
 
         let hashTypes = header.hashTypes
-        let resources = try BundleResource.scan(folder: bundle)
+        let resources = try BundleResource.scan(folder: bundle, cache: copy.digests)
         let codeResources = try CodeResourcesBuilder(generation: options.generation, hashTypes: hashTypes).build(
             resources, executable: executableName
         ).data()
@@ -122,7 +160,8 @@ public enum BundleSigner {
         }
         let getTaskAllow = entitlements?["get-task-allow"]?.boolValue ?? false
         let executable = try sign(
-            executablePath, header: header, identifier: identifier, slots: slots, getTaskAllow: getTaskAllow, options: options)
+            copy.original(executablePath), to: executablePath, header: header, identifier: identifier, slots: slots,
+            getTaskAllow: getTaskAllow, options: options)
         return (identifier, executable, embeddedProfile)
     }
 
@@ -143,13 +182,13 @@ public enum BundleSigner {
         return try DesignatedRequirement.requirementSet(identifier: identifier, chain: chain).bytes()
     }
 
-    /// Signs the executable at `path` in place, every slice with the same special slots.
+    /// Signs the executable at `path` into `output`, every slice with the same special slots.
     static func sign(
-        _ path: String, header: ExecutableHeader, identifier: String, slots: SpecialSlotContents, getTaskAllow: Bool,
+        _ path: String, to output: String, header: ExecutableHeader, identifier: String, slots: SpecialSlotContents, getTaskAllow: Bool,
         options: BundleSigningOptions
     ) throws -> SignedExecutable {
         let teamID = options.identity.flatMap { $0.certificate.organizationalUnit }
-        return try MachOSigner.sign(file: path, to: path) { slice in
+        return try MachOSigner.sign(file: path, to: output) { slice in
             var flags: UInt64 = 0
             if slice.fileType == ExecutableHeader.executeFileType {
                 flags = CodeDirectory.ExecSegmentFlag.mainBinary | (getTaskAllow ? CodeDirectory.ExecSegmentFlag.allowUnsigned : 0)

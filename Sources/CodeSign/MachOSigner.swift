@@ -27,7 +27,7 @@ public enum MachOSigner {
         do {
             let map = try MappedExecutable(path: path)
             let file = try MachOFile(size: map.bytes.count) { offset, count in map.read(offset, count) }
-            var signed: [(slice: MachOSlice, original: UnsafeRawBufferPointer, result: SignedSlice)] = []
+            var plans: [SlicePlan] = []
             for slice in file.slices {
                 if let encryption = slice.encryption, encryption.cryptID != 0 {
                     throw CodeSignError(
@@ -36,56 +36,63 @@ public enum MachOSigner {
                 }
                 let start = Int(slice.fileOffset)
                 let original = UnsafeRawBufferPointer(rebasing: map.bytes[start..<start + slice.size])
-                signed.append((slice, original, try SliceSigner.sign(slice: slice, original: original, parameters: try parameters(slice))))
+                plans.append(try SliceSigner.plan(slice: slice, original: original, parameters: try parameters(slice)))
+            }
+            var header: [UInt8] = []
+            var offsets: [UInt64] = [0]
+            if let fat = file.fatHeader {
+                let moved = try layOut(fat, sizes: plans.map { $0.layout.sliceSize })
+                header = moved.bytes()
+                offsets = moved.architectures.map(\.offset)
             }
             var info = stat()
             let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o755
             let writer = try AtomicFileWriter(path: output, mode: mode)
+            var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])] = []
             do {
-                if let fat = file.fatHeader {
-                    try writeFat(fat, signed.map { ($0.original, $0.result) }, to: writer.fileDescriptor)
-                } else if let only = signed.first {
-                    try only.result.write(to: writer.fileDescriptor, original: only.original)
+                let fd = writer.fileDescriptor
+                try write(header, to: fd, at: 0)
+                for (plan, offset) in zip(plans, offsets) {
+                    let base = Int(plan.slice.fileOffset)
+                    let pages = try SliceSigner.writeCode(plan, to: fd, at: Int64(offset)) {
+                        map.release(base + $0.lowerBound..<base + $0.upperBound)
+                    }
+                    let signature = try SliceSigner.signature(plan, pages: pages)
+                    try write(signature.bytes, to: fd, at: Int64(offset) + Int64(plan.layout.codeLimit))
+                    slices.append((plan.slice.cpu, signature.directories))
                 }
                 try writer.commit()
             } catch {
                 writer.abort()
                 throw error
             }
-            return SignedExecutable(slices: signed.map { ($0.slice.cpu, $0.result.codeDirectories) })
+            return SignedExecutable(slices: slices)
         } catch let error as CodeSignError {
             throw error.inFile(path)
         }
     }
 
-    /// Writes the fat header with each slice's new offset and size, then the slices at their alignment.
-    static func writeFat(_ fat: FatHeader, _ slices: [(original: UnsafeRawBufferPointer, signed: SignedSlice)], to fd: Int32) throws {
+    static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
+        let failure = bytes.withUnsafeBytes { positionedWriteAll(fd, $0, at: offset) }
+        guard failure == 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(failure))") }
+    }
+
+    /// The fat header with each slice's new size, the slices placed one after another at their alignment.
+    static func layOut(_ fat: FatHeader, sizes: [Int]) throws -> FatHeader {
         var architectures: [FatHeader.Architecture] = []
         var offset = UInt64(8 + fat.architectures.count * (fat.is64 ? 32 : 20))
-        for (architecture, slice) in zip(fat.architectures, slices) {
+        for (architecture, size) in zip(fat.architectures, sizes) {
             let alignment = UInt64(1) << UInt64(min(architecture.alignment, 20))
             offset = (offset + alignment - 1) & ~(alignment - 1)
             var moved = architecture
             moved.offset = offset
-            moved.size = UInt64(slice.signed.layout.sliceSize)
+            moved.size = UInt64(size)
             guard fat.is64 || offset + moved.size <= UInt64(UInt32.max) else {
                 throw CodeSignError("the signed file would pass the 4 GiB a 32-bit fat header can address")
             }
             architectures.append(moved)
             offset += moved.size
         }
-        var written = UInt64(0)
-        func pad(to target: UInt64) throws {
-            try [UInt8](repeating: 0, count: Int(target - written)).withUnsafeBytes { try FileIO.writeAll(fd, $0) }
-            written = target
-        }
-        let header = FatHeader(is64: fat.is64, architectures: architectures).bytes()
-        try header.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
-        written = UInt64(header.count)
-        for (architecture, slice) in zip(architectures, slices) {
-            try pad(to: architecture.offset)
-            try slice.signed.write(to: fd, original: slice.original)
-            written += architecture.size
-        }
+        return FatHeader(is64: fat.is64, architectures: architectures)
     }
 }

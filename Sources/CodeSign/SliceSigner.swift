@@ -43,37 +43,29 @@ public struct CodeSigningParameters: Sendable {
 // @unchecked Sendable: the identity's key is only read by OpenSSL while signing, on the caller's thread.
 extension SigningIdentity: @unchecked Sendable {}
 
-/// One signed slice: the layout its bytes follow and the embedded signature that ends it.
-struct SignedSlice {
+/// One slice being signed: its layout, planned before any page is hashed so the code can be
+/// written while it is hashed.
+struct SlicePlan {
+    let slice: MachOSlice
+    /// The slice's original bytes.
+    let original: UnsafeRawBufferPointer
     let layout: SliceSignatureLayout
-    /// The SuperBlob (without the zeros that pad it to the reserved size).
-    let signature: [UInt8]
-    /// The CodeDirectories, the primary first.
-    let codeDirectories: [CodeDirectory]
-
-    /// Writes the signed slice to `fd`: the head, the original content, padding and the signature.
-    func write(to fd: Int32, original: UnsafeRawBufferPointer) throws {
-        try layout.head.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
-        try FileIO.writeAll(fd, UnsafeRawBufferPointer(rebasing: original[layout.head.count..<layout.contentEnd]))
-        var tail = [UInt8](repeating: 0, count: layout.codeLimit - layout.contentEnd)
-        tail += signature
-        tail += [UInt8](repeating: 0, count: layout.reserved - signature.count)
-        try tail.withUnsafeBytes { try FileIO.writeAll(fd, $0) }
-    }
+    let parameters: CodeSigningParameters
 }
 
-/// Signs one Mach-O slice as Apple's signer does: plans where the signature goes, hashes every 4 KiB
-/// page of the new code once per hash type (on the pool, in place), builds the CodeDirectories, the
-/// CMS over the primary one, and the embedded signature.
+/// Signs one Mach-O slice as Apple's signer does: plans where the signature goes (``plan``), then
+/// hashes every 4 KiB page of the new code once per hash type on all cores while writing it out
+/// (``writeCode``), then builds the CodeDirectories, the CMS over the primary one, and the
+/// embedded signature (``signature``).
 enum SliceSigner {
-    /// Pages hashed per job.
+    /// Pages hashed (and written) per job: 1 MiB.
     static let pagesPerJob = 256
     /// Room left in the reservation beyond the estimate (an ECDSA signature's length varies).
     static let slack = 1_024
 
-    static func sign(slice: MachOSlice, original: UnsafeRawBufferPointer, parameters: CodeSigningParameters) throws
-        -> SignedSlice
-    {
+    /// Plans the signature of `slice`: the reservation is the size of the signature with every
+    /// hash zero (the sizes do not depend on the hashes) and a CMS over those directories, plus slack.
+    static func plan(slice: MachOSlice, original: UnsafeRawBufferPointer, parameters: CodeSigningParameters) throws -> SlicePlan {
         guard !parameters.hashTypes.isEmpty else { throw CodeSignError("no hash type to sign with", location: "slice \(slice.cpu)") }
         let probe = try SliceSignatureLayout(slice: slice, original: original, reserved: 0)
         let pageSize = 1 << Int(CodeSigningParameters.pageSizeLog2)
@@ -86,18 +78,60 @@ enum SliceSigner {
         let estimate = try blobs(directories: placeholders, parameters: parameters).reduce(12) { $0 + 8 + $1.bytes.count }
         let reserved = (estimate + slack + 15) & ~15
         let layout = try SliceSignatureLayout(slice: slice, original: original, reserved: reserved)
+        return SlicePlan(slice: slice, original: original, layout: layout, parameters: parameters)
+    }
 
-        let pages = try hashPages(layout: layout, original: original, types: parameters.hashTypes)
-        let directories = zip(parameters.hashTypes, pages).map { type, hashes in
-            directory(type: type, parameters: parameters, layout: layout, pages: hashes)
+    /// Writes the code of the new slice (everything below the code limit) to `fd` at `offset`,
+    /// hashing each page as it goes; `release` lets go of each original range once written.
+    /// Returns the page hashes, one list per hash type.
+    static func writeCode(_ plan: SlicePlan, to fd: Int32, at offset: Int64, release: @escaping @Sendable (Range<Int>) -> Void) throws
+        -> [[[UInt8]]]
+    {
+        let layout = plan.layout, types = plan.parameters.hashTypes
+        let pageSize = 1 << Int(CodeSigningParameters.pageSizeLog2)
+        let pageCount = (layout.codeLimit + pageSize - 1) / pageSize
+        let results = Locked<[Int: [[[UInt8]]]]>([:])
+        nonisolated(unsafe) let source = plan.original
+        let pool = WorkerPool(label: "adhocbuild.sign-pages", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        for first in stride(from: 0, to: pageCount, by: pagesPerJob) {
+            pool.submit {
+                let last = min(first + pagesPerJob, pageCount)
+                let range = first * pageSize..<min(last * pageSize, layout.codeLimit)
+                var hashes = types.map { _ in [[UInt8]]() }
+                let failure = layout.withCode(range, original: source) { bytes -> Int32 in
+                    for page in stride(from: 0, to: bytes.count, by: pageSize) {
+                        let piece = UnsafeRawBufferPointer(rebasing: bytes[page..<min(page + pageSize, bytes.count)])
+                        for (index, type) in types.enumerated() { hashes[index].append(Digest.hash(type, piece)) }
+                    }
+                    return positionedWriteAll(fd, bytes, at: offset + Int64(range.lowerBound))
+                }
+                guard failure == 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(failure))") }
+                release(range)
+                results.withLock { $0[first] = hashes }
+            }
         }
-        let signature = SuperBlob(magic: BlobMagic.embeddedSignature, entries: try blobs(directories: directories, parameters: parameters))
+        try pool.wait()
+        let chunks = results.value
+        return types.indices.map { index in
+            stride(from: 0, to: pageCount, by: pagesPerJob).flatMap { chunks[$0]![index] }
+        }
+    }
+
+    /// The embedded signature over the page hashes `pages`, padded with zeros to the reservation,
+    /// and the CodeDirectories it holds.
+    static func signature(_ plan: SlicePlan, pages: [[[UInt8]]]) throws -> (bytes: [UInt8], directories: [CodeDirectory]) {
+        let directories = zip(plan.parameters.hashTypes, pages).map { type, hashes in
+            directory(type: type, parameters: plan.parameters, layout: plan.layout, pages: hashes)
+        }
+        var bytes = SuperBlob(magic: BlobMagic.embeddedSignature, entries: try blobs(directories: directories, parameters: plan.parameters))
             .bytes()
-        guard signature.count <= reserved else {
+        guard bytes.count <= plan.layout.reserved else {
             throw CodeSignError(
-                "the signature (\(signature.count) bytes) outgrew the \(reserved) bytes reserved for it", location: "slice \(slice.cpu)")
+                "the signature (\(bytes.count) bytes) outgrew the \(plan.layout.reserved) bytes reserved for it",
+                location: "slice \(plan.slice.cpu)")
         }
-        return SignedSlice(layout: layout, signature: signature, codeDirectories: directories)
+        bytes += [UInt8](repeating: 0, count: plan.layout.reserved - bytes.count)
+        return (bytes, directories)
     }
 
     /// The CodeDirectory of `type` over `pages`, with the parameters' fields and special slots.
@@ -131,33 +165,5 @@ enum SliceSigner {
         }
         entries.append(SuperBlob.Entry(type: SignatureSlot.signature, bytes: CMSBlob(cms: cms ?? []).bytes()))
         return entries
-    }
-
-    /// The hashes of every page of the new code, one list per type, hashed on `pool` in jobs of
-    /// ``pagesPerJob`` pages on every core, each page read once for all types.
-    static func hashPages(layout: SliceSignatureLayout, original: UnsafeRawBufferPointer, types: [HashType]) throws -> [[[UInt8]]] {
-        let pool = WorkerPool(label: "adhocbuild.sign-pages", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
-        let pageSize = 1 << Int(CodeSigningParameters.pageSizeLog2)
-        let pageCount = (layout.codeLimit + pageSize - 1) / pageSize
-        let results = Locked<[Int: [[[UInt8]]]]>([:])
-        nonisolated(unsafe) let source = original
-        for first in stride(from: 0, to: pageCount, by: pagesPerJob) {
-            pool.submit {
-                let last = min(first + pagesPerJob, pageCount)
-                var hashes = types.map { _ in [[UInt8]]() }
-                for page in first..<last {
-                    let range = page * pageSize..<min((page + 1) * pageSize, layout.codeLimit)
-                    layout.withCode(range, original: source) { bytes in
-                        for (index, type) in types.enumerated() { hashes[index].append(Digest.hash(type, bytes)) }
-                    }
-                }
-                results.withLock { $0[first] = hashes }
-            }
-        }
-        try pool.wait()
-        let chunks = results.value
-        return types.indices.map { index in
-            stride(from: 0, to: pageCount, by: pagesPerJob).flatMap { chunks[$0]![index] }
-        }
     }
 }

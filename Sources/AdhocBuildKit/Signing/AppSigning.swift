@@ -96,14 +96,21 @@ public enum AppSigning {
             copy = work + "/Payload/" + apps[0]
         } else {
             copy = work + "/" + (source as NSString).lastPathComponent
-            try copyTree(source, to: copy)
         }
-        let app = try IPAPackager.locateApp(isIPA ? copy : copy).app
         let report: BundleSigningReport
         do {
-            report = try BundleSigner.sign(bundle: app, options: options)
+            if isIPA {
+                report = try BundleSigner.sign(bundle: copy, options: options)
+            } else {
+                let app = try IPAPackager.locateApp(source).app
+                let copiedApp = copy + app.dropFirst(source.count)
+                if app != source {
+                    try AppSigning.copyTree(source, to: copy, except: app)
+                }
+                report = try BundleSigner.sign(copying: app, to: copiedApp, options: options)
+            }
         } catch let error as CodeSignError {
-            throw error.relocated(from: work + "/", to: "")
+            throw error.relocated(from: copy, to: isIPA ? "\(input) Payload/\((copy as NSString).lastPathComponent)" : source)
         }
         if outputIsIPA {
             var packaging = IPAPackager.Options()
@@ -117,10 +124,23 @@ public enum AppSigning {
         return report
     }
 
-    /// Copies the folder `source` to `destination`, links as links, permissions kept.
-    static func copyTree(_ source: String, to destination: String) throws {
+    /// Copies the folder `source` to `destination` apart from the folder `excluded` inside it (the app
+    /// of an archive, which the signer copies itself), links as links, permissions kept.
+    static func copyTree(_ source: String, to destination: String, except excluded: String) throws {
+        let manager = FileManager.default
         do {
-            try FileManager.default.copyItem(atPath: source, toPath: destination)
+            try manager.createDirectory(atPath: destination, withIntermediateDirectories: false)
+            for name in try manager.contentsOfDirectory(atPath: source) {
+                let from = source + "/" + name, to = destination + "/" + name
+                if from == excluded { continue }
+                if excluded.hasPrefix(from + "/") {
+                    try copyTree(from, to: to, except: excluded)
+                } else {
+                    try manager.copyItem(atPath: from, toPath: to)
+                }
+            }
+        } catch let error as AdhocBuildError {
+            throw error
         } catch {
             throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: source)
         }
