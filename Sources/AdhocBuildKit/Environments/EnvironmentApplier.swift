@@ -88,7 +88,9 @@ public struct EnvironmentApplier: Sendable {
     }
 
     /// Applies to a built app bundle: `environment.plist` at the bundle's top (binary unless
-    /// `format` says otherwise) and its Info.plist patched.
+    /// `format` says otherwise) and its Info.plist patched. When the bundle id changes, the bundles
+    /// it embeds (extensions, Watch apps, App Clips) move under the new id (``NestedBundleRetarget``);
+    /// one whose id is under neither the old nor the new id is an error, and nothing is written.
     public func apply(toApp app: String, format: PlistFormat = .binary) throws -> Report {
         guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)
@@ -99,12 +101,16 @@ public struct EnvironmentApplier: Sendable {
         }
         var files = FileTransaction()
         let infoChange = try patch(info, with: environment.info, into: &files)
+        let nestedChanges = try Self.retarget(after: infoChange)?.apply(toApp: app, into: &files) ?? []
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
         var warnings: [String] = []
-        let touched = [(infoChange, "Info.plist"), (settingsChange, Self.environmentFileName)].compactMap { change, file in
-            change.action == .unchanged ? nil : (verb: change.action == .created ? "adds" : "changes", file: file)
+        let changes = [infoChange] + nestedChanges + [settingsChange]
+        let top = info.dropLast("Info.plist".count)
+        let touched = changes.compactMap { change in
+            change.action == .unchanged
+                ? nil : (verb: change.action == .created ? "adds" : "changes", file: String(change.path.dropFirst(top.count)))
         }
         // Every file of a signed bundle is sealed: refuse before writing, unless allowed (a dry run only tells).
         if !touched.isEmpty,
@@ -115,7 +121,16 @@ public struct EnvironmentApplier: Sendable {
             warnings.append(warning)
         }
         if !dryRun { try files.commit() }
-        return Report(changes: [infoChange, settingsChange], warnings: warnings)
+        return Report(changes: changes, warnings: warnings)
+    }
+
+    /// How the bundles nested in an app follow its bundle id, when patching its Info.plist (`infoChange`)
+    /// changes the id; nil when the id stays.
+    static func retarget(after infoChange: FileChange) -> NestedBundleRetarget? {
+        guard let change = infoChange.values.first(where: { $0.key == "CFBundleIdentifier" }),
+            case .string(let old)? = change.old, case .string(let new)? = change.new
+        else { return nil }
+        return NestedBundleRetarget(old: old, new: new)
     }
 
     /// Applies to a source tree: the Info.plist (`infoPlist`, or the one Info.plist found under
