@@ -61,7 +61,8 @@ enum ReleaseCommand {
                     "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
                 EnvCommands.setOption, EnvCommands.settingOption,
-                DistributionCommands.allowHTTPOption,
+                DistributionCommands.allowHTTPOption
+            ] + SigningOptions.options + [
                 .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
                 .flag("-q", "--quiet", help: "Print only the page URL and the install link."),
                 .flag("--json", help: "Print a JSON summary of the release instead of progress lines.")
@@ -91,6 +92,7 @@ enum ReleaseCommand {
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")
         request.allowBrokenSignature = parsed.flag("allow-broken-signature")
+        request.signing = SigningOptions.flags(parsed)
         if let number = parsed.value("build-number") {
             guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }
             request.buildNumber = .exactly(number)

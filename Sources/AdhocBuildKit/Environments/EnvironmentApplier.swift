@@ -60,11 +60,17 @@ public struct EnvironmentApplier: Sendable {
     /// Lets applying change a signed app, breaking its signature (`--allow-broken-signature`);
     /// without it, applying to a signed app that it would change is refused before anything is written.
     public var allowBrokenSignature: Bool
+    /// How to re-sign an app bundle after applying (resolved and checked by
+    /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
+    public var signing: SigningRequest?
 
-    public init(environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false) {
+    public init(
+        environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false, signing: SigningRequest? = nil
+    ) {
         self.environment = environment
         self.dryRun = dryRun
         self.allowBrokenSignature = allowBrokenSignature
+        self.signing = signing
     }
 
     public static let environmentFileName = "environment.plist"
