@@ -38,7 +38,9 @@ enum SigningOptions {
     static func request(_ parsed: ParsedCommand, signsApp: Bool) throws -> SigningRequest? {
         let flags = flags(parsed)
         guard signsApp else {
-            if !flags.isEmpty { throw parsed.usageError("the --sign-… options re-sign a built app; give the .app") }
+            if !flags.isEmpty {
+                throw parsed.usageError("--sign-identity and the other signing options re-sign a built app; give the .app")
+            }
             return nil
         }
         do {
