@@ -21,7 +21,10 @@ enum ReleaseCommand {
                 Notes, Icon, Profile): a flag wins over the environment, which wins over adhocbuild.plist, which wins over \
                 the detected CI server's artifact URL (--explain shows where each value came from). The base URL may be a \
                 template with {env}, {version}, {build} and {VARIABLE}; without placeholders it is where DIST is served. \
-                On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects.
+                On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects. The --sign-… \
+                options (or the Sign… keys of adhocbuild.plist, or the ADHOCBUILD_SIGN_… variables a CI secret sets) say how \
+                to re-sign the app; they are checked before anything is copied, and --explain shows where the password comes \
+                from, never the password.
                 """,
             options: [
                 .value("--env", name: "NAME", help: "The environment to release.", required: true),

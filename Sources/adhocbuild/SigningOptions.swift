@@ -8,10 +8,10 @@ enum SigningOptions {
     static let options: [OptionSpec] = [
         .value(
             "--sign-identity", name: "P12", kind: .path, help: "Re-sign with this identity (certificate and key).",
-            defaultDescription: "SignIdentity, else $\(SigningRequest.identityVariable)"),
+            defaultDescription: "SignIdentity in adhocbuild.plist, else $\(SigningRequest.identityVariable)"),
         .value(
             "--sign-password-env", name: "VAR", help: "Read the identity's password from this environment variable.",
-            defaultDescription: "SignPasswordEnv, else $\(SigningRequest.passwordVariable)"),
+            defaultDescription: "SignPasswordEnv, else the password in $\(SigningRequest.passwordVariable)"),
         .value(
             "--sign-password-file", name: "FILE", kind: .path, help: "Read the identity's password from this file.",
             defaultDescription: "SignPasswordFile, else $\(SigningRequest.passwordFileVariable)"),
