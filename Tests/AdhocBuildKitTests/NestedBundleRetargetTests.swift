@@ -1,5 +1,6 @@
 import AdhocBuildKit
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 import TestSupport
@@ -116,6 +117,24 @@ import Testing
             let app = try makeApp(folder, shareID: "com.other.share")
             let report = try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("Release")).apply(toApp: app)
             #expect(report.changes.map(\.path) == [app + "/Info.plist", app + "/environment.plist"])
+        }
+    }
+}
+
+extension NestedBundleRetargetTests {
+    /// What `release` checks before publishing an .ipa as it is: an extension left under the old id is a difference.
+    @Test func aBuiltAppWhoseExtensionIsNotUnderTheEnvironmentsIdDiffersFromIt() throws {
+        try withTemporaryFolder { folder in
+            let app = try makeApp(folder)
+            let applier = EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("Staging"))
+            _ = try applier.apply(toApp: app)
+            #expect(try applier.differences(from: try AppPackage.open(app).app) == [])
+            try folder.create(Self.share, try PropertyList.encode(["CFBundleIdentifier": "com.example.shoutout.share"], format: .xml))
+            #expect(
+                try applier.differences(from: try AppPackage.open(app).app) == [
+                    "ShoutOut.app/PlugIns/Share.appex: CFBundleIdentifier is \"com.example.shoutout.share\", "
+                        + "not under \"com.example.shoutout.staging\""
+                ])
         }
     }
 }

@@ -76,13 +76,17 @@ public struct EnvironmentApplier: Sendable {
     public static let environmentFileName = "environment.plist"
 
     /// How a built app (in an .ipa, say) differs from this environment: each `Info` key whose value is
-    /// not the environment's, and `environment.plist` when it is missing or holds other settings. Empty
-    /// when the app is already built for the environment.
+    /// not the environment's, each id of a nested bundle that is not under the environment's bundle id,
+    /// and `environment.plist` when it is missing or holds other settings. Empty when the app is already
+    /// built for the environment.
     public func differences(from app: AppBundle) throws -> [String] {
         var differences: [String] = []
         for (key, wanted) in environment.info where app.info[key] != wanted {
             let actual = app.info[key].map { PlistTextPrinter().renderInline($0) } ?? "missing"
             differences.append("\(key) is \(actual), \(environment.name) has \(PlistTextPrinter().renderInline(wanted))")
+        }
+        if case .string(let id)? = environment.info["CFBundleIdentifier"] {
+            differences += NestedBundleRetarget.idsNotUnder(id, in: app.nested)
         }
         let settings = environment.settings
         if app.file(Self.environmentFileName) == nil {

@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 
@@ -29,6 +30,18 @@ struct NestedBundleRetarget {
         case (true, false): return new + id.dropFirst(old.count)
         case (false, true): return id
         case (false, false): return nil
+        }
+    }
+
+    /// Each id in `bundles` (and the bundles they embed) that is not `id` nor starts with `id.`, as
+    /// `PlugIns/Share.appex: CFBundleIdentifier is "…", not under "…"`: what an app built for `id` would not install with.
+    static func idsNotUnder(_ id: String, in bundles: [AppBundle]) -> [String] {
+        bundles.flatMap { bundle in
+            keyPaths.compactMap { keyPath -> String? in
+                guard case .string(let value)? = PlistValue.dictionary(bundle.info)[keyPath], value != id, !value.hasPrefix(id + ".")
+                else { return nil }
+                return "\(bundle.root): \(keyPath) is \"\(value)\", not under \"\(id)\""
+            } + idsNotUnder(id, in: bundle.nested)
         }
     }
 
