@@ -187,3 +187,36 @@ import Testing
         #expect(throws: ReleaseRequest.Incomplete.self) { try request.plan(processEnvironment: [:]) }
     }
 }
+
+/// The signing keys of `adhocbuild.plist`.
+@Suite struct ProjectFileSigningKeysTests {
+    @Test func signProfilesMustBeADictionaryOfPathsTakenFromTheFilesFolder() throws {
+        try withTemporaryFolder { folder in
+            let path = try folder.write(
+                "adhocbuild.plist",
+                "<plist><dict><key>SignProfiles</key><dict><key>com.a.share</key><string>p/Share.mobileprovision</string></dict>"
+                    + "<key>SignPasswordEnv</key><string>P12_PASSWORD</string></dict></plist>")
+            let project = try #require(try ProjectFile.load(path))
+            #expect(project.dictionaries["SignProfiles"] == ["com.a.share": folder.path("p/Share.mobileprovision")])
+            #expect(project.values["SignPasswordEnv"] == "P12_PASSWORD")
+            _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfiles</key><string>x</string></dict></plist>")
+            #expect(throws: AdhocBuildError("must be a dictionary, not a string", file: path, keyPath: "SignProfiles")) {
+                try ProjectFile.load(path)
+            }
+            _ = try folder.write(
+                "adhocbuild.plist", "<plist><dict><key>SignProfiles</key><dict><key>com.a</key><true/></dict></dict></plist>")
+            #expect(throws: AdhocBuildError("must be a string, not a bool", file: path, keyPath: "SignProfiles:com.a")) {
+                try ProjectFile.load(path)
+            }
+            _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfile</key><dict/></dict></plist>")
+            #expect(throws: AdhocBuildError("must be a string, not a dict", file: path, keyPath: "SignProfile")) {
+                try ProjectFile.load(path)
+            }
+            _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfles</key><dict/></dict></plist>")
+            #expect(throws: AdhocBuildError("unknown key 'SignProfles'; did you mean 'SignProfiles'?", file: path, keyPath: "SignProfles"))
+            {
+                try ProjectFile.load(path)
+            }
+        }
+    }
+}
