@@ -77,7 +77,7 @@ enum VersionCommands {
                 .flag("--allow-decrease", help: "Allow a value lower than the current one."),
                 .flag("--dry-run", help: "Print what would change without writing."),
                 EnvCommands.allowBrokenSignatureOption
-            ],
+            ] + SigningOptions.options,
             run: { parsed in
                 let field = VersionField(rawValue: parsed.positionals[0])!
                 var rest = Array(parsed.positionals.dropFirst())
@@ -101,10 +101,13 @@ enum VersionCommands {
                 guard rest.count <= 1 else {
                     throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
+                let bumpTarget = try target(parsed, positional: rest.first)
+                var signsApp = false
+                if case .app = bumpTarget { signsApp = true }
                 let bumper = VersionBumper(
-                    target: try target(parsed, positional: rest.first), field: field,
-                    allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
-                    allowBrokenSignature: parsed.flag("allow-broken-signature"))
+                    target: bumpTarget, field: field, allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
+                    allowBrokenSignature: parsed.flag("allow-broken-signature"),
+                    signing: try SigningOptions.request(parsed, signsApp: signsApp))
                 var warnings: [String] = []
                 let changes = try bumper.bump(request, warnings: &warnings)
                 for change in changes { Console.out(change.line + "\n") }

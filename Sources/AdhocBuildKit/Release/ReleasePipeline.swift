@@ -46,6 +46,9 @@ public struct ReleasePipeline {
         /// release fails before anything is published.
         public var allowBrokenSignature = false
         public var indexTitle = "Builds"
+        /// How to re-sign the app once the environment and build number are applied, resolved and
+        /// checked by ``ReleaseRequest/plan(processEnvironment:)``; the signer consumes it.
+        public var signing: SigningRequest?
         public var now = Date()
 
         public init(environment: String, input: String, baseURL: String, out: String) {

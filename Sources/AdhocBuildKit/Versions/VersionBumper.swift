@@ -38,14 +38,20 @@ public struct VersionBumper: Sendable {
     /// Lets a bump change a signed app, breaking its signature (`--allow-broken-signature`); without
     /// it, bumping a signed app is refused before anything is written.
     public var allowBrokenSignature: Bool
+    /// How to re-sign an app bundle after the bump (resolved and checked by
+    /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
+    public var signing: SigningRequest?
 
-    public init(target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false, allowBrokenSignature: Bool = false)
-    {
+    public init(
+        target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false, allowBrokenSignature: Bool = false,
+        signing: SigningRequest? = nil
+    ) {
         self.target = target
         self.field = field
         self.allowDecrease = allowDecrease
         self.dryRun = dryRun
         self.allowBrokenSignature = allowBrokenSignature
+        self.signing = signing
     }
 
     /// Every site of the field, with the current values.
