@@ -101,12 +101,17 @@ enum CodeSignCommands {
                 case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
                 case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
                 }
-                let profiles = try SigningRequest.profiles(parsed.allValues("profile"))
+                let profiles: (app: String?, byBundleID: [String: String])
+                do {
+                    profiles = try SigningRequest.parseProfiles(parsed.allValues("profile"), option: "--profile")
+                } catch let mistake as SigningRequest.Mistake {
+                    throw parsed.usageError(mistake.description)
+                }
                 let request = SigningRequest(
-                    identity: parsed.required("identity"), password: password, chain: parsed.value("chain"), appProfile: profiles.app,
-                    profiles: profiles.byBundleID, entitlements: parsed.value("entitlements"))
+                    identity: parsed.required("identity"), password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
+                    entitlements: parsed.value("entitlements"))
                 let output = parsed.value("output")
-                let report = try AppSigning.sign(input, output: output, options: try request.options())
+                let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
                 for item in report.items {
                     Console.out("signed \(item.path) (\(item.identifier), cdhash \(item.cdhash))\n")
                 }

@@ -4,55 +4,10 @@ import IPAKit
 import PlistKit
 import SystemSupport
 
-/// What `codesign sign` is asked to sign with: a p12 identity and its password source, the profiles
-/// (one for the app, one per nested bundle id), entitlements to use instead of the profile's.
-public struct SigningRequest: Sendable {
-    /// The `.p12` holding the signing certificate and its key.
-    public var identity: String
-    public var password: PasswordSource
-    /// More certificates for the chain (PEM), beyond those in the p12.
-    public var chain: String?
-    /// The app's profile (`--profile FILE`).
-    public var appProfile: String?
-    /// Profiles by bundle id (`--profile com.example.app.share=FILE`).
-    public var profiles: [String: String]
-    /// The app's entitlements (`--entitlements PLIST`), instead of those derived from its profile.
-    public var entitlements: String?
-
-    public init(
-        identity: String, password: PasswordSource, chain: String? = nil, appProfile: String? = nil, profiles: [String: String] = [:],
-        entitlements: String? = nil
-    ) {
-        self.identity = identity
-        self.password = password
-        self.chain = chain
-        self.appProfile = appProfile
-        self.profiles = profiles
-        self.entitlements = entitlements
-    }
-
-    /// Parses `--profile` values: `FILE` for the app, `BUNDLE_ID=FILE` for a nested bundle. A bundle id
-    /// given twice, or two files for the app, is an error.
-    public static func profiles(_ values: [String]) throws -> (app: String?, byBundleID: [String: String]) {
-        var app: String?
-        var byBundleID: [String: String] = [:]
-        for value in values {
-            if let equals = value.firstIndex(of: "="), !value[..<equals].contains("/") {
-                let identifier = String(value[..<equals]), file = String(value[value.index(after: equals)...])
-                guard byBundleID[identifier] == nil else {
-                    throw AdhocBuildError("--profile names \(identifier) twice (\(byBundleID[identifier]!) and \(file))")
-                }
-                byBundleID[identifier] = file
-            } else {
-                guard app == nil else { throw AdhocBuildError("--profile gives two profiles for the app (\(app!) and \(value))") }
-                app = value
-            }
-        }
-        return (app, byBundleID)
-    }
-
-    /// Reads the identity, the profiles and the entitlements: the options the signer takes.
-    public func options(now: Date = Date()) throws -> BundleSigningOptions {
+extension SigningRequest {
+    /// Reads the identity (with more of its chain from `chain`, PEM), the profiles and the
+    /// entitlements: the options the signer takes.
+    public func options(chain: String? = nil, now: Date = Date()) throws -> BundleSigningOptions {
         let identity = try SigningIdentity(p12: identity, password: password, chainPEM: chain)
         var entitlementsValue: PlistDictionary?
         if let entitlements {

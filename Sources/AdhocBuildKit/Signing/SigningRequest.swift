@@ -194,7 +194,9 @@ public struct SigningRequest: Sendable, Equatable {
     }
 
     /// `--sign-profile` values split into the app's (no `BUNDLE_ID=`) and those by bundle id; each at most once.
-    static func parseProfiles(_ values: [String]) throws -> (app: String?, byBundleID: [String: String]) {
+    public static func parseProfiles(_ values: [String], option: String = "--sign-profile") throws -> (
+        app: String?, byBundleID: [String: String]
+    ) {
         var app: String?
         var byBundleID: [String: String] = [:]
         for value in values {
@@ -202,14 +204,14 @@ public struct SigningRequest: Sendable, Equatable {
             if parts.count == 2, !parts[0].isEmpty, !parts[0].contains("/") {
                 let bundleID = String(parts[0])
                 guard byBundleID[bundleID] == nil else {
-                    throw Mistake(description: "--sign-profile \(bundleID)= is given twice; give one profile per bundle id")
+                    throw Mistake(description: "\(option) \(bundleID)= is given twice; give one profile per bundle id")
                 }
-                guard !parts[1].isEmpty else { throw Mistake(description: "--sign-profile \(bundleID)= needs a FILE after '='") }
+                guard !parts[1].isEmpty else { throw Mistake(description: "\(option) \(bundleID)= needs a FILE after '='") }
                 byBundleID[bundleID] = String(parts[1])
             } else {
                 guard app == nil else {
                     throw Mistake(
-                        description: "--sign-profile FILE (the app's) is given twice; name the others' bundle ids (BUNDLE_ID=FILE)")
+                        description: "\(option) FILE (the app's) is given twice; name the others' bundle ids (BUNDLE_ID=FILE)")
                 }
                 app = value
             }
