@@ -81,12 +81,23 @@ public enum BundleSigner {
         return (identifier, executable, nil)
     }
 
-    /// A bundle: profile, entitlements, CodeResources, then the executable.
-    static func signBundleCode(
+    /// What signing a bundle needs, read and checked before anything is written.
+    struct PreparedBundle {
+        var identifier: String
+        var infoBytes: Data
+        var executableName: String
+        var executablePath: String
+        var header: ExecutableHeader
+        /// The profile given for it, to embed (nil: keep what it has).
+        var givenProfile: ProfileFile?
+        var entitlements: PlistDictionary?
+    }
+
+    /// Reads a bundle's Info.plist and executable header, picks its profile and entitlements, and runs
+    /// the preflight checks: everything that can refuse, before any file is written.
+    static func prepare(
         _ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions, copy: CopyContext
-    ) throws -> (
-        identifier: String, executable: SignedExecutable, profile: String?
-    ) {
+    ) throws -> PreparedBundle {
         let infoPath = bundle + "/Info.plist"
         guard FileManager.default.fileExists(atPath: infoPath) else {
             if FileManager.default.fileExists(atPath: bundle + "/Versions/Current") {
@@ -113,35 +124,76 @@ public enum BundleSigner {
         }
         let executablePath = bundle + "/" + executableName
         let header = try ExecutableHeader(path: copy.original(executablePath))
-
-        var embeddedProfile: String?
-        var entitlements: PlistDictionary?
-        if kind == .app || kind == .appex {
-            let profilePath = bundle + "/embedded.mobileprovision"
-            let given = options.profile(for: identifier, isOutermost: isOutermost)
-            let profile: ProfileFile?
-            if let given {
-                profile = given
-            } else if FileManager.default.fileExists(atPath: profilePath) {
-                profile = try ProfileFile(path: profilePath)
-            } else {
-                profile = nil
-            }
-            if options.identity != nil, profile == nil {
-                let option = isOutermost ? "--profile FILE" : "--profile \(identifier)=FILE"
-                throw CodeSignError("has no provisioning profile for \(identifier); pass \(option)", file: bundle)
-            }
-            entitlements = try BundleSigner.entitlements(
-                identifier: identifier, isOutermost: isOutermost, profile: profile, header: header, options: options)
-            if let identity = options.identity, let profile {
+        var prepared = PreparedBundle(
+            identifier: identifier, infoBytes: infoBytes, executableName: executableName, executablePath: executablePath,
+            header: header, givenProfile: nil, entitlements: nil)
+        guard kind == .app || kind == .appex else {
+            if let identity = options.identity {
                 try SigningPreflight.check(
-                    identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
-                    bundlePath: bundle, entitlements: entitlements, slices: header.slices, executablePath: executablePath, now: options.now)
+                    identity: identity, profile: nil, profilePath: nil, bundleIdentifier: identifier, bundlePath: bundle,
+                    entitlements: nil, slices: header.slices, executablePath: copy.original(executablePath), now: options.now)
             }
-            if let given {
-                try FileIO.writeAtomically(given.bytes, to: profilePath)
-                embeddedProfile = given.path
+            return prepared
+        }
+        let profilePath = bundle + "/embedded.mobileprovision"
+        prepared.givenProfile = options.profile(for: identifier, isOutermost: isOutermost)
+        let profile: ProfileFile?
+        if let given = prepared.givenProfile {
+            profile = given
+        } else if FileManager.default.fileExists(atPath: profilePath) {
+            profile = try ProfileFile(path: profilePath)
+        } else {
+            profile = nil
+        }
+        if options.identity != nil, profile == nil {
+            throw CodeSignError(
+                "has no provisioning profile for \(identifier); give one as \(isOutermost ? "FILE" : "\(identifier)=FILE") "
+                    + "(codesign sign --profile, release --sign-profile)", file: bundle)
+        }
+        prepared.entitlements = try BundleSigner.entitlements(
+            identifier: identifier, isOutermost: isOutermost, profile: profile, header: header, options: options)
+        if let identity = options.identity, let profile {
+            try SigningPreflight.check(
+                identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
+                bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil, slices: header.slices,
+                executablePath: copy.original(executablePath), now: options.now)
+        }
+        return prepared
+    }
+
+    /// Runs every check signing the bundle at `path` would run (profiles, identity, entitlements,
+    /// binaries), writing nothing: a change that will be signed afterwards checks first.
+    public static func check(bundle path: String, options: BundleSigningOptions) throws {
+        for item in CodeTree.insideOut(bundle: path) {
+            if item.kind == .dylib {
+                let header = try ExecutableHeader(path: item.path)
+                if let identity = options.identity {
+                    try SigningPreflight.check(
+                        identity: identity, profile: nil, profilePath: nil, bundleIdentifier: header.identifier ?? "",
+                        bundlePath: item.path,
+                        entitlements: nil, slices: header.slices, executablePath: item.path, now: options.now)
+                }
+            } else {
+                _ = try prepare(item.path, kind: item.kind, isOutermost: item.path == path, options: options, copy: CopyContext())
             }
+        }
+    }
+
+    /// A bundle: profile, entitlements, CodeResources, then the executable.
+    static func signBundleCode(
+        _ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions, copy: CopyContext
+    ) throws -> (
+        identifier: String, executable: SignedExecutable, profile: String?
+    ) {
+        let prepared = try prepare(bundle, kind: kind, isOutermost: isOutermost, options: options, copy: copy)
+        let (identifier, infoBytes, executableName, executablePath, header, entitlements) = (
+            prepared.identifier, prepared.infoBytes, prepared.executableName, prepared.executablePath, prepared.header,
+            prepared.entitlements
+        )
+        var embeddedProfile: String?
+        if let given = prepared.givenProfile {
+            try FileIO.writeAtomically(given.bytes, to: bundle + "/embedded.mobileprovision")
+            embeddedProfile = given.path
         }
 
         let hashTypes = header.hashTypes

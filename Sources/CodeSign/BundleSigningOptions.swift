@@ -44,6 +44,9 @@ public struct BundleSigningOptions: Sendable {
         self.generation = generation
     }
 
+    /// The signer's name as messages show it: the certificate's common name, or "ad hoc".
+    public var signerName: String { identity.map { "\"\($0.certificate.displayName)\"" } ?? "ad hoc" }
+
     /// The profile for the bundle `identifier` (the outermost app when `isOutermost`), if one was given:
     /// its own, else the app's when that is the outermost bundle or the app's App ID covers it (a
     /// wildcard profile signs the extensions too).

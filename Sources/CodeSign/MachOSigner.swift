@@ -5,12 +5,10 @@ import SystemSupport
 public struct SignedExecutable: Sendable {
     public var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])]
 
-    /// The cdhash `codesign -d` reports: of the first slice's SHA-256 CodeDirectory (else its primary), in hex.
+    /// The cdhash of the first slice's primary CodeDirectory, in hex, as `codesign verify` prints it.
     public var cdhash: String {
-        guard let directories = slices.first?.codeDirectories,
-            let best = directories.first(where: { $0.hashType == .sha256 }) ?? directories.first
-        else { return "" }
-        return best.cdhash().map { String(format: "%02x", $0) }.joined()
+        guard let primary = slices.first?.codeDirectories.first else { return "" }
+        return primary.cdhash().map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -112,13 +112,21 @@ enum CodeSignCommands {
                     entitlements: parsed.value("entitlements"))
                 let output = parsed.value("output")
                 let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
-                for item in report.items {
-                    Console.out("signed \(item.path) (\(item.identifier), cdhash \(item.cdhash))\n")
-                }
-                let signer = report.signer.map { " by \"\($0)\"" } ?? ""
-                let team = report.teamID.map { ", team \($0)" } ?? ""
-                Console.out("\(output ?? input): signed\(signer)\(team); cdhash \(report.cdhash)\n")
+                Console.out(SigningLines.summary(report, target: output ?? input))
                 return 0
             })
+    }
+}
+
+/// How the commands that sign print what they signed: a line per piece of code, then one for the app.
+enum SigningLines {
+    static func summary(_ report: BundleSigningReport, target: String) -> String {
+        var text = ""
+        for item in report.items {
+            text += "signed \(item.path) (\(item.identifier), cdhash \(item.cdhash)\(item.profile.map { ", profile \($0)" } ?? ""))\n"
+        }
+        let signer = report.signer.map { " by \"\($0)\"" } ?? " ad hoc"
+        let team = report.teamID.map { ", team \($0)" } ?? ""
+        return text + "\(target): signed\(signer)\(team); cdhash \(report.cdhash)\n"
     }
 }

@@ -196,6 +196,7 @@ enum EnvCommands {
                         format: format ?? .xml)
                 for line in report.changes.flatMap({ $0.lines(dryRun: parsed.flag("dry-run")) }) { Console.out(line + "\n") }
                 for warning in report.warnings { Console.warning(warning) }
+                if let signed = report.signed { Console.out(SigningLines.summary(signed, target: app ?? "")) }
                 Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
                 return 0
             })

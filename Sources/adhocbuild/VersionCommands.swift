@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import CodeSign
 import CommandLineOptions
 import Foundation
 import PlistKit
@@ -109,9 +110,11 @@ enum VersionCommands {
                     allowBrokenSignature: parsed.flag("allow-broken-signature"),
                     signing: try SigningOptions.request(parsed, signsApp: signsApp))
                 var warnings: [String] = []
-                let changes = try bumper.bump(request, warnings: &warnings)
+                var signed: BundleSigningReport?
+                let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
                 for change in changes { Console.out(change.line + "\n") }
                 for warning in warnings { Console.warning(warning) }
+                if let signed, case .app(let app) = bumpTarget { Console.out(SigningLines.summary(signed, target: app)) }
                 if let value = changes.first?.newValue {
                     let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
                     Console.out(

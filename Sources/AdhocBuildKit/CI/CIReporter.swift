@@ -38,7 +38,8 @@ public struct CIReporter: Sendable {
         [
             ("PAGE_URL", result.pageURL), ("INSTALL_URL", result.installURL), ("MANIFEST_URL", result.manifestURL),
             ("IPA", result.ipa), ("VERSION", result.version), ("BUILD", result.build), ("ENVIRONMENT", result.environment),
-            ("RELEASE_FOLDER", result.releaseFolder), ("SIGNATURE", result.signature)
+            ("RELEASE_FOLDER", result.releaseFolder), ("SIGNATURE", result.signature), ("SIGNER", result.signer),
+            ("TEAM", result.team), ("CDHASH", result.cdhash)
         ]
     }
 

@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
@@ -53,6 +54,8 @@ public struct EnvironmentApplier: Sendable {
     public struct Report: Sendable {
         public var changes: [FileChange]
         public var warnings: [String]
+        /// What was signed after the change, when a signing request was given.
+        public var signed: BundleSigningReport? = nil
     }
 
     public var environment: ResolvedEnvironment
@@ -63,6 +66,9 @@ public struct EnvironmentApplier: Sendable {
     /// How to re-sign an app bundle after applying (resolved and checked by
     /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
     public var signing: SigningRequest?
+    /// Set when the caller signs the app after applying: the seal is made again, so breaking it is
+    /// neither refused nor warned about.
+    var willBeSigned = false
 
     public init(
         environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false, signing: SigningRequest? = nil
@@ -105,6 +111,25 @@ public struct EnvironmentApplier: Sendable {
         guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)
         }
+        if let signing, !dryRun {
+            // Applied to a copy that is then signed and renamed over the app: all or nothing.
+            var unsigned = self
+            unsigned.signing = nil
+            unsigned.willBeSigned = true
+            let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+            var copyPath = ""
+            var (report, signed) = try AppSigning.changeAndSign(app: root, options: try signing.options()) { copy in
+                copyPath = copy
+                return try unsigned.apply(toApp: copy, format: format)
+            }
+            report.changes = report.changes.map { change in
+                var moved = change
+                if moved.path.hasPrefix(copyPath) { moved.path = root + moved.path.dropFirst(copyPath.count) }
+                return moved
+            }
+            report.signed = signed
+            return report
+        }
         let info = (app as NSString).appendingPathComponent("Info.plist")
         guard FileManager.default.fileExists(atPath: info) else {
             throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
@@ -123,7 +148,7 @@ public struct EnvironmentApplier: Sendable {
                 ? nil : (verb: change.action == .created ? "adds" : "changes", file: String(change.path.dropFirst(top.count)))
         }
         // Every file of a signed bundle is sealed: refuse before writing, unless allowed (a dry run only tells).
-        if !touched.isEmpty,
+        if !touched.isEmpty, !willBeSigned,
             let warning = try SealGuard.check(
                 app: app, action: "applying \(environment.name)", changes: SealGuard.phrase(touched),
                 allowBroken: allowBrokenSignature || dryRun)

@@ -6,8 +6,9 @@ import SystemSupport
 
 extension SigningRequest {
     /// Reads the identity (with more of its chain from `chain`, PEM), the profiles and the
-    /// entitlements: the options the signer takes.
-    public func options(chain: String? = nil, now: Date = Date()) throws -> BundleSigningOptions {
+    /// entitlements: the options the signer takes. `embedding` is the profile a release embeds
+    /// (`--profile`), the app's signing profile when the request names none.
+    public func options(chain: String? = nil, now: Date = Date(), embedding: String? = nil) throws -> BundleSigningOptions {
         let identity = try SigningIdentity(p12: identity, password: password, chainPEM: chain)
         var entitlementsValue: PlistDictionary?
         if let entitlements {
@@ -17,7 +18,7 @@ extension SigningRequest {
             entitlementsValue = dictionary
         }
         return BundleSigningOptions(
-            identity: identity, appProfile: try appProfile.map(ProfileFile.init(path:)),
+            identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
             profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
     }
 }
@@ -77,6 +78,34 @@ public enum AppSigning {
             try replace(target, with: copy)
         }
         return report
+    }
+
+    /// Makes `change` to a copy of the app bundle folder `app`, signs the copy and renames it over the
+    /// app: all or nothing, as a change to a signed app must be (the seal it breaks is made again).
+    /// Errors name the app's own paths, never the copy's.
+    static func changeAndSign<T>(app: String, options: BundleSigningOptions, change: (String) throws -> T) throws -> (
+        T, BundleSigningReport
+    ) {
+        let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+        let copy = FileIO.temporaryPath(for: root)
+        do {
+            try FileManager.default.copyItem(atPath: root, toPath: copy)
+        } catch {
+            throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: root)
+        }
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        do {
+            let value = try change(copy)
+            let report = try BundleSigner.sign(bundle: copy, options: options)
+            try replace(root, with: copy)
+            return (value, report)
+        } catch let error as CodeSignError {
+            throw error.relocated(from: copy, to: root)
+        } catch let error as AdhocBuildError {
+            var moved = error
+            if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
+            throw moved
+        }
     }
 
     /// Copies the folder `source` to `destination` apart from the folder `excluded` inside it (the app
