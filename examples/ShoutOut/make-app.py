@@ -89,8 +89,8 @@ def linkedit_data(cmd, offset, size):
 
 
 def export_trie(symbols):
-    """A trie of `symbols` ({name: offset from the image start}) with one edge per symbol from the root.
-    Offsets of child nodes are ULEB128 and depend on their own sizes, so the layout settles in a loop."""
+    """A trie of `symbols` ({name: offset from the image start}) with one edge per symbol from the root
+    (ld64 would share common prefixes; dyld and LIEF walk either). Offsets of child nodes are ULEB128 and depend on their own sizes, so the layout settles in a loop."""
     names = sorted(symbols)
     terminals = [uleb128(0) + uleb128(symbols[n]) for n in names]  # flags EXPORT_SYMBOL_FLAGS_KIND_REGULAR
     nodes = [uleb128(len(t)) + t + b"\0" for t in terminals]  # terminal size, info, no children
@@ -113,7 +113,7 @@ def chained_fixups(segment_count):
     imports_offset = starts_offset + len(starts)
     symbols_offset = imports_offset
     header = struct.pack("<IIIIIII", 0, starts_offset, imports_offset, symbols_offset, 0, 1, 0)
-    return pad(pad(header, 8) + starts + b"\0" * 4, 8)
+    return pad(pad(header, 8) + starts + b"\0" * 4, 8)  # then an empty symbol pool
 
 
 def macho(kind, name, code, symbols, install_name=None):
