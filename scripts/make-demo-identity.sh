@@ -4,13 +4,15 @@
 #   OUTDIR/demo.p12                     an RSA 2048 "Apple Development: Demo Signer (DEMO123456)" certificate
 #                                       issued by that CA, with its key and the CA, password from
 #                                       ADHOCBUILD_DEMO_PASSWORD (default "demo")
-#   OUTDIR/ShoutOut.mobileprovision     development profiles for DEMO123456.com.example.shoutout and
-#   OUTDIR/ShoutOutShare.mobileprovision  DEMO123456.com.example.shoutout.share, signed by the demo CA,
+#   OUTDIR/ShoutOut.mobileprovision     development profiles for DEMO123456.APP_ID and
+#   OUTDIR/ShoutOutShare.mobileprovision  DEMO123456.APP_ID.share, signed by the demo CA,
 #                                       naming the demo certificate and three made-up devices, 90 days
+# APP_ID is com.example.shoutout unless given (the demo signs the Staging build, com.example.shoutout.staging).
 # Nothing here is trusted by a real device; it lets the signer and its tests run end to end.
-# Usage: make-demo-identity.sh OUTDIR
+# Usage: make-demo-identity.sh OUTDIR [APP_ID]
 set -euo pipefail
-out="${1:?usage: make-demo-identity.sh OUTDIR}"
+out="${1:?usage: make-demo-identity.sh OUTDIR [APP_ID]}"
+app_id="${2:-com.example.shoutout}"
 . "$(dirname "$0")/lib/profile.sh"
 team=DEMO123456
 export ADHOCBUILD_DEMO_PASSWORD="${ADHOCBUILD_DEMO_PASSWORD:-demo}"
@@ -59,6 +61,6 @@ profile() {
 	<string>$team.*</string>
 </array>" "$work/leaf.pem"
 }
-profile com.example.shoutout ShoutOut.mobileprovision "ShoutOut Demo"
-profile com.example.shoutout.share ShoutOutShare.mobileprovision "ShoutOut Share Demo"
+profile "$app_id" ShoutOut.mobileprovision "ShoutOut Demo"
+profile "$app_id.share" ShoutOutShare.mobileprovision "ShoutOut Share Demo"
 ls "$out"/demo.p12 "$out"/demo-ca.pem "$out"/ShoutOut.mobileprovision "$out"/ShoutOutShare.mobileprovision

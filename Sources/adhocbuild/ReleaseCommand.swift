@@ -146,6 +146,9 @@ enum ReleaseCommand {
         } else {
             if !quiet { Console.out("\nReleased \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)\n") }
             Console.out("Install page: \(result.pageURL)\nInstall link: \(result.installURL)\n")
+            if !quiet, !result.signer.isEmpty {
+                Console.out("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)\n")
+            }
         }
         return 0
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates examples/ShoutOut/ShoutOut.app (or writes OUT.app), the prebuilt sample app the demo and tests release:
-a binary Info.plist, a real arm64 Mach-O executable (0755), a 180x180 icon, a framework laid out with
-symlinks around a real arm64 dylib; with --with-share-extension, also a share extension
+a binary Info.plist, a real arm64 Mach-O executable (0755), a 180x180 icon, a flat framework with a real arm64
+dylib and a symbolic link; with --with-share-extension, also a share extension
 (PlugIns/ShoutOutShare.appex) with its own executable. Everything here is written by this script; nothing comes from Apple's tools.
 
 The Mach-O files are unsigned but ready to be signed, as ld64 leaves them: __LINKEDIT is the last
@@ -270,17 +270,19 @@ def write_app(app, with_share_extension):
     write(os.path.join(app, "ShoutOut"), macho("execute", "ShoutOut", instructions(MOV_W0_0, RET), {"_main": 0}), 0o755)
     write(os.path.join(app, "AppIcon60x60@3x.png"), png(180, 180, icon))
 
-    # The framework keeps its Versions/A layout with symlinks (the packager's tests of symlinks in a
-    # bundle use it); its binary is a dylib with one function, ShoutKitVersion(), which returns 1.
+    # The framework is flat, as iOS frameworks are (Info.plist and binary at its top); its binary is a
+    # dylib with one function, ShoutKitVersion(), which returns 1. Its strings resource is reached
+    # through a symbolic link, so packaging and signing keep a link in a real bundle.
     framework = os.path.join(app, "Frameworks", "ShoutKit.framework")
-    version_a = os.path.join(framework, "Versions", "A")
     dylib = macho("dylib", "ShoutKit", instructions(MOV_W0_1, RET), {"_ShoutKitVersion": 0},
                   install_name="@rpath/ShoutKit.framework/ShoutKit")
-    write(os.path.join(version_a, "ShoutKit"), dylib, 0o755)
-    binary_plist(os.path.join(version_a, "Resources", "Info.plist"), {"CFBundleIdentifier": "com.example.ShoutKit", "CFBundleVersion": "1"})
-    os.symlink("A", os.path.join(framework, "Versions", "Current"))
-    os.symlink("Versions/Current/ShoutKit", os.path.join(framework, "ShoutKit"))
-    os.symlink("Versions/Current/Resources", os.path.join(framework, "Resources"))
+    write(os.path.join(framework, "ShoutKit"), dylib, 0o755)
+    binary_plist(os.path.join(framework, "Info.plist"), {
+        "CFBundleDevelopmentRegion": "en", "CFBundleExecutable": "ShoutKit", "CFBundleIdentifier": "com.example.ShoutKit",
+        "CFBundleInfoDictionaryVersion": "6.0", "CFBundleName": "ShoutKit", "CFBundlePackageType": "FMWK",
+        "CFBundleShortVersionString": "1.0", "CFBundleVersion": "1", "MinimumOSVersion": "15.0"})
+    write(os.path.join(framework, "en.lproj", "Shouts.strings"), b'"shout" = "Shout!";\n', 0o644)
+    os.symlink("en.lproj/Shouts.strings", os.path.join(framework, "Shouts.strings"))
 
     # The share extension, as ShareExtension/Info.plist describes it (display name "Shout"). The
     # committed app leaves it out for now: `release` does not yet carry an app's extensions along (an
