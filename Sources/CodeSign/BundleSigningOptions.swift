@@ -75,6 +75,18 @@ public struct BundleSigningReport: Sendable {
     /// The team id the signatures carry.
     public var teamID: String?
 
+    /// The same report with the outermost bundle's folder called `name` (a copy signed under a temporary name).
+    public func naming(_ name: String) -> BundleSigningReport {
+        var copy = self
+        guard let old = items.last?.path else { return copy }
+        copy.items = items.map { item in
+            var renamed = item
+            if renamed.path == old || renamed.path.hasPrefix(old + "/") { renamed.path = name + renamed.path.dropFirst(old.count) }
+            return renamed
+        }
+        return copy
+    }
+
     /// The cdhash of the outermost bundle's executable.
     public var cdhash: String { items.last?.cdhash ?? "" }
 }

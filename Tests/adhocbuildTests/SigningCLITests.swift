@@ -27,17 +27,29 @@ import Testing
         return folder.path("ShoutOut.app")
     }
 
-    @Test func releaseExplainsTheSigningSettingsAndNeverPrintsThePassword() throws {
+    /// The demo identity (scripts/make-demo-identity.sh) in `folder/signing`, with profiles for `appID`
+    /// and `appID.share`, its p12 protected by `password`.
+    func makeIdentity(_ folder: TemporaryFolder, appID: String, password: String) throws -> String {
+        let signing = folder.path("signing")
+        let made = try ProcessResult.run(
+            "/bin/bash", [Self.root + "/scripts/make-demo-identity.sh", signing, appID],
+            environment: ProcessInfo.processInfo.environment.merging(["ADHOCBUILD_DEMO_PASSWORD": password]) { $1 })
+        guard made.status == 0 else { throw SetupFailure("make-demo-identity.sh failed: \(made.stderrText)") }
+        return signing
+    }
+
+    @Test func releaseResignsWhatItChangesExplainsTheSigningSettingsAndNeverPrintsThePassword() throws {
         try withTemporaryFolder { folder in
             let app = try makeApp(folder)
-            let profile = folder.path("example.mobileprovision")
+            let signing = try makeIdentity(folder, appID: "com.example.shoutout.staging", password: "hunter2-secret")
             let result = try AdhocBuildBinary.run(
                 [
                     "release", "--env", "Staging", "--app", app, "--environments", Self.root + "/environments",
-                    "--base-url", "https://builds.example.com/shoutout/", "--out", folder.path("dist"), "--profile", profile,
-                    "--ci", "none", "--explain", "--sign-identity", folder.path("id.p12"), "--sign-profile",
-                    "com.example.shoutout.staging.share=" + profile, "--allow-broken-signature"
-                ], in: folder.url.path, extraEnvironment: ["ADHOCBUILD_SIGN_PASSWORD": "hunter2-secret"])
+                    "--base-url", "https://builds.example.com/shoutout/", "--out", folder.path("dist"), "--ci", "github", "--explain",
+                    "--sign-identity", signing + "/demo.p12", "--sign-profile", signing + "/ShoutOut.mobileprovision", "--sign-profile",
+                    "com.example.shoutout.staging.share=" + signing + "/ShoutOutShare.mobileprovision"
+                ], in: folder.url.path,
+                extraEnvironment: ["ADHOCBUILD_SIGN_PASSWORD": "hunter2-secret", "GITHUB_OUTPUT": folder.path("github-output")])
             #expect(result.status == 0, "\(result.stderrText)")
             let lines = result.stdoutText.split(separator: "\n").map(String.init)
             #expect(lines.contains { $0.hasPrefix("  SignIdentity ") && $0.hasSuffix("from --sign-identity") })
@@ -47,11 +59,60 @@ import Testing
                         && $0.hasSuffix("from $ADHOCBUILD_SIGN_PASSWORD")
                 })
             #expect(lines.contains { $0.hasPrefix("  SignProfile[com.example.shoutout.staging.share] ") })
+            #expect(lines.contains("==> Sign as \"Apple Development: Demo Signer (DEMO123456)\""))
+            #expect(lines.contains { $0.hasPrefix("Signed by Apple Development: Demo Signer (DEMO123456), team DEMO123456; cdhash ") })
             #expect(!(result.stdoutText + result.stderrText).contains("hunter2-secret"))
-            // The release applied Staging to the copy it packaged: the extension moved with the app's id.
+            // The release applied Staging to the copy it packaged: the extension moved with the app's id,
+            // and every bundle was signed again, so the published ipa's seal holds.
             let ipa = folder.path("dist/Staging/1.4.0-41/ShoutOut.ipa")
             let share = try ProcessResult.run("/usr/bin/unzip", ["-p", ipa, "Payload/ShoutOut.app/PlugIns/Share.appex/Info.plist"])
             #expect(share.stdoutText.contains("<string>com.example.shoutout.staging.share</string>"))
+            let verify = try AdhocBuildBinary.run(["codesign", "verify", ipa], in: folder.url.path)
+            #expect(verify.status == 0, "\(verify.stdoutText)\(verify.stderrText)")
+            #expect(verify.stdoutText.contains("Share.appex: signed, identifier com.example.shoutout.staging.share, team DEMO123456"))
+            // What was published is recorded: build.json and the CI's values name the signer, team and cdhash.
+            let info = try String(contentsOfFile: folder.path("dist/Staging/1.4.0-41/build.json"), encoding: .utf8)
+            #expect(info.contains("\"signer\" : \"Apple Development: Demo Signer (DEMO123456)\""))
+            #expect(info.contains("\"team\" : \"DEMO123456\""))
+            let cdhash = try #require(lines.first { $0.hasPrefix("Signed by ") }?.split(separator: " ").last.map(String.init))
+            #expect(info.contains("\"cdhash\" : \"\(cdhash)\""))
+            let outputs = try String(contentsOfFile: folder.path("github-output"), encoding: .utf8)
+            #expect(outputs.contains("cdhash=\(cdhash)") || outputs.contains("CDHASH=\(cdhash)"), "\(outputs)")
+        }
+    }
+
+    @Test func envApplyAndVersionBumpResignTheAppAllOrNothing() throws {
+        try withTemporaryFolder { folder in
+            let app = try makeApp(folder)
+            let signing = try makeIdentity(folder, appID: "com.example.shoutout.staging", password: "pw")
+            let sign = [
+                "--sign-identity", signing + "/demo.p12", "--sign-password-env", "P12", "--sign-profile",
+                signing + "/ShoutOut.mobileprovision",
+                "--sign-profile", "com.example.shoutout.staging.share=" + signing + "/ShoutOutShare.mobileprovision"
+            ]
+            let environment = ["P12": "pw"]
+            // A profile for other ids: every bundle is checked before anything is written, and the app stays as it was.
+            let before = folder.snapshot()
+            let wrong = try AdhocBuildBinary.run(
+                ["version", "bump", "build", app] + sign, in: folder.url.path, extraEnvironment: environment)
+            #expect(wrong.status == 1)
+            #expect(wrong.stderrText.contains("does not list the certificate Apple Development: Demo Signer"), "\(wrong.stderrText)")
+            #expect(folder.snapshot() == before)
+            let applied = try AdhocBuildBinary.run(
+                ["env", "apply", "Staging", "--app", app, "--environments", Self.root + "/environments"] + sign, in: folder.url.path,
+                extraEnvironment: environment)
+            #expect(applied.status == 0, "\(applied.stderrText)")
+            #expect(applied.stdoutText.contains("CFBundleIdentifier: \"com.example.shoutout\" -> \"com.example.shoutout.staging\""))
+            #expect(applied.stdoutText.contains("signed ShoutOut.app/PlugIns/Share.appex (com.example.shoutout.staging.share, cdhash "))
+            #expect(applied.stdoutText.contains("signed by \"Apple Development: Demo Signer (DEMO123456)\", team DEMO123456"))
+            #expect(applied.stderrText.isEmpty, "\(applied.stderrText)")
+            let bumped = try AdhocBuildBinary.run(
+                ["version", "bump", "build", app] + sign, in: folder.url.path, extraEnvironment: environment)
+            #expect(bumped.status == 0, "\(bumped.stderrText)")
+            let verify = try AdhocBuildBinary.run(["codesign", "verify", app], in: folder.url.path)
+            #expect(verify.status == 0, "\(verify.stdoutText)\(verify.stderrText)")
+            #expect(verify.stdoutText.contains("seal valid (3 code items)"))
+            #expect(!FileManager.default.fileExists(atPath: app + "/../.adhocbuild-tmp-ShoutOut.app"))
         }
     }
 

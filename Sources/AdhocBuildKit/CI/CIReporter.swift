@@ -70,7 +70,7 @@ public struct CIReporter: Sendable {
                 let names = [
                     "PAGE_URL": "page-url", "INSTALL_URL": "install-url", "MANIFEST_URL": "manifest-url", "IPA": "ipa-path",
                     "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder",
-                    "SIGNATURE": "signature"
+                    "SIGNATURE": "signature", "SIGNER": "signer", "TEAM": "team", "CDHASH": "cdhash"
                 ]
                 try append(values.map { "\(names[$0.0]!)=\($0.1)" }.joined(separator: "\n") + "\n", to: output)
             }

@@ -96,7 +96,7 @@ public enum AppSigning {
         defer { try? FileManager.default.removeItem(atPath: copy) }
         do {
             let value = try change(copy)
-            let report = try BundleSigner.sign(bundle: copy, options: options)
+            let report = try BundleSigner.sign(bundle: copy, options: options).naming((root as NSString).lastPathComponent)
             try replace(root, with: copy)
             return (value, report)
         } catch let error as CodeSignError {
