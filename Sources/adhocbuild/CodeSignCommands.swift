@@ -76,18 +76,23 @@ enum CodeSignCommands {
             arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
             options: [
                 .value("--identity", name: "ID.p12", kind: .path, help: "The signing certificate and its key (PKCS#12).", required: true),
-                .value("--password-env", name: "VAR", help: "Read the p12's password from this environment variable."),
+                .value(
+                    "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
+                    defaultDescription: "--password-file; one of the two is needed"),
                 .value(
                     "--password-file", name: "FILE", kind: .path,
-                    help: "Read the p12's password from this file (one trailing newline is dropped)."),
+                    help: "Read the p12's password from this file (one trailing newline is dropped).",
+                    defaultDescription: "--password-env; one of the two is needed"),
                 .value(
                     "--profile", name: "[BUNDLE_ID=]FILE",
                     help: "A provisioning profile: FILE for the app, BUNDLE_ID=FILE for an extension or Watch app.",
                     repeatable: true),
                 .value(
-                    "--entitlements", name: "PLIST", kind: .path, help: "Sign the app with these entitlements instead of its profile's."),
+                    "--entitlements", name: "PLIST", kind: .path, help: "Sign the app with these entitlements instead of its profile's.",
+                    defaultDescription: "derived from each bundle's profile"),
                 .value(
-                    "--chain", name: "PEM", kind: .path, help: "More certificates of the signer's chain (PEM), beyond those in the p12."),
+                    "--chain", name: "PEM", kind: .path, help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
+                    defaultDescription: "the p12's certificates"),
                 .value(
                     "-o", "--output", name: "OUT", kind: .path, help: "Where to write the signed app, ipa or archive.",
                     defaultDescription: "over the input")

@@ -37,10 +37,19 @@ public enum AppSigning {
         let outputIsIPA = target.hasSuffix(".ipa")
         guard isIPA || !outputIsIPA || output != nil else { throw AdhocBuildError("cannot be signed in place", file: input) }
         let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+        if FileIO.kind(of: parent) == nil {
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            } catch {
+                throw AdhocBuildError("cannot be created: \(error.localizedDescription)", file: parent)
+            }
+        }
+        guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
         let work = FileIO.temporaryPath(for: target)
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
+        guard mkdir(work, 0o700) == 0 else {
+            throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
+        }
         defer { try? FileManager.default.removeItem(atPath: work) }
-        _ = parent
 
         let copy: String
         if isIPA {
