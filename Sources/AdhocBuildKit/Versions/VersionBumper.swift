@@ -133,7 +133,7 @@ public struct VersionBumper: Sendable {
                 guard case .plist(let path, _) = change.site.location else { return nil }
                 return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
             }
-            if !files.isEmpty,
+            if !files.isEmpty, !willBeSigned,
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
