@@ -18,6 +18,12 @@ public enum BundleSigner {
         try sign(bundle: path, options: options, copy: CopyContext())
     }
 
+    /// ``sign(bundle:options:)`` of a folder copied by ``HashingCopy``: the files unchanged since
+    /// are not read again.
+    public static func sign(bundle path: String, options: BundleSigningOptions, digests: DigestCache) throws -> BundleSigningReport {
+        try sign(bundle: path, options: options, copy: CopyContext(digests: digests))
+    }
+
     /// Signs a copy of the bundle `source` made at `destination` (which must not exist), reading each
     /// byte of the original once: resources are hashed as they are copied, executables are signed
     /// from the original straight into the copy. The original is not changed.

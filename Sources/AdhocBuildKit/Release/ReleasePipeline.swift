@@ -239,10 +239,16 @@ public struct ReleasePipeline {
                 return output
             }
         }
+        var digests: DigestCache?
         let (copy, app) = try step("Copy the build") {
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: input, toPath: target)
+            if signing != nil {
+                // Hashed as it is copied, so the signer reads again only what the release changes.
+                digests = try HashingCopy.copy(input, to: target)
+            } else {
+                try FileManager.default.copyItem(atPath: input, toPath: target)
+            }
             return (target, try IPAPackager.locateApp(target).app)
         }
         warnings += try step("Apply environment \(environment.name)") {
@@ -260,7 +266,10 @@ public struct ReleasePipeline {
             }
         }
         if let signing {
-            _ = try step("Sign as \(signing.signerName)") { try BundleSigner.sign(bundle: app, options: signing) }
+            _ = try step("Sign as \(signing.signerName)") {
+                try digests.map { try BundleSigner.sign(bundle: app, options: signing, digests: $0) }
+                    ?? BundleSigner.sign(bundle: app, options: signing)
+            }
         }
         return try step("Package") {
             if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
