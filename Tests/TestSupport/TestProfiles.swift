@@ -1,26 +1,24 @@
 import Foundation
-import IPAKit
 import PlistKit
-import TestSupport
 
 /// A provisioning profile made for a test: a plist written here, put in a CMS envelope by
 /// `openssl cms -sign -nodetach` with the test CA's key (nobody checks Apple's signature on a profile).
-struct TestProfile {
-    var name = "Test Development"
-    var uuid = "0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071"
-    var applicationIdentifier = "ABCDE12345.*"
-    var team = "ABCDE12345"
-    var platforms = ["iOS"]
-    var expires = Date().addingTimeInterval(365 * 86_400)
-    var getTaskAllow = true
-    var keychainAccessGroups = ["ABCDE12345.*", "com.apple.token"]
+public struct TestProfile {
+    public var name = "Test Development"
+    public var uuid = "0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071"
+    public var applicationIdentifier = "ABCDE12345.*"
+    public var team = "ABCDE12345"
+    public var platforms = ["iOS"]
+    public var expires = Date().addingTimeInterval(365 * 86_400)
+    public var getTaskAllow = true
+    public var keychainAccessGroups = ["ABCDE12345.*", "com.apple.token"]
     /// Entitlements written after the ones above.
-    var more: [(String, PlistValue)] = []
+    public var more: [(String, PlistValue)] = []
     /// The DER of each `DeveloperCertificates` entry.
-    var certificates: [[UInt8]]
+    public var certificates: [[UInt8]]
 
     /// The profile's `Entitlements`.
-    var entitlements: PlistDictionary {
+    public var entitlements: PlistDictionary {
         PlistDictionary(
             [
                 ("application-identifier", .string(applicationIdentifier)),
@@ -30,7 +28,7 @@ struct TestProfile {
             ] + more)
     }
 
-    var plist: PlistDictionary {
+    public var plist: PlistDictionary {
         PlistDictionary([
             ("AppIDName", .string("Test App")), ("CreationDate", .date(PlistDate(expires.addingTimeInterval(-400 * 86_400)))),
             ("DeveloperCertificates", .array(certificates.map { .data(Data($0)) })), ("Entitlements", .dictionary(entitlements)),
@@ -41,7 +39,7 @@ struct TestProfile {
     }
 
     /// Writes the profile as `file` in the identities' folder, signed by their test CA, and returns its path.
-    func write(_ file: String, with identities: TestIdentities) throws -> String {
+    public func write(_ file: String, with identities: TestIdentities) throws -> String {
         let plistFile = file + ".plist"
         _ = try identities.folder.write(plistFile, try XMLPlistWriter().write(.dictionary(plist)))
         try identities.run(
@@ -50,8 +48,5 @@ struct TestProfile {
         return identities.folder.path(file)
     }
 
-    /// The profile as the code under test reads it, from `file`.
-    func read(_ file: String, with identities: TestIdentities) throws -> ProvisioningProfile {
-        try ProvisioningProfile(contentsOf: write(file, with: identities))
-    }
+    public init(certificates: [[UInt8]]) { self.certificates = certificates }
 }
