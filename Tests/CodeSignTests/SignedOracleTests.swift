@@ -83,20 +83,7 @@ import Testing
     }
 
     /// A JSON scalar of the oracle's rows: a name, hex bytes, or a number.
-    enum Scalar: Decodable, Equatable {
-        case text(String)
-        case number(UInt64)
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(UInt64.self) {
-                self = .number(number)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
-        var number: UInt64 { if case .number(let value) = self { value } else { 0 } }
-        var text: String { if case .text(let value) = self { value } else { "" } }
-    }
+    typealias Scalar = FixtureOracleTests.Oracle
 
     static func layout(_ path: String, python: String) throws -> Layout {
         let run = try ProcessResult.run(python, [layoutOracle, path])
@@ -265,4 +252,9 @@ import Testing
             #expect(resources == 7 && entitlements == 7)
         }
     }
+}
+
+extension FixtureOracleTests.Oracle {
+    var number: UInt64 { if case .number(let value) = self { value } else { 0 } }
+    var text: String { if case .text(let value) = self { value } else { "" } }
 }
