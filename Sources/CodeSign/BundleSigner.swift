@@ -98,7 +98,9 @@ public enum BundleSigner {
             if let identity = options.identity, let profile {
                 try SigningPreflight.check(
                     identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
-                    bundlePath: bundle, entitlements: entitlements, slices: header.slices, executablePath: executablePath, now: options.now)
+                    bundlePath: bundle, entitlements: entitlements,
+                    entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
+                    executablePath: executablePath, now: options.now)
             }
             if let given {
                 try FileIO.writeAtomically(given.bytes, to: profilePath)

@@ -27,6 +27,8 @@ public struct BundleSigningOptions: Sendable {
     public var profiles: [String: ProfileFile]
     /// The app's entitlements (`--entitlements`) instead of those derived from its profile.
     public var entitlements: PlistDictionary?
+    /// The file ``entitlements`` were read from, which a refusal of them names.
+    public var entitlementsFile: String?
     /// The time the signatures carry, and that expiry is judged against.
     public var now: Date
     /// The rules CodeResources is written with: Xcode 12's, as Apple's tools write them for iOS today.

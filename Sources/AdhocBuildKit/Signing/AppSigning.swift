@@ -61,9 +61,11 @@ public struct SigningRequest: Sendable {
             }
             entitlementsValue = dictionary
         }
-        return BundleSigningOptions(
+        var options = BundleSigningOptions(
             identity: identity, appProfile: try appProfile.map(ProfileFile.init(path:)),
             profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
+        options.entitlementsFile = entitlements
+        return options
     }
 }
 
