@@ -66,3 +66,63 @@ import Testing
         }
     }
 }
+
+extension UnsignedBinarySigningTests {
+    /// `bytes` with LC_SOURCE_VERSION commands added after its load commands (16 bytes each, the last
+    /// one longer) until `left` bytes remain before the first section.
+    static func padded(_ bytes: Data, leaving left: Int) throws -> Data {
+        let slice = try #require(try MachOFile(data: bytes).slices.first)
+        let sizeOfCommands = Int(bytes[20..<24].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let end = slice.headerSize + sizeOfCommands
+        let first = try #require(
+            slice.segments.flatMap(\.sections).filter { $0.size > 0 && $0.fileOffset > 0 }.map { Int($0.fileOffset) }.min())
+        let fill = first - end - left
+        try #require(fill >= 32, "room \(first - end)")
+        var sizes = [Int](repeating: 16, count: fill / 16 - 1)
+        sizes.append(fill - 16 * sizes.count)
+        var commands: [UInt8] = []
+        for size in sizes {
+            var command = [UInt32(0x2a), UInt32(size)]
+            commands += Data(bytes: &command, count: 8) + [UInt8](repeating: 0, count: size - 8)
+        }
+        var out = bytes
+        out.replaceSubrange(end..<end + fill, with: commands)
+        var fields = [UInt32(slice.loadCommands.count + sizes.count), UInt32(sizeOfCommands + fill)]
+        out.replaceSubrange(16..<24, with: Data(bytes: &fields, count: 8))
+        return out
+    }
+
+    /// LC_CODE_SIGNATURE needs 16 free bytes after the load commands: with 12 (load commands are 4-byte multiples) the binary is refused, with
+    /// a hint and nothing written; with exactly 16 it is signed and verifies.
+    @Test(arguments: [12, 16]) func theRoomForLCCodeSignature(left: Int) throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            let identity = try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile))
+            let profile = try ProfileFile(
+                path: try TestProfile(certificates: [identity.certificate.der]).write("p.mobileprovision", with: made))
+            let app = try ResignedFixture.unpack(CodeSealTamperTests.test, to: folder.path("app"))
+            let bare = try Self.padded(try Self.stripped(try Data(contentsOf: URL(fileURLWithPath: app + "/Test"))), leaving: left)
+            try bare.write(to: URL(fileURLWithPath: app + "/Test"))
+            let output = folder.path("signed-binary")
+            let parameters = CodeSigningParameters(
+                identifier: "com.ineva.test-rtmp.Test", teamID: "ABCDE12345", hashTypes: [.sha256], execSegmentFlags: 1,
+                specialSlots: SpecialSlotContents(), identity: identity, signingTime: Date())
+            if left < 16 {
+                #expect {
+                    try MachOSigner.sign(file: app + "/Test", to: output) { _ in parameters }
+                } throws: { error in
+                    "\(error)"
+                        == "\(app)/Test: slice arm64: has \(left) free bytes after its load commands, under the 16 LC_CODE_SIGNATURE needs; relink with -headerpad"
+                }
+                #expect(!FileManager.default.fileExists(atPath: output))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Test")) == bare)
+            } else {
+                _ = try BundleSigner.sign(bundle: app, options: BundleSigningOptions(identity: identity, appProfile: profile))
+                let result = try CodeSignatureVerification().verify(path: app)
+                #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
+                let slice = try #require(try MachOFile(contentsOf: app + "/Test").slices.first)
+                #expect(slice.loadCommands.last?.command == LoadCommandType.codeSignature)
+            }
+        }
+    }
+}
