@@ -69,6 +69,18 @@ import Testing
                 }
                 #expect(rewritten == expected, "\(ipa) \(file): the files the signer changed")
                 #expect(kept[1] == kept[0], "\(ipa) \(file): the seal of the files the signer left alone")
+                // Byte for byte: Apple's file with the rewritten files' SHA-1 and SHA-256 put in.
+                var text = String(decoding: try Self.read(fixture.original + "/" + file), as: UTF8.self)
+                for path in rewritten {
+                    let was = try Self.read(fixture.original + "/" + bundle + path), now = try Self.read(fixture.app + "/" + bundle + path)
+                    for type in [HashType.sha1, .sha256] {
+                        let old = Data(Digest.hash(type, was)).base64EncodedString(),
+                            new = Data(Digest.hash(type, now)).base64EncodedString()
+                        #expect(text.components(separatedBy: old).count == 2, "\(ipa) \(file): \(path) \(type) sealed once")
+                        text = text.replacingOccurrences(of: old, with: new)
+                    }
+                }
+                #expect(Data(text.utf8) == (try Self.read(fixture.app + "/" + file)), "\(ipa) \(file): not Apple's bytes")
             }
         }
     }
