@@ -211,6 +211,17 @@ import Testing
         }
     }
 
+    @Test func anIPAIsNotSignedIntoAFolder() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.test, in: folder)
+            let ipa = folder.path("copy.ipa")
+            try FileManager.default.copyItem(atPath: Fixtures.url("ipa", Self.test).path, toPath: ipa)
+            let output = folder.path("out/Signed.app")
+            let line = try setting.refusal(try setting.request(profile: try setting.profile()), input: ipa, output: output)
+            #expect(line == "\(output): an .ipa is signed into an .ipa; name the output something.ipa")
+        }
+    }
+
     @Test func anAppRefusedInPlaceIsUnchanged() throws {
         try withTemporaryFolder { folder in
             let setting = try Setting(Self.test, in: folder)
