@@ -234,3 +234,32 @@ import Testing
         }
     }
 }
+
+/// What ``AppSigning`` accepts, signed all the way: an .xcarchive into an .ipa and into an .xcarchive,
+/// the archive as it was, nothing temporary left.
+@Suite(Fixtures.enabled) struct AppSigningArchiveTests {
+    @Test(arguments: ["Signed.ipa", "Signed.xcarchive"]) func anArchiveIsSignedIntoAnIPAOrAnArchive(output name: String) throws {
+        try withTemporaryFolder { folder in
+            let setting = try SigningRefusalTests.Setting(SigningRefusalTests.test, in: folder)
+            let archive = folder.path("Test.xcarchive")
+            try FileManager.default.createDirectory(atPath: archive + "/Products/Applications", withIntermediateDirectories: true)
+            try FileManager.default.moveItem(atPath: setting.app, toPath: archive + "/Products/Applications/Test.app")
+            _ = try folder.write(
+                "Test.xcarchive/Info.plist", try XMLPlistWriter().write(.dictionary(PlistDictionary([("Name", .string("Test"))]))))
+            let before = SigningRefusalTests.Setting.hashes(archive)
+            let output = folder.path("out/" + name)
+            let report = try AppSigning.sign(
+                archive, output: output, options: try setting.request(profile: try setting.profile()).options())
+            #expect(report.items.map(\.path) == ["Test.app"])
+            #expect(report.teamID == "ABCDE12345")
+            let result = try CodeSignatureVerification().verify(path: output)
+            #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
+            #expect(result.report.items.first?.teamID == "ABCDE12345")
+            #expect(SigningRefusalTests.Setting.hashes(archive) == before)
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).filter {
+                $0.hasPrefix(FileIO.temporaryPrefix)
+            }
+            #expect(left.isEmpty)
+        }
+    }
+}
