@@ -7,18 +7,36 @@ import Testing
 /// to the very bytes the same binary with its signature is (RSA signatures and a fixed signing time
 /// are deterministic).
 @Suite(Fixtures.enabled) struct UnsignedBinarySigningTests {
-    /// `bytes` (a thin 64-bit Mach-O whose last load command is LC_CODE_SIGNATURE) without its signature:
-    /// the command zeroed and uncounted, the file cut where the signature started, __LINKEDIT ending there.
+    /// `bytes` (a Mach-O file, thin or fat, each slice's last load command LC_CODE_SIGNATURE) without its
+    /// signatures: a fat file's slices stay where they were, each shorter.
     static func stripped(_ bytes: Data) throws -> Data {
-        let file = try MachOFile(data: bytes)
-        try #require(file.fatHeader == nil)
-        let slice = try #require(file.slices.first)
+        guard let fat = try MachOFile(data: bytes).fatHeader else { return try strippedSlice(bytes) }
+        var out = Data()
+        var architectures = fat.architectures
+        for (index, architecture) in fat.architectures.enumerated() {
+            let start = Int(architecture.offset)
+            let slice = try strippedSlice(Data(bytes[start..<start + Int(architecture.size)]))
+            out.append(Data(count: start - out.count))
+            out.append(slice)
+            architectures[index].size = UInt64(slice.count)
+        }
+        let header = FatHeader(is64: fat.is64, architectures: architectures).bytes()
+        out.replaceSubrange(0..<header.count, with: header)
+        return out
+    }
+
+    /// One slice without its signature: the command zeroed and uncounted, the slice cut where the
+    /// signature started, __LINKEDIT ending there.
+    static func strippedSlice(_ bytes: Data) throws -> Data {
+        let slice = try #require(try MachOFile(data: bytes).slices.first)
         let command = try #require(slice.loadCommands.last)
         try #require(command.command == LoadCommandType.codeSignature && command.size == 16)
         let location = try #require(slice.codeSignature)
         let linkedit = try #require(slice.segment(named: "__LINKEDIT"))
         let segment = try #require(
-            slice.loadCommands.first { $0.command == LoadCommandType.segment64 && $0.offset > 0 && Self.name(bytes, $0) == "__LINKEDIT" })
+            slice.loadCommands.first {
+                [LoadCommandType.segment64, LoadCommandType.segment].contains($0.command) && Self.name(bytes, $0) == "__LINKEDIT"
+            })
         var out = Data(bytes.prefix(Int(location.dataOffset)))
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
             withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
@@ -26,7 +44,8 @@ import Testing
         out.replaceSubrange(command.offset..<command.offset + 16, with: [UInt8](repeating: 0, count: 16))
         put(UInt32(slice.loadCommands.count - 1), at: 16)
         put(out[20..<24].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } - 16, at: 20)
-        put(UInt64(location.dataOffset) - linkedit.fileOffset, at: segment.offset + 48)
+        let fileSize = UInt64(location.dataOffset) - linkedit.fileOffset
+        if slice.is64 { put(fileSize, at: segment.offset + 48) } else { put(UInt32(fileSize), at: segment.offset + 36) }
         return out
     }
 
@@ -34,7 +53,9 @@ import Testing
         String(decoding: bytes[command.offset + 8..<command.offset + 24].prefix { $0 != 0 }, as: UTF8.self)
     }
 
-    @Test func anUnsignedBinaryIsSignedToTheBytesOfTheSignedOne() throws {
+    /// Signing the signed copy again with the same options writes the same bytes too.
+    @Test(arguments: ["ipa-server_Test_dev-xcode12.ipa", "ipa_analyzer_ios-simple-objc_dev.ipa"])
+    func anUnsignedBinaryIsSignedToTheBytesOfTheSignedOne(ipa: String) throws {
         try withTemporaryFolder { folder in
             let made = try TestIdentities.make(in: folder)
             let identity = try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile))
@@ -42,27 +63,34 @@ import Testing
                 path: try TestProfile(certificates: [identity.certificate.der]).write("p.mobileprovision", with: made))
             let options = BundleSigningOptions(
                 identity: identity, appProfile: profile, now: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-            let signed = try ResignedFixture.unpack(CodeSealTamperTests.test, to: folder.path("signed"))
-            let unsigned = try ResignedFixture.unpack(CodeSealTamperTests.test, to: folder.path("unsigned"))
-            let binary = unsigned + "/Test"
+            let signed = try ResignedFixture.unpack(ipa, to: folder.path("signed"))
+            let unsigned = try ResignedFixture.unpack(ipa, to: folder.path("unsigned"))
+            let executable = try #require(try ResignedFixture.info(unsigned)["CFBundleExecutable"]?.stringValue)
+            let binary = unsigned + "/" + executable
             let original = try Data(contentsOf: URL(fileURLWithPath: binary))
             let bare = try Self.stripped(original)
             try bare.write(to: URL(fileURLWithPath: binary))
-            let slice = try #require(try MachOFile(data: bare).slices.first)
-            let originalCount = try MachOFile(data: original).slices[0].loadCommands.count
-            #expect(slice.codeSignature == nil && slice.loadCommands.count == originalCount - 1)
+            let originalSlices = try MachOFile(data: original).slices
+            let bareSlices = try MachOFile(data: bare).slices
+            try #require(bareSlices.count == originalSlices.count)
+            for (slice, before) in zip(bareSlices, originalSlices) {
+                #expect(slice.codeSignature == nil && slice.loadCommands.count == before.loadCommands.count - 1, "\(slice.cpu)")
+            }
 
             _ = try BundleSigner.sign(bundle: signed, options: options)
             _ = try BundleSigner.sign(bundle: unsigned, options: options)
-            let fromSigned = try Data(contentsOf: URL(fileURLWithPath: signed + "/Test"))
+            let fromSigned = try Data(contentsOf: URL(fileURLWithPath: signed + "/" + executable))
             let fromUnsigned = try Data(contentsOf: URL(fileURLWithPath: binary))
-            #expect(
-                fromUnsigned == fromSigned, "\(FixtureRederivation.difference(Array(fromUnsigned), Array(fromSigned)))")
+            #expect(fromUnsigned == fromSigned, "\(FixtureRederivation.difference(Array(fromUnsigned), Array(fromSigned)))")
             let result = try CodeSignatureVerification().verify(path: unsigned)
             #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
-            let added = try #require(try MachOFile(data: fromUnsigned).slices.first)
-            #expect(added.loadCommands.last?.command == LoadCommandType.codeSignature)
-            #expect(added.codeSignature.map { Int($0.dataOffset) } == bare.count)
+            for slice in try MachOFile(data: fromUnsigned).slices {
+                #expect(slice.loadCommands.last?.command == LoadCommandType.codeSignature, "\(slice.cpu)")
+            }
+
+            // Signed again, our own signature is replaced by the same bytes.
+            _ = try BundleSigner.sign(bundle: signed, options: options)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: signed + "/" + executable)) == fromSigned)
         }
     }
 }
