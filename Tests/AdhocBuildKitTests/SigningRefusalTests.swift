@@ -222,6 +222,31 @@ import Testing
         }
     }
 
+    @Test func anIPARefusedInPlaceIsUnchangedAndSignedInPlaceVerifies() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.test, in: folder)
+            let ipa = folder.path("in-place.ipa")
+            try FileManager.default.copyItem(atPath: Fixtures.url("ipa", Self.test).path, toPath: ipa)
+            let expired = try setting.profile { $0.expires = Date().addingTimeInterval(-86_400) }
+            let line = try setting.refusal(try setting.request(profile: expired), input: ipa, output: .some(nil))
+            #expect(line.hasPrefix(expired + ": "), "\(line)")
+            _ = try AppSigning.sign(ipa, options: try setting.request(profile: try setting.profile()).options())
+            #expect(try CodeSignatureVerification().verify(path: ipa).report.isValid)
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(FileIO.temporaryPrefix) }
+            #expect(left.isEmpty)
+        }
+    }
+
+    @Test func anOutputInAMissingFolderIsOneLineNamingIt() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.test, in: folder)
+            let output = folder.path("missing/signed.ipa")
+            let line = try setting.refusal(try setting.request(profile: try setting.profile()), output: output)
+            #expect(line == "\(output): cannot be written: no folder \(folder.path("missing"))", "\(line)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("missing")))
+        }
+    }
+
     @Test func anAppRefusedInPlaceIsUnchanged() throws {
         try withTemporaryFolder { folder in
             let setting = try Setting(Self.test, in: folder)

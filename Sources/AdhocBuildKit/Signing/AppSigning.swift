@@ -84,6 +84,7 @@ public enum AppSigning {
         guard isIPA || !outputIsIPA || output != nil else { throw AdhocBuildError("cannot be signed in place", file: input) }
         let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
         let work = FileIO.temporaryPath(for: target)
+        guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("cannot be written: no folder \(parent)", file: target) }
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: work) }
         _ = parent
