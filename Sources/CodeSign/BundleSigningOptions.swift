@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// A provisioning profile to embed, with the file it was read from.
 public struct ProfileFile: Sendable {
@@ -11,8 +12,8 @@ public struct ProfileFile: Sendable {
     /// Reads the profile at `path`; errors are one line naming it.
     public init(path: String) throws {
         self.path = path
-        bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        profile = try ProvisioningProfile(data: bytes)
+        bytes = try FileIO.read(path)
+        do { profile = try ProvisioningProfile(data: bytes) } catch let error as IPAError { throw error.inFile(path) }
     }
 }
 

@@ -247,6 +247,25 @@ import Testing
         }
     }
 
+    /// Inputs that cannot be read: each refusal names the file given.
+    @Test func unreadableIdentityProfileAndEntitlementsNameTheirFiles() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.test, in: folder)
+            let garbage = try folder.write("garbage.bin", "not a p12, a profile or a plist")
+            let missing = folder.path("missing.p12")
+            let lines = [
+                try setting.refusal(try setting.request(identity: missing, profile: try setting.profile())),
+                try setting.refusal(try setting.request(identity: garbage, profile: try setting.profile())),
+                try setting.refusal(try setting.request(profile: garbage)),
+                try setting.refusal(try setting.request(profile: folder.path("missing.mobileprovision"))),
+                try setting.refusal(try setting.request(profile: try setting.profile(), entitlements: garbage))
+            ]
+            #expect(lines[0].hasPrefix(missing + ": "), "\(lines[0])")
+            #expect(lines[3].hasPrefix(folder.path("missing.mobileprovision") + ": "), "\(lines[3])")
+            for line in [lines[1], lines[2], lines[4]] { #expect(line.hasPrefix(garbage + ": "), "\(line)") }
+        }
+    }
+
     @Test func anAppRefusedInPlaceIsUnchanged() throws {
         try withTemporaryFolder { folder in
             let setting = try Setting(Self.test, in: folder)
