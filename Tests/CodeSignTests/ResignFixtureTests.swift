@@ -143,6 +143,10 @@ import Testing
             for ipa in ResignedFixture.names() {
                 let fixture = try ResignedFixture(ipa, identity: identity, made: made, in: folder)
                 for relative in try ResignedFixture.machOFiles(fixture.original) {
+                    let modes = try [fixture.original, fixture.app].map {
+                        try FileManager.default.attributesOfItem(atPath: $0 + "/" + relative)[.posixPermissions] as? Int
+                    }
+                    #expect(modes[1] == modes[0], "\(ipa) \(relative): permissions")
                     let old = try MachOFile(contentsOf: fixture.original + "/" + relative)
                     let new = try MachOFile(contentsOf: fixture.app + "/" + relative)
                     try #require(old.slices.count == new.slices.count)

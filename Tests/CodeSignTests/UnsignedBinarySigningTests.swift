@@ -153,4 +153,28 @@ extension UnsignedBinarySigningTests {
             }
         }
     }
+
+    /// MachOSigner refuses an encrypted slice itself, whatever called it, and writes nothing.
+    @Test func anEncryptedSliceIsRefusedByMachOSigner() throws {
+        try withTemporaryFolder { folder in
+            let app = try ResignedFixture.unpack(CodeSealTamperTests.test, to: folder.path("app"))
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: app + "/Test"))
+            let slice = try #require(try MachOFile(data: bytes).slices.first)
+            let command = try #require(slice.loadCommands.first { $0.command == LoadCommandType.encryptionInfo64 })
+            bytes[command.offset + 16] = 1
+            try bytes.write(to: URL(fileURLWithPath: app + "/Test"))
+            let parameters = CodeSigningParameters(
+                identifier: "com.ineva.test-rtmp.Test", teamID: nil, hashTypes: [.sha256], execSegmentFlags: 1,
+                specialSlots: SpecialSlotContents(), identity: nil, signingTime: Date())
+            #expect {
+                try MachOSigner.sign(file: app + "/Test", to: app + "/Test") { _ in parameters }
+            } throws: { error in
+                "\(error)"
+                    == "\(app)/Test: slice arm64: is encrypted (App Store FairPlay, cryptid 1); only a decrypted binary can be re-signed"
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Test")) == bytes)
+            let left = try FileManager.default.contentsOfDirectory(atPath: app).filter { $0.hasPrefix(".adhocbuild-tmp-") }
+            #expect(left.isEmpty)
+        }
+    }
 }
