@@ -4,7 +4,7 @@ import Testing
 
 /// `codesign sign` as a user runs it: the password from the environment or a file, never echoed; a
 /// refusal is one line on standard error and writes nothing; what it signs, `codesign verify` accepts.
-@Suite(Fixtures.enabled) struct CodeSignSignCLITests {
+@Suite struct CodeSignSignCLITests {
     static let appex = "app_info_embedded_enterprise-appex.ipa"
     static let extensionID = "com.icyleaf.test.Demo.Notification"
 
@@ -20,7 +20,7 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".adhocbuild-tmp-") }
     }
 
-    @Test func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
+    @Test(Fixtures.enabled) func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)
             let ipa = Fixtures.url("ipa", Self.appex).path
@@ -57,7 +57,7 @@ import Testing
         }
     }
 
-    @Test func aWrongPasswordIsOneLineAndWritesNothing() throws {
+    @Test(Fixtures.enabled) func aWrongPasswordIsOneLineAndWritesNothing() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)
             let output = folder.path("out.ipa")
