@@ -161,7 +161,8 @@ public enum BundleSigner {
         if let identity = options.identity, let profile {
             try SigningPreflight.check(
                 identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
-                bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil, slices: header.slices,
+                bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil,
+                entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
                 executablePath: copy.original(executablePath), now: options.now)
         }
         return prepared

@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// A provisioning profile to embed, with the file it was read from.
 public struct ProfileFile: Sendable {
@@ -11,8 +12,8 @@ public struct ProfileFile: Sendable {
     /// Reads the profile at `path`; errors are one line naming it.
     public init(path: String) throws {
         self.path = path
-        bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        profile = try ProvisioningProfile(data: bytes)
+        bytes = try FileIO.read(path)
+        do { profile = try ProvisioningProfile(data: bytes) } catch let error as IPAError { throw error.inFile(path) }
     }
 }
 
@@ -27,6 +28,8 @@ public struct BundleSigningOptions: Sendable {
     public var profiles: [String: ProfileFile]
     /// The app's entitlements (`--entitlements`) instead of those derived from its profile.
     public var entitlements: PlistDictionary?
+    /// The file ``entitlements`` were read from, which a refusal of them names.
+    public var entitlementsFile: String?
     /// The time the signatures carry, and that expiry is judged against.
     public var now: Date
     /// The rules CodeResources is written with: Xcode 12's, as Apple's tools write them for iOS today.

@@ -17,9 +17,11 @@ extension SigningRequest {
             }
             entitlementsValue = dictionary
         }
-        return BundleSigningOptions(
+        var options = BundleSigningOptions(
             identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
             profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
+        options.entitlementsFile = entitlements
+        return options
     }
 }
 
