@@ -144,26 +144,42 @@ import Testing
             let setting = try Setting(Self.test, in: folder)
             let profile = try setting.profile { $0.platforms = ["tvOS"] }
             let line = try setting.refusal(try setting.request(profile: profile))
-            #expect(line.hasPrefix("Test.app/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"), "\(line)")
+            #expect(
+                line.hasPrefix(setting.app + "/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"), "\(line)")
         }
     }
 
-    /// The extension keeps its own (enterprise) profile when none is given for it, which does not list
-    /// the test certificate; without one at all, the refusal says which `--profile` to pass.
+    /// An app profile for the app's id alone does not cover the extension: it keeps its own (enterprise)
+    /// profile when none is given for it, which does not list the test certificate; without one at all,
+    /// the refusal says how to give one.
     @Test func anExtensionWithoutAProfileForTheIdentityIsRefused() throws {
         try withTemporaryFolder { folder in
             let setting = try Setting(Self.withAppex, in: folder)
-            let request = try setting.request(profile: try setting.profile())
+            let request = try setting.request(
+                profile: try setting.profile { $0.applicationIdentifier = "ABCDE12345.com.icyleaf.test.Demo" })
             let kept = try setting.refusal(request)
             #expect(
-                kept.hasPrefix("Demo.app/PlugIns/Notification.appex/embedded.mobileprovision: ")
+                kept.hasPrefix(setting.app + "/PlugIns/Notification.appex/embedded.mobileprovision: ")
                     && kept.contains("does not list the certificate"), "\(kept)")
             try FileManager.default.removeItem(atPath: setting.app + "/PlugIns/Notification.appex/embedded.mobileprovision")
             let none = try setting.refusal(request)
             #expect(
                 none
-                    == "Demo.app/PlugIns/Notification.appex: has no provisioning profile for com.icyleaf.test.Demo.Notification; pass --profile com.icyleaf.test.Demo.Notification=FILE"
+                    == setting.app
+                    + "/PlugIns/Notification.appex: has no provisioning profile for com.icyleaf.test.Demo.Notification; give one as com.icyleaf.test.Demo.Notification=FILE (codesign sign --profile, release --sign-profile)"
             )
+        }
+    }
+
+    /// A wildcard profile for the app covers its extension too: both are signed with it.
+    @Test func aWildcardAppProfileSignsTheExtensionToo() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.withAppex, in: folder)
+            try FileManager.default.removeItem(atPath: setting.app + "/PlugIns/Notification.appex/embedded.mobileprovision")
+            let report = try AppSigning.sign(
+                setting.app, output: setting.output, options: try setting.request(profile: try setting.profile()).options())
+            #expect(report.items.map(\.identifier) == ["com.icyleaf.test.Demo.Notification", "com.icyleaf.test.Demo"])
+            #expect(try CodeSignatureVerification().verify(path: setting.output).report.isValid)
         }
     }
 
@@ -182,7 +198,7 @@ import Testing
             try bytes.write(to: URL(fileURLWithPath: executable))
             #expect(try MachOFile(data: bytes).slices.first?.encryption?.isEncrypted == true)
             let line = try setting.refusal(try setting.request(profile: try setting.profile()))
-            #expect(line.hasPrefix("Test.app/Test: slice arm64: is encrypted"), "\(line)")
+            #expect(line.hasPrefix(setting.app + "/Test: slice arm64: is encrypted"), "\(line)")
         }
     }
 
@@ -207,7 +223,8 @@ import Testing
             let profile = try setting.profile { $0.platforms = ["tvOS"] }
             let line = try setting.refusal(try setting.request(profile: profile), input: ipa)
             #expect(
-                line.hasPrefix("Payload/Test.app/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"), "\(line)")
+                line.hasPrefix("\(ipa) Payload/Test.app/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"),
+                "\(line)")
         }
     }
 
@@ -237,13 +254,17 @@ import Testing
         }
     }
 
-    @Test func anOutputInAMissingFolderIsOneLineNamingIt() throws {
+    /// The output's folder is made when it is missing, and made no more when signing is refused.
+    @Test func anOutputInAMissingFolderIsMadeUnlessSigningIsRefused() throws {
         try withTemporaryFolder { folder in
             let setting = try Setting(Self.test, in: folder)
-            let output = folder.path("missing/signed.ipa")
-            let line = try setting.refusal(try setting.request(profile: try setting.profile()), output: output)
-            #expect(line == "\(output): cannot be written: no folder \(folder.path("missing"))", "\(line)")
+            let output = folder.path("missing/deeper/signed.ipa")
+            let expired = try setting.profile { $0.expires = Date().addingTimeInterval(-86_400) }
+            let line = try setting.refusal(try setting.request(profile: expired), output: output)
+            #expect(line.hasPrefix(expired + ": "), "\(line)")
             #expect(!FileManager.default.fileExists(atPath: folder.path("missing")))
+            _ = try AppSigning.sign(setting.app, output: output, options: try setting.request(profile: try setting.profile()).options())
+            #expect(try CodeSignatureVerification().verify(path: output).report.isValid)
         }
     }
 

@@ -38,14 +38,24 @@ public enum AppSigning {
         let isIPA = FileIO.kind(of: source) == .file
         let outputIsIPA = target.hasSuffix(".ipa")
         guard isIPA || !outputIsIPA || output != nil else { throw AdhocBuildError("cannot be signed in place", file: input) }
+        guard !isIPA || outputIsIPA else {
+            throw AdhocBuildError("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
+        }
         let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+        // A missing output folder is made, and taken away again when signing fails.
+        var made: String?
         if FileIO.kind(of: parent) == nil {
+            var top = parent
+            while case let up = (top as NSString).deletingLastPathComponent, !up.isEmpty, FileIO.kind(of: up) == nil { top = up }
             do {
                 try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             } catch {
                 throw AdhocBuildError("cannot be created: \(error.localizedDescription)", file: parent)
             }
+            made = top
         }
+        var succeeded = false
+        defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
         guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
         let work = FileIO.temporaryPath(for: target)
         guard mkdir(work, 0o700) == 0 else {
@@ -83,11 +93,10 @@ public enum AppSigning {
             var packaging = IPAPackager.Options()
             packaging.verify = true
             _ = try IPAPackager(options: packaging).package(copy, to: target)
-        } else if isIPA {
-            throw AdhocBuildError("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
         } else {
             try replace(target, with: copy)
         }
+        succeeded = true
         return report
     }
 
