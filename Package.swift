@@ -89,6 +89,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
+            dependencies: ["PlistKit"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

@@ -17,10 +17,14 @@ run env check
 step "What changes between Staging and Release"
 run env diff Staging Release
 
-step "A development profile for the example (made with openssl; real ones come from Apple)"
-scripts/make-example-profile.sh "$out/ShoutOut.mobileprovision"
+step "The example app as Xcode built it, with its share extension (unsigned: this toolchain cannot link for iOS)"
+python3 examples/ShoutOut/make-app.py --with-share-extension "$out/ShoutOut.app"
 
-step "Release: environment, build number from the CI counter, package, verify, page, index"
+step "A signing identity and profiles for the Staging ids (made with openssl; real ones come from Apple)"
+export ADHOCBUILD_DEMO_PASSWORD=demo
+scripts/make-demo-identity.sh "$out/signing" com.example.shoutout.staging
+
+step "Release: environment (the extension follows the app's id), build number from the CI counter, re-sign, package, verify, page, index"
 cat > "$out/notes.txt" <<'NOTES'
 Shouts load twice as fast on slow networks.
 
@@ -28,12 +32,15 @@ Shouts load twice as fast on slow networks.
 - Dark mode fixes on the timeline
 - Details: https://example.com/shoutout/changelog
 NOTES
-BUILD_NUMBER=42 run release --env Staging --app examples/ShoutOut/ShoutOut.app --from-ci \
-    --profile "$out/ShoutOut.mobileprovision" --notes "$out/notes.txt" \
-    --base-url https://localhost:8443/ --out "$out/dist" --ci none
+BUILD_NUMBER=42 run release --env Staging --app "$out/ShoutOut.app" --from-ci \
+    --sign-identity "$out/signing/demo.p12" --sign-password-env ADHOCBUILD_DEMO_PASSWORD \
+    --sign-profile "$out/signing/ShoutOut.mobileprovision" \
+    --sign-profile com.example.shoutout.staging.share="$out/signing/ShoutOutShare.mobileprovision" \
+    --notes "$out/notes.txt" --base-url https://localhost:8443/ --out "$out/dist" --ci none
 
 step "What went out"
 run inspect "$out/dist/Staging/latest/ShoutOut.ipa"
+run codesign verify "$out/dist/Staging/latest/ShoutOut.ipa"
 find "$out/dist" -maxdepth 3 -not -name '.*' | sort
 
 cat <<DONE

@@ -62,6 +62,8 @@ seed binary-plist "$app/Info.plist"
 seed xml-plist examples/plist/*.plist environments/*.plist
 seed openstep-plist examples/ShoutOut/ShoutOut.xcodeproj/project.pbxproj
 seed png "$app"/*.png
+# The example app's unsigned Mach-O executable and dylib (make-app.py writes them).
+seed macho "$app/ShoutOut" "$app/Frameworks/ShoutKit.framework/ShoutKit"
 seed template templates/*.mustache
 mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated"
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > "$work/corpus/json-plist/seed.json"

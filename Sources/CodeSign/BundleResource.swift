@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// One entry of a bundle as a resource seal sees it: a regular file with its SHA-1 and SHA-256, or a
 /// symbolic link with its target. Paths are relative to the bundle (`Base.lproj/Main.storyboardc/Info.plist`).
@@ -22,36 +23,44 @@ public struct BundleResource: Sendable, Equatable {
     }
 
     /// Every regular file and symbolic link under the bundle folder `folder` (links are not followed),
-    /// each file read in pieces so memory stays bounded; errors are one line naming the file.
-    public static func scan(folder: String) throws -> [BundleResource] {
+    /// each file read in pieces so memory stays bounded, files hashed on all cores; a file whose
+    /// digests `cache` holds (a copy made by ``HashingCopy``, unchanged since) is not read again.
+    /// Errors are one line naming the file.
+    public static func scan(folder: String, cache: DigestCache? = nil) throws -> [BundleResource] {
         let manager = FileManager.default
         guard let walker = manager.enumerator(atPath: folder) else {
             throw CodeSignError("cannot be listed", file: folder)
         }
-        var found: [BundleResource] = []
-        while let relative = walker.nextObject() as? String {
+        let found = Locked<[BundleResource]>([])
+        let pool = WorkerPool(label: "adhocbuild.scan", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        while let relative = walker.nextObject() as? String, !pool.hasFailed {
             let path = folder + "/" + relative
-            let attributes: [FileAttributeKey: Any]
-            do {
-                attributes = try manager.attributesOfItem(atPath: path)
-            } catch {
-                throw CodeSignError("cannot be read: \(error.localizedDescription)", file: path)
-            }
-            switch attributes[.type] as? FileAttributeType {
-            case .typeSymbolicLink?:
+            var info = stat()
+            guard lstat(path, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: path) }
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
                 do {
-                    found.append(
-                        BundleResource(path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path))))
+                    let link = BundleResource(
+                        path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path)))
+                    found.withLock { $0.append(link) }
                 } catch {
                     throw CodeSignError("cannot read the link: \(error.localizedDescription)", file: path)
                 }
-            case .typeRegular?:
-                found.append(BundleResource(path: relative, content: try digests(ofFileAt: path)))
+            case S_IFREG:
+                if let known = cache?.content(of: path) {
+                    found.withLock { $0.append(BundleResource(path: relative, content: known)) }
+                    continue
+                }
+                pool.submit {
+                    let file = BundleResource(path: relative, content: try digests(ofFileAt: path))
+                    found.withLock { $0.append(file) }
+                }
             default:
                 continue
             }
         }
-        return found.sorted { CodeResources.precedes($0.path, $1.path) }
+        try pool.wait()
+        return found.value.sorted { CodeResources.precedes($0.path, $1.path) }
     }
 
     /// The SHA-1 and SHA-256 of the file at `path`, read once in pieces.

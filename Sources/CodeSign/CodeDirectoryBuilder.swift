@@ -19,12 +19,19 @@ public enum CodeDirectoryBuilder {
                 "code limit \(parameters.codeLimit) needs CodeDirectory version 0x20300 or later (have 0x\(String(parameters.version, radix: 16)))",
                 location: "CodeDirectory")
         }
+        let pageSize = parameters.pageSizeLog2 == 0 ? 0 : 1 << Int(parameters.pageSizeLog2)
+        let pages = CodeHashing.pageHashes(code, limit: Int(parameters.codeLimit), pageSize: pageSize, type: parameters.hashType)
+        return build(pageHashes: pages, specialSlots: specialSlots, parameters: parameters)
+    }
+
+    /// The directory with the code-page hashes `pageHashes` already computed (by the signer, in parallel).
+    public static func build(pageHashes pages: [[UInt8]], specialSlots: SpecialSlotContents, parameters: CodeDirectoryParameters)
+        -> CodeDirectory
+    {
         let type = parameters.hashType
         let special = (0..<specialSlots.slotCount).map { index -> [UInt8] in
             specialSlots.content(index + 1).map { Digest.hash(type, $0) } ?? [UInt8](repeating: 0, count: type.size)
         }
-        let pageSize = parameters.pageSizeLog2 == 0 ? 0 : 1 << Int(parameters.pageSizeLog2)
-        let pages = CodeHashing.pageHashes(code, limit: Int(parameters.codeLimit), pageSize: pageSize, type: type)
         var directory = CodeDirectory(
             version: parameters.version, flags: parameters.flags, hashType: type, identifier: parameters.identifier,
             teamID: parameters.teamID, codeLimit: parameters.codeLimit, pageSizeLog2: parameters.pageSizeLog2,

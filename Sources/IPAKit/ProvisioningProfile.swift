@@ -149,10 +149,18 @@ public struct ProvisioningProfile: Sendable {
         return nil
     }
 
+    /// The DER bytes of each certificate in the profile's `DeveloperCertificates`, in order (entries that
+    /// are not data are skipped): the certificates a signer must be one of.
+    public var developerCertificateData: [[UInt8]] {
+        (plist["DeveloperCertificates"]?.arrayValue ?? []).compactMap { value in
+            if case .data(let data) = value { return [UInt8](data) } else { return nil }
+        }
+    }
+
     /// Common names and expiry dates of the developer certificates listed in the profile.
     public var developerCertificates: [(name: String, expires: Date?)] {
-        (plist["DeveloperCertificates"]?.arrayValue ?? []).compactMap { value in
-            guard case .data(let data) = value, let (certificate, _) = try? DERElement.read([UInt8](data)[...]),
+        developerCertificateData.compactMap { data in
+            guard let (certificate, _) = try? DERElement.read(data[...]),
                 let fields = (try? ProvisioningProfile.validityAndSubject(ofCertificate: certificate)) ?? nil
             else { return nil }
             let name = (try? ProvisioningProfile.commonName(inName: fields.subject)) ?? nil

@@ -65,7 +65,8 @@ public enum BuildIndex {
                     "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
                     "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
                     "branch": .text(release.info.branch ?? ""),
-                    "signatureBroken": .flag(release.info.signatureIsBroken)
+                    "signatureBroken": .flag(release.info.signatureIsBroken), "signer": .text(release.info.signer ?? ""),
+                    "team": .text(release.info.team ?? "")
                 ])
             }
             let newest = sorted[0]

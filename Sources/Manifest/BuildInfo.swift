@@ -40,6 +40,11 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     /// What the build's code signature says: `valid`, `broken` (it will not install until it is
     /// re-signed), `unsigned` or `ad-hoc`; nil when it was not checked.
     public var signature: String?
+    /// Who signed the published build (the signing certificate's common name), its team id and the
+    /// app's cdhash (hex), as `codesign verify` reports them; nil when unsigned or not checked.
+    public var signer: String?
+    public var team: String?
+    public var cdhash: String?
 
     /// True when the build was published with a broken signature.
     public var signatureIsBroken: Bool { signature == "broken" }

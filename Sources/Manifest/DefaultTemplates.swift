@@ -52,7 +52,7 @@ public enum DefaultTemplates {
     {{#releases}}
     <a class="release" href="{{page}}">
       {{#icon}}<img src="{{icon}}" alt="" width="45" height="45">{{/icon}}{{^icon}}<span class="placeholder-icon" aria-hidden="true">{{initial}}</span>{{/icon}}
-      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">{{date}}{{#branch}} · {{branch}}{{/branch}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
+      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">{{date}}{{#branch}} · {{branch}}{{/branch}}{{#signer}} · signed by {{signer}}{{#team}} ({{team}}){{/team}}{{/signer}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
     </a>
     {{/releases}}
   </section>

@@ -29,6 +29,10 @@ public struct InstallPage {
         /// What the build's code signature says (`valid`, `broken`, `unsigned`, `ad-hoc`), for
         /// `build.json` and `version.json`; nil leaves it out.
         public var signature: String?
+        /// The signer's name, team id and the app's cdhash, for `build.json`, `version.json` and the index.
+        public var signer: String?
+        public var team: String?
+        public var cdhash: String?
         /// A notice for testers at the top of the page (a broken signature: the build will not install).
         public var signatureNotice: String?
         /// Copy the ipa into the output folder (the page links to it there).
@@ -167,6 +171,9 @@ public struct InstallPage {
         feed["notes"] = .string(options.notes ?? "")
         feed["date"] = .string(PlistDate(facts.buildDate).iso8601)
         if let signature = options.signature { feed["signature"] = .string(signature) }
+        for (key, value) in [("signer", options.signer), ("team", options.team), ("cdhash", options.cdhash)] {
+            if let value { feed[key] = .string(value) }
+        }
         return feed
     }
 
@@ -192,6 +199,9 @@ public struct InstallPage {
             BuildInfo.Profile(type: profile.kind.rawValue, expires: profile.expirationDate.map { PlistDate($0).iso8601 })
         }
         info.signature = options.signature
+        info.signer = options.signer
+        info.team = options.team
+        info.cdhash = options.cdhash
         return info
     }
 

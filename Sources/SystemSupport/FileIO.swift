@@ -127,14 +127,17 @@ public final class AtomicFileWriter {
     private let mode: mode_t
     private var finished = false
 
-    public init(path: String) throws {
+    /// `mode`: the new file's permissions; by default the target's own, or 0666 less the umask for a new one.
+    public init(path: String, mode requested: mode_t? = nil) throws {
         self.path = path
         FileIO.removeStaleTemporaries(in: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         temporaryPath = FileIO.temporaryPath(for: path)
         var info = stat()
         if stat(path, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR { throw FileError("is a folder, not a file", file: path) }
-            mode = info.st_mode & 0o7777
+            mode = requested ?? info.st_mode & 0o7777
+        } else if let requested {
+            mode = requested
         } else {
             let mask = umask(0)
             umask(mask)

@@ -1,3 +1,4 @@
+import AdhocBuildKit
 import CodeSign
 import CommandLineOptions
 import Foundation
@@ -6,7 +7,7 @@ import PlistKit
 /// `adhocbuild codesign …`: code signatures.
 enum CodeSignCommands {
     static var command: CommandSpec {
-        CommandSpec(name: "codesign", abstract: "Read and verify the code signatures of an app.", subcommands: [verify])
+        CommandSpec(name: "codesign", abstract: "Verify and sign the code signatures of an app.", subcommands: [verify, sign])
     }
 
     static var verify: CommandSpec {
@@ -55,5 +56,82 @@ enum CodeSignCommands {
                 }
                 return report.isValid ? 0 : 1
             })
+    }
+
+    static var sign: CommandSpec {
+        CommandSpec(
+            name: "sign",
+            abstract: "Sign an app, ipa or archive with a p12 identity and provisioning profiles, as Xcode signs an exported build.",
+            discussion: """
+                Inside out: loose dylibs and frameworks, then extensions, Watch apps and App Clips, then the app. Each app \
+                and extension gets the profile for its bundle id as embedded.mobileprovision and the entitlements derived \
+                from it (application-identifier and team resolved to the bundle id, keychain groups, get-task-allow as the \
+                profile says), or --entitlements for the app; then a CodeResources with Xcode 12's rules, and on every \
+                slice of its executable a SHA-256 CodeDirectory (and a SHA-1 one first below iOS 11), the designated \
+                requirement, the entitlements (XML and DER) and a CMS signature with the certificate chain. Refuses, and \
+                writes nothing, when the key does not match the certificate, the certificate is not in the profile, the \
+                profile or certificate has expired, the profile's app id or platform does not fit the bundle, a nested \
+                bundle has no profile, or the binary is encrypted. The password never goes on the command line.
+                """,
+            arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
+            options: [
+                .value("--identity", name: "ID.p12", kind: .path, help: "The signing certificate and its key (PKCS#12).", required: true),
+                .value(
+                    "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
+                    defaultDescription: "--password-file; one of the two is needed"),
+                .value(
+                    "--password-file", name: "FILE", kind: .path,
+                    help: "Read the p12's password from this file (one trailing newline is dropped).",
+                    defaultDescription: "--password-env; one of the two is needed"),
+                .value(
+                    "--profile", name: "[BUNDLE_ID=]FILE",
+                    help: "A provisioning profile: FILE for the app, BUNDLE_ID=FILE for an extension or Watch app.",
+                    repeatable: true),
+                .value(
+                    "--entitlements", name: "PLIST", kind: .path, help: "Sign the app with these entitlements instead of its profile's.",
+                    defaultDescription: "derived from each bundle's profile"),
+                .value(
+                    "--chain", name: "PEM", kind: .path, help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
+                    defaultDescription: "the p12's certificates"),
+                .value(
+                    "-o", "--output", name: "OUT", kind: .path, help: "Where to write the signed app, ipa or archive.",
+                    defaultDescription: "over the input")
+            ],
+            run: { parsed in
+                let input = parsed.positionals[0]
+                let password: PasswordSource
+                switch (parsed.value("password-env"), parsed.value("password-file")) {
+                case (let name?, nil): password = .environment(name)
+                case (nil, let file?): password = .file(file)
+                case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
+                case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
+                }
+                let profiles: (app: String?, byBundleID: [String: String])
+                do {
+                    profiles = try SigningRequest.parseProfiles(parsed.allValues("profile"), option: "--profile")
+                } catch let mistake as SigningRequest.Mistake {
+                    throw parsed.usageError(mistake.description)
+                }
+                let request = SigningRequest(
+                    identity: parsed.required("identity"), password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
+                    entitlements: parsed.value("entitlements"))
+                let output = parsed.value("output")
+                let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
+                Console.out(SigningLines.summary(report, target: output ?? input))
+                return 0
+            })
+    }
+}
+
+/// How the commands that sign print what they signed: a line per piece of code, then one for the app.
+enum SigningLines {
+    static func summary(_ report: BundleSigningReport, target: String) -> String {
+        var text = ""
+        for item in report.items {
+            text += "signed \(item.path) (\(item.identifier), cdhash \(item.cdhash)\(item.profile.map { ", profile \($0)" } ?? ""))\n"
+        }
+        let signer = report.signer.map { " by \"\($0)\"" } ?? " ad hoc"
+        let team = report.teamID.map { ", team \($0)" } ?? ""
+        return text + "\(target): signed\(signer)\(team); cdhash \(report.cdhash)\n"
     }
 }

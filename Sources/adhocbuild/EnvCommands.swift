@@ -176,7 +176,7 @@ enum EnvCommands {
                     help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
                 .flag("--dry-run", help: "Print what would change without writing."),
                 allowBrokenSignatureOption
-            ],
+            ] + SigningOptions.options,
             run: { parsed in
                 let app = parsed.value("app"), project = parsed.value("project")
                 guard (app == nil) != (project == nil) else {
@@ -185,8 +185,10 @@ enum EnvCommands {
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let (environment, environmentWarnings) = try resolver(parsed).resolveForApplying(parsed.positionals[0])
                 for warning in environmentWarnings { Console.warning(warning.description) }
+                let signing = try SigningOptions.request(parsed, signsApp: app != nil)
                 let applier = EnvironmentApplier(
-                    environment: environment, dryRun: parsed.flag("dry-run"), allowBrokenSignature: parsed.flag("allow-broken-signature"))
+                    environment: environment, dryRun: parsed.flag("dry-run"), allowBrokenSignature: parsed.flag("allow-broken-signature"),
+                    signing: signing)
                 let report =
                     try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
                     ?? applier.apply(
@@ -194,6 +196,7 @@ enum EnvCommands {
                         format: format ?? .xml)
                 for line in report.changes.flatMap({ $0.lines(dryRun: parsed.flag("dry-run")) }) { Console.out(line + "\n") }
                 for warning in report.warnings { Console.warning(warning) }
+                if let signed = report.signed { Console.out(SigningLines.summary(signed, target: app ?? "")) }
                 Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
                 return 0
             })

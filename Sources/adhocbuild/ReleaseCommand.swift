@@ -21,7 +21,10 @@ enum ReleaseCommand {
                 Notes, Icon, Profile): a flag wins over the environment, which wins over adhocbuild.plist, which wins over \
                 the detected CI server's artifact URL (--explain shows where each value came from). The base URL may be a \
                 template with {env}, {version}, {build} and {VARIABLE}; without placeholders it is where DIST is served. \
-                On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects.
+                On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects. The --sign-… \
+                options (or the Sign… keys of adhocbuild.plist, or the ADHOCBUILD_SIGN_… variables a CI secret sets) say how \
+                to re-sign the app; they are checked before anything is copied, and --explain shows where the password comes \
+                from, never the password.
                 """,
             options: [
                 .value("--env", name: "NAME", help: "The environment to release.", required: true),
@@ -61,7 +64,8 @@ enum ReleaseCommand {
                     "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
                 EnvCommands.setOption, EnvCommands.settingOption,
-                DistributionCommands.allowHTTPOption,
+                DistributionCommands.allowHTTPOption
+            ] + SigningOptions.options + [
                 .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
                 .flag("-q", "--quiet", help: "Print only the page URL and the install link."),
                 .flag("--json", help: "Print a JSON summary of the release instead of progress lines.")
@@ -91,6 +95,7 @@ enum ReleaseCommand {
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")
         request.allowBrokenSignature = parsed.flag("allow-broken-signature")
+        request.signing = SigningOptions.flags(parsed)
         if let number = parsed.value("build-number") {
             guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }
             request.buildNumber = .exactly(number)
@@ -141,6 +146,9 @@ enum ReleaseCommand {
         } else {
             if !quiet { Console.out("\nReleased \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)\n") }
             Console.out("Install page: \(result.pageURL)\nInstall link: \(result.installURL)\n")
+            if !quiet, !result.signer.isEmpty {
+                Console.out("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)\n")
+            }
         }
         return 0
     }

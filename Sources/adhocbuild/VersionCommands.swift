@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import CodeSign
 import CommandLineOptions
 import Foundation
 import PlistKit
@@ -77,7 +78,7 @@ enum VersionCommands {
                 .flag("--allow-decrease", help: "Allow a value lower than the current one."),
                 .flag("--dry-run", help: "Print what would change without writing."),
                 EnvCommands.allowBrokenSignatureOption
-            ],
+            ] + SigningOptions.options,
             run: { parsed in
                 let field = VersionField(rawValue: parsed.positionals[0])!
                 var rest = Array(parsed.positionals.dropFirst())
@@ -101,14 +102,19 @@ enum VersionCommands {
                 guard rest.count <= 1 else {
                     throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
+                let bumpTarget = try target(parsed, positional: rest.first)
+                var signsApp = false
+                if case .app = bumpTarget { signsApp = true }
                 let bumper = VersionBumper(
-                    target: try target(parsed, positional: rest.first), field: field,
-                    allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
-                    allowBrokenSignature: parsed.flag("allow-broken-signature"))
+                    target: bumpTarget, field: field, allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
+                    allowBrokenSignature: parsed.flag("allow-broken-signature"),
+                    signing: try SigningOptions.request(parsed, signsApp: signsApp))
                 var warnings: [String] = []
-                let changes = try bumper.bump(request, warnings: &warnings)
+                var signed: BundleSigningReport?
+                let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
                 for change in changes { Console.out(change.line + "\n") }
                 for warning in warnings { Console.warning(warning) }
+                if let signed, case .app(let app) = bumpTarget { Console.out(SigningLines.summary(signed, target: app)) }
                 if let value = changes.first?.newValue {
                     let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
                     Console.out(

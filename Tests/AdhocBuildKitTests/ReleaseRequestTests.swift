@@ -199,11 +199,12 @@ import Testing
                 uniqueKeysWithValues: lines.dropFirst().map { line in
                     (String(line.split(separator: " ").first!), line)
                 })
-            #expect(Set(byName.keys) == ["App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title"])
+            #expect(Set(byName.keys) == ["App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"])
             #expect(byName["App"]!.hasSuffix("from \(folder.path("adhocbuild.plist")) at 'App'"))
             #expect(byName["BaseURL"]!.contains("Base.plist at 'Distribution:BaseURL'"))
             #expect(byName["Out"]!.hasSuffix("from default"))
             #expect(byName["Icon"]!.hasSuffix("not set: the bundle's icon"))
+            #expect(byName["SignIdentity"]!.hasSuffix("not set: the app is not re-signed"))
         }
     }
 }

@@ -131,6 +131,17 @@ import Testing
                 "<plist><dict><key>Variables</key><dict><key>A</key><string>$(B)</string><key>B</key><string>$(A)</string></dict><key>Info</key><dict><key>X</key><string>$(A)</string></dict></dict></plist>"
             ),
             arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(
+            category: "Environments", what: "an extension whose id is not under the app's, when the app's changes",
+            file: "A.app/PlugIns/B.appex/Info.plist",
+            contents: text("<plist><dict><key>CFBundleIdentifier</key><string>com.other.b</string></dict></plist>"),
+            arguments: ["env", "apply", "Staging", "--app", "A.app", "--environments", "envs"],
+            companions: [
+                "A.app/Info.plist": text("<plist><dict><key>CFBundleIdentifier</key><string>com.example.a</string></dict></plist>"),
+                "envs/Staging.plist": text(
+                    "<plist><dict><key>Info</key><dict><key>CFBundleIdentifier</key><string>com.example.a.staging</string></dict></dict></plist>"
+                )
+            ]),
         // Versions
         BadInput(
             category: "Versions", what: "a build number that is not a version", file: "A.app/Info.plist",

@@ -241,6 +241,25 @@ import Testing
         }
     }()
 
+    /// The demo signing identity and profiles (scripts/make-demo-identity.sh, password `demo`) that the
+    /// README's signing example uses under `signing/`, made once.
+    static let signing: Result<[String: Data], SetupFailure> = {
+        do {
+            return try withTemporaryFolder { folder in
+                let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-demo-identity.sh").path
+                let result = try ProcessResult.run("/bin/bash", [script, folder.path("signing")])
+                guard result.status == 0 else { return .failure(SetupFailure("make-demo-identity.sh failed: \(result.stderrText)")) }
+                var files: [String: Data] = ["password.txt": Data("demo\n".utf8)]
+                for name in ["demo.p12", "demo-ca.pem", "ShoutOut.mobileprovision", "ShoutOutShare.mobileprovision"] {
+                    files[name] = try Data(contentsOf: URL(fileURLWithPath: folder.path("signing/" + name)))
+                }
+                return .success(files)
+            }
+        } catch {
+            return .failure(SetupFailure("cannot make the demo identity: \(error)"))
+        }
+    }()
+
     /// The README's `adhocbuild.plist` (the XML block that sets `Environments` and `App`).
     static func projectFile(_ markdown: String) throws -> String {
         guard
@@ -266,6 +285,7 @@ import Testing
         try copy("examples/plist/Info.plist", to: "Info.plist")
         try copy("examples/plist/Staging.plist", to: "Staging.plist")
         try copy("examples/ShoutOut/ShoutOut.app", to: "build/ShoutOut.app")
+        for (name, data) in try signing.get() { try folder.create("signing/" + name, data) }
         _ = try folder.write("adhocbuild.plist", try projectFile(markdown))
         let json = try AdhocBuildBinary.run(["plist", "print", "adhocbuild.plist", "--format", "json"], in: folder.url.path)
         guard json.status == 0, let keys = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any] else {

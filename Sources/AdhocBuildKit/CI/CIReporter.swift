@@ -38,7 +38,8 @@ public struct CIReporter: Sendable {
         [
             ("PAGE_URL", result.pageURL), ("INSTALL_URL", result.installURL), ("MANIFEST_URL", result.manifestURL),
             ("IPA", result.ipa), ("VERSION", result.version), ("BUILD", result.build), ("ENVIRONMENT", result.environment),
-            ("RELEASE_FOLDER", result.releaseFolder), ("SIGNATURE", result.signature)
+            ("RELEASE_FOLDER", result.releaseFolder), ("SIGNATURE", result.signature), ("SIGNER", result.signer),
+            ("TEAM", result.team), ("CDHASH", result.cdhash)
         ]
     }
 
@@ -69,7 +70,7 @@ public struct CIReporter: Sendable {
                 let names = [
                     "PAGE_URL": "page-url", "INSTALL_URL": "install-url", "MANIFEST_URL": "manifest-url", "IPA": "ipa-path",
                     "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder",
-                    "SIGNATURE": "signature"
+                    "SIGNATURE": "signature", "SIGNER": "signer", "TEAM": "team", "CDHASH": "cdhash"
                 ]
                 try append(values.map { "\(names[$0.0]!)=\($0.1)" }.joined(separator: "\n") + "\n", to: output)
             }

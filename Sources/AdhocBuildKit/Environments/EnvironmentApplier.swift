@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
@@ -53,6 +54,8 @@ public struct EnvironmentApplier: Sendable {
     public struct Report: Sendable {
         public var changes: [FileChange]
         public var warnings: [String]
+        /// What was signed after the change, when a signing request was given.
+        public var signed: BundleSigningReport? = nil
     }
 
     public var environment: ResolvedEnvironment
@@ -60,23 +63,36 @@ public struct EnvironmentApplier: Sendable {
     /// Lets applying change a signed app, breaking its signature (`--allow-broken-signature`);
     /// without it, applying to a signed app that it would change is refused before anything is written.
     public var allowBrokenSignature: Bool
+    /// How to re-sign an app bundle after applying (resolved and checked by
+    /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
+    public var signing: SigningRequest?
+    /// Set when the caller signs the app after applying: the seal is made again, so breaking it is
+    /// neither refused nor warned about.
+    var willBeSigned = false
 
-    public init(environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false) {
+    public init(
+        environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false, signing: SigningRequest? = nil
+    ) {
         self.environment = environment
         self.dryRun = dryRun
         self.allowBrokenSignature = allowBrokenSignature
+        self.signing = signing
     }
 
     public static let environmentFileName = "environment.plist"
 
     /// How a built app (in an .ipa, say) differs from this environment: each `Info` key whose value is
-    /// not the environment's, and `environment.plist` when it is missing or holds other settings. Empty
-    /// when the app is already built for the environment.
+    /// not the environment's, each id of a nested bundle that is not under the environment's bundle id,
+    /// and `environment.plist` when it is missing or holds other settings. Empty when the app is already
+    /// built for the environment.
     public func differences(from app: AppBundle) throws -> [String] {
         var differences: [String] = []
         for (key, wanted) in environment.info where app.info[key] != wanted {
             let actual = app.info[key].map { PlistTextPrinter().renderInline($0) } ?? "missing"
             differences.append("\(key) is \(actual), \(environment.name) has \(PlistTextPrinter().renderInline(wanted))")
+        }
+        if case .string(let id)? = environment.info["CFBundleIdentifier"] {
+            differences += NestedBundleRetarget.idsNotUnder(id, in: app.nested)
         }
         let settings = environment.settings
         if app.file(Self.environmentFileName) == nil {
@@ -88,10 +104,31 @@ public struct EnvironmentApplier: Sendable {
     }
 
     /// Applies to a built app bundle: `environment.plist` at the bundle's top (binary unless
-    /// `format` says otherwise) and its Info.plist patched.
+    /// `format` says otherwise) and its Info.plist patched. When the bundle id changes, the bundles
+    /// it embeds (extensions, Watch apps, App Clips) move under the new id (``NestedBundleRetarget``);
+    /// one whose id is under neither the old nor the new id is an error, and nothing is written.
     public func apply(toApp app: String, format: PlistFormat = .binary) throws -> Report {
         guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)
+        }
+        if let signing, !dryRun {
+            // Applied to a copy that is then signed and renamed over the app: all or nothing.
+            var unsigned = self
+            unsigned.signing = nil
+            unsigned.willBeSigned = true
+            let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+            var copyPath = ""
+            var (report, signed) = try AppSigning.changeAndSign(app: root, options: try signing.options()) { copy in
+                copyPath = copy
+                return try unsigned.apply(toApp: copy, format: format)
+            }
+            report.changes = report.changes.map { change in
+                var moved = change
+                if moved.path.hasPrefix(copyPath) { moved.path = root + moved.path.dropFirst(copyPath.count) }
+                return moved
+            }
+            report.signed = signed
+            return report
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")
         guard FileManager.default.fileExists(atPath: info) else {
@@ -99,15 +136,19 @@ public struct EnvironmentApplier: Sendable {
         }
         var files = FileTransaction()
         let infoChange = try patch(info, with: environment.info, into: &files)
+        let nestedChanges = try Self.retarget(after: infoChange)?.apply(toApp: app, into: &files) ?? []
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
         var warnings: [String] = []
-        let touched = [(infoChange, "Info.plist"), (settingsChange, Self.environmentFileName)].compactMap { change, file in
-            change.action == .unchanged ? nil : (verb: change.action == .created ? "adds" : "changes", file: file)
+        let changes = [infoChange] + nestedChanges + [settingsChange]
+        let top = info.dropLast("Info.plist".count)
+        let touched = changes.compactMap { change in
+            change.action == .unchanged
+                ? nil : (verb: change.action == .created ? "adds" : "changes", file: String(change.path.dropFirst(top.count)))
         }
         // Every file of a signed bundle is sealed: refuse before writing, unless allowed (a dry run only tells).
-        if !touched.isEmpty,
+        if !touched.isEmpty, !willBeSigned,
             let warning = try SealGuard.check(
                 app: app, action: "applying \(environment.name)", changes: SealGuard.phrase(touched),
                 allowBroken: allowBrokenSignature || dryRun)
@@ -115,7 +156,16 @@ public struct EnvironmentApplier: Sendable {
             warnings.append(warning)
         }
         if !dryRun { try files.commit() }
-        return Report(changes: [infoChange, settingsChange], warnings: warnings)
+        return Report(changes: changes, warnings: warnings)
+    }
+
+    /// How the bundles nested in an app follow its bundle id, when patching its Info.plist (`infoChange`)
+    /// changes the id; nil when the id stays.
+    static func retarget(after infoChange: FileChange) -> NestedBundleRetarget? {
+        guard let change = infoChange.values.first(where: { $0.key == "CFBundleIdentifier" }),
+            case .string(let old)? = change.old, case .string(let new)? = change.new
+        else { return nil }
+        return NestedBundleRetarget(old: old, new: new)
     }
 
     /// Applies to a source tree: the Info.plist (`infoPlist`, or the one Info.plist found under

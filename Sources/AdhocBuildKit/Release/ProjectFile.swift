@@ -7,13 +7,24 @@ import SystemSupport
 ///
 /// Keys: `Environments` (folder), `App` (the .app, .xcarchive or .ipa), `BaseURL` (a template),
 /// `Notes` (a file), `Out` (the dist folder), `Profile` (a provisioning profile), `Title` (the
-/// index's title). Relative paths are taken from the file's folder.
+/// index's title), and for re-signing (``SigningRequest``) `SignIdentity` (a .p12), `SignPasswordEnv`
+/// (a variable's name) or `SignPasswordFile`, `SignProfile` (the app's), `SignProfiles` (a dictionary
+/// of bundle id to profile) and `SignEntitlements`. Relative paths are taken from the file's folder.
 public struct ProjectFile: Sendable {
     public static let defaultName = "adhocbuild.plist"
-    public static let keys = ["Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Title"]
+    public static let keys = [
+        "Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Title", "SignIdentity", "SignPasswordEnv",
+        "SignPasswordFile", "SignProfile", "SignEntitlements"
+    ]
+    /// The keys whose value is a dictionary of strings (paths), not a string.
+    public static let dictionaryKeys = ["SignProfiles"]
+    /// The string keys that are not paths.
+    static let textKeys: Set<String> = ["BaseURL", "Title", "SignPasswordEnv"]
 
     public var path: String
     public var values: [String: String]
+    /// The dictionary keys' values, their paths taken from the file's folder.
+    public var dictionaries: [String: [String: String]] = [:]
 
     /// Reads `path`, or returns nil when it is the default name and does not exist.
     public static func load(_ path: String?) throws -> ProjectFile? {
@@ -28,18 +39,36 @@ public struct ProjectFile: Sendable {
             throw AdhocBuildError("a project file must be a dictionary", file: location, keyPath: "")
         }
         var values: [String: String] = [:]
+        var dictionaries: [String: [String: String]] = [:]
         let folder = (location as NSString).deletingLastPathComponent
+        func resolved(_ text: String) -> String {
+            !text.hasPrefix("/") && !folder.isEmpty ? (folder as NSString).appendingPathComponent(text) : text
+        }
         for (key, item) in dict {
+            if dictionaryKeys.contains(key) {
+                guard case .dictionary(let entries) = item else {
+                    throw AdhocBuildError("must be a dictionary, not \(item.kindWithArticle)", file: location, keyPath: key)
+                }
+                var paths: [String: String] = [:]
+                for (name, entry) in entries {
+                    guard case .string(let text) = entry else {
+                        throw AdhocBuildError("must be a string, not \(entry.kindWithArticle)", file: location, keyPath: "\(key):\(name)")
+                    }
+                    paths[name] = resolved(text)
+                }
+                dictionaries[key] = paths
+                continue
+            }
             guard keys.contains(key) else {
-                let guess = Suggestion.closest(to: key, in: keys, maximumDistance: 3).map { "; did you mean '\($0)'?" } ?? ""
+                let known = keys + dictionaryKeys
+                let guess = Suggestion.closest(to: key, in: known, maximumDistance: 3).map { "; did you mean '\($0)'?" } ?? ""
                 throw AdhocBuildError("unknown key '\(key)'\(guess)", file: location, keyPath: key)
             }
             guard case .string(let text) = item else {
                 throw AdhocBuildError("must be a string, not \(item.kindWithArticle)", file: location, keyPath: key)
             }
-            let isPath = key != "BaseURL" && key != "Title"
-            values[key] = isPath && !text.hasPrefix("/") && !folder.isEmpty ? (folder as NSString).appendingPathComponent(text) : text
+            values[key] = textKeys.contains(key) ? text : resolved(text)
         }
-        return ProjectFile(path: location, values: values)
+        return ProjectFile(path: location, values: values, dictionaries: dictionaries)
     }
 }

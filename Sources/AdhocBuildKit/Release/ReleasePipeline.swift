@@ -46,6 +46,9 @@ public struct ReleasePipeline {
         /// release fails before anything is published.
         public var allowBrokenSignature = false
         public var indexTitle = "Builds"
+        /// How to re-sign the app once the environment and build number are applied, resolved and
+        /// checked by ``ReleaseRequest/plan(processEnvironment:)``; the signer consumes it.
+        public var signing: SigningRequest?
         public var now = Date()
 
         public init(environment: String, input: String, baseURL: String, out: String) {
@@ -88,6 +91,11 @@ public struct ReleasePipeline {
         public var signature: String
         /// The signature check's one line (what CI shows).
         public var signatureSummary: String
+        /// Who signed the published app, its team and cdhash (hex), as `codesign verify` reads them;
+        /// empty when unsigned.
+        public var signer = ""
+        public var team = ""
+        public var cdhash = ""
 
         public init(
             environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
@@ -161,13 +169,16 @@ public struct ReleasePipeline {
         // for the version and build, which are known only after packaging) and each file named.
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
         try step("Check the input files") { try checkInputFiles() }
+        let signing = try options.signing.map { request in
+            try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
+        }
         try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
-        let ipa = try makeIPA(environment: environment, stage: stage, warnings: &warnings)
+        let ipa = try makeIPA(environment: environment, stage: stage, signing: signing, warnings: &warnings)
         let app = try verify(ipa, warnings: &warnings)
         let signature = try checkSignature(ipa, warnings: &warnings)
         let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
@@ -178,6 +189,7 @@ public struct ReleasePipeline {
         let page = try step("Write the manifest, page, icons and feeds") {
             var pageOptions = try pageOptions(environment: environment, baseURL: baseURL)
             pageOptions.signature = signature.state.rawValue
+            (pageOptions.signer, pageOptions.team, pageOptions.cdhash) = (signature.signer, signature.team, signature.cdhash)
             if signature.state == .broken {
                 pageOptions.signatureNotice =
                     "This build’s code signature is broken, so iOS will not install it until it is re-signed."
@@ -190,17 +202,21 @@ public struct ReleasePipeline {
         warnings += try step("Publish into \(options.out)") {
             try publish(stage: stage, environment: environment.name, releaseName: "\(version)-\(build)")
         }
-        return Result(
+        var result = Result(
             environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
             releasePath: releasePath, ipa: releaseFolder + "/" + (ipa as NSString).lastPathComponent,
             pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings,
             signature: signature.state.rawValue, signatureSummary: signature.summary)
+        (result.signer, result.team, result.cdhash) = (signature.signer ?? "", signature.team ?? "", signature.cdhash ?? "")
+        return result
     }
 
     /// The ipa to publish: an .ipa input as it is, when it already carries the environment (it cannot
     /// take one, nor a build number);
     /// an .app or .xcarchive copied into the stage, given the environment and build number, and packaged.
-    private func makeIPA(environment: ResolvedEnvironment, stage: String, warnings: inout [String]) throws -> String {
+    private func makeIPA(environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, warnings: inout [String])
+        throws -> String
+    {
         let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
         guard input.hasSuffix(".app") || input.hasSuffix(".xcarchive") else {
             guard case .unchanged = options.buildNumber else {
@@ -216,30 +232,53 @@ public struct ReleasePipeline {
                             + differences.joined(separator: "; ") + "; give the .app or .xcarchive so the environment can be applied")
                 }
             }
-            return input
+            guard let signing else { return input }
+            return try step("Sign the .ipa as \(signing.signerName)") {
+                let output = stage + "/" + (input as NSString).lastPathComponent
+                _ = try AppSigning.sign(input, output: output, options: signing)
+                return output
+            }
         }
+        var digests: DigestCache?
         let (copy, app) = try step("Copy the build") {
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: input, toPath: target)
+            if signing != nil {
+                // Hashed as it is copied, so the signer reads again only what the release changes.
+                digests = try HashingCopy.copy(input, to: target)
+            } else {
+                try FileManager.default.copyItem(atPath: input, toPath: target)
+            }
             return (target, try IPAPackager.locateApp(target).app)
         }
         warnings += try step("Apply environment \(environment.name)") {
-            try EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature).apply(toApp: app)
+            var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
+            applier.willBeSigned = signing != nil
+            return try applier.apply(toApp: app)
         }.warnings
         if let request = buildNumberRequest {
             _ = try step("Set build number") {
-                try VersionBumper(
+                var bumper = VersionBumper(
                     target: .app(app), field: .build, allowDecrease: options.allowDecrease,
-                    allowBrokenSignature: options.allowBrokenSignature
-                ).bump(request, warnings: &warnings)
+                    allowBrokenSignature: options.allowBrokenSignature)
+                bumper.willBeSigned = signing != nil
+                return try bumper.bump(request, warnings: &warnings)
+            }
+        }
+        if let signing {
+            _ = try step("Sign as \(signing.signerName)") {
+                try digests.map { try BundleSigner.sign(bundle: app, options: signing, digests: $0) }
+                    ?? BundleSigner.sign(bundle: app, options: signing)
             }
         }
         return try step("Package") {
-            if let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) { warnings.append(warning) }
+            if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
+                warnings.append(warning)
+            }
             let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
             var packaging = IPAPackager.Options()
-            packaging.profile = options.profile
+            // When signing, the signer has embedded each bundle's profile already.
+            packaging.profile = signing == nil ? options.profile : nil
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }

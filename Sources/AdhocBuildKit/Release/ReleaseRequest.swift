@@ -31,6 +31,8 @@ public struct ReleaseRequest: Sendable {
     public var replace = false
     /// `--allow-broken-signature`: publish a build whose signature is broken (see ``ReleasePipeline/Options``).
     public var allowBrokenSignature = false
+    /// The `--sign-…` flags; the project file and the `ADHOCBUILD_SIGN_…` variables fill in the rest.
+    public var signing = SigningRequest.Flags()
 
     public init(environment: String) { self.environment = environment }
 
@@ -100,6 +102,12 @@ public struct ReleaseRequest: Sendable {
             "Profile", [flag(profile, "--profile"), distribution.candidate("Profile"), fromProject("Profile")],
             whenUnset: "the app's own embedded.mobileprovision")
         options.indexTitle = chooser.choose("Title", [fromProject("Title")], fallback: "Builds")!
+        do {
+            options.signing = try SigningRequest.resolve(
+                signing, projectFile: project, processEnvironment: processEnvironment, chooser: &chooser)
+        } catch let mistake as SigningRequest.Mistake {
+            throw Incomplete(description: mistake.description)
+        }
         options.allowHTTP = allowHTTP
         options.allowDecrease = allowDecrease
         options.replace = replace

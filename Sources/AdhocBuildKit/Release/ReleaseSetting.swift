@@ -10,6 +10,9 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
     case projectFile(file: String, key: String)
     /// The artifact URL of the CI server detected from the process environment.
     case ciPreset(String)
+    /// A variable of the process environment that a CI secret store sets (`ADHOCBUILD_SIGN_IDENTITY`),
+    /// at the level of the detected CI server.
+    case processEnvironment(String)
     /// What `release` uses when nothing else gives a value.
     case builtIn
 
@@ -20,6 +23,7 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
             return file == EnvironmentResolver.overrideSource ? "--set \(keyPath)" : "\(file) at '\(keyPath)'"
         case .projectFile(let file, let key): return "\(file) at '\(key)'"
         case .ciPreset(let preset): return preset
+        case .processEnvironment(let name): return "$\(name)"
         case .builtIn: return "default"
         }
     }

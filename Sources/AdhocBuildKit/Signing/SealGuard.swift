@@ -18,10 +18,13 @@ public enum SealGuard {
             let name = info["CFBundleExecutable"]?.stringValue
         else { return .unsigned }
         let executable = (app as NSString).appendingPathComponent(name)
-        guard let data = try? FileIO.read(executable) else { return .unreadable }
-        guard MachOFile.looksLikeMachO(data.prefix(4)) else { return .unsigned }
+        // Only the header, the load commands and the signature are read, never the whole executable.
+        guard let handle = FileHandle(forReadingAtPath: executable) else { return .unreadable }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), let prefix = try? readBytes(handle, at: 0, count: 4) else { return .unreadable }
+        guard MachOFile.looksLikeMachO(prefix) else { return .unsigned }
         do {
-            let machO = try MachOFile(data: data)
+            let machO = try MachOFile(size: Int(size)) { offset, count in try readBytes(handle, at: offset, count: count) }
             guard let slice = machO.slices.first, let signature = try slice.embeddedSignature() else { return .unsigned }
             guard let directory = signature.codeDirectory else { return .unreadable }
             if signature.signature?.isEmpty ?? true || directory.flags & CodeDirectory.Flag.adhoc != 0 { return .adhoc }
@@ -29,6 +32,12 @@ public enum SealGuard {
         } catch {
             return .unreadable
         }
+    }
+
+    /// `count` bytes of `handle` from `offset` (fewer at the end of the file).
+    static func readBytes(_ handle: FileHandle, at offset: Int, count: Int) throws -> [UInt8] {
+        try handle.seek(toOffset: UInt64(offset))
+        return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 
     /// Checks a change to the app bundle folder `app` before it is written.

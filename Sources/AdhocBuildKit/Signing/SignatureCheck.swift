@@ -43,6 +43,15 @@ public struct SignatureCheck: Sendable {
     /// The app: the last item of the report (nested code comes first).
     public var app: CodeItemSeal? { result.report.items.last }
 
+    /// The signing certificate's common name of the app, when signed by a certificate.
+    public var signer: String? { app.flatMap { result.signers[$0.path] } }
+
+    /// The team id in the app's signature.
+    public var team: String? { app?.teamID }
+
+    /// The app's cdhash in hex (its first slice's primary CodeDirectory), as `codesign verify` prints it.
+    public var cdhash: String? { app?.cdhash.map { $0.map { String(format: "%02x", $0) }.joined() } }
+
     /// The app's bundle name (`Test.app`), as messages name it.
     public var appName: String { app.map { ($0.path as NSString).lastPathComponent } ?? "the app" }
 

@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import PlistKit
 
@@ -38,14 +39,22 @@ public struct VersionBumper: Sendable {
     /// Lets a bump change a signed app, breaking its signature (`--allow-broken-signature`); without
     /// it, bumping a signed app is refused before anything is written.
     public var allowBrokenSignature: Bool
+    /// How to re-sign an app bundle after the bump (resolved and checked by
+    /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
+    public var signing: SigningRequest?
+    /// Set when the caller signs the app after bumping: breaking the seal is neither refused nor warned about.
+    var willBeSigned = false
 
-    public init(target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false, allowBrokenSignature: Bool = false)
-    {
+    public init(
+        target: Target, field: VersionField, allowDecrease: Bool = false, dryRun: Bool = false, allowBrokenSignature: Bool = false,
+        signing: SigningRequest? = nil
+    ) {
         self.target = target
         self.field = field
         self.allowDecrease = allowDecrease
         self.dryRun = dryRun
         self.allowBrokenSignature = allowBrokenSignature
+        self.signing = signing
     }
 
     /// Every site of the field, with the current values.
@@ -69,6 +78,20 @@ public struct VersionBumper: Sendable {
 
     /// ``bump(_:)``, with the warnings it has (a signature it breaks, when allowed to).
     public func bump(_ request: NewValue, warnings: inout [String]) throws -> [Change] {
+        var signed: BundleSigningReport?
+        return try bump(request, warnings: &warnings, signed: &signed)
+    }
+
+    /// ``bump(_:warnings:)``; with a signing request and an app, the app is checked for signing first
+    /// (identity, profiles, binaries; a bump changes no bundle id), bumped, then signed, and `signed`
+    /// says what was signed.
+    public func bump(_ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws -> [Change] {
+        var signingOptions: BundleSigningOptions?
+        if let signing, !dryRun, case .app(let app) = target {
+            let options = try signing.options()
+            try BundleSigner.check(bundle: app.hasSuffix("/") ? String(app.dropLast()) : app, options: options)
+            signingOptions = options
+        }
         let (sites, project) = try sites()
         let currentVersions = sites.compactMap { BundleVersion($0.value) }
         let highest = currentVersions.max()
@@ -110,16 +133,19 @@ public struct VersionBumper: Sendable {
                 guard case .plist(let path, _) = change.site.location else { return nil }
                 return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
             }
-            if !files.isEmpty,
+            if !files.isEmpty, !willBeSigned,
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
-                    allowBroken: allowBrokenSignature || dryRun)
+                    allowBroken: allowBrokenSignature || dryRun || signingOptions != nil || willBeSigned)
             {
-                warnings.append(warning)
+                if signingOptions == nil && !willBeSigned { warnings.append(warning) }
             }
         }
         if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
+        if let signingOptions, case .app(let app) = target {
+            signed = try AppSigning.sign(app, output: nil, options: signingOptions)
+        }
         return changes
     }
 

@@ -128,18 +128,7 @@ public enum VersionSites {
         guard FileManager.default.fileExists(atPath: info) else {
             throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
         }
-        var result = [info]
-        for (folder, suffix) in [("PlugIns", ".appex"), ("Watch", ".app"), ("AppClips", ".app"), ("Extensions", ".appex")] {
-            let path = (app as NSString).appendingPathComponent(folder)
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
-            for name in names {
-                let nested = (path as NSString).appendingPathComponent(name)
-                if FileManager.default.fileExists(atPath: (nested as NSString).appendingPathComponent("Info.plist")) {
-                    result += try bundlePlists(in: nested)
-                }
-            }
-        }
-        return result
+        return [info] + NestedBundles.folders(in: app).map { ($0 as NSString).appendingPathComponent("Info.plist") }
     }
 
     /// The sites of `field` in plists (an app's, or a single file): each must hold a literal.

@@ -1,29 +1,28 @@
 import Foundation
-import TestSupport
 
 /// Signing identities made with the `openssl` command in a test's temporary folder: nothing secret is
 /// kept in the repository. The password of every p12 is ``password``.
-struct TestIdentities {
-    static let password = "s3cret-Pa55"
+public struct TestIdentities {
+    public static let password = "s3cret-Pa55"
 
-    let folder: TemporaryFolder
+    public let folder: TemporaryFolder
     /// A self-signed RSA 2048 certificate and key, exported with AES (OpenSSL 3's default).
-    var rsa: String { folder.path("rsa.p12") }
+    public var rsa: String { folder.path("rsa.p12") }
     /// The same RSA identity exported with `-legacy` (RC2-40 and 3DES, as macOS Keychain exports).
-    var rsaLegacy: String { folder.path("rsa-legacy.p12") }
+    public var rsaLegacy: String { folder.path("rsa-legacy.p12") }
     /// A self-signed EC P-256 certificate and key.
-    var ec: String { folder.path("ec.p12") }
+    public var ec: String { folder.path("ec.p12") }
     /// The EC key with the RSA certificate: a key that does not match the certificate.
-    var mismatched: String { folder.path("mismatched.p12") }
+    public var mismatched: String { folder.path("mismatched.p12") }
     /// A leaf issued by a test CA, with the CA certificate in the p12.
-    var leafWithCA: String { folder.path("leaf.p12") }
+    public var leafWithCA: String { folder.path("leaf.p12") }
     /// The test CA certificate (PEM) and the EC certificate (PEM), for `--chain`.
-    var caPEM: String { folder.path("ca.crt") }
-    var ecPEM: String { folder.path("ec.crt") }
+    public var caPEM: String { folder.path("ca.crt") }
+    public var ecPEM: String { folder.path("ec.crt") }
     /// A file holding the password and a trailing newline.
-    var passwordFile: String { folder.path("password.txt") }
+    public var passwordFile: String { folder.path("password.txt") }
 
-    static func make(in folder: TemporaryFolder) throws -> TestIdentities {
+    public static func make(in folder: TemporaryFolder) throws -> TestIdentities {
         let identities = TestIdentities(folder: folder)
         try identities.run(
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "rsa.key", "-out", "rsa.crt", "-days", "30",
@@ -54,7 +53,8 @@ struct TestIdentities {
         return identities
     }
 
-    private func run(_ arguments: String...) throws {
+    /// Runs `openssl` with `arguments` in the folder; fails the setup when it fails.
+    public func run(_ arguments: String...) throws {
         guard let openssl = ProcessResult.which("openssl") else {
             throw SetupFailure("openssl is not on PATH; install the openssl package")
         }

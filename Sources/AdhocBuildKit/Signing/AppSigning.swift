@@ -1,0 +1,180 @@
+import CodeSign
+import Foundation
+import IPAKit
+import PlistKit
+import SystemSupport
+
+extension SigningRequest {
+    /// Reads the identity (with more of its chain from `chain`, PEM), the profiles and the
+    /// entitlements: the options the signer takes. `embedding` is the profile a release embeds
+    /// (`--profile`), the app's signing profile when the request names none.
+    public func options(chain: String? = nil, now: Date = Date(), embedding: String? = nil) throws -> BundleSigningOptions {
+        let identity = try SigningIdentity(p12: identity, password: password, chainPEM: chain)
+        var entitlementsValue: PlistDictionary?
+        if let entitlements {
+            guard let dictionary = try PropertyList(contentsOf: entitlements).value.dictionaryValue else {
+                throw AdhocBuildError("is not a dictionary of entitlements", file: entitlements)
+            }
+            entitlementsValue = dictionary
+        }
+        var options = BundleSigningOptions(
+            identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
+            profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
+        options.entitlementsFile = entitlements
+        return options
+    }
+}
+
+/// `codesign sign`: signs an `.app`, `.ipa` or `.xcarchive` into a new one (or over the input), all or
+/// nothing. The input is copied (an `.ipa` unpacked) into a temporary folder beside the output, signed
+/// there, and renamed over the output (an `.ipa` packaged to it) only when every piece of code is signed:
+/// a refusal or a failure halfway leaves the input and the output as they were.
+public enum AppSigning {
+    /// Signs `input` into `output` (nil: over the input). Returns what was signed.
+    public static func sign(_ input: String, output: String? = nil, options: BundleSigningOptions) throws -> BundleSigningReport {
+        let source = input.hasSuffix("/") ? String(input.dropLast()) : input
+        let target = output.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? source
+        guard FileIO.kind(of: source) != nil else { throw AdhocBuildError("no such app, ipa or archive", file: input) }
+        let isIPA = FileIO.kind(of: source) == .file
+        let outputIsIPA = target.hasSuffix(".ipa")
+        guard isIPA || !outputIsIPA || output != nil else { throw AdhocBuildError("cannot be signed in place", file: input) }
+        guard !isIPA || outputIsIPA else {
+            throw AdhocBuildError("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
+        }
+        let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+        // A missing output folder is made, and taken away again when signing fails.
+        var made: String?
+        if FileIO.kind(of: parent) == nil {
+            var top = parent
+            while case let up = (top as NSString).deletingLastPathComponent, !up.isEmpty, FileIO.kind(of: up) == nil { top = up }
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            } catch {
+                throw AdhocBuildError("cannot be created: \(error.localizedDescription)", file: parent)
+            }
+            made = top
+        }
+        var succeeded = false
+        defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
+        guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
+        let work = FileIO.temporaryPath(for: target)
+        guard mkdir(work, 0o700) == 0 else {
+            throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
+        }
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        let copy: String
+        if isIPA {
+            try ZipArchiveReader(path: source).extract(to: work)
+            let apps = ((try? FileManager.default.contentsOfDirectory(atPath: work + "/Payload")) ?? []).filter { $0.hasSuffix(".app") }
+            guard apps.count == 1 else {
+                throw AdhocBuildError(apps.isEmpty ? "holds no Payload/*.app" : "holds \(apps.count) apps in Payload", file: input)
+            }
+            copy = work + "/Payload/" + apps[0]
+        } else {
+            copy = work + "/" + (source as NSString).lastPathComponent
+        }
+        let report: BundleSigningReport
+        do {
+            if isIPA {
+                report = try BundleSigner.sign(bundle: copy, options: options)
+            } else {
+                let app = try IPAPackager.locateApp(source).app
+                let copiedApp = copy + app.dropFirst(source.count)
+                if app != source {
+                    try AppSigning.copyTree(source, to: copy, except: app)
+                }
+                report = try BundleSigner.sign(copying: app, to: copiedApp, options: options)
+            }
+        } catch let error as CodeSignError {
+            throw error.relocated(from: copy, to: isIPA ? "\(input) Payload/\((copy as NSString).lastPathComponent)" : source)
+        }
+        if outputIsIPA {
+            var packaging = IPAPackager.Options()
+            packaging.verify = true
+            _ = try IPAPackager(options: packaging).package(copy, to: target)
+        } else {
+            try replace(target, with: copy)
+        }
+        succeeded = true
+        return report
+    }
+
+    /// Makes `change` to a copy of the app bundle folder `app`, signs the copy and renames it over the
+    /// app: all or nothing, as a change to a signed app must be (the seal it breaks is made again).
+    /// Errors name the app's own paths, never the copy's.
+    static func changeAndSign<T>(app: String, options: BundleSigningOptions, change: (String) throws -> T) throws -> (
+        T, BundleSigningReport
+    ) {
+        let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+        let copy = FileIO.temporaryPath(for: root)
+        do {
+            try FileManager.default.copyItem(atPath: root, toPath: copy)
+        } catch {
+            throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: root)
+        }
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        do {
+            let value = try change(copy)
+            let report = try BundleSigner.sign(bundle: copy, options: options).naming((root as NSString).lastPathComponent)
+            try replace(root, with: copy)
+            return (value, report)
+        } catch let error as CodeSignError {
+            throw error.relocated(from: copy, to: root)
+        } catch let error as AdhocBuildError {
+            var moved = error
+            if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
+            throw moved
+        }
+    }
+
+    /// Copies the folder `source` to `destination` apart from the folder `excluded` inside it (the app
+    /// of an archive, which the signer copies itself), links as links, permissions kept.
+    static func copyTree(_ source: String, to destination: String, except excluded: String) throws {
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: destination, withIntermediateDirectories: false)
+            for name in try manager.contentsOfDirectory(atPath: source) {
+                let from = source + "/" + name, to = destination + "/" + name
+                if from == excluded { continue }
+                if excluded.hasPrefix(from + "/") {
+                    try copyTree(from, to: to, except: excluded)
+                } else {
+                    try manager.copyItem(atPath: from, toPath: to)
+                }
+            }
+        } catch let error as AdhocBuildError {
+            throw error
+        } catch {
+            throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: source)
+        }
+    }
+
+    /// Puts the folder `replacement` at `target`: renamed over it, the old one removed after.
+    static func replace(_ target: String, with replacement: String) throws {
+        let manager = FileManager.default
+        guard FileIO.kind(of: target) != nil else {
+            guard rename(replacement, target) == 0 else {
+                throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: target)
+            }
+            return
+        }
+        let old = FileIO.temporaryPath(for: target)
+        guard rename(target, old) == 0 else { throw AdhocBuildError("cannot be replaced: \(SystemError.describe(errno))", file: target) }
+        guard rename(replacement, target) == 0 else {
+            let code = errno
+            _ = rename(old, target)
+            throw AdhocBuildError("cannot be replaced: \(SystemError.describe(code))", file: target)
+        }
+        try? manager.removeItem(atPath: old)
+    }
+}
+
+extension CodeSignError {
+    /// The same error with the temporary folder's prefix taken off the file it names.
+    func relocated(from prefix: String, to replacement: String) -> CodeSignError {
+        var copy = self
+        if let file, file.hasPrefix(prefix) { copy.file = replacement + file.dropFirst(prefix.count) }
+        return copy
+    }
+}

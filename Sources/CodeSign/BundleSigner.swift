@@ -1,0 +1,329 @@
+import Foundation
+import IPAKit
+import PlistKit
+import SystemSupport
+
+/// Signs an app bundle folder in place, inside out as Apple's signer does: loose dylibs and
+/// frameworks first, then extensions, watch apps and app clips (each with what it nests), then the
+/// app. Each bundle gets its profile as `embedded.mobileprovision`, its entitlements (given, derived
+/// from the profile, or kept from its old signature when signing ad hoc), a CodeResources that seals
+/// its files one by one after the code nested in it is signed, and a signature on every slice of its
+/// executable binding Info.plist, the designated requirement, CodeResources and the entitlements.
+///
+/// The folder is changed in place: callers that must leave their input as it was sign a copy and
+/// rename it over the input when this returns (``AppSigning`` does).
+public enum BundleSigner {
+    /// Signs the bundle at `path` and everything nested in it. Errors are one line naming the file.
+    public static func sign(bundle path: String, options: BundleSigningOptions) throws -> BundleSigningReport {
+        try sign(bundle: path, options: options, copy: CopyContext())
+    }
+
+    /// ``sign(bundle:options:)`` of a folder copied by ``HashingCopy``: the files unchanged since
+    /// are not read again.
+    public static func sign(bundle path: String, options: BundleSigningOptions, digests: DigestCache) throws -> BundleSigningReport {
+        try sign(bundle: path, options: options, copy: CopyContext(digests: digests))
+    }
+
+    /// Signs a copy of the bundle `source` made at `destination` (which must not exist), reading each
+    /// byte of the original once: resources are hashed as they are copied, executables are signed
+    /// from the original straight into the copy. The original is not changed.
+    public static func sign(copying source: String, to destination: String, options: BundleSigningOptions) throws
+        -> BundleSigningReport
+    {
+        var executables: [String: String] = [:]
+        for item in CodeTree.insideOut(bundle: source) {
+            let executable = item.kind == .dylib ? item.path : (try? bundleExecutable(item.path)).map { item.path + "/" + $0 }
+            guard let executable, FileIO.kind(of: executable) == .file else { continue }
+            executables[destination + executable.dropFirst(source.count)] = executable
+        }
+        let skipping = Set(executables.keys.map { String($0.dropFirst(destination.count + 1)) })
+        let cache = try HashingCopy.copy(source, to: destination, skipping: skipping)
+        return try sign(bundle: destination, options: options, copy: CopyContext(originals: executables, digests: cache))
+    }
+
+    /// Where the executables of a copy being signed are read from, and the digests of its other files.
+    struct CopyContext {
+        /// The original of each executable the copy left out, by its path in the copy.
+        var originals: [String: String] = [:]
+        var digests: DigestCache?
+
+        func original(_ path: String) -> String { originals[path] ?? path }
+    }
+
+    /// The executable an Info.plist names, when it can be read.
+    static func bundleExecutable(_ bundle: String) throws -> String? {
+        try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
+    }
+
+    static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext) throws -> BundleSigningReport {
+        let items = CodeTree.insideOut(bundle: path)
+        var report = BundleSigningReport(
+            items: [], signer: options.identity?.certificate.displayName,
+            teamID: options.identity.flatMap { $0.certificate.organizationalUnit })
+        for item in items {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let relative = item.path == path ? name : name + "/" + item.path.dropFirst(path.count + 1)
+            let signed =
+                item.kind == .dylib
+                ? try signDylib(item.path, options: options, copy: copy)
+                : try signBundleCode(item.path, kind: item.kind, isOutermost: item.path == path, options: options, copy: copy)
+            report.items.append(
+                BundleSigningReport.Item(
+                    path: relative, identifier: signed.identifier, cdhash: signed.executable.cdhash, profile: signed.profile))
+        }
+        return report
+    }
+
+    /// A dylib on its own: its identifier is the one it was signed with, else its name without `.dylib`.
+    static func signDylib(_ path: String, options: BundleSigningOptions, copy: CopyContext) throws -> (
+        identifier: String, executable: SignedExecutable, profile: String?
+    ) {
+        let header = try ExecutableHeader(path: copy.original(path))
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let identifier = header.identifier ?? (name.hasSuffix(".dylib") ? String(name.dropLast(6)) : name)
+        let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
+        let executable = try sign(
+            copy.original(path), to: path, header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
+        return (identifier, executable, nil)
+    }
+
+    /// What signing a bundle needs, read and checked before anything is written.
+    struct PreparedBundle {
+        var identifier: String
+        var infoBytes: Data
+        var executableName: String
+        var executablePath: String
+        var header: ExecutableHeader
+        /// The profile given for it, to embed (nil: keep what it has).
+        var givenProfile: ProfileFile?
+        var entitlements: PlistDictionary?
+    }
+
+    /// Reads a bundle's Info.plist and executable header, picks its profile and entitlements, and runs
+    /// the preflight checks: everything that can refuse, before any file is written.
+    static func prepare(
+        _ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions, copy: CopyContext
+    ) throws -> PreparedBundle {
+        let infoPath = bundle + "/Info.plist"
+        guard FileManager.default.fileExists(atPath: infoPath) else {
+            if FileManager.default.fileExists(atPath: bundle + "/Versions/Current") {
+                throw CodeSignError(
+                    "is a versioned (macOS-style) framework; iOS frameworks are flat and only those are signed", file: bundle)
+            }
+            throw CodeSignError("has no Info.plist", file: bundle)
+        }
+        let infoBytes = try FileIO.read(infoPath)
+        let info: PlistDictionary
+        do {
+            guard let dictionary = try PropertyList(data: infoBytes).value.dictionaryValue else {
+                throw CodeSignError("is not a dictionary", file: infoPath)
+            }
+            info = dictionary
+        } catch let error as PlistError {
+            throw CodeSignError(error.description, file: infoPath)
+        }
+        guard let identifier = info["CFBundleIdentifier"]?.stringValue, !identifier.isEmpty else {
+            throw CodeSignError("has no CFBundleIdentifier", file: infoPath)
+        }
+        guard let executableName = info["CFBundleExecutable"]?.stringValue, !executableName.isEmpty, !executableName.contains("/") else {
+            throw CodeSignError("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
+        }
+        let executablePath = bundle + "/" + executableName
+        let header = try ExecutableHeader(path: copy.original(executablePath))
+        var prepared = PreparedBundle(
+            identifier: identifier, infoBytes: infoBytes, executableName: executableName, executablePath: executablePath,
+            header: header, givenProfile: nil, entitlements: nil)
+        guard kind == .app || kind == .appex else {
+            if let identity = options.identity {
+                try SigningPreflight.check(
+                    identity: identity, profile: nil, profilePath: nil, bundleIdentifier: identifier, bundlePath: bundle,
+                    entitlements: nil, slices: header.slices, executablePath: copy.original(executablePath), now: options.now)
+            }
+            return prepared
+        }
+        let profilePath = bundle + "/embedded.mobileprovision"
+        prepared.givenProfile = options.profile(for: identifier, isOutermost: isOutermost)
+        let profile: ProfileFile?
+        if let given = prepared.givenProfile {
+            profile = given
+        } else if FileManager.default.fileExists(atPath: profilePath) {
+            profile = try ProfileFile(path: profilePath)
+        } else {
+            profile = nil
+        }
+        if options.identity != nil, profile == nil {
+            throw CodeSignError(
+                "has no provisioning profile for \(identifier); give one as \(isOutermost ? "FILE" : "\(identifier)=FILE") "
+                    + "(codesign sign --profile, release --sign-profile)", file: bundle)
+        }
+        prepared.entitlements = try BundleSigner.entitlements(
+            identifier: identifier, isOutermost: isOutermost, profile: profile, header: header, options: options)
+        if let identity = options.identity, let profile {
+            try SigningPreflight.check(
+                identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
+                bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil,
+                entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
+                executablePath: copy.original(executablePath), now: options.now)
+        }
+        return prepared
+    }
+
+    /// Runs every check signing the bundle at `path` would run (profiles, identity, entitlements,
+    /// binaries), writing nothing: a change that will be signed afterwards checks first.
+    public static func check(bundle path: String, options: BundleSigningOptions) throws {
+        for item in CodeTree.insideOut(bundle: path) {
+            if item.kind == .dylib {
+                let header = try ExecutableHeader(path: item.path)
+                if let identity = options.identity {
+                    try SigningPreflight.check(
+                        identity: identity, profile: nil, profilePath: nil, bundleIdentifier: header.identifier ?? "",
+                        bundlePath: item.path,
+                        entitlements: nil, slices: header.slices, executablePath: item.path, now: options.now)
+                }
+            } else {
+                _ = try prepare(item.path, kind: item.kind, isOutermost: item.path == path, options: options, copy: CopyContext())
+            }
+        }
+    }
+
+    /// A bundle: profile, entitlements, CodeResources, then the executable.
+    static func signBundleCode(
+        _ bundle: String, kind: CodeItemKind, isOutermost: Bool, options: BundleSigningOptions, copy: CopyContext
+    ) throws -> (
+        identifier: String, executable: SignedExecutable, profile: String?
+    ) {
+        let prepared = try prepare(bundle, kind: kind, isOutermost: isOutermost, options: options, copy: copy)
+        let (identifier, infoBytes, executableName, executablePath, header, entitlements) = (
+            prepared.identifier, prepared.infoBytes, prepared.executableName, prepared.executablePath, prepared.header,
+            prepared.entitlements
+        )
+        var embeddedProfile: String?
+        if let given = prepared.givenProfile {
+            try FileIO.writeAtomically(given.bytes, to: bundle + "/embedded.mobileprovision")
+            embeddedProfile = given.path
+        }
+
+        let hashTypes = header.hashTypes
+        let resources = try BundleResource.scan(folder: bundle, cache: copy.digests)
+        let codeResources = try CodeResourcesBuilder(generation: options.generation, hashTypes: hashTypes).build(
+            resources, executable: executableName
+        ).data()
+        try FileManager.default.createDirectory(atPath: bundle + "/_CodeSignature", withIntermediateDirectories: true)
+        try FileIO.writeAtomically(codeResources, to: bundle + "/_CodeSignature/CodeResources")
+
+        var slots = SpecialSlotContents(
+            infoPlist: [UInt8](infoBytes), requirements: try requirements(identifier, options), codeResources: [UInt8](codeResources))
+        if let entitlements {
+            slots.entitlements = try EntitlementsBlob.xml(.dictionary(entitlements)).bytes()
+            slots.derEntitlements = try EntitlementsBlob.der(.dictionary(entitlements)).bytes()
+        }
+        let getTaskAllow = entitlements?["get-task-allow"]?.boolValue ?? false
+        let executable = try sign(
+            copy.original(executablePath), to: executablePath, header: header, identifier: identifier, slots: slots,
+            getTaskAllow: getTaskAllow, options: options)
+        return (identifier, executable, embeddedProfile)
+    }
+
+    /// The entitlements a bundle is signed with: `--entitlements` for the app, else derived from its
+    /// profile, else (ad hoc, no profile) those of its old signature.
+    static func entitlements(
+        identifier: String, isOutermost: Bool, profile: ProfileFile?, header: ExecutableHeader, options: BundleSigningOptions
+    ) throws -> PlistDictionary? {
+        if isOutermost, let given = options.entitlements { return given }
+        if let profile { return ProfileEntitlements.derive(from: profile.profile, bundleIdentifier: identifier) }
+        return header.entitlements
+    }
+
+    /// The requirement set: the designated requirement for the identity, or none for an ad-hoc signature.
+    static func requirements(_ identifier: String, _ options: BundleSigningOptions) throws -> [UInt8] {
+        guard let identity = options.identity else { return RequirementSet([]).bytes() }
+        let chain = RequirementContext.chain(from: identity.certificate, among: identity.chain)
+        return try DesignatedRequirement.requirementSet(identifier: identifier, chain: chain).bytes()
+    }
+
+    /// Signs the executable at `path` into `output`, every slice with the same special slots.
+    static func sign(
+        _ path: String, to output: String, header: ExecutableHeader, identifier: String, slots: SpecialSlotContents, getTaskAllow: Bool,
+        options: BundleSigningOptions
+    ) throws -> SignedExecutable {
+        let teamID = options.identity.flatMap { $0.certificate.organizationalUnit }
+        return try MachOSigner.sign(file: path, to: output) { slice in
+            var flags: UInt64 = 0
+            if slice.fileType == ExecutableHeader.executeFileType {
+                flags = CodeDirectory.ExecSegmentFlag.mainBinary | (getTaskAllow ? CodeDirectory.ExecSegmentFlag.allowUnsigned : 0)
+            }
+            return CodeSigningParameters(
+                identifier: identifier, teamID: teamID, hashTypes: header.hashTypes, execSegmentFlags: flags, specialSlots: slots,
+                identity: options.identity, signingTime: options.now)
+        }
+    }
+}
+
+/// What the signer needs from an executable before signing it: its slices' load commands, and the
+/// identifier and entitlements of its old signature.
+struct ExecutableHeader {
+    static let executeFileType: UInt32 = 2
+
+    let slices: [MachOSlice]
+    let identifier: String?
+    let entitlements: PlistDictionary?
+
+    init(path: String) throws {
+        do {
+            let map = try MappedExecutable(path: path)
+            let file = try MachOFile(size: map.bytes.count) { offset, count in map.read(offset, count) }
+            slices = file.slices
+            let signature = try? file.slices.first?.embeddedSignature()
+            identifier = signature?.codeDirectory?.identifier
+            entitlements = (try? signature?.entitlements?.entitlements())??.dictionaryValue
+        } catch let error as CodeSignError {
+            throw error.inFile(path)
+        }
+    }
+
+    /// SHA-256 alone, or SHA-1 first and SHA-256 beside it when a slice runs on an OS older than the
+    /// first to check SHA-256 (iOS and tvOS 11, watchOS 4, macOS 10.12), or does not say.
+    var hashTypes: [HashType] {
+        let old = slices.contains { slice in
+            guard let minimum = slice.minimumOS else { return true }
+            switch minimum.platform {
+            case 4, 9: return minimum.version < PackedVersion(4)
+            case 1: return minimum.version < PackedVersion(10, 12)
+            default: return minimum.version < PackedVersion(11)
+            }
+        }
+        return old ? [.sha1, .sha256] : [.sha256]
+    }
+}
+
+/// The code in a bundle folder, found where Apple's tools put it (``CodeItemLocator/places``).
+enum CodeTree {
+    struct Item {
+        var path: String
+        var kind: CodeItemKind
+    }
+
+    /// The bundle at `path` and its nested code, every nested item before the bundle holding it.
+    static func insideOut(bundle path: String, depth: Int = 0) -> [Item] {
+        var items: [Item] = []
+        let manager = FileManager.default
+        if depth < CodeItemLocator.maxDepth {
+            for (folder, suffixes) in CodeItemLocator.places {
+                let names = ((try? manager.contentsOfDirectory(atPath: path + "/" + folder)) ?? []).sorted()
+                for name in names {
+                    guard let suffix = suffixes.first(where: { name.hasSuffix($0) }), name.count > suffix.count else { continue }
+                    let child = path + "/" + folder + "/" + name
+                    guard let type = FileIO.kind(of: child) else { continue }
+                    if suffix == ".dylib" {
+                        if case .file = type { items.append(Item(path: child, kind: .dylib)) }
+                    } else if case .folder = type, !((try? manager.contentsOfDirectory(atPath: child)) ?? []).isEmpty {
+                        items += insideOut(bundle: child, depth: depth + 1)
+                        items[items.count - 1].kind = CodeItemLocator.kind(suffix)
+                    }
+                }
+            }
+        }
+        items.append(Item(path: path, kind: .app))
+        return items
+    }
+}

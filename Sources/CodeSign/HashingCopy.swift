@@ -1,0 +1,122 @@
+import Foundation
+import SystemSupport
+
+/// The digests of files a copy wrote, so sealing the copy does not read them again: each file's
+/// SHA-1 and SHA-256 keyed by its path in the copy, with the identity (device, inode, size, change
+/// time) it had when written. A file changed since (an executable signed, a profile embedded) no
+/// longer matches its identity and is hashed afresh.
+public final class DigestCache: Sendable {
+    struct Identity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var changed: Int64
+        var changedNanoseconds: Int64
+
+        init?(path: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            self.init(info)
+        }
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            changed = Int64(info.st_ctim.tv_sec)
+            changedNanoseconds = Int64(info.st_ctim.tv_nsec)
+        }
+    }
+
+    private let entries = Locked<[String: (identity: Identity, content: BundleResource.Content)]>([:])
+
+    public init() {}
+
+    func record(_ path: String, identity: Identity, content: BundleResource.Content) {
+        entries.withLock { $0[path] = (identity, content) }
+    }
+
+    /// The digests of the file at `path` if it is still the one recorded.
+    func content(of path: String) -> BundleResource.Content? {
+        guard let entry = entries.withLock({ $0[path] }), Identity(path: path) == entry.identity else { return nil }
+        return entry.content
+    }
+
+    /// How many files have digests recorded.
+    public var count: Int { entries.withLock { $0.count } }
+}
+
+/// Copies a bundle folder for signing in one pass over its bytes: every regular file is read once,
+/// written to the copy and hashed (SHA-1 and SHA-256) from the same buffer, on all cores; folders
+/// and symbolic links are recreated, permissions kept. Files in `skipping` (the executables the
+/// signer writes from the original anyway) are left out.
+public enum HashingCopy {
+    static let chunkSize = 1 << 20
+
+    /// Copies `source` to `destination` (which must not exist) and returns the digests of what it wrote.
+    public static func copy(_ source: String, to destination: String, skipping: Set<String> = []) throws -> DigestCache {
+        let cache = DigestCache()
+        let manager = FileManager.default
+        try makeFolder(destination, like: source)
+        guard let walker = manager.enumerator(atPath: source) else { throw CodeSignError("cannot be listed", file: source) }
+        let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        var folders: [(String, mode_t)] = []
+        while let relative = walker.nextObject() as? String, !pool.hasFailed {
+            let from = source + "/" + relative, to = destination + "/" + relative
+            var info = stat()
+            guard lstat(from, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: from) }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                guard mkdir(to, 0o700) == 0 else { throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to) }
+                folders.append((to, info.st_mode & 0o7777))
+            case S_IFLNK:
+                let target = try manager.destinationOfSymbolicLink(atPath: from)
+                guard symlink(target, to) == 0 else { throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to) }
+            case S_IFREG:
+                if skipping.contains(relative) { continue }
+                let mode = info.st_mode & 0o7777
+                pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
+            default:
+                throw CodeSignError("is neither a file, a folder nor a link; an app holds only those", file: from)
+            }
+        }
+        try pool.wait()
+        for (folder, mode) in folders.reversed() { chmod(folder, mode) }
+        return cache
+    }
+
+    static func makeFolder(_ path: String, like source: String) throws {
+        var info = stat()
+        guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw CodeSignError("is not a folder", file: source) }
+        guard mkdir(path, info.st_mode & 0o7777 | 0o700) == 0 else {
+            throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: path)
+        }
+    }
+
+    /// Copies one file in chunks, hashing each chunk as it goes out.
+    static func copyFile(_ source: String, to destination: String, mode: mode_t, cache: DigestCache) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: source) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode | 0o600)
+        guard output >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: destination) }
+        defer { close(output) }
+        let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(input, buffer.baseAddress, chunkSize)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: source) }
+            if count == 0 { break }
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            do { try FileIO.writeAll(output, piece) } catch { throw CodeSignError("cannot be written: \(error)", file: destination) }
+            sha1.update(piece)
+            sha256.update(piece)
+        }
+        fchmod(output, mode)
+        var info = stat()
+        guard fstat(output, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: destination) }
+        cache.record(destination, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SystemSupport
+
+/// One executable as signed: each slice's architecture and CodeDirectories (the primary first).
+public struct SignedExecutable: Sendable {
+    public var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])]
+
+    /// The cdhash of the first slice's primary CodeDirectory, in hex, as `codesign verify` prints it.
+    public var cdhash: String {
+        guard let primary = slices.first?.codeDirectories.first else { return "" }
+        return primary.cdhash().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Signs a Mach-O file, thin or fat, into a new file: each slice gets its signature at the end of
+/// `__LINKEDIT` (``SliceSignatureLayout``), and a fat file's slices are laid out again at their
+/// alignment after the new fat header. The input is mapped, not read into memory; the output is
+/// written under a temporary name and renamed, so a failure leaves both files as they were.
+public enum MachOSigner {
+    /// Signs the Mach-O file at `path` into `output` (which may be `path` itself), each slice with
+    /// the parameters `parameters` gives for it. Errors are one line naming `path`.
+    public static func sign(
+        file path: String, to output: String, parameters: (MachOSlice) throws -> CodeSigningParameters
+    ) throws -> SignedExecutable {
+        do {
+            let map = try MappedExecutable(path: path)
+            let file = try MachOFile(size: map.bytes.count) { offset, count in map.read(offset, count) }
+            var plans: [SlicePlan] = []
+            for slice in file.slices {
+                if let encryption = slice.encryption, encryption.cryptID != 0 {
+                    throw CodeSignError(
+                        "is encrypted (App Store FairPlay, cryptid \(encryption.cryptID)); only a decrypted binary can be re-signed",
+                        location: "slice \(slice.cpu)")
+                }
+                let start = Int(slice.fileOffset)
+                let original = UnsafeRawBufferPointer(rebasing: map.bytes[start..<start + slice.size])
+                plans.append(try SliceSigner.plan(slice: slice, original: original, parameters: try parameters(slice)))
+            }
+            var header: [UInt8] = []
+            var offsets: [UInt64] = [0]
+            if let fat = file.fatHeader {
+                let moved = try layOut(fat, sizes: plans.map { $0.layout.sliceSize })
+                header = moved.bytes()
+                offsets = moved.architectures.map(\.offset)
+            }
+            var info = stat()
+            let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o755
+            let writer = try AtomicFileWriter(path: output, mode: mode)
+            var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])] = []
+            do {
+                let fd = writer.fileDescriptor
+                try write(header, to: fd, at: 0)
+                for (plan, offset) in zip(plans, offsets) {
+                    let base = Int(plan.slice.fileOffset)
+                    let pages = try SliceSigner.writeCode(plan, to: fd, at: Int64(offset)) {
+                        map.release(base + $0.lowerBound..<base + $0.upperBound)
+                    }
+                    let signature = try SliceSigner.signature(plan, pages: pages)
+                    try write(signature.bytes, to: fd, at: Int64(offset) + Int64(plan.layout.codeLimit))
+                    slices.append((plan.slice.cpu, signature.directories))
+                }
+                try writer.commit()
+            } catch {
+                writer.abort()
+                throw error
+            }
+            return SignedExecutable(slices: slices)
+        } catch let error as CodeSignError {
+            throw error.inFile(path)
+        }
+    }
+
+    static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
+        let failure = bytes.withUnsafeBytes { positionedWriteAll(fd, $0, at: offset) }
+        guard failure == 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(failure))") }
+    }
+
+    /// The fat header with each slice's new size, the slices placed one after another at their alignment.
+    static func layOut(_ fat: FatHeader, sizes: [Int]) throws -> FatHeader {
+        var architectures: [FatHeader.Architecture] = []
+        var offset = UInt64(8 + fat.architectures.count * (fat.is64 ? 32 : 20))
+        for (architecture, size) in zip(fat.architectures, sizes) {
+            let alignment = UInt64(1) << UInt64(min(architecture.alignment, 20))
+            offset = (offset + alignment - 1) & ~(alignment - 1)
+            var moved = architecture
+            moved.offset = offset
+            moved.size = UInt64(size)
+            guard fat.is64 || offset + moved.size <= UInt64(UInt32.max) else {
+                throw CodeSignError("the signed file would pass the 4 GiB a 32-bit fat header can address")
+            }
+            architectures.append(moved)
+            offset += moved.size
+        }
+        return FatHeader(is64: fat.is64, architectures: architectures)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import IPAKit
+import PlistKit
+
+/// The checks made before a bundle is signed, so that nothing is written that a device would refuse.
+///
+/// ``check(identity:profile:profilePath:bundleIdentifier:bundlePath:entitlements:entitlementsPath:slices:executablePath:now:)``
+/// throws the first refusal, one line naming the file it is about, in this order:
+/// 1. the identity's key is not its certificate's, or the certificate is outside its validity at `now`;
+/// 2. the profile does not list the identity's certificate (by DER) among its `DeveloperCertificates`,
+///    has expired, or its App ID does not cover the bundle id;
+/// 3. a slice of the executable is encrypted (App Store DRM), is built for a platform no device runs
+///    (macOS, Mac Catalyst, a simulator), or for a platform the profile's `Platform` does not name;
+/// 4. the given entitlements are refused by ``EntitlementsPolicy`` against the profile (the first problem).
+///
+/// A bundle signed without a profile (a framework, a dylib) gets the identity and slice checks, and its
+/// entitlements, if any, only the application-identifier check against the bundle id.
+public enum SigningPreflight {
+    /// Throws a ``CodeSignError`` for the first reason not to sign the bundle at `bundlePath`.
+    ///
+    /// - Parameters:
+    ///   - profile: the profile to embed, read from `profilePath` (named in its messages; `bundlePath` when nil).
+    ///   - entitlements: the entitlements to sign with when the user gave them (`--entitlements`), read from
+    ///     `entitlementsPath`; nil when they are derived by ``ProfileEntitlements``, which the policy allows.
+    ///   - slices: the slices of the bundle's executable at `executablePath`.
+    ///   - now: the time certificates and profiles are judged at.
+    public static func check(
+        identity: SigningIdentity, profile: ProvisioningProfile?, profilePath: String?, bundleIdentifier: String, bundlePath: String,
+        entitlements: PlistDictionary?, entitlementsPath: String? = nil, slices: [MachOSlice], executablePath: String, now: Date
+    ) throws {
+        try checkIdentity(identity, now: now)
+        if let profile {
+            try checkProfile(
+                profile, file: profilePath ?? bundlePath, certificate: identity.certificate, bundleIdentifier: bundleIdentifier, now: now)
+        }
+        for slice in slices {
+            if let problem = sliceProblem(slice, profile: profile, profileFile: profilePath ?? bundlePath) {
+                throw CodeSignError(problem, file: executablePath, location: "slice \(slice.cpu)")
+            }
+        }
+        if let entitlements {
+            let problems =
+                profile.map {
+                    EntitlementsPolicy.problems(signed: entitlements, granted: $0.entitlements, bundleIdentifier: bundleIdentifier)
+                } ?? EntitlementsPolicy.bundleIdentifierProblems(signed: entitlements, bundleIdentifier: bundleIdentifier)
+            if let first = problems.first {
+                let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+                throw CodeSignError("\(first)\(more)", file: entitlementsPath ?? bundlePath)
+            }
+        }
+    }
+
+    static func checkIdentity(_ identity: SigningIdentity, now: Date) throws {
+        let certificate = identity.certificate
+        guard identity.keyMatchesCertificate else {
+            throw CodeSignError("the private key does not match the certificate \(certificate.displayName)", file: identity.file)
+        }
+        if let end = certificate.notAfter, now > end {
+            throw CodeSignError(
+                "the certificate \(certificate.displayName) expired on \(SignatureTrust.day(end))", file: identity.file,
+                hint: "renew it in the Apple Developer portal and export the new identity")
+        }
+        if let start = certificate.notBefore, now < start {
+            throw CodeSignError(
+                "the certificate \(certificate.displayName) is not valid until \(SignatureTrust.day(start))", file: identity.file)
+        }
+    }
+
+    static func checkProfile(
+        _ profile: ProvisioningProfile, file: String, certificate: CertificateInfo, bundleIdentifier: String, now: Date
+    ) throws {
+        let named = "the profile \"\(profile.name)\" (\(profile.uuid))"
+        let listed = profile.developerCertificateData
+        guard listed.contains(certificate.der) else {
+            let names = profile.developerCertificates.map(\.name).joined(separator: ", ")
+            throw CodeSignError(
+                "\(named) does not list the certificate \(certificate.displayName) among its \(listed.count) DeveloperCertificates"
+                    + (names.isEmpty ? "" : " (\(names))"), file: file,
+                hint: "a device refuses the app (ApplicationVerificationFailed); use a profile that includes this certificate")
+        }
+        if let end = profile.expirationDate, now > end {
+            throw CodeSignError("\(named) expired on \(SignatureTrust.day(end))", file: file)
+        }
+        guard profile.matches(bundleIdentifier: bundleIdentifier) else {
+            throw CodeSignError(
+                "\(named) is for the App ID \(profile.applicationIdentifier ?? "(none)"), which does not cover the bundle id \(bundleIdentifier)",
+                file: file)
+        }
+    }
+
+    /// The problem with one slice, or nil.
+    static func sliceProblem(_ slice: MachOSlice, profile: ProvisioningProfile?, profileFile: String) -> String? {
+        if let encryption = slice.encryption, encryption.isEncrypted {
+            return "is encrypted (App Store DRM, cryptid \(encryption.cryptID)); decrypt it first"
+        }
+        guard let minimum = slice.minimumOS else { return nil }
+        guard let accepted = profilePlatforms[minimum.platform] else {
+            return "is built for \(minimum.platformName), which iPhones and iPads do not run; build it for iOS"
+        }
+        // A profile without a Platform list (older ones) is not judged on it.
+        if let profile, !profile.platforms.isEmpty, !profile.platforms.contains(where: accepted.contains) {
+            return
+                "is built for \(minimum.platformName), but the profile \(profileFile) is for \(profile.platforms.joined(separator: ", "))"
+        }
+        return nil
+    }
+
+    /// For each device platform (`LC_BUILD_VERSION` number), the profile `Platform` names that provision it.
+    static let profilePlatforms: [UInt32: Set<String>] = [
+        2: ["iOS"], 3: ["tvOS"], 4: ["iOS", "watchOS"], 11: ["xrOS", "visionOS"]
+    ]
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `codesign sign` as a user runs it: the password from the environment or a file, never echoed; a
+/// refusal is one line on standard error and writes nothing; what it signs, `codesign verify` accepts.
+@Suite struct CodeSignSignCLITests {
+    static let appex = "app_info_embedded_enterprise-appex.ipa"
+    static let extensionID = "com.icyleaf.test.Demo.Notification"
+
+    /// The test identities and a profile for `ABCDE12345.*` listing the RSA certificate.
+    static func setUp(_ folder: TemporaryFolder) throws -> (made: TestIdentities, profile: String) {
+        let made = try TestIdentities.make(in: folder)
+        try made.run("x509", "-in", "rsa.crt", "-outform", "DER", "-out", "rsa.der")
+        let der = try Data(contentsOf: URL(fileURLWithPath: folder.path("rsa.der")))
+        return (made, try TestProfile(certificates: [Array(der)]).write("test.mobileprovision", with: made))
+    }
+
+    static func temporaries(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".adhocbuild-tmp-") }
+    }
+
+    @Test(Fixtures.enabled) func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            let ipa = Fixtures.url("ipa", Self.appex).path
+            let common = [
+                "codesign", "sign", ipa, "--identity", made.rsa, "--profile", profile, "--profile", "\(Self.extensionID)=\(profile)"
+            ]
+            let runs = [
+                (
+                    try AdhocBuildBinary.run(
+                        common + ["--password-env", "P12_PASSWORD", "-o", folder.path("env.ipa")],
+                        extraEnvironment: ["P12_PASSWORD": TestIdentities.password]), folder.path("env.ipa")
+                ),
+                (
+                    try AdhocBuildBinary.run(common + ["--password-file", made.passwordFile, "--output", folder.path("file.ipa")]),
+                    folder.path("file.ipa")
+                )
+            ]
+            for (result, output) in runs {
+                #expect(result.status == 0, "\(result.stderrText)")
+                #expect(!result.stdoutText.contains(TestIdentities.password) && !result.stderrText.contains(TestIdentities.password))
+                #expect(
+                    result.stdoutText.contains("signed Demo.app/PlugIns/Notification.appex (\(Self.extensionID), cdhash "),
+                    "\(result.stdoutText)")
+                #expect(
+                    result.stdoutText.contains(
+                        "\(output): signed by \"Apple Development: Test RSA (ABCDE12345)\", team ABCDE12345; cdhash "),
+                    "\(result.stdoutText)")
+                let verify = try AdhocBuildBinary.run(["codesign", "verify", output])
+                #expect(verify.status == 0, "\(verify.stdoutText)\(verify.stderrText)")
+                #expect(verify.stdoutText.hasSuffix("\(output): seal valid (2 code items)\n"), "\(verify.stdoutText)")
+                #expect(verify.stdoutText.contains("Payload/Demo.app: signed, identifier com.icyleaf.test.Demo, team ABCDE12345"))
+            }
+            #expect(Self.temporaries(in: folder.url.path).isEmpty)
+        }
+    }
+
+    @Test(Fixtures.enabled) func aWrongPasswordIsOneLineAndWritesNothing() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            let output = folder.path("out.ipa")
+            let wrong = "wrong-Pa55-word"
+            let result = try AdhocBuildBinary.run(
+                [
+                    "codesign", "sign", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "--identity", made.rsa,
+                    "--password-env",
+                    "P12_PASSWORD", "--profile", profile, "-o", output
+                ], extraEnvironment: ["P12_PASSWORD": wrong])
+            #expect(result.status != 0)
+            let lines = result.stderrText.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+            #expect(lines.count == 1, "\(result.stderrText)")
+            #expect(lines.first?.hasPrefix("error: \(made.rsa): ") == true, "\(result.stderrText)")
+            #expect(!result.stderrText.contains(wrong) && !result.stdoutText.contains(wrong))
+            #expect(!result.stderrText.contains(TestIdentities.password))
+            #expect(!FileManager.default.fileExists(atPath: output))
+            #expect(Self.temporaries(in: folder.url.path).isEmpty)
+        }
+    }
+
+    @Test func helpListsEveryOption() throws {
+        let result = try AdhocBuildBinary.run(["codesign", "sign", "--help"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        for option in [
+            "--identity", "--password-env", "--password-file", "--profile", "--entitlements", "--chain", "-o, --output", "APP|IPA|XCARCHIVE"
+        ] {
+            #expect(result.stdoutText.contains(option), "\(option) missing from:\n\(result.stdoutText)")
+        }
+        #expect(result.stdoutText.contains("The password never goes on the command line"))
+    }
+}
