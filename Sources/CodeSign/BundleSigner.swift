@@ -50,6 +50,20 @@ public enum BundleSigner {
         func original(_ path: String) -> String { originals[path] ?? path }
     }
 
+    /// A profile given for a bundle id no bundle of the app has is a mistake (a typo, or the id before
+    /// an environment changed it): refused, naming the profile and the ids there are.
+    static func checkProfilesNameBundles(_ items: [CodeTree.Item], options: BundleSigningOptions) throws {
+        guard !options.profiles.isEmpty else { return }
+        let identifiers = items.filter { $0.kind != .dylib }.compactMap { item in
+            (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist")))?.value["CFBundleIdentifier"]?.stringValue
+        }
+        for (identifier, profile) in options.profiles.sorted(by: { $0.key < $1.key }) where !identifiers.contains(identifier) {
+            throw CodeSignError(
+                "is given for \(identifier), which no bundle of the app has (its bundle ids: \(identifiers.sorted().joined(separator: ", ")))",
+                file: profile.path)
+        }
+    }
+
     /// The executable an Info.plist names, when it can be read.
     static func bundleExecutable(_ bundle: String) throws -> String? {
         try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
@@ -57,6 +71,7 @@ public enum BundleSigner {
 
     static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext) throws -> BundleSigningReport {
         let items = CodeTree.insideOut(bundle: path)
+        try checkProfilesNameBundles(items, options: options)
         var report = BundleSigningReport(
             items: [], signer: options.identity?.certificate.displayName,
             teamID: options.identity.flatMap { $0.certificate.organizationalUnit })

@@ -171,6 +171,21 @@ import Testing
         }
     }
 
+    /// A profile given for an id no bundle has (a typo, or the id before an environment changed it).
+    @Test func aProfileForABundleIdTheAppDoesNotHaveIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let setting = try Setting(Self.withAppex, in: folder)
+            let stray = try setting.profile()
+            var request = try setting.request(profile: try setting.profile())
+            request.profiles = ["com.icyleaf.test.Demo.Notificaton": stray]
+            let line = try setting.refusal(request)
+            #expect(
+                line
+                    == "\(stray): is given for com.icyleaf.test.Demo.Notificaton, which no bundle of the app has (its bundle ids: com.icyleaf.test.Demo, com.icyleaf.test.Demo.Notification)",
+                "\(line)")
+        }
+    }
+
     /// A wildcard profile for the app covers its extension too: both are signed with it.
     @Test func aWildcardAppProfileSignsTheExtensionToo() throws {
         try withTemporaryFolder { folder in
