@@ -108,15 +108,13 @@ public enum AppSigning {
     ) {
         let root = app.hasSuffix("/") ? String(app.dropLast()) : app
         let copy = FileIO.temporaryPath(for: root)
-        do {
-            try FileManager.default.copyItem(atPath: root, toPath: copy)
-        } catch {
-            throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: root)
-        }
         defer { try? FileManager.default.removeItem(atPath: copy) }
         do {
+            // Hashed as it is copied: the signer reads again only the files `change` rewrites.
+            let digests = try HashingCopy.copy(root, to: copy)
             let value = try change(copy)
-            let report = try BundleSigner.sign(bundle: copy, options: options).naming((root as NSString).lastPathComponent)
+            let report = try BundleSigner.sign(bundle: copy, options: options, digests: digests).naming(
+                (root as NSString).lastPathComponent)
             try replace(root, with: copy)
             return (value, report)
         } catch let error as CodeSignError {

@@ -133,13 +133,15 @@ public struct VersionBumper: Sendable {
                 guard case .plist(let path, _) = change.site.location else { return nil }
                 return path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
             }
-            if !files.isEmpty, !willBeSigned,
+            // A seal the bump breaks and a signer then makes again is neither refused nor warned about.
+            let resigned = willBeSigned || signingOptions != nil
+            if !files.isEmpty, !resigned,
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
-                    allowBroken: allowBrokenSignature || dryRun || signingOptions != nil || willBeSigned)
+                    allowBroken: allowBrokenSignature || dryRun)
             {
-                if signingOptions == nil && !willBeSigned { warnings.append(warning) }
+                warnings.append(warning)
             }
         }
         if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
