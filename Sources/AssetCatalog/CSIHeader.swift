@@ -74,7 +74,7 @@ public struct InternalReference: Sendable, Equatable {
     static let maximumKeyLength = 1024
 
     init(_ view: ByteView) throws {
-        guard view.hasTag(0, "INLK") else { throw view.failure("internal reference does not start with 'INLK'") }
+        guard view.hasTag(0, "KLNI") else { throw view.failure("internal reference does not start with 'INLK' (KLNI in the file)") }
         x = try view.u32le(8, "reference x")
         y = try view.u32le(12, "reference y")
         width = try view.u32le(16, "reference width")

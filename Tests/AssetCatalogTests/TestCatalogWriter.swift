@@ -62,7 +62,7 @@ struct TestCatalogWriter {
         if let bytesPerRow = rendition.bytesPerRow { tlvs += le32(1007) + le32(4) + le32(bytesPerRow) }
         if let (x, y, width, height, atlas) = rendition.reference {
             let key = le16(1) + le16(9) + le16(2) + le16(181) + le16(8) + le16(atlas) + le16(12) + le16(rendition.scale)
-            let value = Array("INLK".utf8) + le32(0) + le32(x) + le32(y) + le32(width) + le32(height) + le16(12) + le32(key.count) + key
+            let value = Array("KLNI".utf8) + le32(0) + le32(x) + le32(y) + le32(width) + le32(height) + le16(12) + le32(key.count) + key
             tlvs += le32(1010) + le32(value.count) + value
         }
         var out = Array("ISTC".utf8) + le32(1) + le32(0) + le32(rendition.width) + le32(rendition.height) + le32(rendition.scale * 100)
