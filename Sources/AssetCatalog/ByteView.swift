@@ -77,10 +77,11 @@ struct ByteView {
         return bytes[(range.lowerBound + offset)..<(range.lowerBound + offset + tagBytes.count)].elementsEqual(tagBytes)
     }
 
-    /// A NUL-padded string field, decoded as UTF-8 (bad bytes replaced), at most `length` bytes.
+    /// A NUL-padded string field, decoded as UTF-8 (bad bytes replaced), at most `length` bytes;
+    /// control characters become `?`, so a name from the file cannot break a one-line message.
     func string(_ offset: Int, _ length: Int, _ field: String) throws -> String {
         let window = try slice(offset, length, field)
-        let text = bytes[window].prefix { $0 != 0 }
+        let text = bytes[window].prefix { $0 != 0 }.map { $0 < 0x20 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
         return String(decoding: text, as: UTF8.self)
     }
 
