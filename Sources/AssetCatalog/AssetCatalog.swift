@@ -8,8 +8,11 @@ import Foundation
 public struct AssetCatalog: Sendable {
     /// The path the catalog was read from, for errors.
     public var file: String { store.file }
+    /// The BOM container the catalog is stored in.
     public let store: BOMStore
+    /// The catalog header (`CARHEADER`).
     public let header: CARHeader
+    /// The attributes every rendition key is made of (`KEYFORMAT`).
     public let keyFormat: KeyFormat
     /// Every rendition of the `RENDITIONS` tree, in tree order.
     public let renditions: [Rendition]
@@ -56,6 +59,11 @@ public struct AssetCatalog: Sendable {
     /// The rendition with exactly this key, if any.
     public func rendition(for key: RenditionKey) -> Rendition? {
         indexByKey[key].map { renditions[$0] }
+    }
+
+    /// The renditions of one facet (asset name, such as `AppIcon`), in tree order.
+    public func renditions(named facet: String) -> [Rendition] {
+        renditions.filter { $0.facetName == facet }
     }
 
     /// The compressed payload of a rendition: one byte array per chunk (empty when it has none).

@@ -16,10 +16,14 @@ public struct AssetCatalogError: DiagnosticError, Equatable {
     }
 
     public var kind: Kind
+    /// The catalog file (or the name it was opened under).
     public var file: String?
+    /// Where in it: a block, a tree, a rendition.
     public var location: String?
+    /// What is wrong, quoting the bad value.
     public var problem: String
 
+    /// An error about `file` at `location`.
     public init(_ problem: String, kind: Kind = .malformed, file: String? = nil, location: String? = nil) {
         self.problem = problem
         self.kind = kind

@@ -4,15 +4,18 @@ public struct CSIHeader: Sendable, Equatable {
     /// The header's fixed size; the TLVs follow it.
     static let size = 184
 
+    /// The CSI format version (1).
     public var version: Int
     /// Rendition flags (bit 2: vector based, bit 3: opaque, bits 4–7: bitmap encoding, …).
     public var flags: Int
+    /// The size in pixels (0 for renditions without pixels).
     public var width: Int
     public var height: Int
     /// The scale factor ×100 (200 for @2x); 0 for renditions without pixels.
     public var scaleFactor: Int
     /// The pixel format as a four-character code: `ARGB`, `GA8 `, `PDF `, `JPEG`, `HEIF`, `DATA`, …
     public var pixelFormat: String
+    /// The colour space (0 sRGB-like device RGB, …), the low four bits of the field.
     public var colorSpaceID: Int
     /// The layout (10–12 images, 1003 internal reference, 1004 packed atlas, 1010 multisize set, …).
     public var layout: Int

@@ -18,6 +18,7 @@ public typealias RenditionDecompressor =
 /// LZFSE and LZVN need ``decompress``; anything else throws an ``AssetCatalogError`` of kind
 /// `.notDecodable` naming the rendition and its encoding.
 public struct RenditionDecoder: Sendable {
+    /// The catalog whose renditions (and atlases) are decoded.
     public var catalog: AssetCatalog
     /// Used for LZFSE and LZVN; when nil those renditions are "not decodable here".
     public var decompress: RenditionDecompressor?
@@ -25,6 +26,7 @@ public struct RenditionDecoder: Sendable {
     /// At most this many pixels per rendition or atlas (4096 × 4096).
     public static let maximumPixels = 1 << 24
 
+    /// A decoder for `catalog`, with `decompress` for LZFSE and LZVN when one is at hand.
     public init(catalog: AssetCatalog, decompress: RenditionDecompressor? = nil) {
         self.catalog = catalog
         self.decompress = decompress
@@ -100,7 +102,7 @@ public struct RenditionDecoder: Sendable {
             throw malformed(rendition, "size \(width)x\(height) is empty or over \(Self.maximumPixels) pixels")
         }
         let bytesPerRow = rendition.header.bytesPerRow ?? width * channels
-        guard bytesPerRow >= width * channels, bytesPerRow <= width * channels + 256 else {
+        guard bytesPerRow >= width * channels, bytesPerRow <= width * channels + 256, bytesPerRow <= Self.maximumPixels * 4 / height else {
             throw malformed(rendition, "bytes per row \(bytesPerRow) does not suit width \(width) (\(channels) bytes a pixel)")
         }
         var stored: [UInt8] = []
@@ -128,7 +130,8 @@ public struct RenditionDecoder: Sendable {
             }
             return Array(bytes.prefix(size))
         case .zip:
-            guard let output = Self.inflate(bytes, size: size) else {
+            // Deflate cannot expand more than 1032 to 1, so a larger claim is refused before allocating.
+            guard size <= bytes.count * 1032 + 64, let output = Self.inflate(bytes, size: size) else {
                 throw malformed(rendition, "chunk \(chunk): zlib data does not inflate to \(size) bytes")
             }
             return output

@@ -5,11 +5,14 @@ public struct Rendition: Sendable, Equatable {
     public var key: RenditionKey
     /// The facet (asset name, such as `AppIcon`) whose name identifier the key carries, when known.
     public var facetName: String?
+    /// The rendition's CSI header and TLVs.
     public var header: CSIHeader
+    /// What follows the header: pixels, raw data, nothing, …
     public var payload: RenditionPayload
 
     /// The source file name (`icon@2x.png`, `ZZZZPackedAsset-2.0.0`, …).
     public var name: String { header.name }
+    /// The size in pixels, from the header.
     public var width: Int { header.width }
     public var height: Int { header.height }
     /// The scale (1, 2, 3), from the key, else from the header.

@@ -1,8 +1,10 @@
 /// How a rendition's pixels are compressed (the `CELM` compression type).
 public struct RenditionCompression: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// CoreUI's number for the compression.
     public var rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    // CoreUI's compression types, by number.
     public static let uncompressed = Self(rawValue: 0)
     public static let rle = Self(rawValue: 1)
     /// zlib (deflate with a zlib header).
@@ -17,6 +19,7 @@ public struct RenditionCompression: RawRepresentable, Hashable, Sendable, Custom
     public static let deepmapLZFSE = Self(rawValue: 10)
     public static let deepmap2 = Self(rawValue: 11)
 
+    /// The short name used in messages: `raw`, `zlib`, `lzfse`, `deepmap2`, …
     public var description: String {
         let names = [
             "raw", "rle", "zlib", "lzvn", "lzfse", "jpeg-lzfse", "blurred", "astc", "palette-img", "hevc", "deepmap-lzfse", "deepmap2"
@@ -41,6 +44,7 @@ public enum RenditionPayload: Sendable, Equatable {
 
 /// Compressed pixels: one part per chunk, each for some rows.
 public struct PixelPayload: Sendable, Equatable {
+    /// One `KCBC` chunk (or the whole data when it is not chunked).
     public struct Chunk: Sendable, Equatable {
         /// How many rows this chunk holds (0 when the data is not chunked: then all rows).
         public var rows: Int
@@ -48,7 +52,9 @@ public struct PixelPayload: Sendable, Equatable {
         public var bytes: Range<Int>
     }
 
+    /// How every chunk is compressed.
     public var compression: RenditionCompression
+    /// The chunks, top rows first.
     public var chunks: [Chunk]
 
     /// The compressed size in all.

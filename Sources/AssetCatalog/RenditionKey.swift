@@ -1,8 +1,10 @@
 /// One attribute of a rendition key, by CoreUI's number (`kCRTheme…` identifiers).
 public struct RenditionAttribute: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// CoreUI's number for the attribute.
     public var rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    // CoreUI's attribute identifiers, by number.
     public static let element = Self(rawValue: 1)
     public static let part = Self(rawValue: 2)
     public static let size = Self(rawValue: 3)
@@ -37,6 +39,7 @@ public struct RenditionAttribute: RawRepresentable, Hashable, Sendable, CustomSt
         25: "deploymentTarget", 26: "glyphWeight", 27: "glyphSize"
     ]
 
+    /// CoreUI's name without its `kCRTheme…Name` wrapping: `scale`, `idiom`, `identifier`, …
     public var description: String { Self.names[rawValue] ?? "attribute\(rawValue)" }
 }
 
@@ -45,6 +48,7 @@ public struct RenditionKey: Hashable, Sendable, CustomStringConvertible {
     /// The attribute values in key-format order (missing ones are 0).
     public var values: [RenditionAttribute: Int]
 
+    /// A key with these attribute values (zeros, like absent attributes, are left out).
     public init(values: [RenditionAttribute: Int]) {
         self.values = values.filter { $0.value != 0 }
     }
@@ -61,6 +65,7 @@ public struct RenditionKey: Hashable, Sendable, CustomStringConvertible {
     /// The value of one attribute (0 when absent).
     public subscript(attribute: RenditionAttribute) -> Int { values[attribute] ?? 0 }
 
+    /// `attribute=value` pairs in attribute order, e.g. `scale=2 idiom=1 identifier=6849`.
     public var description: String {
         values.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }

@@ -84,7 +84,11 @@ import Testing
     @Test(.enabled(if: LZFSEOracle.isAvailable, "python3's lzfse module is missing (pip install lzfse)"))
     func decodedRenditionsMatchTheirSourcePNGs() throws {
         let catalog = try AssetCatalog(path: Self.carPath)
-        let decoder = RenditionDecoder(catalog: catalog, decompress: try #require(LZFSEOracle.decompressor(for: catalog)))
+        guard let oracle = LZFSEOracle.decompressor(for: catalog) else {
+            Issue.record("python3's lzfse module could not decompress the catalog's chunks")
+            return
+        }
+        let decoder = RenditionDecoder(catalog: catalog, decompress: oracle)
         var tally: [String: Int] = [:]
         for rendition in catalog.renditions where !rendition.isPackedAtlas {
             let image: PNGImage
