@@ -35,10 +35,6 @@ deps:
 	@python3 -c "import lief" 2>/dev/null || python3 -m pip install --quiet lief 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages lief \
 		|| echo "warning: could not install LIEF for $$(command -v python3); the Mach-O oracle falls back to its struct reading"
-	@# lzfse decompresses the real asset catalogs' LZFSE chunks as the AssetCatalog tests' oracle.
-	@python3 -c "import lzfse" 2>/dev/null || python3 -m pip install --quiet lzfse 2>/dev/null \
-		|| python3 -m pip install --quiet --break-system-packages lzfse \
-		|| echo "warning: could not install lzfse for $$(command -v python3); the asset catalog pixel comparison will be skipped"
 
 build: deps
 	$(SWIFT) build
