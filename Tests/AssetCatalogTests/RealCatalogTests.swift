@@ -135,6 +135,12 @@ import Testing
             ])
         let icon = catalog.renditions[3]
         #expect(catalog.compressedPayload(of: icon).count == 3)
+        guard case .pixels(let payload) = icon.payload else {
+            Issue.record("the AppIcon rendition holds no pixels")
+            return
+        }
+        #expect(payload.chunks.map(\.rows) == [60, 60, 60])
+        #expect(icon.header.bytesPerRow == 736)  // 180 × 4 = 720, rows padded to 736
         let error = try #require(throws: AssetCatalogError.self) { try RenditionDecoder(catalog: catalog).image(for: icon) }
         #expect(error.description == "Test.app/Assets.car: rendition 'AppIcon' icon-1.png 180x180 @3x iphone: not decodable here (lzfse)")
         if let oracle = LZFSEOracle.decompressor(for: catalog) {
