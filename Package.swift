@@ -21,7 +21,8 @@ let package = Package(
         .library(name: "CodeSign", targets: ["CodeSign"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
-        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"])
+        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
+        .library(name: "AssetCatalog", targets: ["AssetCatalog"])
     ],
     targets: [
         .systemLibrary(
@@ -77,6 +78,11 @@ let package = Package(
             name: "AdhocBuildKit",
             dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
         ),
+        // Compiled asset catalogs (Assets.car): BOM container, renditions, pixels.
+        .target(
+            name: "AssetCatalog",
+            dependencies: ["SystemSupport", "IPAKit", "CLibDeflate"]
+        ),
         // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
@@ -115,6 +121,10 @@ let package = Package(
         .testTarget(
             name: "AdhocBuildKitTests",
             dependencies: ["AdhocBuildKit", "CodeSign", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "AssetCatalogTests",
+            dependencies: ["AssetCatalog", "IPAKit", "TestSupport"]
         ),
         .testTarget(
             name: "CommandLineOptionsTests",

@@ -22,7 +22,7 @@ seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car)
 flags=(-c debug -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 for name in "${harnesses[@]}"; do
@@ -44,6 +44,7 @@ if [ -f "$fixtures/SOURCES.md" ]; then
     seed profile "$fixtures"/mobileprovision/*
     seed png "$fixtures"/png-cgbi/* "$fixtures"/png-plain/*
     seed ipa "$fixtures"/ipa/*
+    seed car "$fixtures"/car/*.car
     # The Mach-O binaries of the fixture ipas, and each blob of their signatures.
     mkdir -p "$work/generated/fixture-code"
     python3 scripts/fuzz_codesign_seeds.py fixtures "$work/generated/fixture-code" "$fixtures"/ipa/*.ipa
@@ -104,7 +105,7 @@ seed codesign-blob "$work"/generated/made-code/blob-*
 for dir in Fuzz/Regressions/*/; do seed "$(basename "$dir")" "$dir"*; done
 # The malformed-input corpora of the unit tests (written by `make test`, or here when missing).
 if [ ! -d "$work/seeds" ]; then
-    ADHOCBUILD_FUZZ_SEEDS="$work/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests|MachOReaderTests|RequirementTests' \
+    ADHOCBUILD_FUZZ_SEEDS="$work/seeds" swift test --disable-xctest --filter 'MalformedInput|OpenStepPlistReaderTests|JSONPlistTests|MachOReaderTests|RequirementTests|HostileCatalogTests' \
         > "$work/seeds-export.log" 2>&1 || echo "warning: exporting the malformed corpora failed; see $work/seeds-export.log" >&2
 fi
 for dir in "$work"/seeds/*/; do [ -d "$dir" ] && seed "$(basename "$dir")" "$dir"*; done

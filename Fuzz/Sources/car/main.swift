@@ -1,0 +1,26 @@
+import AssetCatalog
+import Foundation
+import FuzzDriver
+
+// Opens the input as a compiled asset catalog and decodes every rendition, once as shipped
+// (LZFSE not decodable) and once with a stand-in decompressor that returns zeros of the expected
+// size, so the pixel paths run too. Every failure must be a one-line AssetCatalogError.
+runFuzzer { data in
+    func check(_ error: any Error) {
+        guard let error = error as? AssetCatalogError else { preconditionFailure("not an AssetCatalogError: \(error)") }
+        precondition(!error.description.contains("\n"), "error spans lines: \(error.description)")
+    }
+    let catalog: AssetCatalog
+    do {
+        catalog = try AssetCatalog(bytes: [UInt8](data), file: "fuzz.car")
+    } catch {
+        check(error)
+        return
+    }
+    let zeros = RenditionDecoder(catalog: catalog) { _, _, size in [UInt8](repeating: 0, count: size) }
+    for decoder in [RenditionDecoder(catalog: catalog), zeros] {
+        for rendition in catalog.renditions.prefix(64) {
+            do { _ = try decoder.image(for: rendition) } catch { check(error) }
+        }
+    }
+}
