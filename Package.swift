@@ -21,7 +21,8 @@ let package = Package(
         .library(name: "CodeSign", targets: ["CodeSign"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
-        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"])
+        .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
+        .library(name: "LZFSE", targets: ["LZFSE"])
     ],
     targets: [
         .systemLibrary(
@@ -83,6 +84,10 @@ let package = Package(
             name: "adhocbuild",
             dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"]
         ),
+        // LZFSE and LZVN decoding (the pixel data of Assets.car), written here; depends on SystemSupport alone.
+        .target(name: "LZFSE", dependencies: ["SystemSupport"], path: "Sources/Compression"),
+        .executableTarget(name: "lzfse-decode-bench", dependencies: ["LZFSE"], path: "bench/LZFSEBench"),
+        .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"]),
         .executableTarget(
             name: "foundation-plist-bench",
             path: "bench/FoundationPlistBench"
