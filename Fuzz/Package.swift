@@ -5,7 +5,8 @@ import PackageDescription
 /// with AddressSanitizer and libFuzzer's coverage instrumentation, linked with libFuzzer's no-main
 /// runtime; each harness hands its input to one parser through `FuzzDriver.runFuzzer`.
 let harnesses = [
-    "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob"
+    "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob",
+    "lzfse"
 ]
 
 let package = Package(
@@ -21,7 +22,8 @@ let package = Package(
                     .product(name: "IPAKit", package: "adhocbuild"),
                     .product(name: "CodeSign", package: "adhocbuild"),
                     .product(name: "Manifest", package: "adhocbuild"),
-                    .product(name: "AdhocBuildKit", package: "adhocbuild")
+                    .product(name: "AdhocBuildKit", package: "adhocbuild"),
+                    .product(name: "LZFSE", package: "adhocbuild")
                 ],
                 path: "Sources/\(name)")
         }
