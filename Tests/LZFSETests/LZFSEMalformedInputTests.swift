@@ -7,19 +7,6 @@ import Testing
 /// Truncated and corrupted streams (from the committed seeds, which every kind of block is in) are
 /// clear errors or bounded output, never a crash, a hang or an error of another type.
 @Suite struct LZFSEMalformedInputTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a case that can be replayed.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     /// Decodes `stream`, requiring an ``LZFSEError`` or at most `maxOutput` bytes; returns whether it decoded.
     @discardableResult
     func survive(_ stream: [UInt8], maxOutput: Int, _ label: @autoclosure () -> String) -> Bool {
@@ -61,7 +48,7 @@ import Testing
     }
 
     @Test func corruptedBytesAreErrorsOrBoundedOutput() throws {
-        var random = SplitMix(state: 19)
+        var random = SeededGenerator(seed: 19)
         var decoded = 0, refused = 0
         for (name, original) in try LZFSETestStreams.seeds() {
             let size = try LZFSEDecoder.decode(original, maxOutput: 1 << 20).count
@@ -82,7 +69,7 @@ import Testing
     }
 
     @Test func lzvnPayloadsCorruptedAreErrorsOrBoundedOutput() throws {
-        var random = SplitMix(state: 7)
+        var random = SeededGenerator(seed: 7)
         let (payload, output) = HandBuiltStreamTests.everyOpcode
         for round in 0..<5000 {
             var stream = payload
@@ -99,7 +86,7 @@ import Testing
     }
 
     @Test func randomBytesAfterEachMagicAreErrors() throws {
-        var random = SplitMix(state: 3)
+        var random = SeededGenerator(seed: 3)
         for magic in ["bvx-", "bvxn", "bvx1", "bvx2", "bvx$", "bvxx"] {
             for round in 0..<400 {
                 let tail = (0..<random.below(2000)).map { _ in UInt8(random.below(256)) }
