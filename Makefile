@@ -75,6 +75,7 @@ demo: release
 # statically ("objects of type 'Not A Type'"), so its peer binary links it dynamically.
 bench: release
 	$(SWIFT) build -c release --product foundation-plist-bench
+	$(SWIFT) build $(RELEASE) --product lzfse-decode-bench
 	./bench/run.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 ## fuzz: every parser under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (default 60).

@@ -37,8 +37,8 @@ enum BlockMap {
         guard available >= 4 else { throw StreamFault("stream ends without its end-of-stream block (bvx$)") }
         let raw = UnsafeRawPointer(input + offset)
         let magic = ByteCopy.load32(raw)
-        func need(_ bytes: Int, _ what: String) throws(StreamFault) {
-            guard bytes <= available else { throw StreamFault("\(what) truncated: \(available) of \(bytes) bytes") }
+        func need(_ bytes: Int, _ what: @autoclosure () -> String) throws(StreamFault) {
+            guard bytes <= available else { throw StreamFault("\(what()) truncated: \(available) of \(bytes) bytes") }
         }
         switch magic {
         case endMagic:

@@ -18,11 +18,9 @@ public enum LZFSEDecoder {
             throw LZFSEError("empty input: no LZFSE block", block: 0, offset: 0)
         }
         let total = try BlockMap.outputSize(base, count: input.count, maxOutput: maxOutput)
-        let decoder = CompressedBlockDecoder()
-        defer { decoder.deallocate() }
         return try [UInt8](unsafeUninitializedCapacity: total + ByteCopy.slack) { buffer, initializedCount in
             guard let output = buffer.baseAddress else { return }
-            try decodeBlocks(base, count: input.count, output: output, decoder: decoder)
+            try decodeBlocks(base, count: input.count, output: output)
             initializedCount = total
         }
     }
@@ -36,9 +34,10 @@ public enum LZFSEDecoder {
     }
 
     /// Decodes every block into `output`, which has room for the size ``BlockMap`` found plus slack.
-    private static func decodeBlocks(
-        _ input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, decoder: CompressedBlockDecoder
-    ) throws {
+    private static func decodeBlocks(_ input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>) throws {
+        // Made at the first compressed block: streams of small inputs have none.
+        var tables: CompressedBlockDecoder?
+        defer { tables?.deallocate() }
         var offset = 0
         var written = 0
         var number = 0
@@ -65,6 +64,8 @@ public enum LZFSEDecoder {
                         throw StreamFault("LZVN block writes \(state.written - written) of the \(block.rawCount) bytes it declares")
                     }
                 case .compressed(let header):
+                    let decoder = tables ?? CompressedBlockDecoder()
+                    tables = decoder
                     try decoder.decode(header, input: input, start: offset, output: output, written: written)
                 }
                 offset = block.next
