@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # before it, so it reuses that build instead of starting again.
 WERROR := $(if $(CI),-Xswiftc -warnings-as-errors,)
 # Every Swift file the project holds, for the formatter.
-SWIFT_SOURCES := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources bench/FoundationPlistBench
+SWIFT_SOURCES := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources bench/FoundationPlistBench bench/LZFSEBench
 
 .PHONY: all build release deps test lint format demo bench fuzz clean
 
@@ -35,6 +35,10 @@ deps:
 	@python3 -c "import lief" 2>/dev/null || python3 -m pip install --quiet lief 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages lief \
 		|| echo "warning: could not install LIEF for $$(command -v python3); the Mach-O oracle falls back to its struct reading"
+	@# lzfse wraps Apple's reference LZFSE implementation: the decoder tests' oracle and the benchmark's peer.
+	@python3 -c "import lzfse" 2>/dev/null || python3 -m pip install --quiet lzfse 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages lzfse \
+		|| echo "warning: could not install lzfse for $$(command -v python3); the LZFSE oracle tests will say so"
 
 build: deps
 	$(SWIFT) build
@@ -71,6 +75,7 @@ demo: release
 # statically ("objects of type 'Not A Type'"), so its peer binary links it dynamically.
 bench: release
 	$(SWIFT) build -c release --product foundation-plist-bench
+	$(SWIFT) build $(RELEASE) --product lzfse-decode-bench
 	./bench/run.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)"
 
 ## fuzz: every parser under libFuzzer and AddressSanitizer, FUZZ_SECONDS each (default 60).

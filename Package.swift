@@ -22,7 +22,8 @@ let package = Package(
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
-        .library(name: "AssetCatalog", targets: ["AssetCatalog"])
+        .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
+        .library(name: "LZFSE", targets: ["LZFSE"])
     ],
     targets: [
         .systemLibrary(
@@ -89,6 +90,10 @@ let package = Package(
             name: "adhocbuild",
             dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"]
         ),
+        // LZFSE and LZVN decoding (the pixel data of Assets.car), written here; depends on SystemSupport alone.
+        .target(name: "LZFSE", dependencies: ["SystemSupport"], path: "Sources/Compression"),
+        .executableTarget(name: "lzfse-decode-bench", dependencies: ["LZFSE"], path: "bench/LZFSEBench"),
+        .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"]),
         .executableTarget(
             name: "foundation-plist-bench",
             path: "bench/FoundationPlistBench"

@@ -6,7 +6,7 @@ import PackageDescription
 /// runtime; each harness hands its input to one parser through `FuzzDriver.runFuzzer`.
 let harnesses = [
     "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob",
-    "car"
+    "car", "lzfse"
 ]
 
 let package = Package(
@@ -23,7 +23,8 @@ let package = Package(
                     .product(name: "CodeSign", package: "adhocbuild"),
                     .product(name: "Manifest", package: "adhocbuild"),
                     .product(name: "AdhocBuildKit", package: "adhocbuild"),
-                    .product(name: "AssetCatalog", package: "adhocbuild")
+                    .product(name: "AssetCatalog", package: "adhocbuild"),
+                    .product(name: "LZFSE", package: "adhocbuild"),
                 ],
                 path: "Sources/\(name)")
         }

@@ -19,6 +19,9 @@ without the check after writing) against reading the tree (cat > /dev/null), cop
 one file) and piping it (cat | wc -c), interleaved, and once more from a cold page cache when
 run as root. Every archive is read back with zipfile.
 
+LZFSE decoding (bench/lzfse_bench.py): adhocbuild's decoder against Apple's C decoder on streams of
+every block kind, in MB/s with the ratio.
+
 Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app, as a folder
 and as an ipa, against the hashing limit measured with `openssl speed` in the same run.
 """
@@ -33,6 +36,7 @@ import tempfile
 import time
 
 import codesign_bench
+import lzfse_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Everyday plist sizes (MB of XML, roughly) benchmarked beside the large file.
@@ -273,10 +277,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
     parser.add_argument("--size-mb", type=float, default=50)
-    parser.add_argument("--only", choices=["plist", "plist-sizes", "package", "codesign"], help="run one part")
+    parser.add_argument("--only", choices=["plist", "plist-sizes", "package", "codesign", "lzfse"], help="run one part")
     args = parser.parse_args()
     runs = int(os.environ.get("BENCH_RUNS", "3"))
     slow_runs = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
+    if args.only in (None, "lzfse"):
+        lzfse_bench.lzfse(args.bin_dir, int(os.environ.get("BENCH_LZFSE_ROUNDS", "30")))
+        print()
+    if args.only == "lzfse":
+        return
     if args.only in (None, "codesign"):
         codesign_bench.codesign(args.bin_dir, int(os.environ.get("BENCH_CODESIGN_RUNS", "7")))
         codesign_bench.sign(args.bin_dir, int(os.environ.get("BENCH_CODESIGN_RUNS", "7")))

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer harnesses in Fuzz/ with AddressSanitizer and runs each for
 # FUZZ_SECONDS (default 60), seeded from what the repository holds (the examples, the templates,
-# the environments, an ipa and a profile made from the example app, the unit tests' malformed-input
-# corpora, Fuzz/Regressions) and, when they are there, the real fixtures in ../shared/fixtures/real.
+# the environments, an ipa and a profile made from the example app, the LZFSE streams in
+# Fuzz/Seeds/lzfse, the unit tests' malformed-input corpora, Fuzz/Regressions) and, when they are
+# there, the real fixtures in ../shared/fixtures/real.
 # Without the fixtures the seeds come from the repository alone and the script says so; with
 # ADHOCBUILD_REQUIRE_FIXTURES=1 (as CI sets) a missing fixtures folder is an error instead.
 # Everything it writes goes under .build/fuzz/ (corpus/, seeds/, logs/, artifacts/), so a fresh
@@ -22,7 +23,7 @@ seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car lzfse)
 flags=(-c debug -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 for name in "${harnesses[@]}"; do
@@ -66,6 +67,8 @@ seed png "$app"/*.png
 # The example app's unsigned Mach-O executable and dylib (make-app.py writes them).
 seed macho "$app/ShoutOut" "$app/Frameworks/ShoutKit.framework/ShoutKit"
 seed template templates/*.mustache
+# LZFSE streams of every block kind, made once by Apple's encoder (Tests/Oracles/lzfse_streams.py --seeds).
+seed lzfse Fuzz/Seeds/lzfse/*
 mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated"
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > "$work/corpus/json-plist/seed.json"
 printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > "$work/corpus/expander/seed.txt"

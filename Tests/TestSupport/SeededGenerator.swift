@@ -1,0 +1,17 @@
+/// A small deterministic generator (splitmix64), so the random rounds are the same every run.
+public struct SeededGenerator: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension SeededGenerator {
+    /// A number in `0..<bound`.
+    public mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
+}
