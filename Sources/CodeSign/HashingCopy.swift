@@ -75,6 +75,11 @@ public enum HashingCopy {
             case S_IFREG:
                 if skipping.contains(relative) { continue }
                 let mode = info.st_mode & 0o7777
+                // Made here, one at a time: creating a name locks its folder, and workers creating
+                // files side by side in one folder spend more time waiting on that lock than copying.
+                let created = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard created >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: to) }
+                close(created)
                 pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
             default:
                 throw CodeSignError("is neither a file, a folder nor a link; an app holds only those", file: from)
@@ -93,12 +98,13 @@ public enum HashingCopy {
         }
     }
 
-    /// Copies one file in chunks, hashing each chunk as it goes out.
+    /// Copies one file in chunks into the empty file `destination` (made by the caller), hashing
+    /// each chunk as it goes out.
     static func copyFile(_ source: String, to destination: String, mode: mode_t, cache: DigestCache) throws {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: source) }
         defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode | 0o600)
+        let output = open(destination, O_WRONLY | O_CLOEXEC)
         guard output >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: destination) }
         defer { close(output) }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)

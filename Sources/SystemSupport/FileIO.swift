@@ -120,11 +120,17 @@ public enum FileIO {
 
 /// A file written under a temporary name in the target's folder and renamed over the target
 /// on `commit()`, so readers only ever see the old file or the complete new one.
+///
+/// When the rename replaces an existing file, the new data is flushed to disk first, so a crash
+/// cannot swap a good file for an empty one. A new file is not flushed: there is nothing to lose,
+/// and a flush of a large file (a signed executable in a fresh copy of an app) waits for the disk.
 public final class AtomicFileWriter {
     public let path: String
     public let fileDescriptor: Int32
     private let temporaryPath: String
     private let mode: mode_t
+    /// True when `path` existed when the writer was made, so `commit()` flushes before renaming.
+    private let replacesExistingFile: Bool
     private var finished = false
 
     /// `mode`: the new file's permissions; by default the target's own, or 0666 less the umask for a new one.
@@ -133,7 +139,8 @@ public final class AtomicFileWriter {
         FileIO.removeStaleTemporaries(in: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         temporaryPath = FileIO.temporaryPath(for: path)
         var info = stat()
-        if stat(path, &info) == 0 {
+        replacesExistingFile = stat(path, &info) == 0
+        if replacesExistingFile {
             if info.st_mode & S_IFMT == S_IFDIR { throw FileError("is a folder, not a file", file: path) }
             mode = requested ?? info.st_mode & 0o7777
         } else if let requested {
@@ -148,12 +155,13 @@ public final class AtomicFileWriter {
         fileDescriptor = fd
     }
 
-    /// Flushes the data to disk and renames the temporary file over the target.
+    /// Sets the mode, flushes the data to disk when an existing file is replaced, and renames the
+    /// temporary file over the target.
     public func commit() throws {
         guard !finished else { return }
         finished = true
         var failure: Int32? = nil
-        if fchmod(fileDescriptor, mode) != 0 || fsync(fileDescriptor) != 0 { failure = errno }
+        if fchmod(fileDescriptor, mode) != 0 || (replacesExistingFile && fsync(fileDescriptor) != 0) { failure = errno }
         close(fileDescriptor)
         if failure == nil && rename(temporaryPath, path) != 0 { failure = errno }
         if let failure {
