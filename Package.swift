@@ -63,9 +63,16 @@ let package = Package(
             name: "PlistKit",
             dependencies: ["SystemSupport", "CLibXML2"]
         ),
+        // LZFSE and LZVN decoding (the pixel data of Assets.car), written here; depends on SystemSupport alone.
+        .target(name: "LZFSE", dependencies: ["SystemSupport"], path: "Sources/Compression"),
+        // Compiled asset catalogs (Assets.car): BOM container, renditions, pixels as RGBA.
+        .target(
+            name: "AssetCatalog",
+            dependencies: ["SystemSupport", "LZFSE", "CLibDeflate"]
+        ),
         .target(
             name: "IPAKit",
-            dependencies: ["SystemSupport", "PlistKit", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
+            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
         ),
         .target(
             name: "CodeSign",
@@ -79,19 +86,12 @@ let package = Package(
             name: "AdhocBuildKit",
             dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
         ),
-        // Compiled asset catalogs (Assets.car): BOM container, renditions, pixels.
-        .target(
-            name: "AssetCatalog",
-            dependencies: ["SystemSupport", "IPAKit", "CLibDeflate"]
-        ),
         // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
             dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"]
         ),
-        // LZFSE and LZVN decoding (the pixel data of Assets.car), written here; depends on SystemSupport alone.
-        .target(name: "LZFSE", dependencies: ["SystemSupport"], path: "Sources/Compression"),
         .executableTarget(name: "lzfse-decode-bench", dependencies: ["LZFSE"], path: "bench/LZFSEBench"),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"]),
         .executableTarget(

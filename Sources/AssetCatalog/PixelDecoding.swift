@@ -1,6 +1,6 @@
 import CLibDeflate
 import Foundation
-import IPAKit
+import SystemSupport
 
 /// Decompresses what this module does not decode itself (LZFSE, LZVN): given the compression,
 /// the compressed bytes and the exact size the result must have, returns the decompressed bytes
@@ -10,12 +10,13 @@ public typealias RenditionDecompressor =
         _ kind: RenditionCompression, _ bytes: [UInt8], _ expectedSize: Int
     ) throws -> [UInt8]
 
-/// Turns renditions of an ``AssetCatalog`` into 8-bit RGBA images (straight alpha), which
-/// `PNGImage.pngData()` writes as standard PNGs.
+/// Turns renditions of an ``AssetCatalog`` into 8-bit RGBA images with straight alpha
+/// (``RGBAImage``), ready to be written as standard PNGs.
 ///
 /// Decodes `ARGB` (stored BGRA, premultiplied) and `GA8 ` (grey and alpha, premultiplied) pixels,
 /// raw or zlib-compressed, whole or in `KCBC` chunks, and internal references into packed atlases.
-/// LZFSE and LZVN need ``decompress``; anything else throws an ``AssetCatalogError`` of kind
+/// LZFSE and LZVN need ``decompress`` (``withBuiltInDecompressors(_:)`` plugs in this project's
+/// decoders); anything else throws an ``AssetCatalogError`` of kind
 /// `.notDecodable` naming the rendition and its encoding.
 public struct RenditionDecoder: Sendable {
     /// The catalog whose renditions (and atlases) are decoded.
@@ -33,16 +34,11 @@ public struct RenditionDecoder: Sendable {
     }
 
     /// The rendition's pixels as an RGBA image with straight alpha.
-    public func image(for rendition: Rendition) throws -> PNGImage {
+    public func image(for rendition: Rendition) throws -> RGBAImage {
         if let reference = rendition.header.internalReference {
             return try crop(reference, for: rendition)
         }
         return try pixels(of: rendition)
-    }
-
-    /// The rendition as a standard PNG file.
-    public func pngData(for rendition: Rendition) throws -> Data {
-        try image(for: rendition).pngData()
     }
 
     func notDecodable(_ rendition: Rendition, _ encoding: String) -> AssetCatalogError {
@@ -56,7 +52,7 @@ public struct RenditionDecoder: Sendable {
     }
 
     /// The rectangle of the referenced atlas; the reference's y counts from the atlas's bottom.
-    func crop(_ reference: InternalReference, for rendition: Rendition) throws -> PNGImage {
+    func crop(_ reference: InternalReference, for rendition: Rendition) throws -> RGBAImage {
         guard let atlas = catalog.rendition(for: reference.target) else {
             throw malformed(rendition, "internal reference to a rendition that is not in the catalog (\(reference.target))")
         }
@@ -75,11 +71,11 @@ public struct RenditionDecoder: Sendable {
             let from = ((top + row) * source.width + x) * 4
             output.replaceSubrange((row * width * 4)..<((row + 1) * width * 4), with: source.pixels[from..<(from + width * 4)])
         }
-        return PNGImage(width: width, height: height, pixels: output)
+        return RGBAImage(width: width, height: height, pixels: output)
     }
 
     /// Decodes a rendition that holds its own pixels.
-    func pixels(of rendition: Rendition) throws -> PNGImage {
+    func pixels(of rendition: Rendition) throws -> RGBAImage {
         guard case .pixels(let payload) = rendition.payload else {
             switch rendition.payload {
             case .rawData: throw notDecodable(rendition, rendition.pixelFormat.trimmingCharacters(in: .whitespaces).lowercased())
@@ -118,7 +114,7 @@ public struct RenditionDecoder: Sendable {
             rowsLeft -= rows
         }
         guard rowsLeft == 0 else { throw malformed(rendition, "the chunks hold \(height - rowsLeft) of \(height) rows") }
-        return PNGImage(width: width, height: height, pixels: Self.straightRGBA(stored, width, height, bytesPerRow, channels))
+        return RGBAImage(width: width, height: height, pixels: Self.straightRGBA(stored, width, height, bytesPerRow, channels))
     }
 
     /// One chunk's bytes decompressed to exactly `size` bytes.
@@ -137,7 +133,16 @@ public struct RenditionDecoder: Sendable {
             return output
         default:
             guard let decompress else { throw notDecodable(rendition, compression.description) }
-            let output = try decompress(compression, bytes, size)
+            let output: [UInt8]
+            do {
+                output = try decompress(compression, bytes, size)
+            } catch let error as AssetCatalogError {
+                throw error.kind == .malformed
+                    ? malformed(rendition, "chunk \(chunk): \(error.problem)") : notDecodable(rendition, compression.description)
+            } catch let error as any DiagnosticError {
+                let place = error.location.map { " (\($0))" } ?? ""
+                throw malformed(rendition, "chunk \(chunk): \(compression) data\(place): \(error.problem)")
+            }
             guard output.count == size else {
                 throw malformed(rendition, "chunk \(chunk): \(compression) data gave \(output.count) bytes, \(size) expected")
             }

@@ -56,6 +56,12 @@ import Testing
         #expect(counts == ["lzfse": 185, "pdf": 7])
     }
 
+    @Test func withTheBuiltInDecodersOnlyThePDFsAreLeft() throws {
+        let catalog = try AssetCatalog(path: Self.carPath)
+        let counts = Self.outcomes(catalog, RenditionDecoder.withBuiltInDecompressors(catalog))
+        #expect(counts == ["decoded": 185, "pdf": 7])
+    }
+
     /// The source PNG of a rendition: `<facet>.imageset/<name>` somewhere in the source catalog.
     static func sourceImage(_ rendition: Rendition) throws -> PNGImage? {
         guard let facet = rendition.facetName, rendition.name.hasSuffix(".png") else { return nil }
@@ -70,7 +76,7 @@ import Testing
     }
 
     /// The largest difference of any channel, with colour ignored where both are fully transparent.
-    static func difference(_ a: PNGImage, _ b: PNGImage) -> Int {
+    static func difference(_ a: RGBAImage, _ b: PNGImage) -> Int {
         var worst = 0
         for pixel in stride(from: 0, to: a.pixels.count, by: 4) {
             let channels = a.pixels[pixel + 3] == 0 && b.pixels[pixel + 3] == 0 ? 3..<4 : 0..<4
@@ -81,17 +87,12 @@ import Testing
         return worst
     }
 
-    @Test(.enabled(if: LZFSEOracle.isAvailable, "python3's lzfse module is missing (pip install lzfse)"))
-    func decodedRenditionsMatchTheirSourcePNGs() throws {
+    @Test func decodedRenditionsMatchTheirSourcePNGs() throws {
         let catalog = try AssetCatalog(path: Self.carPath)
-        guard let oracle = LZFSEOracle.decompressor(for: catalog) else {
-            Issue.record("python3's lzfse module could not decompress the catalog's chunks")
-            return
-        }
-        let decoder = RenditionDecoder(catalog: catalog, decompress: oracle)
+        let decoder = RenditionDecoder.withBuiltInDecompressors(catalog)
         var tally: [String: Int] = [:]
         for rendition in catalog.renditions where !rendition.isPackedAtlas {
-            let image: PNGImage
+            let image: RGBAImage
             do {
                 image = try decoder.image(for: rendition)
             } catch let error as AssetCatalogError {
@@ -120,6 +121,28 @@ import Testing
             ])
     }
 
+    /// Every LZFSE chunk of both real catalogs, decoded here and by Apple's decoder, byte for byte.
+    @Test(.enabled(if: LZFSEOracle.isAvailable, "python3's lzfse module is missing (pip install lzfse)"))
+    func builtInDecoderAgreesWithApplesOnEveryChunk() throws {
+        let archive = try ZipArchiveReader(path: Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path)
+        let catalogs = [
+            try AssetCatalog(path: Self.carPath),
+            try AssetCatalog(bytes: [UInt8](try archive.data(named: "Payload/Test.app/Assets.car")), file: "Test.app/Assets.car")
+        ]
+        var compared = 0
+        for catalog in catalogs {
+            let oracle = try #require(LZFSEOracle.decompressor(for: catalog), "python3's lzfse could not decode \(catalog.file)")
+            for rendition in catalog.renditions where rendition.encoding == "lzfse" {
+                for chunk in catalog.compressedPayload(of: rendition) {
+                    let expected = try oracle(.lzfse, chunk, 0)
+                    #expect(try RenditionDecoder.builtInDecompressor(.lzfse, chunk, expected.count) == expected, "\(rendition.label)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 60)
+    }
+
     @Test func xcode12AppIconCatalog() throws {
         let archive = try ZipArchiveReader(path: Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path)
         let bytes = [UInt8](try archive.data(named: "Payload/Test.app/Assets.car"))
@@ -143,10 +166,11 @@ import Testing
         #expect(icon.header.bytesPerRow == 736)  // 180 × 4 = 720, rows padded to 736
         let error = try #require(throws: AssetCatalogError.self) { try RenditionDecoder(catalog: catalog).image(for: icon) }
         #expect(error.description == "Test.app/Assets.car: rendition 'AppIcon' icon-1.png 180x180 @3x iphone: not decodable here (lzfse)")
+        let image = try RenditionDecoder.withBuiltInDecompressors(catalog).image(for: icon)
+        #expect(image.width == 180 && image.height == 180)
+        #expect(image.pixels.contains { $0 != 0 })
         if let oracle = LZFSEOracle.decompressor(for: catalog) {
-            let image = try RenditionDecoder(catalog: catalog, decompress: oracle).image(for: icon)
-            #expect(image.width == 180 && image.height == 180)
-            #expect(image.pixels.contains { $0 != 0 })
+            #expect(try RenditionDecoder(catalog: catalog, decompress: oracle).image(for: icon) == image)
         }
     }
 }
