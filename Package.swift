@@ -125,11 +125,11 @@ let package = Package(
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "CodeSign", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["AdhocBuildKit", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "AssetCatalogTests",
-            dependencies: ["AssetCatalog", "IPAKit", "TestSupport"]
+            dependencies: ["AssetCatalog", "IPAKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "CommandLineOptionsTests",

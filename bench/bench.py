@@ -20,7 +20,8 @@ one file) and piping it (cat | wc -c), interleaved, and once more from a cold pa
 run as root. Every archive is read back with zipfile.
 
 LZFSE decoding (bench/lzfse_bench.py): adhocbuild's decoder against Apple's C decoder on streams of
-every block kind, in MB/s with the ratio.
+every block kind, in MB/s with the ratio; then the icon step's share of `release` for an app whose
+icon is only in Assets.car (the Xcode 12.5 fixture, when ../shared/fixtures is there).
 
 Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app, as a folder
 and as an ipa, against the hashing limit measured with `openssl speed` in the same run.
@@ -283,6 +284,7 @@ def main():
     slow_runs = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
     if args.only in (None, "lzfse"):
         lzfse_bench.lzfse(args.bin_dir, int(os.environ.get("BENCH_LZFSE_ROUNDS", "30")))
+        lzfse_bench.icon_step(args.bin_dir, int(os.environ.get("BENCH_ICON_RUNS", "9")))
         print()
     if args.only == "lzfse":
         return

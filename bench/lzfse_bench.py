@@ -97,3 +97,61 @@ def lzfse(bin_dir, rounds):
         print(f"{label:<16} {len(stream) / 1024:>8.0f} {len(raw) / 1024:>8.0f} {rate(ours[label]):>11.0f} {rate(c[label]):>9.0f} "
               f"{rate(python[label]):>17.0f} {ratio:>14.2f}x")
     print(f"\nadhocbuild's speed as a share of Apple's C decoder: {min(ratios):.2f}x at worst (goal: at least 0.67x, within 1.5x)")
+
+
+ICON_ENVIRONMENT = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0"><dict><key>Info</key><dict>{}</dict></dict></plist>
+"""
+
+
+def icon_step(bin_dir, runs):
+    """The icon step's share of `release`. The Xcode 12.5 fixture app keeps its icon only in
+    Assets.car (LZFSE); it is released once with its own icon (the catalog read and the icon
+    decoded) and once with `--icon` giving the same picture as a PNG, in turns after `sync`; the
+    difference is what reading the catalog costs a release."""
+    import codesign_bench
+    root = os.path.dirname(HERE)
+    fixtures = os.environ.get("ADHOCBUILD_FIXTURES") or os.path.join(os.path.dirname(root), "shared", "fixtures", "real")
+    ipa = os.path.join(fixtures, "ipa", "ipa-server_Test_dev-xcode12.ipa")
+    print()
+    if not os.path.exists(ipa):
+        print(f"icon step of release: skipped, the fixture {ipa} is not there (it comes with ../shared/fixtures)")
+        return
+    adhocbuild = os.path.join(bin_dir, "adhocbuild")
+    out = os.path.join(HERE, "out", "icon")
+    subprocess.run(["rm", "-rf", out], check=True)
+    os.makedirs(out)
+    subprocess.run(["unzip", "-q", ipa, "-d", os.path.join(out, "unzipped")], check=True)
+    app = os.path.join(out, "unzipped", "Payload", "Test.app")
+    _, _, profile = codesign_bench.make_identity(out)
+    environments = os.path.join(out, "environments")
+    os.makedirs(environments)
+    with open(os.path.join(environments, "Base.plist"), "w") as f:
+        f.write(ICON_ENVIRONMENT.format("<key>CFBundleIdentifier</key><string>com.example.bench</string>"))
+    with open(os.path.join(environments, "Bench.plist"), "w") as f:
+        f.write(ICON_ENVIRONMENT.format("<key>CFBundleDisplayName</key><string>Bench</string>"))
+    subprocess.run([adhocbuild, "icon", "extract", app, "-o", os.path.join(out, "icons")], check=True, capture_output=True)
+    dist = os.path.join(out, "dist")
+    base = [adhocbuild, "release", "--env", "Bench", "--app", app, "--environments", environments, "--build-number", "7",
+            "--base-url", "https://builds.example.com/", "--out", dist, "--ci", "none", "--profile", profile,
+            "--allow-broken-signature"]
+    variants = [("Assets.car", base), ("--icon PNG", base + ["--icon", os.path.join(out, "icons", "icon.png")])]
+    samples = {name: [] for name, _ in variants}
+    for _ in range(runs):
+        for name, command in variants:
+            subprocess.run(["rm", "-rf", dist], check=True)
+            subprocess.run(["sync"], check=True)
+            start = time.perf_counter()
+            result = subprocess.run(command, capture_output=True, text=True)
+            samples[name].append(time.perf_counter() - start)
+            if result.returncode != 0 or "no icon for" in result.stderr or "warning: icon:" in result.stderr:
+                sys.exit(f"bench: release with the icon from {name} failed or warned about the icon:\n{result.stderr}")
+    subprocess.run(["rm", "-rf", dist], check=True)
+    catalog, png = min(samples["Assets.car"]), min(samples["--icon PNG"])
+    print(f"icon step of release: the Xcode 12.5 fixture app (icon 180x180 in Assets.car, LZFSE), min of {runs} releases")
+    print(f"{'icon from':<12} {'min s':>8}")
+    for name, _ in variants:
+        print(f"{name:<12} {min(samples[name]):>8.3f}")
+    print(f"reading the catalog and decoding the icon adds {1000 * (catalog - png):.1f} ms, "
+          f"{100 * max(0.0, catalog - png) / catalog:.1f}% of the release")

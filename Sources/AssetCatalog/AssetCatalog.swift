@@ -16,6 +16,9 @@ public struct AssetCatalog: Sendable {
     public let keyFormat: KeyFormat
     /// Every rendition of the `RENDITIONS` tree, in tree order.
     public let renditions: [Rendition]
+    /// Appearance names (`UIAppearanceDark`, …) by the value rendition keys carry; empty for
+    /// catalogs without appearances, whose renditions all have appearance 0 ("any").
+    public let appearanceNames: [Int: String]
     let indexByKey: [RenditionKey: Int]
 
     /// Reads the catalog at `path`.
@@ -41,6 +44,7 @@ public struct AssetCatalog: Sendable {
         }
         keyFormat = try KeyFormat(formatView)
         let facets = try FacetKeys(store: store)
+        appearanceNames = try AppearanceKeys(store: store).namesByValue
         var renditions: [Rendition] = []
         var indexByKey: [RenditionKey: Int] = [:]
         for entry in try BOMTree.entries(of: store, named: "RENDITIONS") {
@@ -59,6 +63,14 @@ public struct AssetCatalog: Sendable {
     /// The rendition with exactly this key, if any.
     public func rendition(for key: RenditionKey) -> Rendition? {
         indexByKey[key].map { renditions[$0] }
+    }
+
+    /// Whether a rendition is for the default look: appearance 0 ("any"), or one whose name says
+    /// light, as opposed to dark, tinted or high-contrast variants.
+    public func isDefaultAppearance(_ rendition: Rendition) -> Bool {
+        guard rendition.appearance != 0 else { return true }
+        guard let name = appearanceNames[rendition.appearance]?.lowercased() else { return false }
+        return ["dark", "tint", "contrast"].allSatisfy { !name.contains($0) }
     }
 
     /// The renditions of one facet (asset name, such as `AppIcon`), in tree order.

@@ -1,8 +1,9 @@
 import Foundation
 import PlistKit
 
-/// Finds an app's icons — `CFBundleIcons`, `CFBundleIcons~ipad`, `CFBundleIconFiles`,
-/// `CFBundleIconFile` and legacy `Icon*.png` — and picks the largest.
+/// Finds an app's icon files — `CFBundleIcons`, `CFBundleIcons~ipad`, `CFBundleIconFiles`,
+/// `CFBundleIconFile` and legacy `Icon*.png` — and picks the largest. Icons kept only in the
+/// asset catalog are ``CatalogIcons``; ``AppIconLookup`` looks in both.
 public struct AppIcons: Sendable {
     /// One icon file and its size in pixels.
     public struct Icon: Sendable, Equatable {
@@ -24,10 +25,7 @@ public struct AppIcons: Sendable {
     /// Why no icon can be extracted, for an app that has none as a file. It suggests no option: each
     /// command that takes one (`page --icon`, `release --icon`) says so itself.
     public var missingReason: String {
-        if hasAssetCatalog {
-            return "its icons live only in Assets.car (an asset catalog), which adhocbuild cannot read; "
-                + "add the icon as a PNG to the bundle"
-        }
+        if hasAssetCatalog { return "it has no icon PNG; its icons live only in its asset catalog (Assets.car)" }
         return declaredNames.isEmpty
             ? "it declares no icons" : "none of its declared icons (\(declaredNames.joined(separator: ", "))) is in the bundle"
     }

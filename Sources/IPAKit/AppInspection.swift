@@ -9,10 +9,15 @@ public enum AppInspection {
         var dict = bundleSummary(package.app)
         if package.isArchive && package.extras.count > 0 { dict["otherFolders"] = .array(package.extras.map { .string($0) }) }
         let icons = AppIcons(bundle: package.app)
-        if icons.icons.isEmpty {
-            dict["icons"] = .string("none extractable: \(icons.missingReason)")
-        } else {
+        if !icons.icons.isEmpty {
             dict["icons"] = .array(icons.icons.map { .string("\($0.path) (\($0.width)x\($0.height)\($0.isCgBI ? ", CgBI" : ""))") })
+        } else {
+            let lookup = AppIconLookup(bundle: package.app)
+            if let icon = lookup.icon {
+                dict["icons"] = .array([.string(icon.source)] + lookup.notices.map { .string("passed over: \($0)") })
+            } else {
+                dict["icons"] = .string("none extractable: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())")
+            }
         }
         switch package.app.profile() {
         case .success(let profile)?: dict["profile"] = .dictionary(profile.summary(now: now, profileSignature: profileSignature))

@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import SystemSupport
 
@@ -9,12 +10,14 @@ extension AppIcons {
     }
 
     /// Writes every icon of the app in `package` (`.ipa`, `.app` or `.xcarchive`) into `folder` as a
-    /// standard PNG (CgBI icons un-crushed), and the largest again as `icon.png`. Returns what it
-    /// wrote, the largest last; an app without a readable icon is an error naming the package.
+    /// standard PNG (CgBI icons un-crushed), and the largest again as `icon.png`. An app whose
+    /// icons are only in its asset catalog gets every decodable rendition of its icon set, named
+    /// `<set>-<width>x<height>@<scale>x~<idiom>.png`, and the one iOS shows as `icon.png`. Returns
+    /// what it wrote, `icon.png` last; an app without a readable icon is an error naming the package.
     public static func extract(_ package: String, to folder: String) throws -> [Extracted] {
         let app = try AppPackage.open(package).app
         let icons = AppIcons(bundle: app)
-        guard let largest = icons.largest else { throw IPAError("has no icon to extract: \(icons.missingReason)", file: package) }
+        guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var written: [Extracted] = []
         for icon in icons.icons {
@@ -30,6 +33,33 @@ extension AppIcons {
             }
         }
         written.append(Extracted(path: folder + "/icon.png", icon: largest))
+        return written
+    }
+
+    static func extractFromCatalog(of app: AppBundle, _ package: String, to folder: String) throws -> [Extracted] {
+        let lookup = AppIconLookup(bundle: app)
+        guard let best = lookup.icon, let catalog = try CatalogIcons.load(bundle: app) else {
+            throw IPAError("has no icon to extract: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())", file: package)
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let decoder = RenditionDecoder.withBuiltInDecompressors(catalog.catalog)
+        var written: [Extracted] = []
+        var names = Set<String>()
+        for rendition in catalog.candidates {
+            let name =
+                "\(rendition.facetName ?? "icon")-\(rendition.width)x\(rendition.height)@\(rendition.scale)x~\(rendition.idiom?.name ?? "idiom\(rendition.key[.idiom])")"
+                + (rendition.appearance != 0 ? "-appearance\(rendition.appearance)" : "") + ".png"
+            guard names.insert(name).inserted, let rgba = try? decoder.image(for: rendition) else { continue }
+            try FileIO.writeAtomically(
+                PNGImage(width: rgba.width, height: rgba.height, pixels: rgba.pixels).pngData(), to: folder + "/" + name)
+            written.append(
+                Extracted(path: folder + "/" + name, icon: Icon(path: name, width: rgba.width, height: rgba.height, isCgBI: false)))
+        }
+        try FileIO.writeAtomically(best.image.pngData(), to: folder + "/icon.png")
+        written.append(
+            Extracted(
+                path: folder + "/icon.png", icon: Icon(path: best.source, width: best.image.width, height: best.image.height, isCgBI: false)
+            ))
         return written
     }
 }

@@ -84,8 +84,8 @@ public struct InstallPage {
         try URLEncoding.baseURLWithWarning(options.baseURL, allowHTTP: options.allowHTTP)
     }
 
-    /// The largest icon, un-crushed and resized to the sizes the manifest promises; false (and a
-    /// warning) when the app has none that can be read.
+    /// The app's icon (the largest PNG, un-crushed, else the icon in Assets.car) resized to the
+    /// sizes the manifest promises; false (and a warning) when the app has none that can be read.
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
         let image: PNGImage
         if let icon = options.icon {
@@ -93,12 +93,13 @@ public struct InstallPage {
                 throw ManifestError("is not a readable PNG: \(error.description)", file: icon)
             }
         } else {
-            let icons = AppIcons(bundle: app)
-            guard let largest = icons.largest, let bundled = try? PNGImage(data: try app.read(largest.path)) else {
-                output.warnings.append("no icon for the page and manifest: \(icons.missingReason); or give one with --icon PNG")
+            let lookup = AppIconLookup(bundle: app)
+            output.warnings += lookup.notices.map { "icon: \($0)" }
+            guard let found = lookup.icon else {
+                output.warnings.append("no icon for the page and manifest: \(lookup.missingReason); or give one with --icon PNG")
                 return false
             }
-            image = bundled
+            image = found.image
         }
         try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
         try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)

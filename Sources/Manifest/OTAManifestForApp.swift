@@ -61,7 +61,7 @@ extension OTAManifest {
         let manifest = OTAManifest(
             app: app, base: base,
             ipaURL: request.ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
-            withIcons: AppIcons(bundle: app).largest != nil, bundleVersion: request.bundleVersion,
+            withIcons: AppIconLookup(bundle: app).icon != nil, bundleVersion: request.bundleVersion,
             subtitle: request.subtitle)
         try FileIO.writeAtomically(try manifest.data(), to: output)
         return warnings

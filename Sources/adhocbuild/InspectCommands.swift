@@ -81,8 +81,17 @@ enum InspectCommands {
 
     static var icon: CommandSpec {
         CommandSpec(
-            name: "icon", abstract: "Extract app icons as standard PNGs.",
+            name: "icon", abstract: "List the app's icons, and extract them as standard PNGs.",
             subcommands: [
+                CommandSpec(
+                    name: "list",
+                    abstract:
+                        "Show the app's icon files and the icon renditions of its asset catalog; '*' marks the one the install page uses.",
+                    arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
+                    run: { parsed in
+                        Console.out(try IconListing.list(parsed.positionals[0]).text)
+                        return 0
+                    }),
                 CommandSpec(
                     name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
                     arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],

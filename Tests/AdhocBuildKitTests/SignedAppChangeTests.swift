@@ -1,5 +1,6 @@
 import AdhocBuildKit
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 import TestSupport
@@ -139,7 +140,8 @@ import Testing
         }
     }
 
-    /// The fixture ipa as it is: its signature holds, and the release says so.
+    /// The fixture ipa as it is: its signature holds, and the release says so. Its icon, kept only in
+    /// Assets.car, is on the page, in the manifest and in the index, with no warning about it.
     @Test func anIntactSignedIpaReleasesWithAValidSignature() throws {
         try withTemporaryFolder { folder in
             var options = try releaseOptions(folder, app: Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path)
@@ -149,6 +151,17 @@ import Testing
             #expect(result.signatureSummary.hasPrefix("the signature of Test.app holds (signed by \"Apple Development: Qin Junru"))
             let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
             #expect(!page.contains("broken-signature"))
+            #expect(page.contains("<img src=\"icon-512.png\""))
+            #expect(!result.warnings.contains { $0.contains("icon") }, "\(result.warnings)")
+            for (file, size) in [("icon-57.png", 57), ("icon-512.png", 512)] {
+                let icon = try PNGImage(data: Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/" + file)))
+                #expect(icon.width == size && icon.height == size, "\(file)")
+            }
+            let manifest = try String(contentsOfFile: result.releaseFolder + "/manifest.plist", encoding: .utf8)
+            #expect(manifest.contains("display-image") && manifest.contains("full-size-image"))
+            let index = try String(
+                contentsOfFile: (result.releaseFolder as NSString).deletingLastPathComponent + "/../index.html", encoding: .utf8)
+            #expect(index.contains("icon-57.png"), "the build index shows no icon")
         }
     }
 }

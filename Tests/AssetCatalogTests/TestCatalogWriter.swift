@@ -7,6 +7,9 @@ struct TestCatalogWriter {
     /// One rendition to write.
     struct Rendition {
         var scale = 1
+        var idiom = 0
+        /// Written only when the catalog has ``appearances``.
+        var appearance = 0
         var identifier = 0
         var element = 85
         var part = 181
@@ -27,7 +30,11 @@ struct TestCatalogWriter {
     static let keyFormat = [12, 15, 17, 1, 2, 8]
 
     var facets: [(String, Int)] = []
+    /// Appearance names and values for an APPEARANCEKEYS tree; when there are any, keys also
+    /// carry the appearance attribute (last).
+    var appearances: [(String, Int)] = []
     var renditions: [Rendition] = []
+    var keyFormat: [Int] { appearances.isEmpty ? Self.keyFormat : Self.keyFormat + [7] }
     /// Renditions per leaf of the RENDITIONS tree.
     var leafSize = 2
 
@@ -98,7 +105,7 @@ struct TestCatalogWriter {
         header += Self.padded("@(#)PROGRAM:CoreUI  PROJECT:CoreUI-test", 128) + Self.padded("adhocbuild TestCatalogWriter", 256)
         header += [UInt8](repeating: 0, count: 16) + Self.le32(0) + Self.le32(0) + Self.le32(0) + Self.le32(0)
         variables.append(("CARHEADER", add(header)))
-        let format = Array("tmfk".utf8) + Self.le32(0) + Self.le32(Self.keyFormat.count) + Self.keyFormat.flatMap { Self.le32($0) }
+        let format = Array("tmfk".utf8) + Self.le32(0) + Self.le32(keyFormat.count) + keyFormat.flatMap { Self.le32($0) }
         variables.append(("KEYFORMAT", add(format)))
         let facetEntries = facets.map { name, identifier in
             (
@@ -108,11 +115,14 @@ struct TestCatalogWriter {
             )
         }
         variables.append(("FACETKEYS", tree(facetEntries, leafSize: 8)))
+        if !appearances.isEmpty {
+            variables.append(("APPEARANCEKEYS", tree(appearances.map { (Array($0.0.utf8), Self.le16($0.1)) }, leafSize: 8)))
+        }
         let renditionEntries = renditions.map { rendition in
             (
-                [rendition.scale, 0, rendition.identifier, rendition.element, rendition.part, rendition.dimension1].flatMap {
-                    Self.le16($0)
-                }, Self.csi(rendition)
+                ([rendition.scale, rendition.idiom, rendition.identifier, rendition.element, rendition.part, rendition.dimension1]
+                    + (appearances.isEmpty ? [] : [rendition.appearance])).flatMap { Self.le16($0) },
+                Self.csi(rendition)
             )
         }
         variables.append(("RENDITIONS", tree(renditionEntries, leafSize: leafSize)))

@@ -75,12 +75,37 @@ import Testing
         #expect(AppIcons(bundle: app).icons.count == expected.iconCount)
     }
 
-    @Test func anAppWhoseIconsAreOnlyInAnAssetCatalogSaysSo() throws {
+    @Test func anAppWhoseIconsAreOnlyInAnAssetCatalogGetsItsIconFromThere() throws {
         let package = try AppPackage.open(Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path)
         let icons = AppIcons(bundle: package.app)
         #expect(icons.icons.isEmpty)
         #expect(icons.declaredNames == ["AppIcon60x60"])
-        #expect(icons.missingReason.hasPrefix("its icons live only in Assets.car"))
+        #expect(icons.missingReason == "it has no icon PNG; its icons live only in its asset catalog (Assets.car)")
+        let lookup = AppIconLookup(bundle: package.app)
+        #expect(lookup.icon?.source == "Assets.car 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse")
+        #expect(lookup.icon?.image.width == 180 && lookup.icon?.image.height == 180)
+        #expect(lookup.notices.isEmpty)
+        let summary = AppInspection.summary(package)
+        #expect(summary["icons"] == ["Assets.car 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse"])
+    }
+
+    @Test func aDamagedAssetCatalogIsANoticeAndNoIcon() throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("Broken.app")
+            try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
+            try folder.write(
+                "Broken.app/Info.plist",
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.broken</string>
+                <key>CFBundleExecutable</key><string>Broken</string></dict></plist>
+                """)
+            try folder.write("Broken.app/Assets.car", "BOMStore but not really")
+            let lookup = AppIconLookup(bundle: try AppPackage.open(app).app)
+            #expect(lookup.icon == nil)
+            #expect(lookup.missingReason == "its asset catalog (Assets.car) cannot be read")
+            #expect(lookup.notices.count == 1 && lookup.notices[0].hasPrefix("\(app)/Assets.car: "), "\(lookup.notices)")
+        }
     }
 
     @Test func theInspectionSummaryNamesTheExtensionAndTheProfile() throws {

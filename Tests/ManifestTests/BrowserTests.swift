@@ -7,16 +7,23 @@ import Testing
 /// The install page in a real browser: headless Chromium as an iPhone, an iPad in desktop mode,
 /// a desktop and an in-app browser, with the network blocked. Screenshots go to `test-artifacts/`.
 @Suite(.serialized) struct BrowserTests {
-    @Test func thePageWorksOnEveryDeviceWithoutNetworkOrScriptErrors() throws {
+    /// The python3 that runs `browser_check.py`, or nil (with an issue recorded where the browser
+    /// is required) when Chromium or websocket-client is missing.
+    static func browserCheckPython() throws -> String? {
         guard ProcessResult.which("chromium") != nil else {
             if Fixtures.isRequired { Issue.record("Chromium is required in CI (make deps installs it)") }
-            return
+            return nil
         }
         let python = try #require(ProcessResult.which("python3"))
         guard try ProcessResult.run(python, ["-c", "import websocket"]).status == 0 else {
             Issue.record("the browser test needs websocket-client (make deps installs it)")
-            return
+            return nil
         }
+        return python
+    }
+
+    @Test func thePageWorksOnEveryDeviceWithoutNetworkOrScriptErrors() throws {
+        guard let python = try Self.browserCheckPython() else { return }
         try withTemporaryFolder { folder in
             let ipa = try InstallPageTests.hostileIPA(folder)
             var options = InstallPage.Options(baseURL: InstallPageTests.hostileBase)
@@ -63,5 +70,78 @@ import Testing
                 Issue.record("zbarimg (zbar-tools) is required in CI to decode the QR code")
             }
         }
+    }
+
+    /// The Xcode 12.5 fixture keeps its icon only in Assets.car: the page shows that icon, as the
+    /// browser draws it (its screenshot, cut to where the icon is), not the letter placeholder.
+    @Test(Fixtures.enabled) func thePageShowsTheIconFromTheAssetCatalog() throws {
+        guard let python = try Self.browserCheckPython() else { return }
+        try withTemporaryFolder { folder in
+            let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
+            let site = folder.path("site")
+            let result = try InstallPage(options: InstallPage.Options(baseURL: "https://ci.example.com/test/")).write(ipa: ipa, to: site)
+            #expect(result.warnings.isEmpty, "\(result.warnings)")
+            let artifacts = Fixtures.packageRoot.appendingPathComponent("test-artifacts/catalog-icon").path
+            let run = try ProcessResult.run(
+                python,
+                [
+                    Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path, site + "/index.html", artifacts,
+                    "desktop"
+                ])
+            try #require(run.status == 0, "browser check failed: \(run.stderrText)")
+            let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: [String: Any]])
+            let desktop = try #require(report["desktop"])
+            #expect(desktop["placeholderIcon"] as? Bool == false)
+            let icon = try #require(desktop["appIcon"] as? [String: Any], "the page has no icon image")
+            #expect(icon["loaded"] as? Bool == true)
+            #expect(icon["naturalWidth"] as? Int == 512)
+            let (x, y) = (try #require(icon["x"] as? Double), try #require(icon["y"] as? Double))
+            let size = try #require(icon["width"] as? Double)
+            #expect(size == 88)
+            // What the browser drew, against the icon decoded from the catalog (which the asset catalog
+            // tests check against Apple's own LZFSE decoder), block by block over a 4 × 4 grid.
+            let shot = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: artifacts + "/install-page-desktop.png")))
+            let app = try AppPackage.open(ipa).app
+            let decoded = try #require(AppIconLookup(bundle: app).icon)
+            #expect(decoded.source == "Assets.car 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse")
+            let expected = ImageResizer.resize(decoded.image, to: 88)
+            // The full-page screenshot may be laid out a few pixels off the probe's coordinates
+            // (the scroll bar's width), so the icon is looked for near where the page says it is.
+            var worst = Int.max
+            for dy in -12...12 {
+                for dx in -12...12 {
+                    let origin = (Int(x.rounded()) + dx, Int(y.rounded()) + dy)
+                    guard origin.0 >= 0, origin.1 >= 0, origin.0 + 88 <= shot.width, origin.1 + 88 <= shot.height else { continue }
+                    worst = min(worst, Self.largestBlockDifference(shot, at: origin, expected))
+                }
+            }
+            #expect(worst <= 12, "the drawn icon differs from the decoded one by \(worst) in a block's mean colour")
+        }
+    }
+
+    /// The largest difference, over a 4 × 4 grid of blocks and the three colour channels, between
+    /// the mean colour of `image` and of the same-sized region of `shot` at `origin` (both opaque).
+    /// The corner blocks are left out: the page rounds the icon's corners.
+    static func largestBlockDifference(_ shot: PNGImage, at origin: (Int, Int), _ image: PNGImage) -> Int {
+        let block = image.width / 4
+        var worst = 0
+        for row in 0..<4 {
+            for column in 0..<4 where !([0, 3].contains(row) && [0, 3].contains(column)) {
+                var sums = [0, 0, 0, 0, 0, 0]
+                for dy in (row * block + 2)..<((row + 1) * block - 2) {
+                    for dx in (column * block + 2)..<((column + 1) * block - 2) {
+                        let inImage = (dy * image.width + dx) * 4
+                        let inShot = ((origin.1 + dy) * shot.width + origin.0 + dx) * 4
+                        for channel in 0..<3 {
+                            sums[channel] += Int(image.pixels[inImage + channel])
+                            sums[3 + channel] += Int(shot.pixels[inShot + channel])
+                        }
+                    }
+                }
+                let count = (block - 4) * (block - 4)
+                for channel in 0..<3 { worst = max(worst, abs(sums[channel] - sums[3 + channel]) / count) }
+            }
+        }
+        return worst
     }
 }

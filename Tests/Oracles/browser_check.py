@@ -5,8 +5,9 @@ browser and an in-app browser, with the network blocked, over the DevTools proto
   browser_check.py PAGE.html|URL ARTIFACTS_DIR [DEVICE...]
 
 Prints one JSON object: for each device, the data-device attribute the page's script set, the
-Install link's href, whether the QR code is there, which device notes are visible, JavaScript
-errors, and every request that left the page. Saves a screenshot per device in ARTIFACTS_DIR.
+Install link's href, whether the QR code is there, which device notes are visible, the app icon
+image (loaded, natural width, where it is drawn) or the letter placeholder, JavaScript errors,
+and every request that left the page. Saves a screenshot per device in ARTIFACTS_DIR.
 """
 import base64
 import json
@@ -51,6 +52,14 @@ PROBE = r"""
       return qr && details ? qr.getBoundingClientRect().top < details.getBoundingClientRect().top : null;
     })(),
     title: document.title,
+    appIcon: (() => {
+      const img = document.querySelector('.app img');
+      if (!img) return null;
+      const r = img.getBoundingClientRect();
+      return {src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0, naturalWidth: img.naturalWidth,
+              x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height};
+    })(),
+    placeholderIcon: !!document.querySelector('.app .placeholder-icon'),
   });
 })()
 """

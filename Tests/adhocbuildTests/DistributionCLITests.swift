@@ -4,24 +4,27 @@ import Testing
 
 /// `manifest`, `page` and `index` as a CI step runs them.
 @Suite(Fixtures.enabled) struct DistributionCLITests {
-    /// An app whose icon lives only in Assets.car gets the icon given with `--icon`, which the
-    /// warning about the missing icon names; a file that is not a PNG is an error naming it.
-    @Test func pageTakesAnIconForAnAppWhoseIconIsInAnAssetCatalog() throws {
+    /// An app whose icon lives only in Assets.car gets that icon on its page and in its manifest,
+    /// with no warning; `--icon` still wins; a file that is not a PNG is an error naming it.
+    @Test func pageTakesTheIconFromTheAssetCatalogUnlessOneIsGiven() throws {
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
             let arguments = ["page", ipa, "--base-url", "https://builds.example.com/test/"]
-            let without = try AdhocBuildBinary.run(arguments + ["-o", folder.path("without")])
-            #expect(without.status == 0, "\(without.stderrText)")
-            #expect(without.stderrText.contains("or give one with --icon PNG"), "\(without.stderrText)")
-            #expect(!FileManager.default.fileExists(atPath: folder.path("without/icon-57.png")))
+            let fromCatalog = try AdhocBuildBinary.run(arguments + ["-o", folder.path("catalog")])
+            #expect(fromCatalog.status == 0, "\(fromCatalog.stderrText)")
+            #expect(!fromCatalog.stderrText.contains("icon"), "\(fromCatalog.stderrText)")
             let icon = Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app/AppIcon60x60@3x.png").path
             let with = try AdhocBuildBinary.run(arguments + ["-o", folder.path("with"), "--icon", icon])
             #expect(with.status == 0, "\(with.stderrText)")
             #expect(!with.stderrText.contains("no icon"), "\(with.stderrText)")
             for file in ["icon-57.png", "icon-512.png"] {
-                #expect(FileManager.default.fileExists(atPath: folder.path("with/\(file)")), "\(file)")
+                let catalogIcon = try Data(contentsOf: URL(fileURLWithPath: folder.path("catalog/\(file)")))
+                let givenIcon = try Data(contentsOf: URL(fileURLWithPath: folder.path("with/\(file)")))
+                #expect(catalogIcon.starts(with: [0x89, 0x50, 0x4E, 0x47]) && catalogIcon != givenIcon, "\(file)")
             }
-            #expect(try String(contentsOfFile: folder.path("with/manifest.plist"), encoding: .utf8).contains("display-image"))
+            for site in ["catalog", "with"] {
+                #expect(try String(contentsOfFile: folder.path("\(site)/manifest.plist"), encoding: .utf8).contains("display-image"))
+            }
             let notPNG = try folder.write("icon.txt", "not a picture")
             let bad = try AdhocBuildBinary.run(arguments + ["-o", folder.path("bad"), "--icon", notPNG])
             #expect(bad.status == 1)

@@ -74,12 +74,43 @@ import Testing
             #expect(result.stdoutText.hasSuffix("\(folder.path("icons"))/icon.png: the largest, 167x167\n"))
             let png = try Data(contentsOf: URL(fileURLWithPath: folder.path("icons/icon.png")))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && !png[12..<16].elementsEqual("CgBI".utf8))
+            let catalog = try AdhocBuildBinary.run([
+                "icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("catalog")
+            ])
+            #expect(catalog.status == 0, "\(catalog.stderrText)")
+            let icons = folder.path("catalog")
+            #expect(
+                catalog.stdoutText == """
+                    \(icons)/AppIcon-180x180@3x~iphone.png: 180x180
+                    \(icons)/AppIcon-180x180@2x~iphone.png: 180x180
+                    \(icons)/icon.png: the largest, 180x180
+
+                    """)
             let none = try AdhocBuildBinary.run([
-                "icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("none")
+                "icon", "extract", Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path, "-o", folder.path("none")
             ])
             #expect(none.status == 1)
-            #expect(none.stderrText.contains("has no icon to extract: its icons live only in Assets.car"))
+            #expect(none.stderrText.contains("has no icon to extract: it declares no icons"), "\(none.stderrText)")
         }
+    }
+
+    /// `icon list` shows the catalog's icon renditions with the one the page uses marked, and the
+    /// icon files of an app that has them.
+    @Test(Fixtures.enabled) func iconListShowsFilesAndCatalogRenditions() throws {
+        let catalog = try AdhocBuildBinary.run(["icon", "list", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path])
+        #expect(catalog.status == 0, "\(catalog.stderrText)")
+        #expect(
+            catalog.stdoutText == """
+                Assets.car, icon set 'AppIcon':
+                  'AppIcon' icon-1.png 180x180 @2x iphone, ARGB lzfse
+                * 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse
+
+                """)
+        let files = try AdhocBuildBinary.run(["icon", "list", Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path])
+        #expect(files.stdoutText.hasPrefix("icon files:\n* AppIcon83.5x83.5@2x~ipad.png 167x167 (CgBI)\n  AppIcon76x76@2x~ipad.png"))
+        let none = try AdhocBuildBinary.run(["icon", "list", Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path])
+        #expect(none.status == 0)
+        #expect(none.stdoutText == "icon files: none\nno icon for the install page: it declares no icons\n")
     }
 
     /// `version show` reads every real ipa in place and agrees with Python's zipfile and plistlib on the

@@ -2,9 +2,10 @@ import AssetCatalog
 import Foundation
 import FuzzDriver
 
-// Opens the input as a compiled asset catalog and decodes every rendition, once as shipped
-// (LZFSE not decodable) and once with a stand-in decompressor that returns zeros of the expected
-// size, so the pixel paths run too. Every failure must be a one-line AssetCatalogError.
+// Opens the input as a compiled asset catalog and decodes every rendition three times: with no
+// decompressor (LZFSE not decodable), with the built-in LZFSE and LZVN decoders, and with a
+// stand-in that returns zeros of the expected size, so the pixel paths run even where the fuzzer's
+// LZFSE data is garbage. Every failure must be a one-line AssetCatalogError.
 runFuzzer { data in
     func check(_ error: any Error) {
         guard let error = error as? AssetCatalogError else { preconditionFailure("not an AssetCatalogError: \(error)") }
@@ -18,7 +19,7 @@ runFuzzer { data in
         return
     }
     let zeros = RenditionDecoder(catalog: catalog) { _, _, size in [UInt8](repeating: 0, count: size) }
-    for decoder in [RenditionDecoder(catalog: catalog), zeros] {
+    for decoder in [RenditionDecoder(catalog: catalog), RenditionDecoder.withBuiltInDecompressors(catalog), zeros] {
         for rendition in catalog.renditions.prefix(64) {
             do { _ = try decoder.image(for: rendition) } catch { check(error) }
         }

@@ -1,0 +1,21 @@
+import IPAKit
+
+extension IconListing {
+    /// The listing as `icon list` prints it: the icon files, then the catalog's renditions, each
+    /// line starting with `*` for the icon the install page uses; then notices, or why there is none.
+    var text: String {
+        var lines: [String] = []
+        func section(_ title: String, _ entries: [Entry]) {
+            lines.append(title)
+            lines += entries.map { "\($0.isShown ? "*" : " ") \($0.text)" }
+        }
+        if !files.isEmpty || iconNames.isEmpty { section("icon files: \(files.isEmpty ? "none" : "")", files) }
+        if !iconNames.isEmpty {
+            let names = iconNames.map { "'\($0)'" }.joined(separator: ", ")
+            section("Assets.car, icon set \(names): \(renditions.isEmpty ? "no renditions" : "")", renditions)
+        }
+        lines += notices.map { "passed over: \($0)" }
+        if let missingReason { lines.append("no icon for the install page: \(missingReason)") }
+        return lines.map { $0.hasSuffix(": ") ? String($0.dropLast()) : $0 }.joined(separator: "\n") + "\n"
+    }
+}
