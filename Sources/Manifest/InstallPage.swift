@@ -20,8 +20,8 @@ public struct InstallPage {
         public var commit: String?
         public var branch: String?
         public var templatesFolder: String?
-        /// A PNG to use as the app's icon on the page and in the manifest, instead of the bundle's
-        /// (for apps whose icon lives only in Assets.car).
+        /// A PNG to use as the app's icon on the page and in the manifest, instead of the app's own
+        /// (its largest icon PNG, else the icon in its Assets.car).
         public var icon: String?
         /// The build time shown; the ipa's modification time when nil.
         public var buildDate: Date?
