@@ -20,6 +20,9 @@ public struct IPAPackager {
         public var sourceDateEpoch: Int64?
         /// A provisioning profile to embed as `embedded.mobileprovision`.
         public var profile: String?
+        /// Files and folders put at the top of the ipa beside `Payload`, each under its own name:
+        /// what an ipa being re-signed held there (`SwiftSupport`, `Symbols`, `iTunesMetadata.plist`, …).
+        public var extraItems: [String] = []
         public var verify = true
         public var threads = ProcessInfo.processInfo.activeProcessorCount
         /// Called from the packaging thread with bytes read so far and the total.
@@ -104,6 +107,23 @@ public struct IPAPackager {
             }
         }
         if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
+        for item in options.extraItems {
+            let name = (item as NSString).lastPathComponent
+            guard name != "Payload", !(name == "SwiftSupport" && swiftSupport != nil) else {
+                throw IPAError("would be put at the top of the ipa beside one of its own '\(name)'", file: item)
+            }
+            var info = stat()
+            guard lstat(item, &info) == 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: item) }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name)
+            case S_IFREG:
+                entries.append(
+                    BundleTree.Entry(
+                        archivePath: name, sourcePath: item, kind: .file, size: Int64(info.st_size),
+                        permissions: UInt32(info.st_mode) & 0o7777, modificationTime: Int64(info.st_mtim.tv_sec)))
+            default: throw IPAError("is neither a file nor a folder", file: item)
+            }
+        }
         if options.reproducible { normalise(&entries) }
 
         let folder = (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent

@@ -57,6 +57,55 @@ import Testing
         }
     }
 
+    /// An ipa that holds more than Payload (SwiftSupport, Symbols, iTunesMetadata.plist, as the App
+    /// Store and Xcode's exports make them) keeps all of it, byte for byte, when it is re-signed.
+    @Test(Fixtures.enabled) func reSigningAnIpaKeepsWhatItHoldsBesidePayload() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            let ipa = folder.path("extras.ipa")
+            let oracle = try #require(ProcessResult.which("python3"))
+            let build = try ProcessResult.run(
+                oracle,
+                [
+                    "-c",
+                    """
+                    import sys, zipfile
+                    with zipfile.ZipFile(sys.argv[1]) as source, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as out:
+                        for item in source.infolist():
+                            out.writestr(item, source.read(item))
+                        out.writestr("SwiftSupport/iphoneos/libswiftCore.dylib", b"not really a dylib " * 100)
+                        out.writestr("Symbols/0F1E2D3C.symbols", bytes(range(256)) * 4)
+                        out.writestr("iTunesMetadata.plist", b"<plist version='1.0'><dict/></plist>")
+                    """, Fixtures.url("ipa", Self.appex).path, ipa
+                ])
+            try #require(build.status == 0, "\(build.stderrText)")
+            let signed = folder.path("signed.ipa")
+            let result = try AdhocBuildBinary.run([
+                "codesign", "sign", ipa, "--identity", made.rsa, "--password-file", made.passwordFile, "--profile", profile,
+                "--profile", "\(Self.extensionID)=\(profile)", "-o", signed
+            ])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let compare = try ProcessResult.run(
+                oracle,
+                [
+                    "-c",
+                    """
+                    import sys, zipfile
+                    a, b = zipfile.ZipFile(sys.argv[1]), zipfile.ZipFile(sys.argv[2])
+                    outside = lambda z: sorted(n for n in z.namelist() if not n.startswith("Payload/") and not n.endswith("/"))
+                    print(outside(b))
+                    assert outside(a) == outside(b), (outside(a), outside(b))
+                    for name in outside(a):
+                        assert a.read(name) == b.read(name), name
+                    """, ipa, signed
+                ])
+            #expect(compare.status == 0, "\(compare.stderrText)")
+            #expect(
+                compare.stdoutText == "['SwiftSupport/iphoneos/libswiftCore.dylib', 'Symbols/0F1E2D3C.symbols', 'iTunesMetadata.plist']\n")
+            #expect(try AdhocBuildBinary.run(["codesign", "verify", signed]).status == 0)
+        }
+    }
+
     @Test(Fixtures.enabled) func aWrongPasswordIsOneLineAndWritesNothing() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)

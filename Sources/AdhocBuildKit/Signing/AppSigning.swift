@@ -92,6 +92,13 @@ public enum AppSigning {
         if outputIsIPA {
             var packaging = IPAPackager.Options()
             packaging.verify = true
+            if isIPA {
+                // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
+                let top = (try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []
+                packaging.extraItems = top.filter { $0 != "Payload" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
+                    work + "/" + $0
+                }
+            }
             _ = try IPAPackager(options: packaging).package(copy, to: target)
         } else {
             try replace(target, with: copy)
