@@ -106,6 +106,23 @@ import Testing
         }
     }
 
+    /// `--profile team=dev.mobileprovision` names the app's profile when a file of that name is there,
+    /// not a profile for a bundle id `team`.
+    @Test(Fixtures.enabled) func aProfileFileWithAnEqualsSignInItsNameIsTheAppsProfile() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            try FileManager.default.copyItem(atPath: profile, toPath: folder.path("team=dev.mobileprovision"))
+            let result = try AdhocBuildBinary.run(
+                [
+                    "codesign", "sign", Fixtures.url("ipa", Self.appex).path, "--identity", made.rsa, "--password-file",
+                    made.passwordFile, "--profile", "team=dev.mobileprovision", "--profile", "\(Self.extensionID)=\(profile)",
+                    "-o", "signed.ipa"
+                ], in: folder.url.path)
+            #expect(result.status == 0, "\(result.stderrText)")
+            #expect(result.stdoutText.contains("profile team=dev.mobileprovision"), "\(result.stdoutText)")
+        }
+    }
+
     @Test(Fixtures.enabled) func aWrongPasswordIsOneLineAndWritesNothing() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)

@@ -194,6 +194,7 @@ public struct SigningRequest: Sendable, Equatable {
     }
 
     /// `--sign-profile` values split into the app's (no `BUNDLE_ID=`) and those by bundle id; each at most once.
+    /// A value that names an existing file is a file, even with `=` in its name.
     public static func parseProfiles(_ values: [String], option: String = "--sign-profile") throws -> (
         app: String?, byBundleID: [String: String]
     ) {
@@ -201,7 +202,7 @@ public struct SigningRequest: Sendable, Equatable {
         var byBundleID: [String: String] = [:]
         for value in values {
             let parts = value.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if parts.count == 2, !parts[0].isEmpty, !parts[0].contains("/") {
+            if parts.count == 2, !parts[0].isEmpty, !parts[0].contains("/"), FileIO.kind(of: value) != .file {
                 let bundleID = String(parts[0])
                 guard byBundleID[bundleID] == nil else {
                     throw Mistake(description: "\(option) \(bundleID)= is given twice; give one profile per bundle id")
