@@ -93,14 +93,14 @@ import Testing
         try withTemporaryFolder { folder in
             let app = folder.path("Broken.app")
             try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
-            try folder.write(
+            _ = try folder.write(
                 "Broken.app/Info.plist",
                 """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.broken</string>
                 <key>CFBundleExecutable</key><string>Broken</string></dict></plist>
                 """)
-            try folder.write("Broken.app/Assets.car", "BOMStore but not really")
+            _ = try folder.write("Broken.app/Assets.car", "BOMStore but not really")
             let lookup = AppIconLookup(bundle: try AppPackage.open(app).app)
             #expect(lookup.icon == nil)
             #expect(lookup.missingReason == "its asset catalog (Assets.car) cannot be read")
