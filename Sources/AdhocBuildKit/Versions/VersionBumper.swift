@@ -144,11 +144,26 @@ public struct VersionBumper: Sendable {
                 warnings.append(warning)
             }
         }
-        if !dryRun { try write(changes.filter { $0.site.value != $0.newValue }, project: project) }
-        if let signingOptions, case .app(let app) = target {
-            signed = try AppSigning.sign(app, output: nil, options: signingOptions)
+        let pending = changes.filter { $0.site.value != $0.newValue }
+        if let signingOptions, !dryRun, case .app(let app) = target {
+            // Bumped in a copy that is signed and renamed over the app: all or nothing, so a failure
+            // while signing leaves the app as it was, not bumped with its seal broken.
+            let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+            (_, signed) = try AppSigning.changeAndSign(app: root, options: signingOptions) { copy in
+                try write(pending.map { Self.relocated($0, from: root, to: copy) }, project: project)
+            }
+        } else if !dryRun {
+            try write(pending, project: project)
         }
         return changes
+    }
+
+    /// `change` with its plist path moved from under `root` to under `copy`.
+    static func relocated(_ change: Change, from root: String, to copy: String) -> Change {
+        guard case .plist(let path, let key) = change.site.location, path == root || path.hasPrefix(root + "/") else { return change }
+        var moved = change
+        moved.site.location = .plist(path: copy + path.dropFirst(root.count), key: key)
+        return moved
     }
 
     private func write(_ changes: [Change], project: XcodeProject?) throws {
