@@ -14,12 +14,24 @@ enum FolderWalk {
     }
 
     /// Walks the folder `folder` (`relative` to the root, empty for the root); false when stopped.
+    /// Each entry is looked up from its folder's descriptor, not from the root again.
     private static func walk(_ folder: String, relative: String, _ visit: (String, String, stat) throws -> Bool) throws -> Bool {
-        for name in try names(in: folder) {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CodeSignError("cannot be listed: \(SystemError.describe(errno))", file: folder) }
+        var entries: [(name: String, info: stat)] = []
+        do {
+            defer { close(descriptor) }
+            for name in try names(in: descriptor, folder: folder) {
+                var info = stat()
+                guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: folder + "/" + name)
+                }
+                entries.append((name, info))
+            }
+        }
+        for (name, info) in entries {
             let path = folder + "/" + name
             let inner = relative.isEmpty ? name : relative + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: path) }
             guard try visit(inner, path, info) else { return false }
             if info.st_mode & S_IFMT == S_IFDIR {
                 guard try walk(path, relative: inner, visit) else { return false }
@@ -28,11 +40,14 @@ enum FolderWalk {
         return true
     }
 
-    /// The names in `folder` apart from `.` and `..`, read before any is visited so one folder is
-    /// open at a time whatever the depth.
-    static func names(in folder: String) throws -> [String] {
-        guard let directory = opendir(folder) else {
-            throw CodeSignError("cannot be listed: \(SystemError.describe(errno))", file: folder)
+    /// The names in the folder open as `descriptor` apart from `.` and `..`, read before any is
+    /// visited so one folder is open at a time whatever the depth.
+    static func names(in descriptor: Int32, folder: String) throws -> [String] {
+        let listing = dup(descriptor)
+        guard listing >= 0, let directory = fdopendir(listing) else {
+            let code = errno
+            if listing >= 0 { close(listing) }
+            throw CodeSignError("cannot be listed: \(SystemError.describe(code))", file: folder)
         }
         defer { closedir(directory) }
         var names: [String] = []
