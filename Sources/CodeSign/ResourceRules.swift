@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Decides what a resource rule set says about each path of a bundle, as Apple's signer does:
 /// a matching `omit` rule excludes the path at once; otherwise the matching rule of highest weight
@@ -11,16 +12,43 @@ public struct ResourceRuleMatcher {
         case nested
     }
 
-    let rules: [(rule: ResourceRule, expression: NSRegularExpression, test: FastTest?)]
+    let rules: [(rule: ResourceRule, expression: Expression, test: FastTest?)]
 
     /// Compiles `rules`; a pattern that is not a valid regular expression is an error naming it.
+    /// The patterns with a byte test (``fastTests``) are compiled only when a path needs them.
     public init(_ rules: [ResourceRule]) throws {
         self.rules = try rules.map { rule in
+            if let test = ResourceRuleMatcher.fastTests[rule.pattern] { return (rule, Expression(rule.pattern), test) }
             do {
-                return (rule, try NSRegularExpression(pattern: rule.pattern), ResourceRuleMatcher.fastTests[rule.pattern])
+                return (rule, Expression(rule.pattern, compiled: try NSRegularExpression(pattern: rule.pattern)), nil)
             } catch {
                 throw CodeSignError("resource rule '\(rule.pattern)' is not a valid regular expression", location: "rules")
             }
+        }
+    }
+
+    /// A rule's regular expression, compiled when first needed.
+    final class Expression: Sendable {
+        let pattern: String
+        private let compiled: Locked<NSRegularExpression?>
+
+        init(_ pattern: String, compiled: NSRegularExpression? = nil) {
+            self.pattern = pattern
+            self.compiled = Locked(compiled)
+        }
+
+        /// Whether the expression matches somewhere in `path` (whose whole range is `range`).
+        func matches(_ path: String, range: NSRange) -> Bool {
+            let expression = compiled.withLock { stored in
+                if let stored { return stored }
+                // Only the patterns of fastTests come here uncompiled, and those are valid.
+                guard let made = try? NSRegularExpression(pattern: pattern) else {
+                    preconditionFailure("the standard resource rule '\(pattern)' does not compile")
+                }
+                stored = made
+                return made
+            }
+            return expression.firstMatch(in: path, range: range) != nil
         }
     }
 
@@ -39,7 +67,7 @@ public struct ResourceRuleMatcher {
                     matches = test(bytes)
                 } else {
                     if range == nil { range = NSRange(path.startIndex..<path.endIndex, in: path) }
-                    matches = expression.firstMatch(in: path, range: range!) != nil
+                    matches = expression.matches(path, range: range!)
                 }
                 guard matches else { continue }
                 if rule.omit { return rule }
