@@ -28,39 +28,46 @@ public struct BundleResource: Sendable, Equatable {
     /// Errors are one line naming the file.
     public static func scan(folder: String, cache: DigestCache? = nil) throws -> [BundleResource] {
         let manager = FileManager.default
-        guard let walker = manager.enumerator(atPath: folder) else {
-            throw CodeSignError("cannot be listed", file: folder)
-        }
-        let found = Locked<[BundleResource]>([])
+        let hashed = Locked<[BundleResource]>([])
+        var found: [BundleResource] = []
         let pool = WorkerPool(label: "adhocbuild.scan", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
-        while let relative = walker.nextObject() as? String, !pool.hasFailed {
-            let path = folder + "/" + relative
-            var info = stat()
-            guard lstat(path, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: path) }
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK:
-                do {
-                    let link = BundleResource(
-                        path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path)))
-                    found.withLock { $0.append(link) }
-                } catch {
-                    throw CodeSignError("cannot read the link: \(error.localizedDescription)", file: path)
+        do {
+            try FolderWalk.walk(folder) { relative, path, info in
+                switch info.st_mode & S_IFMT {
+                case S_IFLNK:
+                    do {
+                        found.append(
+                            BundleResource(path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path))))
+                    } catch {
+                        throw CodeSignError("cannot read the link: \(error.localizedDescription)", file: path)
+                    }
+                case S_IFREG:
+                    if let known = cache?.content(of: path, info: info) {
+                        found.append(BundleResource(path: relative, content: known))
+                    } else {
+                        pool.submit {
+                            let file = BundleResource(path: relative, content: try digests(ofFileAt: path))
+                            hashed.withLock { $0.append(file) }
+                        }
+                    }
+                default:
+                    break
                 }
-            case S_IFREG:
-                if let known = cache?.content(of: path) {
-                    found.withLock { $0.append(BundleResource(path: relative, content: known)) }
-                    continue
-                }
-                pool.submit {
-                    let file = BundleResource(path: relative, content: try digests(ofFileAt: path))
-                    found.withLock { $0.append(file) }
-                }
-            default:
-                continue
+                return !pool.hasFailed
             }
+        } catch {
+            _ = try? pool.wait()
+            throw error
         }
         try pool.wait()
-        return found.value.sorted { CodeResources.precedes($0.path, $1.path) }
+        return sorted(found + hashed.value)
+    }
+
+    /// `resources` in the order of their paths' UTF-8 bytes (``CodeResources/precedes(_:_:)``), each
+    /// path's bytes taken once.
+    static func sorted(_ resources: [BundleResource]) -> [BundleResource] {
+        let keys = resources.map { Array($0.path.utf8) }
+        return keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }.map { resources[$0] }
     }
 
     /// The SHA-1 and SHA-256 of the file at `path`, read once in pieces.

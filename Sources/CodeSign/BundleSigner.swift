@@ -27,18 +27,73 @@ public enum BundleSigner {
     /// Signs a copy of the bundle `source` made at `destination` (which must not exist), reading each
     /// byte of the original once: resources are hashed as they are copied, executables are signed
     /// from the original straight into the copy. The original is not changed.
+    ///
+    /// Everything that can refuse is checked on the original before anything is written; then the
+    /// code of every executable is written into the copy and its pages hashed while the other files
+    /// are copied, as none of that depends on the CodeResources sealing them, and each executable's
+    /// signature is added once its bundle's CodeResources is written.
     public static func sign(copying source: String, to destination: String, options: BundleSigningOptions) throws
         -> BundleSigningReport
     {
-        var executables: [String: String] = [:]
-        for item in CodeTree.insideOut(bundle: source) {
-            let executable = item.kind == .dylib ? item.path : (try? bundleExecutable(item.path)).map { item.path + "/" + $0 }
-            guard let executable, FileIO.kind(of: executable) == .file else { continue }
-            executables[destination + executable.dropFirst(source.count)] = executable
+        let items = CodeTree.insideOut(bundle: source)
+        try checkProfilesNameBundles(items, options: options)
+        var context = CopyContext()
+        var signings: [MachOSigning] = []
+        // The new executables are written under temporary names beside the copy, not in it, so no
+        // scan of a bundle meets them before they are renamed into place.
+        let beside = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        for item in items {
+            let copied = destination + item.path.dropFirst(source.count)
+            let executable: String
+            let parameters: (MachOSlice) -> CodeSigningParameters
+            if item.kind == .dylib {
+                let header = try ExecutableHeader(path: item.path)
+                let identifier = dylibIdentifier(item.path, header: header)
+                let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
+                parameters = signingParameters(header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
+                executable = item.path
+            } else {
+                var prepared = try prepare(
+                    item.path, kind: item.kind, isOutermost: item.path == source, options: options, copy: CopyContext())
+                executable = prepared.executablePath
+                prepared.executablePath = copied + "/" + prepared.executableName
+                context.prepared[copied] = prepared
+                // The CodeResources slot's content is not known yet, only that it is there.
+                let slots = try bundleSlots(prepared, codeResources: [], options: options)
+                parameters = signingParameters(
+                    header: prepared.header, identifier: prepared.identifier, slots: slots, getTaskAllow: getTaskAllow(prepared),
+                    options: options)
+            }
+            let target = destination + executable.dropFirst(source.count)
+            context.originals[target] = executable
+            let signing = try MachOSigning(file: executable, to: target, temporaryFolder: beside, parameters: parameters)
+            context.signings[target] = signing
+            signings.append(signing)
         }
-        let skipping = Set(executables.keys.map { String($0.dropFirst(destination.count + 1)) })
-        let cache = try HashingCopy.copy(source, to: destination, skipping: skipping)
-        return try sign(bundle: destination, options: options, copy: CopyContext(originals: executables, digests: cache))
+        let skipping = Set(context.originals.keys.map { String($0.dropFirst(destination.count + 1)) })
+        let written = DispatchSemaphore(value: 0)
+        let failure = Locked<(any Error)?>(nil)
+        let pending = signings
+        // A thread of its own: it waits on the pages' jobs, and a dispatch worker waiting so would
+        // hold one of the few the copy's and the pages' jobs share.
+        Thread {
+            defer { written.signal() }
+            do {
+                for signing in pending { try signing.writeCode() }
+            } catch {
+                failure.value = error
+            }
+        }.start()
+        do {
+            context.digests = try HashingCopy.copy(source, to: destination, skipping: skipping)
+        } catch {
+            written.wait()
+            throw error
+        }
+        written.wait()
+        if let error = failure.value { throw error }
+        let copiedItems = items.map { CodeTree.Item(path: destination + $0.path.dropFirst(source.count), kind: $0.kind) }
+        return try sign(bundle: destination, options: options, copy: context, items: copiedItems)
     }
 
     /// Where the executables of a copy being signed are read from, and the digests of its other files.
@@ -46,6 +101,10 @@ public enum BundleSigner {
         /// The original of each executable the copy left out, by its path in the copy.
         var originals: [String: String] = [:]
         var digests: DigestCache?
+        /// Each bundle of the copy as prepared from the original, by its path in the copy.
+        var prepared: [String: PreparedBundle] = [:]
+        /// The executables whose code is already written, by their path in the copy.
+        var signings: [String: MachOSigning] = [:]
 
         func original(_ path: String) -> String { originals[path] ?? path }
     }
@@ -69,9 +128,13 @@ public enum BundleSigner {
         try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
     }
 
-    static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext) throws -> BundleSigningReport {
-        let items = CodeTree.insideOut(bundle: path)
-        try checkProfilesNameBundles(items, options: options)
+    /// Signs the bundle at `path` and its nested code; `items` are that code when already found
+    /// (and its profiles checked).
+    static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext, items found: [CodeTree.Item]? = nil) throws
+        -> BundleSigningReport
+    {
+        let items = found ?? CodeTree.insideOut(bundle: path)
+        if found == nil { try checkProfilesNameBundles(items, options: options) }
         var report = BundleSigningReport(
             items: [], signer: options.identity?.certificate.displayName,
             teamID: options.identity.flatMap { $0.certificate.organizationalUnit })
@@ -94,12 +157,18 @@ public enum BundleSigner {
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
         let header = try ExecutableHeader(path: copy.original(path))
-        let name = URL(fileURLWithPath: path).lastPathComponent
-        let identifier = header.identifier ?? (name.hasSuffix(".dylib") ? String(name.dropLast(6)) : name)
+        let identifier = dylibIdentifier(path, header: header)
         let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
         let executable = try sign(
-            copy.original(path), to: path, header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
+            copy.original(path), to: path, header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options,
+            copy: copy)
         return (identifier, executable, nil)
+    }
+
+    /// A dylib's identifier: the one it was signed with, else its name without `.dylib`.
+    static func dylibIdentifier(_ path: String, header: ExecutableHeader) -> String {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        return header.identifier ?? (name.hasSuffix(".dylib") ? String(name.dropLast(6)) : name)
     }
 
     /// What signing a bundle needs, read and checked before anything is written.
@@ -207,10 +276,9 @@ public enum BundleSigner {
     ) throws -> (
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
-        let prepared = try prepare(bundle, kind: kind, isOutermost: isOutermost, options: options, copy: copy)
-        let (identifier, infoBytes, executableName, executablePath, header, entitlements) = (
-            prepared.identifier, prepared.infoBytes, prepared.executableName, prepared.executablePath, prepared.header,
-            prepared.entitlements
+        let prepared = try copy.prepared[bundle] ?? prepare(bundle, kind: kind, isOutermost: isOutermost, options: options, copy: copy)
+        let (identifier, executableName, executablePath, header) = (
+            prepared.identifier, prepared.executableName, prepared.executablePath, prepared.header
         )
         var embeddedProfile: String?
         if let given = prepared.givenProfile {
@@ -226,18 +294,30 @@ public enum BundleSigner {
         try FileManager.default.createDirectory(atPath: bundle + "/_CodeSignature", withIntermediateDirectories: true)
         try FileIO.writeAtomically(codeResources, to: bundle + "/_CodeSignature/CodeResources")
 
+        let slots = try bundleSlots(prepared, codeResources: [UInt8](codeResources), options: options)
+        let executable = try sign(
+            copy.original(executablePath), to: executablePath, header: header, identifier: identifier, slots: slots,
+            getTaskAllow: getTaskAllow(prepared), options: options, copy: copy)
+        return (identifier, executable, embeddedProfile)
+    }
+
+    /// What a bundle's CodeDirectories bind: its Info.plist, its requirements, `codeResources`, and
+    /// its entitlements.
+    static func bundleSlots(_ prepared: PreparedBundle, codeResources: [UInt8], options: BundleSigningOptions) throws
+        -> SpecialSlotContents
+    {
         var slots = SpecialSlotContents(
-            infoPlist: [UInt8](infoBytes), requirements: try requirements(identifier, options), codeResources: [UInt8](codeResources))
-        if let entitlements {
+            infoPlist: [UInt8](prepared.infoBytes), requirements: try requirements(prepared.identifier, options),
+            codeResources: codeResources)
+        if let entitlements = prepared.entitlements {
             slots.entitlements = try EntitlementsBlob.xml(.dictionary(entitlements)).bytes()
             slots.derEntitlements = try EntitlementsBlob.der(.dictionary(entitlements)).bytes()
         }
-        let getTaskAllow = entitlements?["get-task-allow"]?.boolValue ?? false
-        let executable = try sign(
-            copy.original(executablePath), to: executablePath, header: header, identifier: identifier, slots: slots,
-            getTaskAllow: getTaskAllow, options: options)
-        return (identifier, executable, embeddedProfile)
+        return slots
     }
+
+    /// Whether a bundle's entitlements allow a debugger to attach.
+    static func getTaskAllow(_ prepared: PreparedBundle) -> Bool { prepared.entitlements?["get-task-allow"]?.boolValue ?? false }
 
     /// The entitlements a bundle is signed with: `--entitlements` for the app, else derived from its
     /// profile, else (ad hoc, no profile) those of its old signature.
@@ -257,18 +337,31 @@ public enum BundleSigner {
     }
 
     /// Signs the executable at `path` into `output`, every slice with the same special slots.
+    /// Signs the executable at `path` into `output`, every slice with the same special slots; one
+    /// whose code `copy` has written already only gets its signatures.
     static func sign(
         _ path: String, to output: String, header: ExecutableHeader, identifier: String, slots: SpecialSlotContents, getTaskAllow: Bool,
-        options: BundleSigningOptions
+        options: BundleSigningOptions, copy: CopyContext
     ) throws -> SignedExecutable {
+        let parameters = signingParameters(
+            header: header, identifier: identifier, slots: slots, getTaskAllow: getTaskAllow, options: options)
+        if let signing = copy.signings[output] { return try signing.finish(parameters: parameters) }
+        return try MachOSigner.sign(file: path, to: output, parameters: parameters)
+    }
+
+    /// The parameters each slice of an executable is signed with.
+    static func signingParameters(
+        header: ExecutableHeader, identifier: String, slots: SpecialSlotContents, getTaskAllow: Bool, options: BundleSigningOptions
+    ) -> (MachOSlice) -> CodeSigningParameters {
         let teamID = options.identity.flatMap { $0.certificate.organizationalUnit }
-        return try MachOSigner.sign(file: path, to: output) { slice in
+        let hashTypes = header.hashTypes
+        return { slice in
             var flags: UInt64 = 0
             if slice.fileType == ExecutableHeader.executeFileType {
                 flags = CodeDirectory.ExecSegmentFlag.mainBinary | (getTaskAllow ? CodeDirectory.ExecSegmentFlag.allowUnsigned : 0)
             }
             return CodeSigningParameters(
-                identifier: identifier, teamID: teamID, hashTypes: header.hashTypes, execSegmentFlags: flags, specialSlots: slots,
+                identifier: identifier, teamID: teamID, hashTypes: hashTypes, execSegmentFlags: flags, specialSlots: slots,
                 identity: options.identity, signingTime: options.now)
         }
     }

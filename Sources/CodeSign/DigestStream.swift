@@ -38,6 +38,22 @@ final class DigestStream {
         }
     }
 
+    /// The digest of `buffer` alone (truncated to the stored size): the stream is started afresh,
+    /// so one stream hashes page after page without allocating a context for each.
+    func digest(of buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(EVP_DigestInit_ex(context, DigestAlgorithm.of(type), nil) == 1, "libcrypto could not start a \(type) digest")
+        update(buffer)
+        // Large enough for any digest (EVP_MAX_MD_SIZE is 64), on the stack.
+        var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var length: UInt32 = 0
+        return withUnsafeMutableBytes(of: &output) { out in
+            precondition(
+                EVP_DigestFinal_ex(context, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
+                "libcrypto could not finish a \(type) digest")
+            return Array(out.prefix(type.size))
+        }
+    }
+
     /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).
     func finish() -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

@@ -42,6 +42,12 @@ public final class DigestCache: Sendable {
         return entry.content
     }
 
+    /// The digests of the file at `path`, whose `lstat` is `info`, if it is still the one recorded.
+    func content(of path: String, info: stat) -> BundleResource.Content? {
+        guard let entry = entries.withLock({ $0[path] }), Identity(info) == entry.identity else { return nil }
+        return entry.content
+    }
+
     /// How many files have digests recorded.
     public var count: Int { entries.withLock { $0.count } }
 }
@@ -58,32 +64,38 @@ public enum HashingCopy {
         let cache = DigestCache()
         let manager = FileManager.default
         try makeFolder(destination, like: source)
-        guard let walker = manager.enumerator(atPath: source) else { throw CodeSignError("cannot be listed", file: source) }
         let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
         var folders: [(String, mode_t)] = []
-        while let relative = walker.nextObject() as? String, !pool.hasFailed {
-            let from = source + "/" + relative, to = destination + "/" + relative
-            var info = stat()
-            guard lstat(from, &info) == 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: from) }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                guard mkdir(to, 0o700) == 0 else { throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to) }
-                folders.append((to, info.st_mode & 0o7777))
-            case S_IFLNK:
-                let target = try manager.destinationOfSymbolicLink(atPath: from)
-                guard symlink(target, to) == 0 else { throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to) }
-            case S_IFREG:
-                if skipping.contains(relative) { continue }
-                let mode = info.st_mode & 0o7777
-                // Made here, one at a time: creating a name locks its folder, and workers creating
-                // files side by side in one folder spend more time waiting on that lock than copying.
-                let created = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                guard created >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: to) }
-                close(created)
-                pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
-            default:
-                throw CodeSignError("is neither a file, a folder nor a link; an app holds only those", file: from)
+        do {
+            try FolderWalk.walk(source) { relative, from, info in
+                let to = destination + "/" + relative
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR:
+                    guard mkdir(to, 0o700) == 0 else { throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to) }
+                    folders.append((to, info.st_mode & 0o7777))
+                case S_IFLNK:
+                    let target = try manager.destinationOfSymbolicLink(atPath: from)
+                    guard symlink(target, to) == 0 else {
+                        throw CodeSignError("cannot be created: \(SystemError.describe(errno))", file: to)
+                    }
+                case S_IFREG:
+                    if skipping.contains(relative) { break }
+                    let mode = info.st_mode & 0o7777
+                    // Made here, one at a time: creating a name locks its folder, and workers creating
+                    // files side by side in one folder spend more time waiting on that lock than copying.
+                    let created = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                    guard created >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: to) }
+                    close(created)
+                    pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
+                default:
+                    throw CodeSignError("is neither a file, a folder nor a link; an app holds only those", file: from)
+                }
+                return !pool.hasFailed
             }
+        } catch {
+            // The jobs under way finish before the error is reported.
+            _ = try? pool.wait()
+            throw error
         }
         try pool.wait()
         for (folder, mode) in folders.reversed() { chmod(folder, mode) }

@@ -98,10 +98,11 @@ enum SliceSigner {
                 let last = min(first + pagesPerJob, pageCount)
                 let range = first * pageSize..<min(last * pageSize, layout.codeLimit)
                 var hashes = types.map { _ in [[UInt8]]() }
+                let streams = types.map { DigestStream($0) }
                 let failure = layout.withCode(range, original: source) { bytes -> Int32 in
                     for page in stride(from: 0, to: bytes.count, by: pageSize) {
                         let piece = UnsafeRawBufferPointer(rebasing: bytes[page..<min(page + pageSize, bytes.count)])
-                        for (index, type) in types.enumerated() { hashes[index].append(Digest.hash(type, piece)) }
+                        for (index, stream) in streams.enumerated() { hashes[index].append(stream.digest(of: piece)) }
                     }
                     return positionedWriteAll(fd, bytes, at: offset + Int64(range.lowerBound))
                 }

@@ -134,10 +134,17 @@ public final class AtomicFileWriter {
     private var finished = false
 
     /// `mode`: the new file's permissions; by default the target's own, or 0666 less the umask for a new one.
-    public init(path: String, mode requested: mode_t? = nil) throws {
+    /// `temporaryFolder`: where the temporary file is made instead of the target's folder (one on the
+    /// same file system, for a target whose folder is not there yet).
+    public init(path: String, mode requested: mode_t? = nil, temporaryFolder: String? = nil) throws {
         self.path = path
-        FileIO.removeStaleTemporaries(in: URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        temporaryPath = FileIO.temporaryPath(for: path)
+        if let temporaryFolder {
+            FileIO.removeStaleTemporaries(in: temporaryFolder)
+            temporaryPath = FileIO.temporaryPath(for: temporaryFolder + "/" + URL(fileURLWithPath: path).lastPathComponent)
+        } else {
+            FileIO.removeStaleTemporaries(in: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            temporaryPath = FileIO.temporaryPath(for: path)
+        }
         var info = stat()
         replacesExistingFile = stat(path, &info) == 0
         if replacesExistingFile {
