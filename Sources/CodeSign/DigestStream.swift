@@ -25,32 +25,28 @@ final class DigestStream {
     /// Whether the digest of `buffer` alone is `expected` (its stored size): the stream is started
     /// afresh, so one stream checks page after page without allocating.
     func matches(_ buffer: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
-        precondition(EVP_DigestInit_ex(context, DigestAlgorithm.of(type), nil) == 1, "libcrypto could not start a \(type) digest")
-        update(buffer)
-        // Large enough for any digest (EVP_MAX_MD_SIZE is 64), on the stack.
-        var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        var length: UInt32 = 0
-        return withUnsafeMutableBytes(of: &output) { out in
-            precondition(
-                EVP_DigestFinal_ex(context, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
-                "libcrypto could not finish a \(type) digest")
-            return expected.count == type.size && expected.elementsEqual(out.prefix(type.size))
-        }
+        digestOnStack(of: buffer) { expected.count == type.size && expected.elementsEqual($0) }
     }
 
     /// The digest of `buffer` alone (truncated to the stored size): the stream is started afresh,
     /// so one stream hashes page after page without allocating a context for each.
     func digest(of buffer: UnsafeRawBufferPointer) -> [UInt8] {
+        digestOnStack(of: buffer) { Array($0) }
+    }
+
+    /// Restarts the stream, hashes `buffer` and hands `body` the digest (its stored size), which
+    /// lives on the stack.
+    private func digestOnStack<R>(of buffer: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         precondition(EVP_DigestInit_ex(context, DigestAlgorithm.of(type), nil) == 1, "libcrypto could not start a \(type) digest")
         update(buffer)
-        // Large enough for any digest (EVP_MAX_MD_SIZE is 64), on the stack.
+        // Large enough for any digest (EVP_MAX_MD_SIZE is 64).
         var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         var length: UInt32 = 0
         return withUnsafeMutableBytes(of: &output) { out in
             precondition(
                 EVP_DigestFinal_ex(context, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1,
                 "libcrypto could not finish a \(type) digest")
-            return Array(out.prefix(type.size))
+            return body(UnsafeRawBufferPointer(rebasing: out.prefix(type.size)))
         }
     }
 

@@ -110,7 +110,7 @@ final class MachOSigning: @unchecked Sendable {
 
     /// Writes the fat header and every slice's code, hashing its pages on all cores.
     func writeCode() throws {
-        do {
+        try abortingOnError {
             let fd = writer.fileDescriptor, map = map
             try MachOSigner.write(header, to: fd, at: 0)
             pages = []
@@ -121,18 +121,12 @@ final class MachOSigning: @unchecked Sendable {
                         map.release(base + $0.lowerBound..<base + $0.upperBound)
                     })
             }
-        } catch let error as CodeSignError {
-            writer.abort()
-            throw error.inFile(path)
-        } catch {
-            writer.abort()
-            throw error
         }
     }
 
     /// Writes each slice's signature with the final `parameters` and renames the new file into place.
     func finish(parameters: (MachOSlice) throws -> CodeSigningParameters) throws -> SignedExecutable {
-        do {
+        try abortingOnError {
             guard pages.count == plans.count else { throw CodeSignError("the code was not written before the signature") }
             var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])] = []
             for ((plan, offset), hashes) in zip(zip(plans, offsets), pages) {
@@ -144,6 +138,16 @@ final class MachOSigning: @unchecked Sendable {
             }
             try writer.commit()
             return SignedExecutable(slices: slices)
+        }
+    }
+
+    /// Leaves the output as it was (the temporary file removed).
+    func abort() { writer.abort() }
+
+    /// Runs `body`; on an error, leaves the output as it was and rethrows it, a CodeSignError naming the file.
+    private func abortingOnError<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as CodeSignError {
             writer.abort()
             throw error.inFile(path)
@@ -152,7 +156,4 @@ final class MachOSigning: @unchecked Sendable {
             throw error
         }
     }
-
-    /// Leaves the output as it was (the temporary file removed).
-    func abort() { writer.abort() }
 }
