@@ -12,7 +12,7 @@ public enum AppInspection {
         if !icons.icons.isEmpty {
             dict["icons"] = .array(icons.icons.map { .string("\($0.path) (\($0.width)x\($0.height)\($0.isCgBI ? ", CgBI" : ""))") })
         } else {
-            let lookup = AppIconLookup(bundle: package.app)
+            let lookup = AppIconLookup(bundle: package.app, files: icons)
             if let icon = lookup.icon {
                 dict["icons"] = .array([.string(icon.source)] + lookup.notices.map { .string("passed over: \($0)") })
             } else {

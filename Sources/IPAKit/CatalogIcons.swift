@@ -81,9 +81,7 @@ public struct CatalogIcons: Sendable {
         var notices: [String] = []
         for rendition in candidates {
             do {
-                let rgba = try decoder.image(for: rendition)
-                return Decoded(
-                    image: PNGImage(width: rgba.width, height: rgba.height, pixels: rgba.pixels), rendition: rendition, notices: notices)
+                return Decoded(image: PNGImage(try decoder.image(for: rendition)), rendition: rendition, notices: notices)
             } catch {
                 notices.append(reportLines(for: error).joined(separator: "; "))
             }

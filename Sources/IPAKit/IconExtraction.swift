@@ -17,7 +17,7 @@ extension AppIcons {
     public static func extract(_ package: String, to folder: String) throws -> [Extracted] {
         let app = try AppPackage.open(package).app
         let icons = AppIcons(bundle: app)
-        guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder) }
+        guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder, files: icons) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var written: [Extracted] = []
         for icon in icons.icons {
@@ -36,9 +36,9 @@ extension AppIcons {
         return written
     }
 
-    static func extractFromCatalog(of app: AppBundle, _ package: String, to folder: String) throws -> [Extracted] {
-        let lookup = AppIconLookup(bundle: app)
-        guard let best = lookup.icon, let catalog = try CatalogIcons.load(bundle: app) else {
+    static func extractFromCatalog(of app: AppBundle, _ package: String, to folder: String, files: AppIcons) throws -> [Extracted] {
+        let lookup = AppIconLookup(bundle: app, files: files)
+        guard let best = lookup.icon, let catalog = lookup.catalog else {
             throw IPAError("has no icon to extract: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())", file: package)
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -49,11 +49,19 @@ extension AppIcons {
             let name =
                 "\(rendition.facetName ?? "icon")-\(rendition.width)x\(rendition.height)@\(rendition.scale)x~\(rendition.idiom?.name ?? "idiom\(rendition.key[.idiom])")"
                 + (rendition.appearance != 0 ? "-appearance\(rendition.appearance)" : "") + ".png"
-            guard names.insert(name).inserted, let rgba = try? decoder.image(for: rendition) else { continue }
-            try FileIO.writeAtomically(
-                PNGImage(width: rgba.width, height: rgba.height, pixels: rgba.pixels).pngData(), to: folder + "/" + name)
+            guard names.insert(name).inserted else { continue }
+            // The one the lookup decoded is not decoded again.
+            let image: PNGImage
+            if rendition == best.rendition {
+                image = best.image
+            } else if let decoded = try? decoder.image(for: rendition) {
+                image = PNGImage(decoded)
+            } else {
+                continue
+            }
+            try FileIO.writeAtomically(image.pngData(), to: folder + "/" + name)
             written.append(
-                Extracted(path: folder + "/" + name, icon: Icon(path: name, width: rgba.width, height: rgba.height, isCgBI: false)))
+                Extracted(path: folder + "/" + name, icon: Icon(path: name, width: image.width, height: image.height, isCgBI: false)))
         }
         try FileIO.writeAtomically(best.image.pngData(), to: folder + "/icon.png")
         written.append(

@@ -28,18 +28,19 @@ public struct IconListing: Sendable {
     public static func list(_ package: String) throws -> IconListing {
         let app = try AppPackage.open(package).app
         let lookup = AppIconLookup(bundle: app)
-        let shown = lookup.icon?.source
-        let files = AppIcons(bundle: app).icons.map {
-            Entry(text: "\($0.path) \($0.width)x\($0.height)\($0.isCgBI ? " (CgBI)" : "")", isShown: $0.path == shown)
+        let files = lookup.files.icons.map {
+            Entry(text: "\($0.path) \($0.width)x\($0.height)\($0.isCgBI ? " (CgBI)" : "")", isShown: $0.path == lookup.icon?.source)
         }
         var listing = IconListing(
-            files: files, iconNames: [], renditions: [], notices: lookup.notices, missingReason: shown == nil ? lookup.missingReason : nil)
-        guard let catalog = try CatalogIcons.load(bundle: app) else { return listing }
+            files: files, iconNames: [], renditions: [], notices: lookup.notices,
+            missingReason: lookup.icon == nil ? lookup.missingReason : nil)
+        // The lookup opened the catalog unless an icon file came first; a catalog it could not read
+        // is opened again here, to fail with its error.
+        guard let catalog = try lookup.catalog ?? CatalogIcons.load(bundle: app) else { return listing }
         listing.iconNames = catalog.iconNames
         for name in catalog.iconNames {
             for rendition in catalog.catalog.renditions(named: name) where rendition.width > 0 && rendition.height > 0 {
-                let text = catalog.describe(rendition)
-                listing.renditions.append(Entry(text: text, isShown: shown == "Assets.car " + text))
+                listing.renditions.append(Entry(text: catalog.describe(rendition), isShown: rendition == lookup.icon?.rendition))
             }
         }
         return listing

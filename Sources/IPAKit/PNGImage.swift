@@ -1,3 +1,4 @@
+import AssetCatalog
 import CLibDeflate
 import Foundation
 import SystemSupport
@@ -18,6 +19,11 @@ public struct PNGImage: Sendable, Equatable {
         self.width = width
         self.height = height
         self.pixels = pixels
+    }
+
+    /// The pixels an asset catalog rendition decoded to (the same layout: straight RGBA rows).
+    public init(_ decoded: RGBAImage) {
+        self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
     }
 
     public struct Failure: DiagnosticError, Equatable {
