@@ -99,12 +99,6 @@ def lzfse(bin_dir, rounds):
     print(f"\nadhocbuild's speed as a share of Apple's C decoder: {min(ratios):.2f}x at worst (goal: at least 0.67x, within 1.5x)")
 
 
-ICON_ENVIRONMENT = """<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<plist version="1.0"><dict><key>Info</key><dict>{}</dict></dict></plist>
-"""
-
-
 def icon_step(bin_dir, runs):
     """The icon step's share of `release`. The Xcode 12.5 fixture app keeps its icon only in
     Assets.car (LZFSE); it is released once with its own icon (the catalog read and the icon
@@ -128,9 +122,9 @@ def icon_step(bin_dir, runs):
     environments = os.path.join(out, "environments")
     os.makedirs(environments)
     with open(os.path.join(environments, "Base.plist"), "w") as f:
-        f.write(ICON_ENVIRONMENT.format("<key>CFBundleIdentifier</key><string>com.example.bench</string>"))
+        f.write(codesign_bench.ENVIRONMENT.format("<key>CFBundleIdentifier</key><string>com.example.bench</string>"))
     with open(os.path.join(environments, "Bench.plist"), "w") as f:
-        f.write(ICON_ENVIRONMENT.format("<key>CFBundleDisplayName</key><string>Bench</string>"))
+        f.write(codesign_bench.ENVIRONMENT.format("<key>CFBundleDisplayName</key><string>Bench</string>"))
     subprocess.run([adhocbuild, "icon", "extract", app, "-o", os.path.join(out, "icons")], check=True, capture_output=True)
     dist = os.path.join(out, "dist")
     base = [adhocbuild, "release", "--env", "Bench", "--app", app, "--environments", environments, "--build-number", "7",
