@@ -13,8 +13,26 @@ struct CodeItemCheck {
     let nestedCdhashes: [String: [[UInt8]]]
     let threads: Int
     let trustCheck: SignatureTrustCheck?
+    /// The item's executable, already read and queued for hashing (the app on disk), if it was.
+    var early: EarlyExecutableCheck? = nil
+
+    /// How many page jobs a page pool takes at once: all of them (they hold no buffers).
+    static let pageJobCapacity = 1 << 16
+
+    /// The early check, when the index agrees with what it read (the same files, of the same kinds).
+    private var usableEarlyCheck: EarlyExecutableCheck? {
+        guard let early, location.isBundle else { return nil }
+        let isPlainFile = { (key: String) in reader.file(key).map { !$0.isSymlink && !$0.isDirectory } ?? false }
+        guard isPlainFile(location.key + "/Info.plist"), isPlainFile(location.key + "/" + early.executable),
+            (reader.file(location.key + "/_CodeSignature/CodeResources") != nil) == (early.codeResourcesData != nil)
+        else { return nil }
+        return early
+    }
 
     func run() -> CodeItemSeal {
+        let early = usableEarlyCheck
+        // Jobs of an early check that is not used still finish before the item is reported.
+        defer { if early == nil { try? self.early?.pagePool.wait() } }
         var item = CodeItemSeal(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [])
@@ -24,7 +42,13 @@ struct CodeItemCheck {
         var infoData: Data?
         let executable: String
         let executableKey: String
-        if location.isBundle {
+        if let early {
+            infoData = early.infoData
+            info = early.info
+            item.bundleIdentifier = early.info["CFBundleIdentifier"]?.stringValue
+            executable = early.executable
+            executableKey = location.key + "/" + early.executable
+        } else if location.isBundle {
             // iOS bundles are shallow; a macOS-style framework keeps it in Resources (through Versions/Current).
             let infoKey = [location.key + "/Info.plist", location.key + "/Resources/Info.plist"].first { reader.file($0) != nil }
             do {
@@ -59,10 +83,12 @@ struct CodeItemCheck {
         let resourceProblems = Locked<[(file: String, message: String)]>([])
         // Code pages hold no buffers (they are hashed in place from the map), so all their jobs are
         // queued at once on a pool of their own: they run while this thread parses CodeResources.
-        let pagePool = WorkerPool(label: "adhocbuild.codesign.pages", capacity: 1 << 16)
+        let pagePool = early?.pagePool ?? WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemCheck.pageJobCapacity)
         var codeResourcesData: Data?
         var codeResourcesError: String?
-        if location.isBundle, reader.file(location.key + "/_CodeSignature/CodeResources") != nil {
+        if let early {
+            codeResourcesData = early.codeResourcesData
+        } else if location.isBundle, reader.file(location.key + "/_CodeSignature/CodeResources") != nil {
             do {
                 codeResourcesData = try reader.read(location.key + "/_CodeSignature/CodeResources")
             } catch {
@@ -72,7 +98,9 @@ struct CodeItemCheck {
 
         // The executable: one in memory at a time; its pages are hashed on the pool.
         var seal: ExecutableSeal?
-        if reader.file(executableKey) == nil {
+        if let early {
+            seal = early.seal
+        } else if reader.file(executableKey) == nil {
             problems.append((executable, "missing"))
         } else {
             do {

@@ -22,11 +22,30 @@ public struct CodeSealVerifier: Sendable {
     /// Opens an `.ipa`, an `.app` folder or an `.xcarchive` and verifies the app in it; an input that
     /// cannot be opened is an error, everything found inside is a problem in the report.
     public func verify(path: String) throws -> CodeSealReport {
-        try verify(AppPackage.open(path))
+        guard FileIO.kind(of: path) == .folder, let app = try? IPAPackager.locateApp(path).app else {
+            return try verify(AppPackage.open(path))
+        }
+        // An app on disk: its folder is walked on another thread while this one reads the main
+        // executable and queues its pages, so hashing starts before the listing ends.
+        let opened = Locked<Result<AppPackage, any Error>?>(nil)
+        let walk = DispatchGroup()
+        DispatchQueue.global().async(group: walk) { opened.withLock { $0 = Result { try AppPackage.open(path) } } }
+        let early = EarlyExecutableCheck.start(app: app)
+        walk.wait()
+        return try verify(opened.value!.get(), early: early)
     }
 
     /// Verifies the app of an opened package.
     public func verify(_ package: AppPackage) throws -> CodeSealReport {
+        try verify(package, early: nil)
+    }
+
+    /// Verifies the app of an opened package, taking its main executable from `early` when that
+    /// was started on the same app.
+    func verify(_ package: AppPackage, early: EarlyExecutableCheck?) throws -> CodeSealReport {
+        let early = early.flatMap { early in
+            !package.isArchive && Self.samePath(early.app, package.app.storage.location) ? early : nil
+        }
         let storage = package.app.storage
         let reader = BundleFileReader(storage: storage, isArchive: package.isArchive)
         let locator = CodeItemLocator(files: storage.files)
@@ -40,12 +59,16 @@ public struct CodeSealVerifier: Sendable {
                 })
             let item = CodeItemCheck(
                 location: location, displayPath: display(location.key), reader: reader, locator: locator, nestedCdhashes: nested,
-                threads: threads, trustCheck: trustCheck
+                threads: threads, trustCheck: trustCheck, early: location.key == package.app.root ? early : nil
             ).run()
             sealed[location.key] = item
             items.append(item)
         }
         return CodeSealReport(input: package.path, items: items)
+    }
+
+    private static func samePath(_ one: String, _ other: String) -> Bool {
+        URL(fileURLWithPath: one).standardizedFileURL.path == URL(fileURLWithPath: other).standardizedFileURL.path
     }
 
     /// How the user sees a storage path: as is inside an ipa (`Payload/…`); for a folder, from the

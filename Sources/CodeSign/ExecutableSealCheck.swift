@@ -65,7 +65,11 @@ struct ExecutableSeal {
                         "\(place)the CodeDirectory covers \(primary.effectiveCodeLimit) bytes, but the signature starts at byte \(location.dataOffset)"
                     ))
             }
-            for (index, directory) in signature.codeDirectories.enumerated() {
+            let directories = signature.codeDirectories
+            let mismatches = directories.map { _ in Locked<[Int]>([]) }
+            let layouts = CodePageCheck(slice: slice, source: ExecutableSeal.source(slice, map), directories: directories).submit(
+                to: pool, mismatches: mismatches)
+            for (index, directory) in directories.enumerated() {
                 codeDirectories.append(
                     CodeDirectorySummary(
                         architecture: architecture, hashType: directory.hashType, version: directory.version, flags: directory.flags,
@@ -77,13 +81,10 @@ struct ExecutableSeal {
                             "\(place)the \(directory.hashType.displayName) CodeDirectory names '\(directory.identifier)', the primary one '\(primary.identifier)'"
                         ))
                 }
-                let mismatches = Locked<[Int]>([])
-                if let layout = CodePageCheck(slice: slice, source: ExecutableSeal.source(slice, map), directory: directory).submit(
-                    to: pool, mismatches: mismatches)
-                {
+                if let layout = layouts[index] {
                     problems.append((executable, "\(place)\(layout)"))
                 } else {
-                    pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches))
+                    pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches[index]))
                 }
                 problems += ExecutableSeal.specialSlotProblems(directory, signature, executable: executable, files: files, place: place)
             }

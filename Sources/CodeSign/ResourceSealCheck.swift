@@ -36,6 +36,9 @@ struct ResourceSealCheck {
         let present = Set(files)
         let nestedRoots = nestedCdhashes.keys.sorted()
         // Small files go to the workers in batches, so a job's cost is hashing, not waking a thread.
+        // The batches are queued largest first, so the last jobs are short and no core waits long
+        // at the end for another one's big file.
+        var batches: [(files: [(String, ResourceSeal)], bytes: Int64)] = []
         var batch: [(String, ResourceSeal)] = []
         var batchBytes: Int64 = 0
         for path in files {
@@ -43,7 +46,7 @@ struct ResourceSealCheck {
                 batch.append((path, seal))
                 batchBytes += reader.file(bundleKey + "/" + path)?.size ?? 0
                 if batch.count >= ResourceSealCheck.batchFiles || batchBytes >= ResourceSealCheck.batchBytes {
-                    submitCompare(batch, to: pool, problems: problems)
+                    batches.append((batch, batchBytes))
                     batch = []
                     batchBytes = 0
                 }
@@ -60,7 +63,11 @@ struct ResourceSealCheck {
                 found.append((path, "added, not sealed"))
             }
         }
-        if !batch.isEmpty { submitCompare(batch, to: pool, problems: problems) }
+        if !batch.isEmpty { batches.append((batch, batchBytes)) }
+        // Stable, so equal batches keep the order of the files.
+        for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
+            submitCompare(batches[index].files, to: pool, problems: problems)
+        }
         for (path, seal) in seals.sorted(by: { $0.key < $1.key }) where !present.contains(path) {
             if seal.cdhash != nil, let cdhashes = nestedCdhashes[path] {
                 if !cdhashes.contains(seal.cdhash!) {

@@ -22,10 +22,19 @@ public protocol BundleStorage: AnyObject, Sendable {
 }
 
 /// A folder: the paths are relative to the folder holding the `.app`.
-final class FolderStorage: BundleStorage, Sendable {
+// @unchecked Sendable: the index and the descriptor are set once in init; the spare buffers are
+// behind their lock, and a buffer taken from them belongs to one reader until it is given back.
+final class FolderStorage: BundleStorage, @unchecked Sendable {
     let location: String
     let files: [String: BundleFile]
     private let top: String
+    /// The folder holding the `.app`, opened once: files are opened relative to it, so the kernel
+    /// does not walk the folders above it again for each one.
+    private let topDescriptor: Int32
+    /// Read buffers of ``spareBufferSize`` bytes given back by readers, for the next ones: a fresh
+    /// buffer that large is a new mapping, whose pages the kernel zeroes on first touch.
+    private let spareBuffers = Locked<[UnsafeMutableRawBufferPointer]>([])
+    private static let spareBufferSize = 1 << 20
 
     /// Indexes `app` (a `.app` folder) as `<Name>.app/...`.
     init(app: String) throws {
@@ -44,6 +53,15 @@ final class FolderStorage: BundleStorage, Sendable {
                 isDirectory: isDirectory)
         }
         files = index
+        topDescriptor = top.isEmpty ? AT_FDCWD : open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard topDescriptor >= 0 || topDescriptor == AT_FDCWD else {
+            throw IPAError("cannot be opened: \(SystemError.describe(errno))", file: top)
+        }
+    }
+
+    deinit {
+        if topDescriptor >= 0 { close(topDescriptor) }
+        for buffer in spareBuffers.value { buffer.deallocate() }
     }
 
     func read(_ path: String) throws -> Data {
@@ -53,25 +71,41 @@ final class FolderStorage: BundleStorage, Sendable {
     }
 
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let full = top.isEmpty ? path : top + "/" + path
-        let fd = open(full, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full) }
+        let fd = openat(topDescriptor, path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: fullPath(path)) }
         defer { close(fd) }
-        // A buffer one byte larger than the indexed size: a regular file that has not grown is read
-        // by one short read, which on Linux means its end (no second read to see it).
-        let size = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
+        // A buffer larger than the indexed size: a regular file that has not grown is read by one
+        // short read, which on Linux means its end (no second read to see it).
+        let wanted = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
+        let buffer = takeBuffer(wanted)
+        defer { giveBack(buffer) }
+        let size = buffer.count
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, size)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw IPAError("cannot be read: \(SystemError.describe(errno))", file: full)
+                throw IPAError("cannot be read: \(SystemError.describe(errno))", file: fullPath(path))
             }
             if count == 0 { return }
             try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
             if count < size { return }
         }
+    }
+
+    private func fullPath(_ path: String) -> String { top.isEmpty ? path : top + "/" + path }
+
+    /// A buffer of at least `count` bytes: a spare one when `count` fits in one, else a new one.
+    private func takeBuffer(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        guard count <= FolderStorage.spareBufferSize else {
+            return UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        }
+        return spareBuffers.withLock { $0.popLast() }
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: FolderStorage.spareBufferSize, alignment: 16)
+    }
+
+    private func giveBack(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard buffer.count == FolderStorage.spareBufferSize else { return buffer.deallocate() }
+        spareBuffers.withLock { $0.append(buffer) }
     }
 }
 

@@ -1,0 +1,61 @@
+import Foundation
+import PlistKit
+import SystemSupport
+
+/// The main executable of an app on disk, checked before the app's folder is listed: its Info.plist
+/// and `_CodeSignature/CodeResources` are read and its code pages queued for hashing straight away,
+/// so the hashing runs while the folder is walked and the resource seal is parsed.
+///
+/// Only the common shape is taken early: Info.plist, the executable it names and CodeResources (or
+/// its absence) as plain files, and an executable that maps and parses as Mach-O. Anything else
+/// gives nil and is left to ``CodeItemCheck``, which reads the same files again and reports what it
+/// finds; what it is handed here is what it would have read.
+struct EarlyExecutableCheck {
+    /// The `.app` folder, as given to ``start(app:threads:)``.
+    let app: String
+    let infoData: Data
+    let info: PlistDictionary
+    /// The executable's name (CFBundleExecutable).
+    let executable: String
+    let codeResourcesData: Data?
+    /// The executable's signature, its page jobs queued on ``pagePool``.
+    let seal: ExecutableSeal
+    let pagePool: WorkerPool
+
+    /// Reads and maps what the app at `app` (a `.app` folder) signs, and queues its code pages; nil
+    /// when the app is not of the common shape or anything cannot be read.
+    static func start(app: String) -> EarlyExecutableCheck? {
+        let infoPath = app + "/Info.plist"
+        guard isRegularFile(infoPath), let infoData = FileManager.default.contents(atPath: infoPath),
+            let info = (try? PropertyList(data: infoData))?.value.dictionaryValue,
+            let executable = info["CFBundleExecutable"]?.stringValue, !executable.isEmpty, !executable.contains("/"),
+            isRegularFile(app + "/" + executable)
+        else { return nil }
+        let codeResourcesPath = app + "/_CodeSignature/CodeResources"
+        var codeResourcesData: Data?
+        var codeResourcesInfo = stat()
+        if lstat(codeResourcesPath, &codeResourcesInfo) == 0 {
+            guard codeResourcesInfo.st_mode & S_IFMT == S_IFREG, let data = FileManager.default.contents(atPath: codeResourcesPath)
+            else { return nil }
+            codeResourcesData = data
+        } else if errno != ENOENT {
+            return nil
+        }
+        guard let map = try? MappedExecutable(path: app + "/" + executable), MachOFile.looksLikeMachO(map.read(0, 4)),
+            let machO = try? MachOFile(size: map.bytes.count, read: map.read)
+        else { return nil }
+        let pagePool = WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemCheck.pageJobCapacity)
+        let seal = ExecutableSeal(
+            machO: machO, map: map, executable: executable,
+            files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: true), pool: pagePool)
+        return EarlyExecutableCheck(
+            app: app, infoData: infoData, info: info, executable: executable, codeResourcesData: codeResourcesData, seal: seal,
+            pagePool: pagePool)
+    }
+
+    /// Whether `path` is a regular file itself (not a link to one).
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+}
