@@ -38,6 +38,8 @@ public final class ZipArchiveReader {
         public var size: Int64
         public var compressedSize: Int64
         public var crc: UInt32
+        /// The compression method (`ZIP_CM_STORE`, `ZIP_CM_DEFLATE`, …).
+        public var compressionMethod: Int32 = ZIP_CM_DEFLATE
         /// Unix mode bits from the external attributes, when the archive was made on Unix.
         public var mode: UInt32?
         public var isDirectory: Bool { name.hasSuffix("/") || (mode.map { $0 & 0o170000 == 0o040000 } ?? false) }
@@ -123,7 +125,10 @@ public final class ZipArchiveReader {
                 zip_file_get_external_attributes(archive, index, 0, &system, &attributes)
                 let mode: UInt32? = system == UInt8(ZIP_OPSYS_UNIX) && attributes >> 16 != 0 ? attributes >> 16 : nil
                 byName[name] = entries.count
-                entries.append(Entry(name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc, mode: mode))
+                entries.append(
+                    Entry(
+                        name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc,
+                        compressionMethod: Int32(stat.comp_method), mode: mode))
             }
             self.entries = entries
             self.byName = byName

@@ -92,4 +92,47 @@ import Testing
             }
         }
     }
+
+    /// A deflated entry that fits in the buffer is inflated in one call (libdeflate): the same bytes
+    /// as libzip's streaming read, in one piece, and the same damage caught, naming the entry.
+    @Test func aSmallDeflatedEntryIsInflatedWholeAndItsDamageCaught() throws {
+        try withTemporaryFolder { folder in
+            // ok: intact. crc: both headers' CRC changed. bad: the stream's first block type made invalid.
+            // short and long: the declared size 10 bytes above or below what the stream holds.
+            let cases: [(String, String, String?)] = [
+                ("ok", "pass", nil),
+                ("crc", "patch(14, 16, struct.pack('<I', crc ^ 1))", "is damaged: CRC error"),
+                ("bad", "data[body] = 0x07", "is damaged: invalid deflate data"),
+                ("short", "patch(22, 24, struct.pack('<I', 50010))", "holds 50000 bytes but declares 50010 (truncated?)"),
+                ("long", "patch(22, 24, struct.pack('<I', 49990))", "holds more data than the 49990 bytes it declares")
+            ]
+            for (name, change, expected) in cases {
+                let path = try makeZip(
+                    folder, name + ".ipa",
+                    """
+                    z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED); z.writestr('Payload/A.app/data.bin', b'0123456789' * 5000); z.close()
+                    data = bytearray(open(out, 'rb').read())
+                    local = data.find(b'PK\\x03\\x04'); central = data.find(b'PK\\x01\\x02')
+                    crc = struct.unpack('<I', data[local + 14:local + 18])[0]
+                    body = local + 30 + struct.unpack('<H', data[local + 26:local + 28])[0] + struct.unpack('<H', data[local + 28:local + 30])[0]
+                    def patch(at_local, at_central, value):
+                        data[local + at_local:local + at_local + len(value)] = value
+                        data[central + at_central:central + at_central + len(value)] = value
+                    \(change)
+                    open(out, 'wb').write(data)
+                    """)
+                let reader = try ZipArchiveReader(path: path)
+                let entry = try #require(reader.entry(named: "Payload/A.app/data.bin"))
+                #expect(ZipArchiveReader.inflatesWhole(entry, into: 1 << 20))
+                do {
+                    let (bytes, pieces) = try chunks(reader, "Payload/A.app/data.bin", chunkSize: 1 << 20)
+                    #expect(expected == nil, "\(name): no error")
+                    #expect(bytes == Array(Data(String(repeating: "0123456789", count: 5000).utf8)))
+                    #expect(pieces == [50000])
+                } catch let error as IPAError {
+                    #expect(error == IPAError(expected ?? "-", file: path, entry: "Payload/A.app/data.bin"), "\(name)")
+                }
+            }
+        }
+    }
 }
