@@ -83,6 +83,7 @@ public struct CodeResources: Sendable, Equatable {
             throw CodeSignError("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
         }
         var result: [String: ResourceSeal] = [:]
+        result.reserveCapacity(dictionary.count)
         for (path, entry) in dictionary {
             switch entry {
             case .data(let hash):
