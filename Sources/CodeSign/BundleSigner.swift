@@ -243,11 +243,19 @@ public enum BundleSigner {
         prepared.entitlements = try BundleSigner.entitlements(
             identifier: identifier, isOutermost: isOutermost, profile: profile, header: header, options: options)
         if let identity = options.identity, let profile {
-            try SigningPreflight.check(
-                identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
-                bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil,
-                entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
-                executablePath: copy.original(executablePath), now: options.now)
+            do {
+                try SigningPreflight.check(
+                    identity: identity, profile: profile.profile, profilePath: profile.path, bundleIdentifier: identifier,
+                    bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil,
+                    entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
+                    executablePath: copy.original(executablePath), now: options.now)
+            } catch var error as CodeSignError where prepared.givenProfile == nil && error.file == profile.path {
+                // The bundle's own old profile was checked because none was given for it: say so, and how to give one.
+                error.hint =
+                    "no profile was given for \(identifier), so the one it holds was checked; give one as "
+                    + "\(isOutermost ? "FILE" : "\(identifier)=FILE") (codesign sign --profile, release --sign-profile)"
+                throw error
+            }
         }
         return prepared
     }

@@ -160,7 +160,11 @@ import Testing
             let kept = try setting.refusal(request)
             #expect(
                 kept.hasPrefix(setting.app + "/PlugIns/Notification.appex/embedded.mobileprovision: ")
-                    && kept.contains("does not list the certificate"), "\(kept)")
+                    && kept.contains("does not list the certificate")
+                    && kept.hasSuffix(
+                        " (no profile was given for com.icyleaf.test.Demo.Notification, so the one it holds was checked; give one as "
+                            + "com.icyleaf.test.Demo.Notification=FILE (codesign sign --profile, release --sign-profile))"),
+                "\(kept)")
             try FileManager.default.removeItem(atPath: setting.app + "/PlugIns/Notification.appex/embedded.mobileprovision")
             let none = try setting.refusal(request)
             #expect(
