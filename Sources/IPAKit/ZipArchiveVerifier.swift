@@ -15,8 +15,10 @@ import SystemSupport
 /// sizes and CRCs. Deflated entries that adhocbuild made in chunks are checked on all cores:
 /// the entry's raw bytes are cut at the chunk boundaries (each chunk is an independent deflate
 /// segment ending in a sync-flush marker), inflated in parallel with libdeflate, and their
-/// CRCs combined. Other deflated entries are read through libzip, which inflates and checks
-/// them itself.
+/// CRCs combined. Other deflated entries up to ``wholeLimit`` are inflated whole with libdeflate
+/// on every core too, in batches, so an app of many small files is not checked one file at a
+/// time; larger ones (which adhocbuild never writes unchunked) are read through libzip, which
+/// inflates and checks them itself.
 enum ZipArchiveVerifier {
     /// How an entry was laid out when written: its compressed segment lengths and sizes.
     struct Layout {
@@ -50,6 +52,9 @@ enum ZipArchiveVerifier {
 
         let pool = WorkerPool(label: "adhocbuild.verify", capacity: max(1, threads) * 2)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        // Chunked entries' CRCs, combined and compared once every job has run.
+        var chunked: [(crcs: CRCList, crc: UInt32, fail: @Sendable (String) -> IPAError)] = []
+        var batch = WholeEntryBatch()
         for (index, stat) in entries.enumerated() {
             if pool.hasFailed { break }
             let local = locals[index]
@@ -98,10 +103,12 @@ enum ZipArchiveVerifier {
                         crcs.set(segment, crc: output.withUnsafeBytes { Deflater.crc32(0, $0) }, length: expected)
                     }
                 }
-                try pool.wait()
-                if crcs.combined != stat.crc {
-                    throw fail(String(format: "CRC %08x does not match the directory's %08x", crcs.combined, stat.crc))
-                }
+                chunked.append((crcs, stat.crc, fail))
+            } else if stat.method == UInt16(ZIP_CM_DEFLATE), stat.size <= wholeLimit, stat.compressedSize <= 2 * wholeLimit {
+                batch.add(
+                    WholeEntry(
+                        range: local.dataOffset..<(local.dataOffset + stat.compressedSize), size: stat.size, crc: stat.crc, fail: fail))
+                if batch.isFull { batch.submit(to: pool, reading: mapped) }
             } else {
                 // libzip inflates it and checks the CRC itself.
                 guard let file = zip_fopen_index(archive, UInt64(index), 0) else { throw fail(String(cString: zip_strerror(archive))) }
@@ -117,7 +124,54 @@ enum ZipArchiveVerifier {
                 guard total == Int64(stat.size) else { throw fail("holds \(total) bytes but declares \(stat.size)") }
             }
         }
+        batch.submit(to: pool, reading: mapped)
         try pool.wait()
+        for entry in chunked where entry.crcs.combined != entry.crc {
+            throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", entry.crcs.combined, entry.crc))
+        }
+    }
+
+    /// Deflated entries up to this size that were not written in chunks are inflated whole.
+    static let wholeLimit = 4 << 20
+
+    /// A deflated entry to inflate whole: where its stream is, its declared size and CRC.
+    struct WholeEntry: Sendable {
+        var range: Range<Int>
+        var size: Int
+        var crc: UInt32
+        var fail: @Sendable (String) -> IPAError
+    }
+
+    /// Entries gathered into one job, so a job's cost is inflating, not waking a thread.
+    struct WholeEntryBatch {
+        private var entries: [WholeEntry] = []
+        private var bytes = 0
+
+        mutating func add(_ entry: WholeEntry) {
+            entries.append(entry)
+            bytes += entry.size
+        }
+
+        var isFull: Bool { entries.count >= 64 || bytes >= 1 << 20 }
+
+        /// Queues a job that inflates each entry and checks its size and CRC, and starts a new batch.
+        mutating func submit(to pool: WorkerPool, reading mapped: MappedArchive) {
+            guard !entries.isEmpty else { return }
+            let entries = self.entries
+            self = WholeEntryBatch()
+            pool.submit {
+                for entry in entries {
+                    let compressed = try mapped.read(entry.range)
+                    guard let output = compressed.withUnsafeBytes({ Deflater.inflate($0, size: entry.size) }) else {
+                        throw entry.fail("does not inflate to the \(entry.size) bytes it declares")
+                    }
+                    let crc = output.withUnsafeBytes { Deflater.crc32(0, $0) }
+                    guard crc == entry.crc else {
+                        throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", crc, entry.crc))
+                    }
+                }
+            }
+        }
     }
 }
 

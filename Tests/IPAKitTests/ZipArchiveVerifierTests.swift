@@ -68,7 +68,31 @@ import Testing
             let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Base.lproj/Main.strings".utf8)))
             bytes[nameRange.upperBound + 40] ^= 0x5A
             try bytes.write(to: URL(fileURLWithPath: path))
-            #expect(throws: IPAError.self) { try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa") }
+            expectFailure(path, layouts: layouts, entry: "Payload/ShoutOut.app/Base.lproj/Main.strings")
+        }
+    }
+
+    /// Small deflated entries are inflated in batches on every core: damage in one of hundreds is
+    /// still named, whichever batch it falls in.
+    @Test(arguments: [0, 257, 499])
+    func aFlippedByteInOneOfManySmallEntriesIsNamed(_ damaged: Int) throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("Many.app")
+            try FileManager.default.createDirectory(atPath: app + "/Strings", withIntermediateDirectories: true)
+            for index in 0..<500 {
+                let text = (0..<40).map { "\"key\(index)-\($0)\" = \"value \($0 * index)\";\n" }.joined()
+                try Data(text.utf8).write(to: URL(fileURLWithPath: app + "/Strings/\(index).strings"))
+            }
+            let entries = try BundleTree.entries(of: app, prefix: "Payload/Many.app")
+            let path = folder.path("many.ipa")
+            let (_, layouts) = try IPAPackager().write(entries, to: path)
+            try ZipArchiveVerifier.verify(path, layouts: layouts, threads: 2, displayName: "out.ipa")
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let name = "Payload/Many.app/Strings/\(damaged).strings"
+            let nameRange = try #require(bytes.range(of: Data(name.utf8)))
+            bytes[nameRange.upperBound + 30] ^= 0x5A
+            try bytes.write(to: URL(fileURLWithPath: path))
+            expectFailure(path, layouts: layouts, entry: name)
         }
     }
 
