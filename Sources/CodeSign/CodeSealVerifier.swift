@@ -44,7 +44,12 @@ public struct CodeSealVerifier: Sendable {
     /// was started on the same app.
     func verify(_ package: AppPackage, early: EarlyExecutableCheck?) throws -> CodeSealReport {
         let early = early.flatMap { early in
-            !package.isArchive && Self.samePath(early.app, package.app.storage.location) ? early : nil
+            guard !package.isArchive, Self.samePath(early.app, package.app.storage.location) else {
+                // Started on another app: its jobs finish, unused.
+                try? early.pagePool.wait()
+                return nil
+            }
+            return early
         }
         let storage = package.app.storage
         let reader = BundleFileReader(storage: storage, isArchive: package.isArchive)
