@@ -43,7 +43,7 @@ public struct CodeSealVerifier: Sendable {
     /// Verifies the app of an opened package, taking its main executable from `early` when that
     /// was started on the same app.
     func verify(_ package: AppPackage, early: EarlyExecutableCheck?) throws -> CodeSealReport {
-        let early = early.flatMap { early in
+        let early = early.flatMap { early -> EarlyExecutableCheck? in
             guard !package.isArchive, Self.samePath(early.app, package.app.storage.location) else {
                 // Started on another app: its jobs finish, unused.
                 try? early.pagePool.wait()
