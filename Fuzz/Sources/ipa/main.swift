@@ -14,4 +14,12 @@ runFuzzer { data in
         _ = AppInspection.summary(package)
         _ = AppVerifier().verify(package)
     }
+    // Every entry read in pieces, as the seal verifier reads them: through a small buffer (libzip's
+    // streaming inflate) and through one as large as the entry (libdeflate, in one call).
+    if let reader = try? ZipArchiveReader(path: path, limits: limits) {
+        for entry in reader.entries where !entry.isDirectory && entry.size <= 1 << 20 {
+            try? reader.readChunks(entry, chunkSize: 4096) { _ in }
+            try? reader.readChunks(entry, chunkSize: 1 << 20) { _ in }
+        }
+    }
 }
