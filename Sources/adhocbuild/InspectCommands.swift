@@ -86,7 +86,7 @@ enum InspectCommands {
                 CommandSpec(
                     name: "list",
                     abstract:
-                        "Show the app's icon files and the icon renditions of its asset catalog; '*' marks the one the install page uses.",
+                        "Show the app's icon files, the icon renditions of its asset catalog and its alternate icons; '*' marks the one the install page uses.",
                     arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
                     run: { parsed in
                         Console.out(try IconListing.list(parsed.positionals[0]).text)

@@ -1,6 +1,8 @@
 import AssetCatalog
+import Foundation
 import IPAKit
 import PlistKit
+import TestSupport
 import Testing
 
 /// Which rendition of an asset catalog becomes the app's icon (IPAKit's `CatalogIcons`), on
@@ -88,5 +90,52 @@ import Testing
                 ["CFBundlePrimaryIcon": ["CFBundleIconName": "Missing"]]))
         #expect(empty.candidates.isEmpty)
         #expect(empty.missingReason == "its asset catalog has no bitmap for the icon set 'Missing'")
+    }
+}
+
+/// `icon list` names the alternate icons an app declares, with the renditions of their icon sets
+/// and their PNG files, and says when one is not in the bundle.
+@Suite struct AlternateIconListingTests {
+    @Test func alternateIconsAreListedWithTheirRenditionsAndFiles() throws {
+        try withTemporaryFolder { folder in try Self.check(app: folder.path("Test.app")) }
+    }
+
+    static func check(app: String) throws {
+        try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
+        let alternates: PlistValue = [
+            "Other": ["CFBundleIconName": "OtherIcon"], "Retro": ["CFBundleIconFiles": ["Retro"]],
+            "Gone": ["CFBundleIconFiles": ["Missing"]]
+        ]
+        let icons: PlistValue = ["CFBundlePrimaryIcon": ["CFBundleIconName": "AppIcon"], "CFBundleAlternateIcons": alternates]
+        let info = PlistDictionary([
+            ("CFBundleIdentifier", PlistValue.string("com.example.test")), ("CFBundleExecutable", PlistValue.string("Test")),
+            ("CFBundleIcons", icons)
+        ])
+        try PropertyList(.dictionary(info)).data(format: .xml).write(to: URL(fileURLWithPath: app + "/Info.plist"))
+        try Data([0xCF, 0xFA, 0xED, 0xFE]).write(to: URL(fileURLWithPath: app + "/Test"))
+        var writer = TestCatalogWriter()
+        writer.facets = [("AppIcon", 1), ("OtherIcon", 2)]
+        writer.renditions = [
+            .init(
+                scale: 3, idiom: 1, identifier: 1, name: "icon-180.png", width: 180, height: 180,
+                data: CatalogIconChoiceTests.solid(180, [0, 200, 0, 255])),
+            .init(
+                scale: 2, idiom: 1, identifier: 2, name: "other-120.png", width: 120, height: 120,
+                data: CatalogIconChoiceTests.solid(120, [9, 9, 9, 255]))
+        ]
+        try Data(writer.bytes()).write(to: URL(fileURLWithPath: app + "/Assets.car"))
+        let retro = PNGImage(width: 120, height: 120, pixels: [UInt8](repeating: 200, count: 120 * 120 * 4))
+        try retro.pngData().write(to: URL(fileURLWithPath: app + "/Retro@2x.png"))
+
+        let listing = try IconListing.list(app)
+        #expect(listing.renditions.map(\.text) == ["'AppIcon' icon-180.png 180x180 @3x iphone, ARGB raw"])
+        #expect(listing.alternates.map(\.icon.name).sorted() == ["Gone", "Other", "Retro"])
+        let byName = Dictionary(uniqueKeysWithValues: listing.alternates.map { ($0.icon.name, $0.entries.map(\.text)) })
+        #expect(byName["Other"] == ["'OtherIcon' other-120.png 120x120 @2x iphone, ARGB raw"])
+        #expect(byName["Retro"] == ["Retro@2x.png 120x120"])
+        #expect(byName["Gone"] == [])
+        #expect(listing.alternates.allSatisfy { $0.entries.allSatisfy { !$0.isShown } })
+        // The primary icon's files are not taken for the alternate's.
+        #expect(!listing.files.map(\.text).contains("Retro@2x.png 120x120"))
     }
 }
