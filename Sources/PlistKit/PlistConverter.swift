@@ -55,7 +55,7 @@ public enum PlistConverter {
             }
         }
         if format == .binary {
-            let writer = BinaryPlistStreamWriter()
+            let writer = BinaryPlistStreamWriter(expectedInputSize: data!.count)
             try read(into: writer)
             data = nil  // the input is no longer needed while the output is laid out
             try FileIO.writeAtomically(writer.finish(), to: output)
