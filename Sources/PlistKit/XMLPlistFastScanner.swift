@@ -24,7 +24,10 @@ enum XMLPlistFastScanner {
         else { return false }
         let state = XMLPlistParseBox(XMLPlistParseState(limits: limits, sink: sink))
         var scanner = Scanner(position: start, end: start + bytes.count)
-        defer { scanner.decoded.deallocate() }
+        defer {
+            scanner.decoded.deallocate()
+            scanner.open.deallocate()
+        }
         return scanner.document(state)
     }
 
@@ -34,8 +37,10 @@ enum XMLPlistFastScanner {
     private struct Scanner {
         var position: UnsafePointer<UInt8>
         let end: UnsafePointer<UInt8>
-        /// The open container elements, to match end tags.
-        var open: [XMLPlistParseState.Element] = []
+        /// The open container elements, to match end tags (`openCount` of them; raw storage,
+        /// since a stack in an array was checked for uniqueness on every push and pop).
+        let open = UnsafeMutablePointer<XMLPlistParseState.Element>.allocate(capacity: XMLPlistFastScanner.maximumDepth)
+        var openCount = 0
         /// Text whose references were replaced, when a scalar has any.
         var decoded = XMLTextBuffer()
 
@@ -46,9 +51,8 @@ enum XMLPlistFastScanner {
 
         /// Moves past `literal` when the input continues with it.
         @inline(__always) mutating func skip(_ literal: StaticString) -> Bool {
-            let count = literal.utf8CodeUnitCount
-            guard end - position >= count, memcmp(position, literal.utf8Start, count) == 0 else { return false }
-            position += count
+            guard XMLPlistFastScanner.matches(literal, at: position, end) else { return false }
+            position += literal.utf8CodeUnitCount
             return true
         }
 
@@ -83,14 +87,14 @@ enum XMLPlistFastScanner {
             while true {
                 skipSpace()
                 if position == end { break }
-                guard position.pointee == UInt8(ascii: "<"), !(sawRoot && open.isEmpty) else { return false }
+                guard position.pointee == UInt8(ascii: "<"), !(sawRoot && openCount == 0) else { return false }
                 position += 1
                 if skip("/") {
-                    guard let element = name(), skip(">"), open.last == element else { return false }
-                    open.removeLast()
+                    guard let element = name(), skip(">"), openCount > 0, open[openCount - 1] == element else { return false }
+                    openCount -= 1
                     state.parser.endElement(nil, text: UnsafeBufferPointer(start: position, count: 0))
                 } else {
-                    guard let element = name(), open.count < XMLPlistFastScanner.maximumDepth else { return false }
+                    guard let element = name(), openCount < XMLPlistFastScanner.maximumDepth else { return false }
                     sawRoot = true
                     if skip("/>") {
                         state.parser.startElement(nil, element)
@@ -99,16 +103,18 @@ enum XMLPlistFastScanner {
                         guard skip(">") || (element == .plist && skip(" version=\"1.0\">")) else { return false }
                         state.parser.startElement(nil, element)
                         switch element {
-                        case .plist, .dict, .array: open.append(element)
+                        case .plist, .dict, .array:
+                            open[openCount] = element
+                            openCount += 1
                         default:
-                            guard let text = scalarText(), skip("</"), name() == element, skip(">") else { return false }
+                            guard let text = scalarText(), skip(XMLPlistFastScanner.endTag(element)) else { return false }
                             state.parser.endElement(nil, text: text)
                         }
                     }
                 }
                 if state.parser.failed { return false }
             }
-            guard sawRoot, open.isEmpty else { return false }
+            guard sawRoot, openCount == 0 else { return false }
             state.parser.finish()
             return !state.parser.failed
         }
@@ -183,6 +189,33 @@ enum XMLPlistFastScanner {
             Unicode.UTF8.encode(Unicode.Scalar(value)!) { utf8.append($0) }
             utf8.withUnsafeBufferPointer { decoded.append($0) }
             return true
+        }
+    }
+
+    /// Whether the input at `start` begins with `literal` (compared in line: these are short).
+    @inline(__always)
+    static func matches(_ literal: StaticString, at start: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard end - start >= count else { return false }
+        let bytes = literal.utf8Start
+        for index in 0..<count where start[index] != bytes[index] { return false }
+        return true
+    }
+
+    /// The end tag of a scalar element.
+    static func endTag(_ element: XMLPlistParseState.Element) -> StaticString {
+        switch element {
+        case .key: return "</key>"
+        case .string: return "</string>"
+        case .integer: return "</integer>"
+        case .real: return "</real>"
+        case .date: return "</date>"
+        case .data: return "</data>"
+        case .true: return "</true>"
+        case .false: return "</false>"
+        case .plist: return "</plist>"
+        case .dict: return "</dict>"
+        case .array: return "</array>"
         }
     }
 

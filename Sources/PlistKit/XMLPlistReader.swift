@@ -170,7 +170,7 @@ struct XMLPlistParseState {
         guard let start = name.baseAddress, name.count > 0 else { return nil }
         let length = name.count
         @inline(__always) func matches(_ candidate: StaticString) -> Bool {
-            candidate.utf8CodeUnitCount == length && memcmp(start, candidate.utf8Start, length) == 0
+            candidate.utf8CodeUnitCount == length && XMLPlistFastScanner.matches(candidate, at: start, start + length)
         }
         switch start[0] {
         case UInt8(ascii: "k"): return matches("key") ? .key : nil
