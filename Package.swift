@@ -49,7 +49,7 @@ let package = Package(
         ),
         // Linux calls glibc has but Swift's Glibc module does not show; nothing to link.
         .systemLibrary(name: "CLinux"),
-        .target(name: "SystemSupport"),
+        .target(name: "SystemSupport", dependencies: ["CLinux"]),
         .target(
             name: "PlistKit",
             dependencies: ["SystemSupport", "CLibXML2"]

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// File reading and crash-safe writing shared by every command that touches files.
@@ -90,6 +91,14 @@ public enum FileIO {
             if written < 0 { throw FileError.system("cannot be written", code: errno) }
             offset += written
         }
+    }
+
+    /// Asks the kernel to start writing `fd`'s dirty pages from `offset` on to disk, without
+    /// waiting; a writer that produces a large file in chunks calls it after each chunk, so the
+    /// disk works while it computes the next and `AtomicFileWriter.commit()`'s fsync has little
+    /// left to wait for. A hint only: failures (a pipe, a file system without it) are ignored.
+    public static func startWriteback(_ fd: Int32, from offset: Int) {
+        _ = adhocbuild_start_writeback(fd, offset)
     }
 
     /// Writes `data` to `path` atomically (`-` is standard output).
