@@ -302,12 +302,17 @@ struct BinaryPlistEncoder: ~Copyable {
             hash ^= hash >> 32
             offset += 8
         }
+        // The last 1 to 7 bytes without a loop (keys and short strings are mostly this tail): 4 to
+        // 7 as two overlapping 4-byte loads, 1 to 3 as the first, middle and last byte; with the
+        // length in the seed, distinct tails of one length stay distinct.
+        let remaining = bytes.count - offset
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        if remaining >= 4 {
+            let low = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            let high = bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self)
+            tail = UInt64(low) | UInt64(high) << 32
+        } else if remaining > 0 {
+            tail = UInt64(bytes[offset]) | UInt64(bytes[offset + remaining / 2]) << 8 | UInt64(bytes[bytes.count - 1]) << 16
         }
         hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         return hash ^ (hash >> 29)
