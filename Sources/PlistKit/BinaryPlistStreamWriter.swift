@@ -11,7 +11,7 @@ struct BinaryPlistEncoder: ~Copyable {
     private enum NodeKind: UInt8 { case scalar, array, dictionary }
 
     /// Encoded scalars, each once.
-    private var scratch = ByteOutput(capacity: 1 << 16)
+    private var scratch: ByteOutput
     private var nodeKind: [NodeKind] = []
     /// For a scalar: its start in `scratch`; for a container: its first child in `childRefs`.
     private var nodeStart: [UInt32] = []
@@ -22,19 +22,35 @@ struct BinaryPlistEncoder: ~Copyable {
     private var pending: [UInt32] = []
     private var open: [(node: UInt32, firstPending: Int, isDictionary: Bool)] = []
     private var root: UInt32?
-    /// One entry of the uniquing table: a scalar node with its encoded length and hash side by
-    /// side, so a probe touches one cache line.
+    /// One entry of the uniquing table, eight bytes so that a probe touches little memory: a
+    /// scalar node (plus one; 0 is an empty slot) and the high half of its hash. Its length is
+    /// `nodeCount[node]`, compared only when the hash matches.
     private struct Slot {
-        var node: UInt32 = .max
-        var length: UInt32 = 0
-        var hash: UInt64 = 0
+        var nodePlusOne: UInt32 = 0
+        var hashHigh: UInt32 = 0
     }
 
-    /// Open-addressed hash table of scalar nodes (`node == .max` is empty).
-    private var slots = [Slot](repeating: Slot(), count: 1024)
+    /// Open-addressed hash table of scalar nodes, indexed by the low bits of the hash.
+    private var slots: [Slot]
     private var scalarCount = 0
 
-    init() {}
+    /// An encoder whose buffers and uniquing table start at sizes that suit an input of about
+    /// `expectedInputSize` bytes (0: small), so that a large file is not copied and rehashed
+    /// as they grow; capacity that is reserved but never written costs no memory.
+    init(expectedInputSize: Int = 0) {
+        // About 27 bytes of XML per value in typical plists, and rarely fewer than 16.
+        let expectedNodes = expectedInputSize / 16
+        scratch = ByteOutput(capacity: max(1 << 16, expectedInputSize / 2))
+        nodeKind.reserveCapacity(expectedNodes)
+        nodeStart.reserveCapacity(expectedNodes)
+        nodeCount.reserveCapacity(expectedNodes)
+        childRefs.reserveCapacity(expectedNodes)
+        // A quarter of the values are distinct scalars or fewer, and the table is kept at most
+        // half full; the table's pages are written as it fills, so it is not sized larger.
+        var slotCount = 1024
+        while slotCount < expectedInputSize / 32 { slotCount *= 2 }
+        slots = [Slot](repeating: Slot(), count: slotCount)
+    }
 
     // MARK: Events
 
@@ -237,37 +253,41 @@ struct BinaryPlistEncoder: ~Copyable {
     /// Uniques the scalar just encoded at `scratch[start...]`: reuses an equal one or keeps it.
     private mutating func finishScalar(from start: Int) {
         let length = scratch.count - start
-        let mask = slots.count - 1
-        var hash: UInt64 = 0
         let buffer = scratch.buffer
-        let node: UInt32 = {
-            let encoded = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
-            hash = BinaryPlistEncoder.hash(encoded)
-            var index = Int(truncatingIfNeeded: hash) & mask
-            return slots.withUnsafeBufferPointer { slots in
-                while true {
-                    let slot = slots[index]
-                    if slot.node == .max { return .max }
-                    if slot.hash == hash && slot.length == UInt32(length) {
-                        let other = Int(nodeStart[Int(slot.node)])
-                        if memcmp(buffer.baseAddress! + other, encoded.baseAddress!, length) == 0 { return slot.node }
+        let encoded = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
+        let hash = BinaryPlistEncoder.hash(encoded)
+        let hashHigh = UInt32(truncatingIfNeeded: hash >> 32)
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: hash) & mask
+        let found: UInt32? = slots.withUnsafeBufferPointer { slots in
+            nodeStart.withUnsafeBufferPointer { nodeStart in
+                nodeCount.withUnsafeBufferPointer { nodeCount in
+                    while true {
+                        let slot = slots[index]
+                        if slot.nodePlusOne == 0 { return nil }
+                        let node = Int(slot.nodePlusOne - 1)
+                        if slot.hashHigh == hashHigh && nodeCount[node] == UInt32(length)
+                            && memcmp(buffer.baseAddress! + Int(nodeStart[node]), encoded.baseAddress!, length) == 0
+                        {
+                            return UInt32(node)
+                        }
+                        index = (index + 1) & mask
                     }
-                    index = (index + 1) & mask
                 }
             }
-        }()
-        if node != .max {
+        }
+        if let found {
             scratch.truncate(to: start)
-            attach(node)
+            attach(found)
             return
         }
         let newNode = UInt32(nodeKind.count)
         nodeKind.append(.scalar)
         nodeStart.append(UInt32(start))
         nodeCount.append(UInt32(length))
+        slots[index] = Slot(nodePlusOne: newNode + 1, hashHigh: hashHigh)
         scalarCount += 1
         if scalarCount * 2 > slots.count { rehash(capacity: slots.count * 2) }
-        insert(Slot(node: newNode, length: UInt32(length), hash: hash))
         attach(newNode)
     }
 
@@ -282,28 +302,36 @@ struct BinaryPlistEncoder: ~Copyable {
             hash ^= hash >> 32
             offset += 8
         }
+        // The last 1 to 7 bytes without a loop (keys and short strings are mostly this tail): 4 to
+        // 7 as two overlapping 4-byte loads, 1 to 3 as the first, middle and last byte; with the
+        // length in the seed, distinct tails of one length stay distinct.
+        let remaining = bytes.count - offset
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        if remaining >= 4 {
+            let low = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            let high = bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self)
+            tail = UInt64(low) | UInt64(high) << 32
+        } else if remaining > 0 {
+            tail = UInt64(bytes[offset]) | UInt64(bytes[offset + remaining / 2]) << 8 | UInt64(bytes[bytes.count - 1]) << 16
         }
         hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
         return hash ^ (hash >> 29)
     }
 
-    private mutating func insert(_ entry: Slot) {
-        let mask = slots.count - 1
-        var index = Int(truncatingIfNeeded: entry.hash) & mask
-        while slots[index].node != .max { index = (index + 1) & mask }
-        slots[index] = entry
-    }
-
+    /// Moves every scalar into a table of `capacity` slots, hashing its encoded bytes again.
     private mutating func rehash(capacity: Int) {
-        let old = slots
-        slots = [Slot](repeating: Slot(), count: capacity)
-        for entry in old where entry.node != .max { insert(entry) }
+        var grown = [Slot](repeating: Slot(), count: capacity)
+        let mask = capacity - 1
+        let encoded = scratch.buffer
+        for slot in slots where slot.nodePlusOne != 0 {
+            let node = Int(slot.nodePlusOne - 1)
+            let start = Int(nodeStart[node])
+            let hash = BinaryPlistEncoder.hash(UnsafeRawBufferPointer(rebasing: encoded[start..<(start + Int(nodeCount[node]))]))
+            var index = Int(truncatingIfNeeded: hash) & mask
+            while grown[index].nodePlusOne != 0 { index = (index + 1) & mask }
+            grown[index] = slot
+        }
+        slots = grown
     }
 
     // MARK: Layout
@@ -406,9 +434,10 @@ public final class BinaryPlistStreamWriter: PlistEventSink {
     /// class property would cost; only this object touches it.
     private let encoder: UnsafeMutablePointer<BinaryPlistEncoder>
 
-    public init() {
+    /// `expectedInputSize`: about how many bytes the input has, to size buffers up front (0: small).
+    public init(expectedInputSize: Int = 0) {
         encoder = .allocate(capacity: 1)
-        encoder.initialize(to: BinaryPlistEncoder())
+        encoder.initialize(to: BinaryPlistEncoder(expectedInputSize: expectedInputSize))
     }
 
     deinit {

@@ -12,7 +12,9 @@ struct ByteOutput: ~Copyable {
     private(set) var count = 0
     private var capacity: Int
     private let fileDescriptor: Int32?
-    private let flushThreshold = 1 << 20
+    private let flushThreshold = 1 << 18
+    /// How many bytes went to the file before the current buffer.
+    private var flushed = 0
 
     /// In memory.
     init(capacity: Int = 4096) {
@@ -21,7 +23,8 @@ struct ByteOutput: ~Copyable {
         base = .allocate(capacity: self.capacity)
     }
 
-    /// Flushed to `fileDescriptor` (which the caller owns) whenever a megabyte has gathered.
+    /// Flushed to `fileDescriptor` (which the caller owns) whenever 256 KiB have gathered, each
+    /// flush starting the disk write of what it wrote (`FileIO.startWriteback`).
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
         capacity = flushThreshold + 4096
@@ -107,6 +110,8 @@ struct ByteOutput: ~Copyable {
     mutating func flush() throws {
         guard let fileDescriptor else { return }
         try FileIO.writeAll(fileDescriptor, buffer)
+        FileIO.startWriteback(fileDescriptor, from: flushed)
+        flushed += count
         count = 0
     }
 }

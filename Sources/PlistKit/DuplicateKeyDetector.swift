@@ -4,31 +4,73 @@ import Foundation
 ///
 /// Keys of open dictionaries are kept in one byte arena; a new key is compared only with
 /// earlier keys of the same dictionary whose 64-bit hash matches.
+///
+/// The arena and the key list are raw storage, since every key of a file passes through here
+/// and arrays were checked for uniqueness on each write; they belong to a `Storage` object
+/// that frees them. Use a detector in place: a copy would share, and disturb, its storage.
 struct DuplicateKeyDetector {
-    /// Zero-filled storage of which the first `arenaCount` bytes are in use, so a key is stored
-    /// with one copy and a dictionary's keys are dropped by moving the count.
-    private var arena = [UInt8](repeating: 0, count: 4096)
+    private struct Entry {
+        var hash: UInt64
+        var start: Int
+        var count: Int
+    }
+
+    /// An open dictionary: where its keys start in the key list and the arena, and which hash
+    /// index it has (an index into `indexes`, -1 for none) once it has many keys.
+    private struct Frame {
+        var firstKey: Int
+        var arenaStart: Int
+        var index: Int
+    }
+
+    /// Owns the raw buffers, so they are freed with the last copy of the detector.
+    private final class Storage {
+        var arena: UnsafeMutablePointer<UInt8>
+        var entries: UnsafeMutablePointer<Entry>
+        init(arenaCapacity: Int, entryCapacity: Int) {
+            arena = .allocate(capacity: arenaCapacity)
+            entries = .allocate(capacity: entryCapacity)
+        }
+        deinit {
+            arena.deallocate()
+            entries.deallocate()
+        }
+    }
+
+    private let storage: Storage
+    /// Copies of `storage`'s pointers, read without going through the object.
+    private var arena: UnsafeMutablePointer<UInt8>
     private var arenaCount = 0
-    private var keys: [(hash: UInt64, start: Int, count: Int)] = []
-    /// For each open dictionary: where its keys start in `keys` and `arena`, and, once it has
-    /// many keys, a hash index of them.
-    private var frames: [(firstKey: Int, arenaStart: Int, index: [UInt64: [Int]]?)] = []
+    private var arenaCapacity = 4096
+    private var entries: UnsafeMutablePointer<Entry>
+    private var entryCount = 0
+    private var entryCapacity = 256
+    private var frames: [Frame] = []
+    private var indexes: [[UInt64: [Int]]] = []
     private static let indexThreshold = 16
 
+    init() {
+        storage = Storage(arenaCapacity: arenaCapacity, entryCapacity: entryCapacity)
+        arena = storage.arena
+        entries = storage.entries
+    }
+
     mutating func beginDictionary() {
-        frames.append((keys.count, arenaCount, nil))
+        frames.append(Frame(firstKey: entryCount, arenaStart: arenaCount, index: -1))
     }
 
     mutating func endDictionary() {
         guard let frame = frames.popLast() else { return }
-        keys.removeSubrange(frame.firstKey...)
+        entryCount = frame.firstKey
         arenaCount = frame.arenaStart
+        if frame.index >= 0 { indexes.removeLast() }
     }
 
     /// The most recent key of the innermost open dictionary, for error messages.
     var lastKey: String {
-        guard let frame = frames.last, keys.count > frame.firstKey, let entry = keys.last else { return "" }
-        return String(decoding: arena[entry.start..<(entry.start + entry.count)], as: UTF8.self)
+        guard let frame = frames.last, entryCount > frame.firstKey else { return "" }
+        let entry = entries[entryCount - 1]
+        return String(decoding: UnsafeBufferPointer(start: arena + entry.start, count: entry.count), as: UTF8.self)
     }
 
     /// A 64-bit hash of `bytes`, eight at a time.
@@ -36,38 +78,57 @@ struct DuplicateKeyDetector {
 
     /// Records `key` for the innermost open dictionary; false when that dictionary already has it.
     mutating func insert(_ key: UnsafeRawBufferPointer) -> Bool {
-        guard !frames.isEmpty else { return true }
+        guard let frame = frames.last else { return true }
         let hash = DuplicateKeyDetector.hash(key)
-        let top = frames.count - 1
-        let first = frames[top].firstKey
-        func matches(_ index: Int) -> Bool {
-            let entry = keys[index]
+        let arena = self.arena
+        let entries = self.entries
+        func matches(_ position: Int) -> Bool {
+            let entry = entries[position]
             guard entry.hash == hash, entry.count == key.count else { return false }
-            return entry.count == 0 || arena.withUnsafeBytes { memcmp($0.baseAddress! + entry.start, key.baseAddress!, entry.count) == 0 }
+            return entry.count == 0 || memcmp(arena + entry.start, key.baseAddress!, entry.count) == 0
         }
-        if let index = frames[top].index {
-            if let candidates = index[hash], candidates.contains(where: matches) { return false }
+        if frame.index >= 0 {
+            if let candidates = indexes[frame.index][hash], candidates.contains(where: matches) { return false }
         } else {
-            for index in first..<keys.count where matches(index) { return false }
+            for position in frame.firstKey..<entryCount where matches(position) { return false }
         }
-        keys.append((hash, arenaCount, key.count))
-        if arenaCount + key.count > arena.count {
-            arena.append(contentsOf: repeatElement(0, count: max(arena.count, key.count)))
-        }
-        if key.count > 0 {
-            arena.withUnsafeMutableBytes {
-                $0.baseAddress!.advanced(by: arenaCount).copyMemory(from: key.baseAddress!, byteCount: key.count)
-            }
-        }
-        arenaCount += key.count
-        let count = keys.count - first
-        if frames[top].index != nil {
-            frames[top].index![hash, default: []].append(keys.count - 1)
+        append(Entry(hash: hash, start: arenaCount, count: key.count), key)
+        let count = entryCount - frame.firstKey
+        if frame.index >= 0 {
+            indexes[frame.index][hash, default: []].append(entryCount - 1)
         } else if count > DuplicateKeyDetector.indexThreshold {
             var index: [UInt64: [Int]] = [:]
-            for position in first..<keys.count { index[keys[position].hash, default: []].append(position) }
-            frames[top].index = index
+            for position in frame.firstKey..<entryCount { index[entries[position].hash, default: []].append(position) }
+            indexes.append(index)
+            frames[frames.count - 1].index = indexes.count - 1
         }
         return true
+    }
+
+    /// Adds `entry` and copies `key` into the arena, growing either as needed.
+    private mutating func append(_ entry: Entry, _ key: UnsafeRawBufferPointer) {
+        if entryCount == entryCapacity {
+            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: entryCapacity * 2)
+            grown.update(from: entries, count: entryCount)
+            entries.deallocate()
+            entries = grown
+            storage.entries = grown
+            entryCapacity *= 2
+        }
+        entries[entryCount] = entry
+        entryCount += 1
+        if arenaCount + key.count > arenaCapacity {
+            let newCapacity = max(arenaCapacity * 2, arenaCount + key.count)
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.update(from: arena, count: arenaCount)
+            arena.deallocate()
+            arena = grown
+            storage.arena = grown
+            arenaCapacity = newCapacity
+        }
+        if let source = key.baseAddress, key.count > 0 {
+            UnsafeMutableRawPointer(arena + arenaCount).copyMemory(from: source, byteCount: key.count)
+        }
+        arenaCount += key.count
     }
 }

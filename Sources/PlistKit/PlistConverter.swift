@@ -43,20 +43,33 @@ public enum PlistConverter {
         _ data: inout Data?, from input: String, source: PlistFormat, to format: PlistFormat,
         output: String, limits: PlistLimits
     ) throws {
+        func namingTheFile<T>(_ body: () throws -> T) throws -> T {
+            do { return try body() } catch let error as PlistError {
+                throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
+            }
+        }
         func read(into sink: PlistEventSink) throws {
-            do {
+            try namingTheFile {
                 if source == .xml {
                     try XMLPlistReader(limits: limits).read(data!, into: sink)
                 } else {
                     try BinaryPlistReader(limits: limits).read(data!, into: sink)
                 }
-            } catch let error as PlistError {
-                throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
             }
         }
         if format == .binary {
-            let writer = BinaryPlistStreamWriter()
-            try read(into: writer)
+            let size = data!.count
+            let writer: BinaryPlistStreamWriter
+            if source == .xml {
+                // Plain XML is read without libxml2; the writer only writes in `finish()`, so one
+                // that saw part of a document the fast reader declined can be dropped.
+                writer = try namingTheFile {
+                    try XMLPlistReader(limits: limits).read(data!) { BinaryPlistStreamWriter(expectedInputSize: size) }
+                }
+            } else {
+                writer = BinaryPlistStreamWriter(expectedInputSize: size)
+                try read(into: writer)
+            }
             data = nil  // the input is no longer needed while the output is laid out
             try FileIO.writeAtomically(writer.finish(), to: output)
         } else if output == "-" {

@@ -103,8 +103,8 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
             index += width
             return value
         }
-        func expect(_ char: Character) -> Bool {
-            guard index < bytes.count, bytes[index] == char.asciiValue! else { return false }
+        func expect(_ char: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: char) else { return false }
             index += 1
             return true
         }

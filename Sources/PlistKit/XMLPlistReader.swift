@@ -12,10 +12,22 @@ public struct XMLPlistReader {
     public init(limits: PlistLimits = .default) { self.limits = limits }
 
     public func read(_ bytes: Data) throws -> PlistValue {
-        let builder = PlistTreeBuilder()
-        try read(bytes, into: builder)
+        let builder = try read(bytes, intoFresh: PlistTreeBuilder.init)
         guard let root = builder.root else { throw PlistError(.malformed, "the document holds no plist value") }
         return root
+    }
+
+    /// Parses `bytes` into a sink that `makeSink` makes: first with `XMLPlistFastScanner`, and
+    /// when that declines, into a second, fresh sink through libxml2, which reports any error.
+    /// Returns the sink that received the whole document.
+    func read<Sink: PlistEventSink>(_ bytes: Data, intoFresh makeSink: () -> Sink) throws -> Sink {
+        if bytes.count < Int(Int32.max) {
+            let sink = makeSink()
+            if bytes.withUnsafeBytes({ XMLPlistFastScanner.read($0, limits: limits, into: sink) }) { return sink }
+        }
+        let sink = makeSink()
+        try read(bytes, into: sink)
+        return sink
     }
 
     /// Parses `bytes`, sending each value to `sink` as it is read.
@@ -53,7 +65,7 @@ public struct XMLPlistReader {
             if state.parser.error == nil && ctxt.pointee.wellFormed == 0 {
                 state.parser.error = PlistError(.malformed, "the XML is not well-formed")
             }
-            if state.parser.error == nil { state.parser.finish(ctxt) }
+            if state.parser.error == nil { state.parser.finish() }
         }
         if let error = state.parser.error { throw error }
     }
@@ -71,6 +83,7 @@ final class XMLPlistParseBox {
     }
 
     deinit {
+        storage.pointee.text.deallocate()
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
@@ -104,7 +117,7 @@ struct XMLPlistParseState {
     var finishedRoot = false
     /// The scalar element being read and its text so far.
     var scalar: Element?
-    var text: [UInt8] = []
+    var text = XMLTextBuffer()
     var valueCount = 0
     var keys = DuplicateKeyDetector()
     var error: PlistError? { didSet { failed = error != nil } }
@@ -124,11 +137,17 @@ struct XMLPlistParseState {
         Unmanaged<XMLPlistParseBox>.fromOpaque(ctxt.pointee._private!)._withUnsafeGuaranteedRef { body($0, ctxt) }
     }
 
-    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ message: String) { fail(ctxt, .malformed, message) }
+    mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ message: String) { fail(ctxt, .malformed, message) }
 
-    /// Records the first error at the parser's current position and stops the parse.
-    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ kind: PlistError.Kind, _ message: String) {
+    /// Records the first error at the parser's current position and stops the parse. Without a
+    /// parser (`XMLPlistFastScanner`) the error has no position: that reader then gives up and
+    /// the document is read again through libxml2, which reports it.
+    mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ kind: PlistError.Kind, _ message: String) {
         guard !failed else { return }
+        guard let ctxt else {
+            error = PlistError(kind, message)
+            return
+        }
         let line = Int(xmlSAX2GetLineNumber(ctxt))
         let column = Int(xmlSAX2GetColumnNumber(ctxt))
         error = PlistError(kind, message, at: .line(line, column: column))
@@ -136,16 +155,24 @@ struct XMLPlistParseState {
     }
 
     /// Turns an error thrown by the sink into a located parse failure.
-    mutating func fail(_ ctxt: xmlParserCtxtPtr, _ error: Error) {
+    mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ error: Error) {
         if let sinkError = error as? PlistError { fail(ctxt, sinkError.kind, sinkError.message) } else { fail(ctxt, .io, "\(error)") }
     }
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
         let length = strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self))
+        return element(named: UnsafeBufferPointer(start: name, count: length))
+    }
+
+    /// The element called `name`, nil for any other name.
+    @inline(__always)
+    static func element(named name: UnsafeBufferPointer<UInt8>) -> Element? {
+        guard let start = name.baseAddress, name.count > 0 else { return nil }
+        let length = name.count
         @inline(__always) func matches(_ candidate: StaticString) -> Bool {
-            candidate.utf8CodeUnitCount == length && memcmp(name, candidate.utf8Start, length) == 0
+            candidate.utf8CodeUnitCount == length && XMLPlistFastScanner.matches(candidate, at: start, start + length)
         }
-        switch name[0] {
+        switch start[0] {
         case UInt8(ascii: "k"): return matches("key") ? .key : nil
         case UInt8(ascii: "s"): return matches("string") ? .string : nil
         case UInt8(ascii: "i"): return matches("integer") ? .integer : nil
@@ -168,8 +195,14 @@ struct XMLPlistParseState {
             fail(ctxt, "unknown element <\(String(cString: name))>")
             return
         }
+        startElement(ctxt, element)
+    }
+
+    /// The start of a known element (whose name is `"\(element)"`).
+    mutating func startElement(_ ctxt: xmlParserCtxtPtr?, _ element: Element) {
+        guard !failed else { return }
         if let scalar {
-            fail(ctxt, "<\(String(cString: name))> is not allowed inside <\(scalar)>")
+            fail(ctxt, "<\(element)> is not allowed inside <\(scalar)>")
             return
         }
         if element == .plist {
@@ -219,26 +252,30 @@ struct XMLPlistParseState {
             }
         default:
             scalar = element
-            text.removeAll(keepingCapacity: true)
+            text.removeAll()
         }
     }
 
     mutating func endElement(_ ctxt: xmlParserCtxtPtr, _ name: UnsafePointer<xmlChar>) {
+        endElement(ctxt, text: text.bytes)
+    }
+
+    /// The end of the current element; `text` is the whole text of a scalar element.
+    mutating func endElement(_ ctxt: xmlParserCtxtPtr?, text: UnsafeBufferPointer<UInt8>) {
         guard !failed else { return }
         if let element = scalar {
             scalar = nil
             if element == .key {
-                let isNew = text.withUnsafeBytes { keys.insert($0) }
-                guard isNew else {
+                guard keys.insert(UnsafeRawBufferPointer(text)) else {
                     fail(ctxt, "key '\(String(decoding: text, as: UTF8.self))' appears twice in the same <dict>")
                     return
                 }
-                do { try text.withUnsafeBytes { try sink.key($0) } } catch { fail(ctxt, error) }
+                do { try sink.key(UnsafeRawBufferPointer(text)) } catch { fail(ctxt, error) }
                 frames[frames.count - 1] = .dictionary(hasPendingKey: true)
                 return
             }
             countValue(ctxt)
-            emitScalar(element, ctxt)
+            emitScalar(element, text, ctxt)
             valueDone()
             return
         }
@@ -261,7 +298,7 @@ struct XMLPlistParseState {
         }
     }
 
-    private mutating func countValue(_ ctxt: xmlParserCtxtPtr) {
+    private mutating func countValue(_ ctxt: xmlParserCtxtPtr?) {
         valueCount += 1
         if valueCount > limits.maxValues { fail(ctxt, .limitExceeded, "more than \(limits.maxValues) values") }
     }
@@ -276,37 +313,35 @@ struct XMLPlistParseState {
         }
     }
 
-    /// The element's text without leading and trailing XML white space.
-    private func withTrimmedText<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        text.withUnsafeBufferPointer { buffer in
-            var start = 0
-            var end = buffer.count
-            while start < end, isXMLSpace(buffer[start]) { start += 1 }
-            while end > start, isXMLSpace(buffer[end - 1]) { end -= 1 }
-            return body(UnsafeBufferPointer(rebasing: buffer[start..<end]))
-        }
+    /// `text` without leading and trailing XML white space.
+    private func trimmed(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0
+        var end = text.count
+        while start < end, isXMLSpace(text[start]) { start += 1 }
+        while end > start, isXMLSpace(text[end - 1]) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: text[start..<end])
     }
 
-    private func trimmedText() -> String { withTrimmedText { String(decoding: $0, as: UTF8.self) } }
+    private func trimmedText(_ text: UnsafeBufferPointer<UInt8>) -> String { String(decoding: trimmed(text), as: UTF8.self) }
 
     private func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    private mutating func emitScalar(_ element: Element, _ ctxt: xmlParserCtxtPtr) {
+    private mutating func emitScalar(_ element: Element, _ text: UnsafeBufferPointer<UInt8>, _ ctxt: xmlParserCtxtPtr?) {
         do {
             switch element {
             case .string:
-                try text.withUnsafeBytes { try sink.string($0) }
+                try sink.string(UnsafeRawBufferPointer(text))
             case .integer:
                 if text.last.map(isXMLSpace) == true { fail(ctxt, "white space after the value in <integer>"); return }
-                guard let value = withTrimmedText({ PlistInteger(utf8: $0) }) else {
-                    fail(ctxt, "'\(trimmedText())' is not an integer from -2^63 to 2^64-1")
+                guard let value = PlistInteger(utf8: trimmed(text)) else {
+                    fail(ctxt, "'\(trimmedText(text))' is not an integer from -2^63 to 2^64-1")
                     return
                 }
                 try sink.integer(value)
             case .real:
                 if text.last.map(isXMLSpace) == true { fail(ctxt, "white space after the value in <real>"); return }
-                guard let value = withTrimmedText({ XMLPlistParseState.parseReal($0) }) else {
-                    fail(ctxt, "'\(trimmedText())' is not a real number")
+                guard let value = XMLPlistParseState.parseReal(trimmed(text)) else {
+                    fail(ctxt, "'\(trimmedText(text))' is not a real number")
                     return
                 }
                 try sink.real(value)
@@ -315,8 +350,8 @@ struct XMLPlistParseState {
                     fail(ctxt, "white space around the value in <date>")
                     return
                 }
-                guard let value = withTrimmedText({ PlistDate(xmlPlistUTF8: $0) }) else {
-                    fail(ctxt, "'\(trimmedText())' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
+                guard let value = PlistDate(xmlPlistUTF8: trimmed(text)) else {
+                    fail(ctxt, "'\(trimmedText(text))' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
                     return
                 }
                 try sink.date(value)
@@ -376,7 +411,7 @@ struct XMLPlistParseState {
         guard !failed else { return }
         let bytes = UnsafeBufferPointer(start: chars, count: length)
         if scalar != nil {
-            text.append(contentsOf: bytes)
+            text.append(bytes)
         } else if bytes.contains(where: { !isXMLSpace($0) }) {
             fail(ctxt, "text outside a value element")
         }
@@ -407,7 +442,7 @@ struct XMLPlistParseState {
     }
 
     /// Checks the end state: a document whose root is a value element leaves its implicit frame open.
-    mutating func finish(_ ctxt: xmlParserCtxtPtr) {
+    mutating func finish() {
         if !finishedRoot, frames.count == 1, case .plist(true, true) = frames[0] { finishedRoot = true }
         if !finishedRoot && !failed { error = PlistError(.malformed, "the document holds no plist value") }
     }

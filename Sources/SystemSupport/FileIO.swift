@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// File reading and crash-safe writing shared by every command that touches files.
@@ -25,6 +26,7 @@ public enum FileIO {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         guard let kind = kind(of: path) else { throw FileError("no such file", file: path) }
         if kind == .folder { throw FileError("is a folder, not a file", file: path) }
+        if let data = readRegularFile(path) { return data }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw FileError("cannot be read (permission denied)", file: path)
         }
@@ -34,6 +36,40 @@ public enum FileIO {
         } catch {
             throw FileError("cannot be read: \(error.localizedDescription)", file: path)
         }
+    }
+
+    /// A regular file's bytes read into one buffer of its size, in as few `read` calls as the
+    /// kernel allows (`FileHandle.readToEnd()` reads 4 KiB at a time). Nil for anything else,
+    /// or when opening or reading fails: `read(_:)` then goes the FileHandle way, which names
+    /// the problem as it always has.
+    static func readRegularFile(_ path: String) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 else { return nil }
+        // One byte more than the size, so that the end shows at once; a file that grew meanwhile
+        // is read on into a larger buffer.
+        var capacity = Int(info.st_size) + 1
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        var count = 0
+        while true {
+            if count == capacity {
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 16)
+                grown.copyMemory(from: buffer, byteCount: count)
+                buffer.deallocate()
+                buffer = grown
+                capacity *= 2
+            }
+            let got = retryingInterrupted { Foundation.read(fd, buffer + count, capacity - count) }
+            if got < 0 {
+                buffer.deallocate()
+                return nil
+            }
+            if got == 0 { break }
+            count += got
+        }
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
@@ -90,6 +126,14 @@ public enum FileIO {
             if written < 0 { throw FileError.system("cannot be written", code: errno) }
             offset += written
         }
+    }
+
+    /// Asks the kernel to start writing `fd`'s dirty pages from `offset` on to disk, without
+    /// waiting; a writer that produces a large file in chunks calls it after each chunk, so the
+    /// disk works while it computes the next and `AtomicFileWriter.commit()`'s fsync has little
+    /// left to wait for. A hint only: failures (a pipe, a file system without it) are ignored.
+    public static func startWriteback(_ fd: Int32, from offset: Int) {
+        _ = adhocbuild_start_writeback(fd, offset)
     }
 
     /// Writes `data` to `path` atomically (`-` is standard output).
