@@ -120,7 +120,7 @@ public enum HashingCopy {
         guard output >= 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(errno))", file: destination) }
         defer { close(output) }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
         defer { buffer.deallocate() }
         while true {
             let count = read(input, buffer.baseAddress, chunkSize)

@@ -97,10 +97,10 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
     /// A buffer of at least `count` bytes: a spare one when `count` fits in one, else a new one.
     private func takeBuffer(_ count: Int) -> UnsafeMutableRawBufferPointer {
         guard count <= FolderStorage.spareBufferSize else {
-            return UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+            return UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: FileIO.readBufferAlignment)
         }
         return spareBuffers.withLock { $0.popLast() }
-            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: FolderStorage.spareBufferSize, alignment: 16)
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: FolderStorage.spareBufferSize, alignment: FileIO.readBufferAlignment)
     }
 
     private func giveBack(_ buffer: UnsafeMutableRawBufferPointer) {
