@@ -1,10 +1,14 @@
 /// What the packager needs from an archive writer: ``ZipArchiveWriter`` (libzip) or
-/// ``StoredArchiveWriter`` (storing only).
+/// ``DirectArchiveWriter`` (its own framing, without ZIP64).
 protocol ArchiveWriting: AnyObject {
     /// Adds a directory entry (`name` ends with `/`).
     func addDirectory(_ name: String, permissions: UInt32, dosTime: DOSTime) throws
     /// Adds a symbolic link, stored as its target path.
     func addSymlink(_ name: String, target: String, dosTime: DOSTime) throws
+    /// Adds the `size` bytes of `file`, stored.
+    func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws
+    /// Adds a file whose data was prepared beforehand and sits in `spool`.
+    func addPrepared(_ name: String, entry: PreparedEntry, spool: Spool, permissions: UInt32, dosTime: DOSTime) throws
     /// Writes the archive out.
     func close() throws
     /// Abandons the archive without finishing it.

@@ -159,22 +159,22 @@ public struct IPAPackager {
         }
     }
 
-    /// Which writer stores files at level 0.
-    enum StoredWriter {
-        /// ``StoredArchiveWriter``: one copy of every byte, reading and writing overlapped
-        /// (smaller buffers only in tests).
-        case direct(bufferSize: Int = StoredArchiveWriter.defaultBufferSize)
-        /// libzip, as for deflated archives (used where ZIP64 is needed, and by tests comparing the two).
+    /// Who frames the archive.
+    enum ArchiveFraming {
+        /// ``DirectArchiveWriter``: stored files copied once, reading and writing overlapped, and
+        /// deflated data copied from the spool (smaller buffers only in tests).
+        case direct(bufferSize: Int = DirectArchiveWriter.defaultBufferSize)
+        /// libzip (used where ZIP64 is needed, and by tests comparing the two).
         case libzip
     }
 
     /// Writes the archive and returns its totals and, for verification, how each chunked entry was laid out.
-    func write(_ entries: [BundleTree.Entry], to path: String, storedWriter: StoredWriter = .direct())
+    func write(_ entries: [BundleTree.Entry], to path: String, writer framing: ArchiveFraming = .direct())
         throws -> ((uncompressed: Int64, compressed: Int64), [String: ZipArchiveVerifier.Layout])
     {
         let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
-        if options.level == 0, case .direct(let bufferSize) = storedWriter, StoredArchiveWriter.fits(entries) {
+        if options.level == 0, case .direct(let bufferSize) = framing, DirectArchiveWriter.fits(entries) {
             try writeStored(entries, files: files, to: path, total: total, bufferSize: bufferSize)
             return ((total, total), [:])
         }
@@ -185,7 +185,14 @@ public struct IPAPackager {
             spool = newSpool
             prepared = try compress(files.map { entries[$0] }, indices: files, total: total, spool: newSpool)
         }
-        let writer = try ZipArchiveWriter(creating: path)
+        let writer: ArchiveWriting
+        if spool != nil, case .direct(let bufferSize) = framing, DirectArchiveWriter.fits(entries, prepared: prepared) {
+            let direct = try DirectArchiveWriter(creating: path, bufferSize: bufferSize)
+            direct.reserve(DirectArchiveWriter.archiveSize(entries, prepared: prepared))
+            writer = direct
+        } else {
+            writer = try ZipArchiveWriter(creating: path)
+        }
         var compressed: Int64 = 0
         var layouts: [String: ZipArchiveVerifier.Layout] = [:]
         try writer.add(entries) { index, entry, time in
@@ -200,17 +207,18 @@ public struct IPAPackager {
                 try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
             } else {
                 compressed += entry.size
-                try writer.addStoredFile(entry.archivePath, from: entry.sourcePath, permissions: entry.permissions, dosTime: time)
+                try writer.addStoredFile(
+                    entry.archivePath, from: entry.sourcePath, size: entry.size, permissions: entry.permissions, dosTime: time)
             }
         }
         if options.level == 0 { options.progress?(total, total) }  // libzip read the files while closing
         return ((total, compressed), layouts)
     }
 
-    /// Stores `entries` with ``StoredArchiveWriter``; `files` are the indices of the regular files among them.
+    /// Stores `entries` with ``DirectArchiveWriter``; `files` are the indices of the regular files among them.
     private func writeStored(_ entries: [BundleTree.Entry], files: [Int], to path: String, total: Int64, bufferSize: Int) throws {
-        let writer = try StoredArchiveWriter(creating: path, bufferSize: bufferSize)
-        writer.reserve(StoredArchiveWriter.archiveSize(entries))
+        let writer = try DirectArchiveWriter(creating: path, bufferSize: bufferSize)
+        writer.reserve(DirectArchiveWriter.archiveSize(entries))
         if let progress = options.progress { writer.progress = { progress($0, total) } }
         let readAhead = ReadAhead(paths: files.map { entries[$0].sourcePath }, sizes: files.map { entries[$0].size })
         defer { readAhead.stop() }

@@ -65,8 +65,9 @@ final class ZipArchiveWriter: ArchiveWriting {
         try add(name, source: source, kind: .symlink, permissions: 0o777, dosTime: dosTime, store: true)
     }
 
-    /// Adds a file whose bytes libzip reads itself (used to store without compressing).
-    func addStoredFile(_ name: String, from file: String, permissions: UInt32, dosTime: DOSTime) throws {
+    /// Adds a file whose bytes libzip reads itself (used to store without compressing); libzip
+    /// finds the `size` itself.
+    func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws {
         guard let source = zip_source_file(archive, file, 0, -1) else {
             throw IPAError("cannot read: \(lastError)", file: file)
         }

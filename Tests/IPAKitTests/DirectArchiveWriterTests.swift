@@ -5,13 +5,19 @@ import Testing
 
 @testable import IPAKit
 
-/// `--level 0` is written by adhocbuild's own copy loop; libzip writes the same entries when
-/// compressing, so the two must frame an archive byte for byte alike.
-@Suite struct StoredArchiveWriterTests {
-    static func stored(_ entries: [BundleTree.Entry], to path: String, with writer: IPAPackager.StoredWriter) throws -> Data {
+/// adhocbuild frames archives itself; libzip, which frames those that need ZIP64, must give
+/// the same bytes for the same entries, stored or deflated.
+@Suite struct DirectArchiveWriterTests {
+    static func stored(_ entries: [BundleTree.Entry], to path: String, with writer: IPAPackager.ArchiveFraming) throws -> Data {
+        try packaged(entries, level: 0, to: path, with: writer)
+    }
+
+    static func packaged(_ entries: [BundleTree.Entry], level: Int, to path: String, with writer: IPAPackager.ArchiveFraming)
+        throws -> Data
+    {
         var options = IPAPackager.Options()
-        options.level = 0
-        _ = try IPAPackager(options: options).write(entries, to: path, storedWriter: writer)
+        options.level = level
+        _ = try IPAPackager(options: options).write(entries, to: path, writer: writer)
         return try Data(contentsOf: URL(fileURLWithPath: path))
     }
 
@@ -45,13 +51,50 @@ import Testing
         }
     }
 
+    @Test(arguments: [1, 6, 9])
+    func deflatedEntriesAreFramedExactlyAsLibzipFramesThem(level: Int) throws {
+        try withTemporaryFolder { folder in
+            // The app has a binary over several 1 MiB chunks; the small tree has files that do not
+            // shrink (stored), empty ones, non-ASCII names, folders and a link.
+            let app = try IPAPackagerTests.makeApp(in: folder)
+            let small = try Self.makeSmallTree(in: folder)
+            let entries =
+                try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+                + BundleTree.entries(of: small, prefix: "Payload/Small.app")
+            let libzip = try Self.packaged(entries, level: level, to: folder.path("libzip.ipa"), with: .libzip)
+            for bufferSize in [DirectArchiveWriter.defaultBufferSize, 65_537, 29] {
+                let ours = try Self.packaged(entries, level: level, to: folder.path("direct.ipa"), with: .direct(bufferSize: bufferSize))
+                #expect(ours == libzip, "level \(level), buffers of \(bufferSize) bytes: the archive differs from libzip's")
+                #expect(Int64(ours.count) == DirectArchiveWriter.archiveSize(entries, prepared: try Self.preparedSizes(of: ours, entries)))
+            }
+            #expect(try IPAPackagerTests.describe(folder.path("direct.ipa")).count == entries.count)
+            try ZipArchiveVerifier.verify(folder.path("direct.ipa"), layouts: [:], threads: 2, displayName: "direct.ipa")
+        }
+    }
+
+    /// Each file entry's compressed size in `archive`, as ``DirectArchiveWriter/archiveSize(_:prepared:)`` takes them.
+    static func preparedSizes(of archive: Data, _ entries: [BundleTree.Entry]) throws -> [Int: PreparedEntry] {
+        var sizes: [Int: PreparedEntry] = [:]
+        var offset = 0
+        for (index, entry) in entries.enumerated() {
+            func field(_ at: Int, _ width: Int) -> Int {
+                (0..<width).reduce(0) { $0 | Int(archive[offset + at + $1]) << (8 * $1) }
+            }
+            #expect(field(0, 4) == 0x0403_4B50, "no local header for \(entry.archivePath)")
+            let compressed = field(18, 4)
+            if case .file = entry.kind { sizes[index] = PreparedEntry(segments: [(0, compressed)]) }
+            offset += 30 + field(26, 2) + field(28, 2) + compressed
+        }
+        return sizes
+    }
+
     /// The space reserved up front is the archive's exact size, and reserving never makes the file longer.
     @Test func theReservedSizeIsTheArchivesSize() throws {
         try withTemporaryFolder { folder in
             let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
             let archive = try Self.stored(entries, to: folder.path("small.ipa"), with: .direct())
-            #expect(Int64(archive.count) == StoredArchiveWriter.archiveSize(entries))
-            let writer = try StoredArchiveWriter(creating: folder.path("reserved.ipa"))
+            #expect(Int64(archive.count) == DirectArchiveWriter.archiveSize(entries))
+            let writer = try DirectArchiveWriter(creating: folder.path("reserved.ipa"))
             writer.reserve(1 << 20)
             // The file system allocated the space (the ext4 and tmpfs folders tests run in support it).
             var info = stat()
@@ -104,7 +147,7 @@ import Testing
             #expect(throws: SystemError("cannot be written", file: "/dev/full", code: ENOSPC)) {
                 var options = IPAPackager.Options()
                 options.level = 0
-                _ = try IPAPackager(options: options).write(entries, to: "/dev/full", storedWriter: .direct(bufferSize: 4096))
+                _ = try IPAPackager(options: options).write(entries, to: "/dev/full", writer: .direct(bufferSize: 4096))
             }
         }
     }
@@ -115,10 +158,10 @@ import Testing
                 archivePath: name, sourcePath: "/nonexistent", kind: .file, size: size, permissions: 0o644,
                 modificationTime: 0)
         }
-        #expect(StoredArchiveWriter.fits([entry("a", size: 4_000_000_000)]))
-        #expect(!StoredArchiveWriter.fits([entry("a", size: 3_000_000_000), entry("b", size: 1_300_000_000)]))
-        #expect(!StoredArchiveWriter.fits((0..<65_535).map { entry("f\($0)", size: 0) }))
-        #expect(StoredArchiveWriter.fits((0..<65_534).map { entry("f\($0)", size: 0) }))
+        #expect(DirectArchiveWriter.fits([entry("a", size: 4_000_000_000)]))
+        #expect(!DirectArchiveWriter.fits([entry("a", size: 3_000_000_000), entry("b", size: 1_300_000_000)]))
+        #expect(!DirectArchiveWriter.fits((0..<65_535).map { entry("f\($0)", size: 0) }))
+        #expect(DirectArchiveWriter.fits((0..<65_534).map { entry("f\($0)", size: 0) }))
 
         // A real one with too many entries: packaged through libzip, with the ZIP64 warning.
         return try withTemporaryFolder { folder in
