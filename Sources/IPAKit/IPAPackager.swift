@@ -232,6 +232,12 @@ public struct IPAPackager {
         }
     }
 
+    /// Files of one chunk go to the workers in batches of about this many bytes (or
+    /// ``smallFileBatchCount`` files), so that an app of thousands of small files does not pay a
+    /// job hand-over, and a worker's wake-up, for each.
+    static let smallFileBatchBytes = 256 << 10
+    static let smallFileBatchCount = 64
+
     /// Compresses every file on `threads` workers, reading in order on this thread (which also
     /// computes each file's CRC), with a bounded number of chunks in flight.
     private func compress(_ files: [BundleTree.Entry], indices: [Int], total: Int64, spool: Spool) throws -> [Int: PreparedEntry] {
@@ -239,6 +245,15 @@ public struct IPAPackager {
         let state = CompressionState(count: files.count, level: options.level)
         var done: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: IPAPackager.chunkSize)
+        var batch: [CompressionState.Chunk] = []
+        var batchBytes = 0
+        func submitBatch() {
+            guard !batch.isEmpty else { return }
+            let chunks = batch
+            workers.submit { for chunk in chunks { try state.compress(chunk, spool: spool) } }
+            batch = []
+            batchBytes = 0
+        }
         for (position, file) in files.enumerated() {
             if workers.hasFailed { break }
             let path = file.sourcePath
@@ -248,8 +263,8 @@ public struct IPAPackager {
             let chunkCount = max(1, Int((file.size + Int64(IPAPackager.chunkSize) - 1) / Int64(IPAPackager.chunkSize)))
             state.begin(position, chunks: chunkCount, size: file.size)
             var crc: UInt32 = 0
-            for chunk in 0..<chunkCount {
-                let wanted = Int(min(Int64(IPAPackager.chunkSize), file.size - Int64(chunk) * Int64(IPAPackager.chunkSize)))
+            for index in 0..<chunkCount {
+                let wanted = Int(min(Int64(IPAPackager.chunkSize), file.size - Int64(index) * Int64(IPAPackager.chunkSize)))
                 var got = 0
                 while got < wanted {
                     let result = buffer.withUnsafeMutableBytes { bytes in
@@ -263,16 +278,25 @@ public struct IPAPackager {
                 }
                 let data = Array(buffer[0..<wanted])
                 crc = data.withUnsafeBytes { Deflater.crc32(crc, $0) }
-                let isLast = chunk == chunkCount - 1
-                workers.submit {
-                    try state.compress(
-                        data, file: position, path: path, chunk: chunk, isLast: isLast, single: chunkCount == 1, spool: spool)
+                let chunk = CompressionState.Chunk(
+                    data: data, file: position, path: path, index: index, isLast: index == chunkCount - 1,
+                    single: chunkCount == 1)
+                if chunkCount == 1 {
+                    batch.append(chunk)
+                    batchBytes += wanted
+                    if batchBytes >= IPAPackager.smallFileBatchBytes || batch.count >= IPAPackager.smallFileBatchCount {
+                        submitBatch()
+                    }
+                } else {
+                    submitBatch()  // files keep their order in the spool as far as they can
+                    workers.submit { try state.compress(chunk, spool: spool) }
                 }
                 done += Int64(wanted)
                 options.progress?(done, total)
             }
             state.finish(position, crc: crc)
         }
+        submitBatch()
         try workers.wait()
         var result: [Int: PreparedEntry] = [:]
         for (position, index) in indices.enumerated() { result[index] = state.entries[position] }
@@ -308,9 +332,21 @@ private final class CompressionState: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Compresses chunk `chunk` of file `file` (read from `path`) into the spool; a file in one
-    /// chunk is stored instead when deflating does not make it smaller.
-    func compress(_ data: [UInt8], file: Int, path: String, chunk: Int, isLast: Bool, single: Bool, spool: Spool) throws {
+    /// A piece of a file read for compressing: chunk `index` of file `file` (read from `path`).
+    struct Chunk: Sendable {
+        var data: [UInt8]
+        var file: Int
+        var path: String
+        var index: Int
+        var isLast: Bool
+        /// Whether it is the file's only chunk.
+        var single: Bool
+    }
+
+    /// Compresses `chunk` into the spool; a file in one chunk is stored instead when deflating
+    /// does not make it smaller.
+    func compress(_ chunk: Chunk, spool: Spool) throws {
+        let (data, file, path, isLast, single) = (chunk.data, chunk.file, chunk.path, chunk.isLast, chunk.single)
         lock.lock()
         let deflater = pool.popLast() ?? ChunkDeflater(level: level)
         lock.unlock()
@@ -322,13 +358,14 @@ private final class CompressionState: @unchecked Sendable {
             output = data  // not worth deflating: store it
             deflated = false
         } else if compressed == nil {
-            throw IPAError("could not be compressed (the compressor failed on bytes from \(chunk * IPAPackager.chunkSize))", file: path)
+            throw IPAError(
+                "could not be compressed (the compressor failed on bytes from \(chunk.index * IPAPackager.chunkSize))", file: path)
         } else if !isLast {
             output = try DeflateChunk.makeContinuable(output)
         }
         let offset = try output.withUnsafeBytes { try spool.append($0) }
         lock.lock()
-        entries[file].segments[chunk] = (offset, output.count)
+        entries[file].segments[chunk.index] = (offset, output.count)
         if !deflated { entries[file].isDeflated = false }
         lock.unlock()
     }
