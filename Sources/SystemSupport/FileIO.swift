@@ -101,8 +101,7 @@ public enum FileIO {
     /// run (killed mid-write, say). Those of running processes are left alone.
     public static func removeStaleTemporaries(in folder: String) {
         let folder = folder.isEmpty ? "." : folder
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(temporaryPrefix) {
+        for name in temporaryNames(in: folder) {
             let parts = name.split(separator: "-")
             guard parts.count >= 2 else { continue }
             let owner = parts[parts.count - 2].split(separator: ".")
@@ -111,6 +110,24 @@ public enum FileIO {
                 try? FileManager.default.removeItem(atPath: folder + "/" + name)
             }
         }
+    }
+
+    /// The names in `folder` that start with ``temporaryPrefix``. Read with `readdir`, comparing
+    /// bytes, so that a folder of thousands of other files (a shared `/tmp`, a CI agent's artifact
+    /// folder) costs no string for each: listing it through `FileManager` took 10 ms of CPU per run
+    /// in a folder of 13,000 files.
+    static func temporaryNames(in folder: String) -> [String] {
+        guard let listing = opendir(folder) else { return [] }
+        defer { closedir(listing) }
+        let prefix = Array(temporaryPrefix.utf8)
+        var names: [String] = []
+        while let record = readdir(listing) {
+            withUnsafeBytes(of: record.pointee.d_name) { name in
+                guard name.count >= prefix.count, memcmp(name.baseAddress!, prefix, prefix.count) == 0 else { return }
+                names.append(String(cString: name.bindMemory(to: CChar.self).baseAddress!))
+            }
+        }
+        return names
     }
 
     /// Whether the process that wrote a temporary file still runs: the id exists, is not a zombie,

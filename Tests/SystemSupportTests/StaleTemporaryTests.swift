@@ -26,6 +26,18 @@ import Testing
         }
     }
 
+    /// Only names that start with the prefix are taken, whole and with non-ASCII intact, among many others.
+    @Test func theListingTakesExactlyTheNamesWithThePrefix() throws {
+        try withTemporaryFolder { folder in
+            let ours = [".adhocbuild-tmp-Ünïcödé.plist-1.2-x", ".adhocbuild-tmp-" + String(repeating: "n", count: 200), ".adhocbuild-tmp-"]
+            let others = [".adhocbuild-tm", "x.adhocbuild-tmp-a", ".ADHOCBUILD-TMP-a"] + (0..<3000).map { "file \($0)" }
+            for name in ours + others { try folder.create(name, Data()) }
+            try FileManager.default.createDirectory(atPath: folder.path(".adhocbuild-tmp-folder-3.4-y"), withIntermediateDirectories: false)
+            #expect(Set(FileIO.temporaryNames(in: folder.url.path)) == Set(ours + [".adhocbuild-tmp-folder-3.4-y"]))
+            #expect(FileIO.temporaryNames(in: folder.path("missing")).isEmpty)
+        }
+    }
+
     @Test func aTemporaryNameCarriesThisProcessAndItsStartTime() throws {
         let name = (FileIO.temporaryPath(for: "/tmp/Info.plist") as NSString).lastPathComponent
         let start = try #require(ProcessStatus(pid: getpid())).startTime
