@@ -39,7 +39,8 @@ import Testing
             let chunk = Self.random(count, seed: UInt64(count))
             #expect(Self.incompressible(chunk))
             let ours = try #require(chunk.withUnsafeBytes { ChunkDeflater(level: level).deflate($0) })
-            let deflated = try #require(chunk.withUnsafeBytes { Deflater(level: level).deflate($0) })  // what binary data gets without the probe
+            // What binary data gets without the probe.
+            let deflated = try #require(chunk.withUnsafeBytes { Deflater(level: level).deflate($0) })
             #expect(ours.count <= deflated.count, "\(count) bytes at level \(level)")
             #expect(ours.count <= count + 5 * (count / 65_535 + 1))  // only stored blocks' framing
             #expect(ours.withUnsafeBytes { Deflater.inflate($0, size: count) } == chunk)
