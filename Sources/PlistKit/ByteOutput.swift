@@ -15,18 +15,24 @@ struct ByteOutput: ~Copyable {
     private let flushThreshold = 1 << 18
     /// How many bytes went to the file before the current buffer.
     private var flushed = 0
+    private let startsWriteback: Bool
+    /// How many flushes started the disk write of what they wrote.
+    private(set) var writebacksStarted = 0
 
     /// In memory.
     init(capacity: Int = 4096) {
         fileDescriptor = nil
+        startsWriteback = false
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
-    /// Flushed to `fileDescriptor` (which the caller owns) whenever 256 KiB have gathered, each
-    /// flush starting the disk write of what it wrote (`FileIO.startWriteback`).
-    init(fileDescriptor: Int32) {
+    /// Flushed to `fileDescriptor` (which the caller owns) whenever 256 KiB have gathered; with
+    /// `startsWriteback`, each flush starts the disk write of what it wrote (`FileIO.startWriteback`),
+    /// so that a flush to disk at the end has little left to wait for.
+    init(fileDescriptor: Int32, startsWriteback: Bool) {
         self.fileDescriptor = fileDescriptor
+        self.startsWriteback = startsWriteback
         capacity = flushThreshold + 4096
         base = .allocate(capacity: capacity)
     }
@@ -110,7 +116,10 @@ struct ByteOutput: ~Copyable {
     mutating func flush() throws {
         guard let fileDescriptor else { return }
         try FileIO.writeAll(fileDescriptor, buffer)
-        FileIO.startWriteback(fileDescriptor, from: flushed)
+        if startsWriteback {
+            FileIO.startWriteback(fileDescriptor, from: flushed)
+            writebacksStarted += 1
+        }
         flushed += count
         count = 0
     }
