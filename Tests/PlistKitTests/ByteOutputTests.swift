@@ -45,9 +45,10 @@ import Testing
 
     /// 600 KiB through a file output (two flushes on the way, one at the end): what reached the
     /// file, what should have, and how many flushes started writeback.
-    func fill(startsWriteback: Bool) throws -> (written: [UInt8], expected: [UInt8], writebacks: Int) {
+    func fill(startsWriteback: Bool) throws -> (written: [UInt8], expected: [UInt8], writebacks: Int, syncs: Int) {
         var expected: [UInt8] = []
         var writebacks = 0
+        var syncs = 0
         let written = try writtenToFile { fd in
             var out = ByteOutput(fileDescriptor: fd, startsWriteback: startsWriteback)
             for round in 0..<(600 * 1024 / 100) {
@@ -59,10 +60,13 @@ import Testing
             try out.flush()
             #expect(out.count == 0)
             writebacks = out.writebacksStarted
+            syncs = out.backgroundSyncsStarted
         }
-        return (written, expected, writebacks)
+        return (written, expected, writebacks, syncs)
     }
 
+    /// With writeback, the two flushes on the way ask for a flush to disk in the background (the
+    /// second only if the first is done); the last one leaves it to the caller's own flush.
     @Test func writebackIsStartedOnlyWhenAskedAndTheFileIsTheSameEitherWay() throws {
         let asked = try fill(startsWriteback: true)
         let notAsked = try fill(startsWriteback: false)
@@ -70,6 +74,8 @@ import Testing
         #expect(notAsked.written == notAsked.expected)
         #expect(asked.writebacks == 3)
         #expect(notAsked.writebacks == 0)
+        #expect((1...2).contains(asked.syncs))
+        #expect(notAsked.syncs == 0)
     }
 
     /// A buffer that grew past the usual size for one large append keeps every byte in order.
