@@ -12,8 +12,11 @@ import SystemSupport
 /// and checked entry by entry (unless `verify` is off), and only then renamed into place.
 public struct IPAPackager {
     public struct Options: Sendable {
-        /// 0 stores; 1–9 deflate (6 by default, as `zip`).
-        public var level: Int = 6
+        /// 0 stores; 1–9 deflate (`defaultLevel` unless set).
+        public var level: Int = Options.defaultLevel
+        /// 6, as `zip`. A constant, so the help can show it without making an `Options`, whose
+        /// `threads` asks `ProcessInfo` for the processor count (cgroup files read on every start).
+        public static let defaultLevel = 6
         /// Fixed times and normalised modes, so the same input gives the same bytes anywhere.
         public var reproducible = false
         /// The time for every entry when reproducible (`SOURCE_DATE_EPOCH`); 1980-01-01 otherwise.

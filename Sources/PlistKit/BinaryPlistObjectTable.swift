@@ -258,7 +258,7 @@ struct BinaryPlistObjectTable {
             switch kind {
             case 0x4: return (.data(range), start, range.upperBound)
             case 0x5:
-                if let bad = bytes[range].firstIndex(where: { $0 >= 0x80 }) {
+                if let bad = BinaryPlistObjectTable.firstNonASCII(in: bytes, range) {
                     throw malformed("object \(object) is an ASCII string holding byte \(hex(bytes[bad]))", bad)
                 }
                 return (.ascii(range), start, range.upperBound)
@@ -278,6 +278,23 @@ struct BinaryPlistObjectTable {
         default:
             throw unknown("")
         }
+    }
+
+    /// The offset of the first byte of `range` that is 0x80 or above, or nil. Eight bytes at a
+    /// time: shared keys and strings are checked every time the walk meets them.
+    @inline(__always)
+    static func firstNonASCII(in bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+        var index = range.lowerBound
+        while index + 8 <= range.upperBound,
+            bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+            index += 8
+        }
+        while index < range.upperBound {
+            if bytes[index] >= 0x80 { return index }
+            index += 1
+        }
+        return nil
     }
 
     /// Appends the UTF-8 form of UTF-16BE code units at `range` to `out`, or fails on an unpaired surrogate.

@@ -15,23 +15,41 @@ struct ByteOutput: ~Copyable {
     private let flushThreshold = 1 << 18
     /// How many bytes went to the file before the current buffer.
     private var flushed = 0
+    private let startsWriteback: Bool
+    /// How many flushes started the disk write of what they wrote.
+    private(set) var writebacksStarted = 0
+    /// With `startsWriteback`: flushes the file to disk on another thread as it grows.
+    private let backgroundSync: BackgroundSync?
 
     /// In memory.
     init(capacity: Int = 4096) {
         fileDescriptor = nil
+        startsWriteback = false
+        backgroundSync = nil
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
-    /// Flushed to `fileDescriptor` (which the caller owns) whenever 256 KiB have gathered, each
-    /// flush starting the disk write of what it wrote (`FileIO.startWriteback`).
-    init(fileDescriptor: Int32) {
+    /// Flushed to `fileDescriptor` (which the caller owns, and keeps open until `flush()` returns
+    /// or the output is gone) whenever 256 KiB have gathered. With `startsWriteback`, for a file
+    /// that will be flushed to disk at the end, each flush starts the disk write of what it wrote
+    /// (`FileIO.startWriteback`) and asks for a flush to disk on another thread (`BackgroundSync`),
+    /// so that the final one has little left to wait for.
+    init(fileDescriptor: Int32, startsWriteback: Bool) {
         self.fileDescriptor = fileDescriptor
+        self.startsWriteback = startsWriteback
+        backgroundSync = startsWriteback ? BackgroundSync(fileDescriptor: fileDescriptor) : nil
         capacity = flushThreshold + 4096
         base = .allocate(capacity: capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        backgroundSync?.wait()
+        base.deallocate()
+    }
+
+    /// How many flushes to disk were started on another thread.
+    var backgroundSyncsStarted: Int { backgroundSync?.started ?? 0 }
 
     /// What has gathered and not been flushed.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -104,13 +122,25 @@ struct ByteOutput: ~Copyable {
 
     /// Writes what has gathered to the file when it is large enough (no-op in memory).
     @inline(__always) mutating func flushIfLarge() throws {
-        if fileDescriptor != nil && count >= flushThreshold { try flush() }
+        if fileDescriptor != nil && count >= flushThreshold { try write(syncing: true) }
     }
 
+    /// Writes what has gathered to the file, as the last chunk: waits for a flush to disk in
+    /// flight rather than starting another (the caller's own flush follows).
     mutating func flush() throws {
+        try write(syncing: false)
+        backgroundSync?.wait()
+    }
+
+    /// `syncing`: ask for a flush to disk in the background afterwards.
+    private mutating func write(syncing: Bool) throws {
         guard let fileDescriptor else { return }
         try FileIO.writeAll(fileDescriptor, buffer)
-        FileIO.startWriteback(fileDescriptor, from: flushed)
+        if startsWriteback {
+            FileIO.startWriteback(fileDescriptor, from: flushed)
+            writebacksStarted += 1
+            if syncing { backgroundSync?.request() }
+        }
         flushed += count
         count = 0
     }

@@ -79,12 +79,14 @@ public enum PlistConverter {
         } else {
             let file = try AtomicFileWriter(path: output)
             do {
-                let writer = XMLPlistStreamWriter(output: ByteOutput(fileDescriptor: file.fileDescriptor))
+                let writer = XMLPlistStreamWriter(
+                    output: ByteOutput(fileDescriptor: file.fileDescriptor, startsWriteback: file.flushesOnCommit))
                 try read(into: writer)
                 _ = try writer.finish()
                 try file.commit()
-            } catch let error as PlistError {
+            } catch {
                 file.abort()
+                if let error = error as? FileError { throw error.inFile(output) }
                 throw error
             }
         }

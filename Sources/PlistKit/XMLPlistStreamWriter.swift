@@ -173,32 +173,59 @@ struct XMLPlistEncoder: ~Copyable {
     }
 
     /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped.
+    ///
+    /// Eight bytes at a time: a word without a control character, `&`, `<`, `>` or 0xEF (the
+    /// lead byte of U+FFFE and U+FFFF) is copied as it is; any other word goes byte by byte.
     private mutating func escape(_ utf8: UnsafeRawBufferPointer) throws {
         let bytes = utf8.bindMemory(to: UInt8.self)
         var runStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x3F else {
-                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
-                    throw unrepresentable(0xFFFF - (0xBF - UInt32(bytes[index + 2])))
-                }
+        var index = 0
+        while index < bytes.count {
+            if index + 8 <= bytes.count,
+                !Self.mayNeedEscaping(utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
+                index += 8
                 continue
             }
-            let replacement: StaticString
-            switch byte {
-            case UInt8(ascii: "&"): replacement = "&amp;"
-            case UInt8(ascii: "<"): replacement = "&lt;"
-            case UInt8(ascii: ">"): replacement = "&gt;"
-            case 0x0D: replacement = "&#13;"
-            case 0x09, 0x0A: continue
-            case 0x00..<0x20: throw unrepresentable(UInt32(byte))
-            default: continue
+            let wordEnd = min(index + 8, bytes.count)
+            while index < wordEnd {
+                defer { index += 1 }
+                let byte = bytes[index]
+                guard byte < 0x3F else {
+                    if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE {
+                        throw unrepresentable(0xFFFF - (0xBF - UInt32(bytes[index + 2])))
+                    }
+                    continue
+                }
+                let replacement: StaticString
+                switch byte {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case 0x0D: replacement = "&#13;"
+                case 0x09, 0x0A: continue
+                case 0x00..<0x20: throw unrepresentable(UInt32(byte))
+                default: continue
+                }
+                out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+                out.append(replacement)
+                runStart = index + 1
             }
-            out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
-            out.append(replacement)
-            runStart = index + 1
         }
         out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x20, `&`, `<`, `>` or 0xEF (never a
+    /// false "no"; a "yes" only sends the word through the byte-by-byte loop).
+    @inline(__always) static func mayNeedEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let ampersand = hasZeroByte(word ^ (ones &* 0x26))
+        let angle = hasZeroByte((word | (ones &* 0x02)) ^ (ones &* 0x3E))  // `<` is 0x3C, `>` 0x3E
+        let lead = hasZeroByte(word ^ (ones &* 0xEF))
+        return control | ampersand | angle | lead != 0
     }
 
     private func unrepresentable(_ scalar: UInt32) -> PlistError {

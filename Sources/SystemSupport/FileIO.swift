@@ -199,6 +199,10 @@ public final class AtomicFileWriter {
     private let mode: mode_t
     /// True when `path` existed when the writer was made, so `commit()` flushes before renaming.
     private let replacesExistingFile: Bool
+    /// Whether `commit()` will flush the data to disk (it replaces an existing file). Only then is
+    /// it worth starting the disk writes early (`FileIO.startWriteback`); for a new file that is
+    /// work done while the caller waits, for a flush that never comes.
+    public var flushesOnCommit: Bool { replacesExistingFile }
     private var finished = false
 
     /// `mode`: the new file's permissions; by default the target's own, or 0666 less the umask for a new one.

@@ -20,7 +20,7 @@ enum PackageCommand {
                 .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile as embedded.mobileprovision."),
                 .value(
                     "--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.",
-                    default: String(IPAPackager.Options().level)),
+                    default: String(IPAPackager.Options.defaultLevel)),
                 .flag("--reproducible", help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
                 .flag("--no-verify", help: "Do not reopen the ipa to check every entry."),
                 .flag("-q", "--quiet", help: "Print nothing but errors.")

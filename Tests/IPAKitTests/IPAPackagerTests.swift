@@ -120,6 +120,12 @@ import Testing
         }
     }
 
+    /// The help shows `defaultLevel` without making an `Options` (which asks for the processor count).
+    @Test func theDefaultLevelIsZipsSixAndWhatOptionsStartWith() {
+        #expect(IPAPackager.Options.defaultLevel == 6)
+        #expect(IPAPackager.Options().level == IPAPackager.Options.defaultLevel)
+    }
+
     @Test func levelZeroStoresAndAProfileIsEmbedded() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)

@@ -1,3 +1,5 @@
+import Foundation
+import SystemSupport
 import Testing
 
 @testable import PlistKit
@@ -24,5 +26,86 @@ import Testing
         #expect(out.bytes == expected)
         out.truncate(to: 10)
         #expect(out.bytes == Array(expected[..<10]))
+    }
+}
+
+@Suite struct ByteOutputFileTests {
+    /// Runs `body` with a new empty file's descriptor and returns what it wrote to the file.
+    func writtenToFile(_ body: (Int32) throws -> Void) throws -> [UInt8] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("byteoutput-\(UUID().uuidString)").path
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        try body(fd)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// 600 KiB through a file output (two flushes on the way, one at the end): what reached the
+    /// file, what should have, and how many flushes started writeback.
+    func fill(startsWriteback: Bool) throws -> (written: [UInt8], expected: [UInt8], writebacks: Int, syncs: Int) {
+        var expected: [UInt8] = []
+        var writebacks = 0
+        var syncs = 0
+        let written = try writtenToFile { fd in
+            var out = ByteOutput(fileDescriptor: fd, startsWriteback: startsWriteback)
+            for round in 0..<(600 * 1024 / 100) {
+                let line = (0..<100).map { UInt8(truncatingIfNeeded: round &+ $0) }
+                out.append(line)
+                expected += line
+                try out.flushIfLarge()
+            }
+            try out.flush()
+            #expect(out.count == 0)
+            writebacks = out.writebacksStarted
+            syncs = out.backgroundSyncsStarted
+        }
+        return (written, expected, writebacks, syncs)
+    }
+
+    /// With writeback, the two flushes on the way ask for a flush to disk in the background (the
+    /// second only if the first is done); the last one leaves it to the caller's own flush.
+    @Test func writebackIsStartedOnlyWhenAskedAndTheFileIsTheSameEitherWay() throws {
+        let asked = try fill(startsWriteback: true)
+        let notAsked = try fill(startsWriteback: false)
+        #expect(asked.written == asked.expected)
+        #expect(notAsked.written == notAsked.expected)
+        #expect(asked.writebacks == 3)
+        #expect(notAsked.writebacks == 0)
+        #expect((1...2).contains(asked.syncs))
+        #expect(notAsked.syncs == 0)
+    }
+
+    /// A buffer that grew past the usual size for one large append keeps every byte in order.
+    @Test func aBufferGrownForALargeAppendKeepsEveryByteInOrder() throws {
+        var expected: [UInt8] = []
+        let written = try writtenToFile { fd in
+            var out = ByteOutput(fileDescriptor: fd, startsWriteback: false)
+            for round in 0..<12 {
+                let size = round % 3 == 1 ? 900_000 + round : 70_000 + round * 1_000
+                let chunk = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round) }
+                out.append(chunk)
+                expected += chunk
+                try out.flushIfLarge()
+            }
+            try out.flush()
+        }
+        #expect(written == expected)
+    }
+
+    /// A chunk that cannot be written is a `FileError` from the flush that writes it.
+    @Test func aFailedWriteIsThrownAsAFileError() throws {
+        let fd = open("/dev/full", O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var out = ByteOutput(fileDescriptor: fd, startsWriteback: false)
+        out.append([UInt8](repeating: 0x41, count: 300_000))
+        #expect(throws: FileError.self) {
+            try out.flushIfLarge()
+            out.append("<plist/>")
+            try out.flush()
+        }
     }
 }

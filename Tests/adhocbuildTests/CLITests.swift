@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 import TestSupport
 import Testing
 
@@ -86,6 +87,23 @@ import Testing
             #expect(result.status == 1)
             #expect(result.stdoutText == "")
             #expect(result.stderrText == "error: \(path): 1:46: 'x' is not an integer from -2^63 to 2^64-1\n")
+        }
+    }
+
+    /// A write that fails part way through a streamed conversion (here: past the file-size limit)
+    /// is one line naming the output file, and leaves no temporary file behind.
+    @Test func aFailedWriteOfAStreamedConversionNamesTheOutputFile() throws {
+        try withTemporaryFolder { folder in
+            let strings = (0..<20_000).map { PlistValue.string("entry \($0)") }
+            let input = try folder.create("big.plist", try PropertyList.encode(.array(strings), format: .binary))
+            let output = folder.path("big.xml")
+            // SIGXFSZ ignored, so a write past `ulimit -f` fails with EFBIG instead of killing the tool.
+            let limited = "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\""
+            let result = try ProcessResult.run(
+                "/bin/sh", ["-c", limited, AdhocBuildBinary.path, "plist", "convert", input, "--to", "xml", "-o", output])
+            #expect(result.status == 1)
+            #expect(result.stderrText == "error: \(output): cannot be written: File too large\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["big.plist"])
         }
     }
 
