@@ -11,7 +11,7 @@ import SystemSupport
 /// gives nil and is left to ``CodeItemCheck``, which reads the same files again and reports what it
 /// finds; what it is handed here is what it would have read.
 struct EarlyExecutableCheck {
-    /// The `.app` folder, as given to ``start(app:threads:)``.
+    /// The `.app` folder, as given to ``start(app:)``.
     let app: String
     let infoData: Data
     let info: PlistDictionary
@@ -26,7 +26,7 @@ struct EarlyExecutableCheck {
     /// when the app is not of the common shape or anything cannot be read.
     static func start(app: String) -> EarlyExecutableCheck? {
         let infoPath = app + "/Info.plist"
-        guard isRegularFile(infoPath), let infoData = FileManager.default.contents(atPath: infoPath),
+        guard isRegularFile(infoPath), let infoData = try? FileIO.read(infoPath),
             let info = (try? PropertyList(data: infoData))?.value.dictionaryValue,
             let executable = info["CFBundleExecutable"]?.stringValue, !executable.isEmpty, !executable.contains("/"),
             isRegularFile(app + "/" + executable)
@@ -35,7 +35,7 @@ struct EarlyExecutableCheck {
         var codeResourcesData: Data?
         var codeResourcesInfo = stat()
         if lstat(codeResourcesPath, &codeResourcesInfo) == 0 {
-            guard codeResourcesInfo.st_mode & S_IFMT == S_IFREG, let data = FileManager.default.contents(atPath: codeResourcesPath)
+            guard codeResourcesInfo.st_mode & S_IFMT == S_IFREG, let data = try? FileIO.read(codeResourcesPath)
             else { return nil }
             codeResourcesData = data
         } else if errno != ENOENT {

@@ -19,7 +19,7 @@ import SystemSupport
 /// an entry on the same copy (a callback source read in pieces), a third of a second on an
 /// app of 20,000 small files.
 ///
-/// It writes only what needs no ZIP64 (see ``fits(_:)``); larger archives go through libzip.
+/// It writes only what needs no ZIP64 (see ``fits(_:prepared:)``); larger archives go through libzip.
 /// The packager reopens every archive with libzip to check it, whichever wrote it.
 final class DirectArchiveWriter: ArchiveWriting {
     let path: String

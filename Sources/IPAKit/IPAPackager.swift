@@ -248,15 +248,9 @@ public struct IPAPackager {
         let state = CompressionState(count: files.count, level: options.level)
         var done: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: IPAPackager.chunkSize)
-        var batch: [CompressionState.Chunk] = []
-        var batchBytes = 0
-        func submitBatch() {
-            guard !batch.isEmpty else { return }
-            let chunks = batch
-            workers.submit { for chunk in chunks { try state.compress(chunk, spool: spool) } }
-            batch = []
-            batchBytes = 0
-        }
+        var batch = WorkerBatch<CompressionState.Chunk>(
+            maxCount: IPAPackager.smallFileBatchCount, maxBytes: IPAPackager.smallFileBatchBytes
+        ) { try state.compress($0, spool: spool) }
         for (position, file) in files.enumerated() {
             if workers.hasFailed { break }
             let path = file.sourcePath
@@ -285,13 +279,9 @@ public struct IPAPackager {
                     data: data, file: position, path: path, index: index, isLast: index == chunkCount - 1,
                     single: chunkCount == 1)
                 if chunkCount == 1 {
-                    batch.append(chunk)
-                    batchBytes += wanted
-                    if batchBytes >= IPAPackager.smallFileBatchBytes || batch.count >= IPAPackager.smallFileBatchCount {
-                        submitBatch()
-                    }
+                    batch.add(chunk, bytes: wanted, to: workers)
                 } else {
-                    submitBatch()  // files keep their order in the spool as far as they can
+                    batch.submit(to: workers)  // files keep their order in the spool as far as they can
                     workers.submit { try state.compress(chunk, spool: spool) }
                 }
                 done += Int64(wanted)
@@ -299,7 +289,7 @@ public struct IPAPackager {
             }
             state.finish(position, crc: crc)
         }
-        submitBatch()
+        batch.submit(to: workers)
         try workers.wait()
         var result: [Int: PreparedEntry] = [:]
         for (position, index) in indices.enumerated() { result[index] = state.entries[position] }

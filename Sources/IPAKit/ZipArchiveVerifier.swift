@@ -54,7 +54,7 @@ enum ZipArchiveVerifier {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         // Chunked entries' CRCs, combined and compared once every job has run.
         var chunked: [(crcs: CRCList, crc: UInt32, fail: @Sendable (String) -> IPAError)] = []
-        var batch = WholeEntryBatch()
+        var batch = WorkerBatch<WholeEntry>(maxCount: 64, maxBytes: 1 << 20) { try $0.check(reading: mapped) }
         for (index, stat) in entries.enumerated() {
             if pool.hasFailed { break }
             let local = locals[index]
@@ -107,8 +107,8 @@ enum ZipArchiveVerifier {
             } else if stat.method == UInt16(ZIP_CM_DEFLATE), stat.size <= wholeLimit, stat.compressedSize <= 2 * wholeLimit {
                 batch.add(
                     WholeEntry(
-                        range: local.dataOffset..<(local.dataOffset + stat.compressedSize), size: stat.size, crc: stat.crc, fail: fail))
-                if batch.isFull { batch.submit(to: pool, reading: mapped) }
+                        range: local.dataOffset..<(local.dataOffset + stat.compressedSize), size: stat.size, crc: stat.crc, fail: fail),
+                    bytes: stat.size, to: pool)
             } else {
                 // libzip inflates it and checks the CRC itself.
                 guard let file = zip_fopen_index(archive, UInt64(index), 0) else { throw fail(String(cString: zip_strerror(archive))) }
@@ -124,7 +124,7 @@ enum ZipArchiveVerifier {
                 guard total == Int64(stat.size) else { throw fail("holds \(total) bytes but declares \(stat.size)") }
             }
         }
-        batch.submit(to: pool, reading: mapped)
+        batch.submit(to: pool)
         try pool.wait()
         for entry in chunked where entry.crcs.combined != entry.crc {
             throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", entry.crcs.combined, entry.crc))
@@ -140,37 +140,15 @@ enum ZipArchiveVerifier {
         var size: Int
         var crc: UInt32
         var fail: @Sendable (String) -> IPAError
-    }
 
-    /// Entries gathered into one job, so a job's cost is inflating, not waking a thread.
-    struct WholeEntryBatch {
-        private var entries: [WholeEntry] = []
-        private var bytes = 0
-
-        mutating func add(_ entry: WholeEntry) {
-            entries.append(entry)
-            bytes += entry.size
-        }
-
-        var isFull: Bool { entries.count >= 64 || bytes >= 1 << 20 }
-
-        /// Queues a job that inflates each entry and checks its size and CRC, and starts a new batch.
-        mutating func submit(to pool: WorkerPool, reading mapped: MappedArchive) {
-            guard !entries.isEmpty else { return }
-            let entries = self.entries
-            self = WholeEntryBatch()
-            pool.submit {
-                for entry in entries {
-                    let compressed = try mapped.read(entry.range)
-                    guard let output = compressed.withUnsafeBytes({ Deflater.inflate($0, size: entry.size) }) else {
-                        throw entry.fail("does not inflate to the \(entry.size) bytes it declares")
-                    }
-                    let crc = output.withUnsafeBytes { Deflater.crc32(0, $0) }
-                    guard crc == entry.crc else {
-                        throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", crc, entry.crc))
-                    }
-                }
+        /// Inflates the entry from `mapped` and checks its size and CRC.
+        func check(reading mapped: MappedArchive) throws {
+            let compressed = try mapped.read(range)
+            guard let output = compressed.withUnsafeBytes({ Deflater.inflate($0, size: size) }) else {
+                throw fail("does not inflate to the \(size) bytes it declares")
             }
+            let crc = output.withUnsafeBytes { Deflater.crc32(0, $0) }
+            guard crc == self.crc else { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, self.crc)) }
         }
     }
 }
