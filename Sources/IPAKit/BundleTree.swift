@@ -25,7 +25,8 @@ struct BundleTree {
     /// Lists `root` (itself included as `prefix/`) with every path under `prefix`.
     static func entries(of root: String, prefix: String) throws -> [Entry] {
         var result: [Entry] = []
-        try walk(root, info: try info(root), archivePath: prefix, relative: [], into: &result)
+        guard let folder = opendir(root) else { throw SystemError("cannot be listed", file: root) }
+        try walk(folder, path: root, info: try info(root), archivePath: prefix, relative: [], into: &result)
         return result
     }
 
@@ -35,18 +36,19 @@ struct BundleTree {
         return info
     }
 
-    /// Lists the folder at `path` (whose `lstat` is `folderInfo`): each name's details come from
-    /// `fstatat` relative to the open folder, so no path is looked up again from the top.
+    /// Lists `folder`, open at `path` (whose `lstat` is `folderInfo`), and closes it. Each name's
+    /// details come from `fstatat`, and each subfolder is opened with `openat`, relative to the
+    /// open folder, so no path is looked up again from the top (which costs a lookup per level
+    /// in a deep tree).
     private static func walk(
-        _ path: String, info folderInfo: stat, archivePath: String, relative: [String],
+        _ folder: OpaquePointer, path: String, info folderInfo: stat, archivePath: String, relative: [String],
         into result: inout [Entry]
     ) throws {
+        defer { closedir(folder) }
         result.append(
             Entry(
                 archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
                 permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
-        guard let folder = opendir(path) else { throw SystemError("cannot be listed", file: path) }
-        defer { closedir(folder) }
         let folderDescriptor = dirfd(folder)
         var children: [(name: String, info: stat)] = []
         while true {
@@ -63,13 +65,18 @@ struct BundleTree {
             }
             children.append((name, childInfo))
         }
-        children.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        children.sort { bytesPrecede($0.name, $1.name) }
         for (name, childInfo) in children {
             let child = path + "/" + name
             let childArchive = archivePath + "/" + name
             switch childInfo.st_mode & S_IFMT {
             case S_IFDIR:
-                try walk(child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
+                let descriptor = openat(folderDescriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard descriptor >= 0, let subfolder = fdopendir(descriptor) else {
+                    if descriptor >= 0 { close(descriptor) }
+                    throw SystemError("cannot be listed", file: child)
+                }
+                try walk(subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
             case S_IFREG:
                 result.append(
                     Entry(
@@ -88,6 +95,19 @@ struct BundleTree {
                 throw IPAError("is neither a file, a folder nor a symbolic link", file: child)
             }
         }
+    }
+
+    /// Whether `a`'s UTF-8 bytes sort before `b`'s, compared with `memcmp` where both are
+    /// contiguous (native strings are), byte by byte otherwise.
+    static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+        let compared = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
+                guard let first = a.baseAddress, let second = b.baseAddress else { return a.count < b.count }
+                let order = memcmp(first, second, min(a.count, b.count))
+                return order != 0 ? order < 0 : a.count < b.count
+            }
+        }
+        return (compared ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     static func linkTarget(_ path: String) throws -> String {

@@ -31,14 +31,32 @@ final class Deflater {
 
     /// Inflates raw deflate `input` into exactly `size` bytes, or nil when it is not that.
     static func inflate(_ input: UnsafeRawBufferPointer, size: Int) -> [UInt8]? {
-        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(decompressor) }
         var output = [UInt8](repeating: 0, count: size)
-        var actual = 0
-        let result = output.withUnsafeMutableBytes { out in
-            libdeflate_deflate_decompress(decompressor, input.baseAddress, input.count, out.baseAddress, size, &actual)
+        let inflated = output.withUnsafeMutableBytes { Inflater().inflate(input, into: $0) }
+        return inflated ? output : nil
+    }
+}
+
+/// Whole-buffer raw inflate through one libdeflate decompressor, for many buffers on one thread.
+final class Inflater {
+    private let decompressor: OpaquePointer
+
+    init() {
+        guard let decompressor = libdeflate_alloc_decompressor() else {
+            preconditionFailure("libdeflate could not set up a decompressor (out of memory)")
         }
-        return result == LIBDEFLATE_SUCCESS && actual == size ? output : nil
+        self.decompressor = decompressor
+    }
+
+    deinit { libdeflate_free_decompressor(decompressor) }
+
+    /// Inflates raw deflate `input` into all of `output`; false unless it is a complete stream of
+    /// exactly `output.count` bytes.
+    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        var actual = 0
+        let result = libdeflate_deflate_decompress(
+            decompressor, input.baseAddress, input.count, output.baseAddress, output.count, &actual)
+        return result == LIBDEFLATE_SUCCESS && actual == output.count
     }
 }
 

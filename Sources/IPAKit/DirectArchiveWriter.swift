@@ -194,7 +194,7 @@ final class DirectArchiveWriter: ArchiveWriting {
             record.uint16(UInt16(nameBytes.count))
             record.uint16(0)  // extra field length
         }
-        var local = ZipRecord()
+        var local = ZipRecord(capacity: 30 + nameBytes.count)
         local.uint32(0x0403_4B50)
         sharedFields(&local, crc: sizes.crc ?? 0)  // an unknown CRC is filled in once the data has been read
         local.bytes += nameBytes
@@ -202,7 +202,7 @@ final class DirectArchiveWriter: ArchiveWriting {
         let crc = try data(self)
         if sizes.crc == nil { try patchCRC(crc, atHeader: headerOffset) }
 
-        var central = ZipRecord()
+        var central = ZipRecord(capacity: 46 + nameBytes.count)
         central.uint32(0x0201_4B50)
         central.uint16(0x033F)  // made by: Unix, version 6.3 (as libzip)
         sharedFields(&central, crc: crc)
@@ -285,6 +285,11 @@ final class DirectArchiveWriter: ArchiveWriting {
 /// Little-endian fields of a zip record.
 struct ZipRecord {
     var bytes: [UInt8] = []
+
+    init() {}
+
+    /// A record with room for `capacity` bytes, so it is built without growing.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
     mutating func uint16(_ value: UInt16) {
         bytes.append(UInt8(value & 0xFF))

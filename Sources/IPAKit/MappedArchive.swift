@@ -86,6 +86,61 @@ final class MappedArchive: @unchecked Sendable {
         return result
     }
 
+    /// A record of the central directory.
+    struct CentralRecord {
+        /// The name's bytes, as in the record.
+        var name: [UInt8]
+        var method: UInt16
+        var crc: UInt32
+        var compressedSize: Int
+        var size: Int
+        /// Where the record says the entry's local header is (nil when libzip listed it).
+        var localHeaderOffset: Int?
+
+        var nameText: String { String(decoding: name, as: UTF8.self) }
+    }
+
+    /// The central directory's records in order, found from the end of central directory record
+    /// back; nil when the archive uses ZIP64 (a count, size or offset saturated at its 16- or
+    /// 32-bit maximum), whose extra fields are left to libzip.
+    func centralDirectory() throws -> [CentralRecord]? {
+        func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName) }
+        // The record is 22 bytes and may be followed by a comment of up to 65,535.
+        var end = bytes.count - 22
+        let lowest = max(0, bytes.count - 22 - 0xFFFF)
+        while end >= lowest && uint32(at: end) != 0x0605_4B50 { end -= 1 }
+        guard end >= lowest else { throw fail("it has no end of central directory record") }
+        let count = Int(uint16(at: end + 10))
+        let size = Int(uint32(at: end + 12))
+        let start = Int(uint32(at: end + 16))
+        if count == 0xFFFF || size == 0xFFFF_FFFF || start == 0xFFFF_FFFF { return nil }
+        guard start + size <= end else {
+            throw fail("its central directory (\(size) bytes at offset \(start)) runs into the end of central directory record")
+        }
+        var records: [CentralRecord] = []
+        records.reserveCapacity(count)
+        var offset = start
+        for _ in 0..<count {
+            let nameLength = offset + 46 <= end ? Int(uint16(at: offset + 28)) : 0
+            guard offset + 46 + nameLength <= start + size, uint32(at: offset) == 0x0201_4B50 else {
+                throw fail("central directory record \(records.count + 1) of \(count) is missing at offset \(offset)")
+            }
+            let record = CentralRecord(
+                name: Array(bytes[(offset + 46)..<(offset + 46 + nameLength)]), method: uint16(at: offset + 10),
+                crc: uint32(at: offset + 16), compressedSize: Int(uint32(at: offset + 20)), size: Int(uint32(at: offset + 24)),
+                localHeaderOffset: Int(uint32(at: offset + 42)))
+            if record.compressedSize == 0xFFFF_FFFF || record.size == 0xFFFF_FFFF || record.localHeaderOffset == 0xFFFF_FFFF {
+                return nil
+            }
+            records.append(record)
+            offset += 46 + nameLength + Int(uint16(at: offset + 30)) + Int(uint16(at: offset + 32))
+        }
+        guard offset == start + size else {
+            throw fail("its central directory holds \(offset - start) bytes of records, not the \(size) its end record declares")
+        }
+        return records
+    }
+
     /// Lets go of the map's pages below `offset` (rounded down to a page): the file's pages stay
     /// in the page cache, they are just no longer counted as this process's memory.
     private func release(upTo offset: Int) {

@@ -7,13 +7,19 @@ public struct WorkerBatch<Item: Sendable> {
     private var bytes = 0
     private let maxCount: Int
     private let maxBytes: Int
-    private let work: @Sendable (Item) throws -> Void
+    private let work: @Sendable ([Item]) throws -> Void
 
     /// `work` runs on a worker for each item of a batch, in the order they were added.
     public init(maxCount: Int, maxBytes: Int, work: @escaping @Sendable (Item) throws -> Void) {
+        self.init(maxCount: maxCount, maxBytes: maxBytes, batchWork: { for item in $0 { try work(item) } })
+    }
+
+    /// `batchWork` runs on a worker with each batch's items, in the order they were added, so
+    /// it can share what they need (one read, one buffer) between them.
+    public init(maxCount: Int, maxBytes: Int, batchWork: @escaping @Sendable ([Item]) throws -> Void) {
         self.maxCount = maxCount
         self.maxBytes = maxBytes
-        self.work = work
+        self.work = batchWork
     }
 
     /// Adds `item`, which counts `bytes` towards the batch's size, and submits the batch to
@@ -31,6 +37,6 @@ public struct WorkerBatch<Item: Sendable> {
         let work = self.work
         items = []
         bytes = 0
-        pool.submit { for item in batch { try work(item) } }
+        pool.submit { try work(batch) }
     }
 }

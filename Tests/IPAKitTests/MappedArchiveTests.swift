@@ -73,4 +73,54 @@ import Testing
             #expect(error.message == "failed verification: the archive ends early")
         }
     }
+
+    /// The central directory as read here (so libzip need not reopen every archive) is the one
+    /// Python's zipfile reads, field by field, and its offsets are where the local headers are.
+    @Test(arguments: [0, 6])
+    func theCentralDirectoryIsTheOneZipfileReads(level: Int) throws {
+        try withTemporaryFolder { folder in
+            let app = try IPAPackagerTests.makeApp(in: folder)
+            let entries = try BundleTree.entries(of: app, prefix: "Payload/ShoutOut.app")
+            let path = folder.path("checked.ipa")
+            var options = IPAPackager.Options()
+            options.level = level
+            _ = try IPAPackager(options: options).write(entries, to: path)
+            let mapped = try MappedArchive(path, displayName: "checked.ipa")
+            let records = try #require(try mapped.centralDirectory())
+            #expect(records.map(\.localHeaderOffset) == (try mapped.localEntries()).map(\.headerOffset))
+            let python = try #require(ProcessResult.which("python3"))
+            let script = """
+                import sys, zipfile
+                for i in zipfile.ZipFile(sys.argv[1]).infolist():
+                    print(i.filename, i.compress_type, i.CRC, i.compress_size, i.file_size, i.header_offset)
+                """
+            let zipfile = try ProcessResult.run(python, ["-c", script, path]).stdoutText
+            let ours = records.map {
+                "\($0.nameText) \($0.method) \($0.crc) \($0.compressedSize) \($0.size) \($0.localHeaderOffset ?? -1)\n"
+            }
+            #expect(zipfile == ours.joined())
+            #expect(records.count > 10)
+        }
+    }
+
+    /// A saturated count marks a ZIP64 archive, whose records are left to libzip.
+    @Test func aZip64EndRecordLeavesTheOffsetsToLibzip() throws {
+        try withTemporaryFolder { folder in
+            var record: [UInt8] = [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]
+            record += [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0]
+            let path = try folder.write("zip64.ipa", Data([0x50, 0x4B, 0x06, 0x06] + record))
+            #expect(try MappedArchive(path, displayName: "zip64.ipa").centralDirectory() == nil)
+        }
+    }
+
+    @Test func aMissingEndRecordIsAClearError() throws {
+        try withTemporaryFolder { folder in
+            let path = try folder.write("junk.ipa", Data(repeating: 0x41, count: 100))
+            let error = try #require(throws: IPAError.self) {
+                _ = try MappedArchive(path, displayName: "junk.ipa").centralDirectory()
+            }
+            #expect(error.message == "failed verification: it has no end of central directory record")
+            #expect(error.file == "junk.ipa")
+        }
+    }
 }

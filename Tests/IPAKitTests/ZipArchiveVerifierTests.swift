@@ -147,4 +147,21 @@ import Testing
             #expect(error.message.hasPrefix("failed verification: "))
         }
     }
+
+    /// Without libzip's reread of every local header, the offsets in the central directory are
+    /// still checked: a record pointing a byte past its local header is caught and named.
+    @Test func aCentralRecordPointingAwayFromItsLocalHeaderIsCaught() throws {
+        try withTemporaryFolder { folder in
+            let path = try Self.stored(folder)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let name = Data("Payload/ShoutOut.app/Info.plist".utf8)
+            let local = try #require(bytes.range(of: name))
+            // The second copy of the name is the central directory's; its record starts 46 bytes before it.
+            let central = try #require(bytes.range(of: name, in: local.upperBound..<bytes.count))
+            let field = central.lowerBound - 46 + 42
+            bytes[field] = bytes[field] &+ 1
+            try bytes.write(to: URL(fileURLWithPath: path))
+            expectFailure(path, entry: "Payload/ShoutOut.app/Info.plist", prefix: "failed verification: the central directory puts")
+        }
+    }
 }

@@ -42,4 +42,17 @@ import Testing
         for item in 1...4 { batch.add(item, bytes: 1, to: pool) }
         #expect(throws: FileError("cannot be read", file: "item 3")) { try pool.wait() }
     }
+
+    /// Work on a whole batch gets each batch's items together, as cut by count and size.
+    @Test func batchWorkGetsEachBatchWhole() throws {
+        let pool = WorkerPool(label: "test.batches", capacity: 2)
+        let batches = Locked<[[Int]]>([])
+        var batch = WorkerBatch<Int>(maxCount: 2, maxBytes: 50) { items in batches.withLock { $0.append(items) } }
+        for item in 1...3 { batch.add(item, bytes: 1, to: pool) }
+        batch.add(4, bytes: 60, to: pool)
+        batch.add(5, bytes: 1, to: pool)
+        batch.submit(to: pool)
+        try pool.wait()
+        #expect(batches.value.sorted { $0[0] < $1[0] } == [[1, 2], [3, 4], [5]])
+    }
 }

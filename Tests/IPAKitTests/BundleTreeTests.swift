@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import IPAKit
+
+/// The walk lists a folder depth first with names in byte order at each level, however deep,
+/// opening each subfolder relative to its parent.
+@Suite struct BundleTreeTests {
+    /// The same order, found another way: FileManager's listing of each folder, sorted by bytes.
+    static func expectedPaths(of root: String, prefix: String) throws -> [String] {
+        var result = [prefix + "/"]
+        let names = try FileManager.default.contentsOfDirectory(atPath: root).sorted {
+            Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+        }
+        for name in names {
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder)
+            if isFolder.boolValue {
+                result += try expectedPaths(of: root + "/" + name, prefix: prefix + "/" + name)
+            } else {
+                result.append(prefix + "/" + name)
+            }
+        }
+        return result
+    }
+
+    @Test func aDeepTreeIsListedDepthFirstInByteOrder() throws {
+        try withTemporaryFolder { folder in
+            var path = folder.path("Deep.app")
+            for level in 0..<60 {
+                path += "/level\(level % 7)-\(level).bundle"
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                for name in ["b.plist", "a.txt", "é.strings", "Z", "a"] where (level + name.count) % 3 != 0 {
+                    try Data("\(level) \(name)".utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+                }
+                try FileManager.default.createDirectory(atPath: path + "/a.lproj", withIntermediateDirectories: true)
+            }
+            let entries = try BundleTree.entries(of: folder.path("Deep.app"), prefix: "Payload/Deep.app")
+            #expect(entries.map(\.archivePath) == (try Self.expectedPaths(of: folder.path("Deep.app"), prefix: "Payload/Deep.app")))
+            #expect(entries.count > 300)
+            for entry in entries {
+                let relative = entry.archivePath.dropFirst("Payload/Deep.app".count)
+                let source = folder.path("Deep.app") + (relative.hasSuffix("/") ? String(relative.dropLast()) : String(relative))
+                #expect(entry.sourcePath == source)
+                if case .file = entry.kind {
+                    #expect(entry.size == Int64((try Data(contentsOf: URL(fileURLWithPath: source))).count))
+                }
+            }
+        }
+    }
+
+    @Test func namesAreComparedByTheirBytes() {
+        let names = ["", "a", "A", "a.txt", "a/b", "ab", "é", "e\u{301}", "z", "\u{1F600}", "Z", "a\u{0}b"]
+        for first in names {
+            for second in names {
+                #expect(
+                    BundleTree.bytesPrecede(first, second) == first.utf8.lexicographicallyPrecedes(second.utf8),
+                    "\(first.debugDescription) before \(second.debugDescription)")
+            }
+        }
+    }
+}
