@@ -26,7 +26,7 @@ final class ChunkDeflater {
             libdeflate[level] = deflater
             return deflater.deflate(chunk)
         case .zlib(let level):
-            let deflater = zlib[level] ?? ZlibDeflater(level: level)
+            let deflater = zlib[level] ?? ZlibDeflater(level: level, largestInput: DeflateMethod.smallTextLimit)
             zlib[level] = deflater
             return deflater.deflate(chunk)
         }
