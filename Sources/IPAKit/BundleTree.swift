@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SystemSupport
 
@@ -22,11 +23,44 @@ struct BundleTree {
 
     static let ignoredNames: Set<String> = [".DS_Store", "__MACOSX"]
 
-    /// Lists `root` (itself included as `prefix/`) with every path under `prefix`.
-    static func entries(of root: String, prefix: String) throws -> [Entry] {
-        var result: [Entry] = []
+    /// Lists `root` (itself included as `prefix/`) with every path under `prefix`. With more
+    /// than one thread, `root`'s subfolders are walked side by side (listing a tree is mostly the
+    /// kernel's work, which spreads over cores), and their lists joined in order.
+    static func entries(of root: String, prefix: String, threads: Int = 1) throws -> [Entry] {
         guard let folder = opendir(root) else { throw SystemError("cannot be listed", file: root) }
-        try walk(folder, path: root, info: try info(root), archivePath: prefix, relative: [], into: &result)
+        let rootInfo = try info(root)
+        guard threads > 1 else {
+            var result: [Entry] = []
+            try walk(folder, path: root, info: rootInfo, archivePath: prefix, relative: [], into: &result)
+            return result
+        }
+        defer { closedir(folder) }
+        var result = [folderEntry(path: root, info: rootInfo, archivePath: prefix)]
+        let children = try self.children(of: folder, path: root)
+        let subfolders = children.indices.filter { children[$0].info.st_mode & S_IFMT == S_IFDIR }
+        let subtrees = DisjointSlots<Result<[Entry], any Error>>(count: subfolders.count)
+        defer { subtrees.deallocate() }
+        let sharedChildren = children
+        let folderPointer = UnsafeSendable(folder)
+        DispatchQueue.concurrentPerform(iterations: subfolders.count) { slot in
+            let (name, childInfo) = sharedChildren[subfolders[slot]]
+            subtrees.set(
+                slot,
+                Result {
+                    var list: [Entry] = []
+                    try add(name, info: childInfo, in: folderPointer.value, path: root, archivePath: prefix, relative: [], into: &list)
+                    return list
+                })
+        }
+        var slot = 0
+        for (name, childInfo) in children {
+            if childInfo.st_mode & S_IFMT == S_IFDIR {
+                result += try subtrees[slot].get()
+                slot += 1
+            } else {
+                try add(name, info: childInfo, in: folder, path: root, archivePath: prefix, relative: [], into: &result)
+            }
+        }
         return result
     }
 
@@ -34,6 +68,12 @@ struct BundleTree {
         var info = stat()
         guard lstat(path, &info) == 0 else { throw SystemError("cannot be read", file: path) }
         return info
+    }
+
+    private static func folderEntry(path: String, info: stat, archivePath: String) -> Entry {
+        Entry(
+            archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
+            permissions: UInt32(info.st_mode) & 0o7777, modificationTime: Int64(info.st_mtim.tv_sec))
     }
 
     /// Lists `folder`, open at `path` (whose `lstat` is `folderInfo`), and closes it. Each name's
@@ -45,10 +85,15 @@ struct BundleTree {
         into result: inout [Entry]
     ) throws {
         defer { closedir(folder) }
-        result.append(
-            Entry(
-                archivePath: archivePath + "/", sourcePath: path, kind: .directory, size: 0,
-                permissions: UInt32(folderInfo.st_mode) & 0o7777, modificationTime: Int64(folderInfo.st_mtim.tv_sec)))
+        result.append(folderEntry(path: path, info: folderInfo, archivePath: archivePath))
+        for (name, childInfo) in try children(of: folder, path: path) {
+            try add(name, info: childInfo, in: folder, path: path, archivePath: archivePath, relative: relative, into: &result)
+        }
+    }
+
+    /// The names in `folder` (open at `path`) with their `lstat`, sorted by their bytes, without
+    /// `.`, `..` and the ignored names.
+    private static func children(of folder: OpaquePointer, path: String) throws -> [(name: String, info: stat)] {
         let folderDescriptor = dirfd(folder)
         var children: [(name: String, info: stat)] = []
         while true {
@@ -66,34 +111,41 @@ struct BundleTree {
             children.append((name, childInfo))
         }
         children.sort { bytesPrecede($0.name, $1.name) }
-        for (name, childInfo) in children {
-            let child = path + "/" + name
-            let childArchive = archivePath + "/" + name
-            switch childInfo.st_mode & S_IFMT {
-            case S_IFDIR:
-                let descriptor = openat(folderDescriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard descriptor >= 0, let subfolder = fdopendir(descriptor) else {
-                    if descriptor >= 0 { close(descriptor) }
-                    throw SystemError("cannot be listed", file: child)
-                }
-                try walk(subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
-            case S_IFREG:
-                result.append(
-                    Entry(
-                        archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
-                        permissions: UInt32(childInfo.st_mode) & 0o7777,
-                        modificationTime: Int64(childInfo.st_mtim.tv_sec)))
-            case S_IFLNK:
-                let target = try linkTarget(child)
-                try checkInside(target, linkFolder: relative, link: child)
-                result.append(
-                    Entry(
-                        archivePath: childArchive, sourcePath: child, kind: .symlink(target: target),
-                        size: Int64(target.utf8.count), permissions: 0o777,
-                        modificationTime: Int64(childInfo.st_mtim.tv_sec)))
-            default:
-                throw IPAError("is neither a file, a folder nor a symbolic link", file: child)
+        return children
+    }
+
+    /// Appends the entry for `name` in `folder` (open at `path`, `archivePath` in the archive,
+    /// `relative` below the top), walking it first if it is a folder.
+    private static func add(
+        _ name: String, info childInfo: stat, in folder: OpaquePointer, path: String, archivePath: String, relative: [String],
+        into result: inout [Entry]
+    ) throws {
+        let child = path + "/" + name
+        let childArchive = archivePath + "/" + name
+        switch childInfo.st_mode & S_IFMT {
+        case S_IFDIR:
+            let descriptor = openat(dirfd(folder), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0, let subfolder = fdopendir(descriptor) else {
+                if descriptor >= 0 { close(descriptor) }
+                throw SystemError("cannot be listed", file: child)
             }
+            try walk(subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
+        case S_IFREG:
+            result.append(
+                Entry(
+                    archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
+                    permissions: UInt32(childInfo.st_mode) & 0o7777,
+                    modificationTime: Int64(childInfo.st_mtim.tv_sec)))
+        case S_IFLNK:
+            let target = try linkTarget(child)
+            try checkInside(target, linkFolder: relative, link: child)
+            result.append(
+                Entry(
+                    archivePath: childArchive, sourcePath: child, kind: .symlink(target: target),
+                    size: Int64(target.utf8.count), permissions: 0o777,
+                    modificationTime: Int64(childInfo.st_mtim.tv_sec)))
+        default:
+            throw IPAError("is neither a file, a folder nor a symbolic link", file: child)
         }
     }
 
@@ -135,4 +187,11 @@ struct BundleTree {
             }
         }
     }
+}
+
+/// A value handed to concurrent work that only reads it (an open folder's `DIR`, whose descriptor
+/// the workers open subfolders relative to).
+private struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -84,7 +84,7 @@ public struct IPAPackager {
                 archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
                 permissions: 0o755, modificationTime: 0)
         ]
-        entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName)
+        entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName, threads: options.threads)
         entries[0].modificationTime = entries[1].modificationTime
         if let profile = options.profile {
             var info = stat()
@@ -109,7 +109,7 @@ public struct IPAPackager {
                     "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing")
             }
         }
-        if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
+        if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport", threads: options.threads) }
         for item in options.extraItems {
             let name = (item as NSString).lastPathComponent
             guard name != "Payload", !(name == "SwiftSupport" && swiftSupport != nil) else {
@@ -118,7 +118,7 @@ public struct IPAPackager {
             var info = stat()
             guard lstat(item, &info) == 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: item) }
             switch info.st_mode & S_IFMT {
-            case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name)
+            case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name, threads: options.threads)
             case S_IFREG:
                 entries.append(
                     BundleTree.Entry(

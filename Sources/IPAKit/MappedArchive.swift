@@ -235,11 +235,18 @@ final class MappedArchive: @unchecked Sendable {
 struct DisjointSlots<Element>: @unchecked Sendable {
     // @unchecked: no two threads write the same slot, and reads wait until the writers are done
     // (DispatchQueue.concurrentPerform returns only when every iteration has).
-    private let storage: UnsafeMutableBufferPointer<Element>
+    private let storage: UnsafeMutableBufferPointer<Element?>
 
-    init(count: Int) { storage = .allocate(capacity: count) }
+    init(count: Int) {
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
+    }
 
     func set(_ index: Int, _ value: Element) { storage[index] = value }
-    subscript(index: Int) -> Element { storage[index] }
-    func deallocate() { storage.deallocate() }
+    /// The value set for `index` (every slot must have been set before it is read).
+    subscript(index: Int) -> Element { storage[index]! }
+    func deallocate() {
+        _ = storage.deinitialize()
+        storage.deallocate()
+    }
 }

@@ -25,7 +25,8 @@ import Testing
         return result
     }
 
-    @Test func aDeepTreeIsListedDepthFirstInByteOrder() throws {
+    @Test(arguments: [1, 2, 4])
+    func aDeepTreeIsListedDepthFirstInByteOrder(threads: Int) throws {
         try withTemporaryFolder { folder in
             var path = folder.path("Deep.app")
             for level in 0..<60 {
@@ -36,7 +37,13 @@ import Testing
                 }
                 try FileManager.default.createDirectory(atPath: path + "/a.lproj", withIntermediateDirectories: true)
             }
-            let entries = try BundleTree.entries(of: folder.path("Deep.app"), prefix: "Payload/Deep.app")
+            for level in 0..<20 {
+                let side = folder.path("Deep.app/side\(level % 3)/\(level)")
+                try FileManager.default.createDirectory(atPath: side, withIntermediateDirectories: true)
+                try Data("side \(level)".utf8).write(to: URL(fileURLWithPath: side + "/file"))
+            }
+            try Data("top".utf8).write(to: URL(fileURLWithPath: folder.path("Deep.app/Info.plist")))
+            let entries = try BundleTree.entries(of: folder.path("Deep.app"), prefix: "Payload/Deep.app", threads: threads)
             #expect(entries.map(\.archivePath) == (try Self.expectedPaths(of: folder.path("Deep.app"), prefix: "Payload/Deep.app")))
             #expect(entries.count > 300)
             for entry in entries {
@@ -58,6 +65,25 @@ import Testing
                     BundleTree.bytesPrecede(first, second) == first.utf8.lexicographicallyPrecedes(second.utf8),
                     "\(first.debugDescription) before \(second.debugDescription)")
             }
+        }
+    }
+
+    /// Subfolders walked side by side still report the first problem in document order: the
+    /// link in the first folder, however much sooner the second folder's walk finishes.
+    @Test(arguments: [1, 4])
+    func theFirstProblemInOrderIsReported(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("Links.app")
+            for index in 0..<300 {
+                try folder.create("Links.app/A/\(index / 30)/\(index).txt", Data("\(index)".utf8))
+            }
+            try FileManager.default.createSymbolicLink(atPath: app + "/A/9/zz", withDestinationPath: "/etc/passwd")
+            try folder.create("Links.app/B/file", Data("b".utf8))
+            try FileManager.default.createSymbolicLink(atPath: app + "/B/up", withDestinationPath: "../../..")
+            let error = try #require(throws: IPAError.self) {
+                _ = try BundleTree.entries(of: app, prefix: "Payload/Links.app", threads: threads)
+            }
+            #expect(error.file == app + "/A/9/zz")
         }
     }
 }
