@@ -44,3 +44,28 @@ import Testing
         #expect(name.hasPrefix(".adhocbuild-tmp-Info.plist-\(getpid()).\(start)-"))
     }
 }
+
+/// Temporary names are made beside their target by cutting its path as Foundation's URL cuts it,
+/// without URL's start-up cost.
+@Suite struct PathSplitTests {
+    @Test func pathsAreCutAsURLCutsThem() {
+        let paths = [
+            "/a/b/c.xml", "c.xml", "dir/c.xml", "dir/c.xml/", "/a//b", "./x", "../x", "../../x/y", "/x", "x/", "/a/b/",
+            "a/./b", "/", "//x", "a b/é.plist", "/tmp/", "a/../../b", "dist/release", "."
+        ]
+        // Not compared: "/..", which URL keeps as a name ("..") and split reads as the root.
+        for path in paths {
+            let url = URL(fileURLWithPath: path)
+            let (folder, name) = FileIO.split(path)
+            #expect(folder == url.deletingLastPathComponent().path, "folder of \(path.debugDescription)")
+            #expect(name == url.lastPathComponent, "name of \(path.debugDescription)")
+        }
+    }
+
+    @Test func aTemporaryPathSitsBesideItsTarget() {
+        let temporary = FileIO.temporaryPath(for: "dist/App.ipa")
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let cwd = String(cString: getcwd(&buffer, buffer.count)!)
+        #expect(temporary.hasPrefix(cwd + "/dist/" + FileIO.temporaryPrefix + "App.ipa-"))
+    }
+}
