@@ -28,7 +28,11 @@ struct BundleTree {
     /// kernel's work, which spreads over cores), and their lists joined in order.
     static func entries(of root: String, prefix: String, threads: Int = 1) throws -> [Entry] {
         guard let folder = opendir(root) else { throw SystemError("cannot be listed", file: root) }
-        let rootInfo = try info(root)
+        let rootInfo: stat
+        do { rootInfo = try info(root) } catch {
+            closedir(folder)
+            throw error
+        }
         guard threads > 1 else {
             var result: [Entry] = []
             try walk(folder, path: root, info: rootInfo, archivePath: prefix, relative: [], into: &result)

@@ -56,7 +56,7 @@ enum ZipArchiveVerifier {
             }
             try pool.wait()
             for entry in data.chunked where entry.crcs.combined != entry.crc {
-                throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", entry.crcs.combined, entry.crc))
+                throw entry.fail(crcMismatch(entry.crcs.combined, entry.crc))
             }
         } catch {
             try? pool.wait()  // no job may still read the archive once this returns
@@ -94,9 +94,7 @@ enum ZipArchiveVerifier {
         for (index, local) in locals.enumerated() where local.method == UInt16(ZIP_CM_DEFLATE) {
             if pool.hasFailed { break }
             let name = local.nameText
-            @Sendable func fail(_ message: String) -> IPAError {
-                IPAError("failed verification: \(message)", file: displayName, entry: name)
-            }
+            @Sendable func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: name) }
             if Int64(local.size) >= smallestChunked, let layout = layouts[name], layout.segmentLengths.count > 1 {
                 guard Int64(local.size) == layout.uncompressedSize,
                     Int64(local.compressedSize) == Int64(layout.segmentLengths.reduce(0, +))
@@ -152,9 +150,7 @@ enum ZipArchiveVerifier {
         }
         for (index, record) in records.enumerated() {
             let local = locals[index]
-            func fail(_ message: String) -> IPAError {
-                IPAError("failed verification: \(message)", file: displayName, entry: record.nameText)
-            }
+            func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: record.nameText) }
             guard local.name == record.name else {
                 throw fail("the local header at offset \(local.headerOffset) names '\(local.nameText)'")
             }
@@ -171,7 +167,7 @@ enum ZipArchiveVerifier {
                     throw fail("stored, yet declares \(record.size) bytes in \(record.compressedSize)")
                 }
                 let crc = data.storedCRCs[index] ?? 0
-                if crc != record.crc { throw fail(String(format: "CRC %08x does not match the directory's %08x", crc, record.crc)) }
+                if crc != record.crc { throw fail(crcMismatch(crc, record.crc)) }
             } else if record.method != UInt16(ZIP_CM_DEFLATE) {
                 throw fail("is compressed with method \(record.method), neither stored (0) nor deflated (8)")
             }
@@ -186,9 +182,7 @@ enum ZipArchiveVerifier {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for index in indices {
             let record = listing[index]
-            func fail(_ message: String) -> IPAError {
-                IPAError("failed verification: \(message)", file: displayName, entry: record.nameText)
-            }
+            func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: record.nameText) }
             guard let file = zip_fopen_index(archive, UInt64(index), 0) else { throw fail(String(cString: zip_strerror(archive))) }
             var total: Int64 = 0
             var result: Int64 = 0
@@ -201,6 +195,16 @@ enum ZipArchiveVerifier {
             if let message { throw fail(message) }
             guard total == Int64(record.size) else { throw fail("holds \(total) bytes but declares \(record.size)") }
         }
+    }
+
+    /// The error for a check of `entry` in the archive shown as `displayName` that failed.
+    static func failure(_ message: String, in displayName: String, entry: String) -> IPAError {
+        IPAError("failed verification: \(message)", file: displayName, entry: entry)
+    }
+
+    /// What a failed CRC check says: the CRC of the bytes read, then the one the directory holds.
+    static func crcMismatch(_ actual: UInt32, _ expected: UInt32) -> String {
+        String(format: "CRC %08x does not match the directory's %08x", actual, expected)
     }
 
     /// Deflated entries up to this size that were not written in chunks are inflated whole.
@@ -233,7 +237,7 @@ enum ZipArchiveVerifier {
                         }
                         let crc = Deflater.crc32(0, UnsafeRawBufferPointer(target))
                         guard crc == entry.crc else {
-                            throw entry.fail(String(format: "CRC %08x does not match the directory's %08x", crc, entry.crc))
+                            throw entry.fail(crcMismatch(crc, entry.crc))
                         }
                     }
                 }
