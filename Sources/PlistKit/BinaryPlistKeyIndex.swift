@@ -22,14 +22,13 @@ struct BinaryPlistKeyIndex {
     private var ends: [Int] = []
 
     init(objectCount: Int) {
-        textNumbers = .allocate(capacity: objectCount)
-        textNumbers.initialize(repeating: 0, count: objectCount)
+        textNumbers = ZeroedMemory.allocate(UInt32.self, count: objectCount)
         stamps = .allocate(capacity: stampCapacity)
         stamps.initialize(repeating: 0, count: stampCapacity)
     }
 
     func deallocate() {
-        textNumbers.deallocate()
+        ZeroedMemory.release(textNumbers)
         stamps.deallocate()
     }
 

@@ -29,11 +29,28 @@ public struct BinaryPlistReader {
     /// Walks the file and sends each value to `sink` without building the value; shared
     /// objects are emitted once per place they appear.
     public func read(_ data: Data, into sink: PlistEventSink) throws {
+        try read(data, into: sink, splitter: nil)
+    }
+
+    /// Walks the file into `writer` with large containers near the top written on `threads`
+    /// threads (`BinaryPlistXMLSplitter`); returns how many containers were split. On an error
+    /// the output is to be dropped and the file converted again by `read(_:into:)`, which
+    /// reports the first problem in document order.
+    /// `chunkByteLimit` replaces the splitter's bound on a chunk's memory (tests).
+    func read(_ data: Data, intoXML writer: XMLPlistStreamWriter, threads: Int, chunkByteLimit: Int? = nil) throws -> Int {
+        let splitter = BinaryPlistXMLSplitter(writer: writer, threads: threads, inputSize: data.count)
+        if let chunkByteLimit { splitter.chunkByteLimit = chunkByteLimit }
+        try read(data, into: writer, splitter: splitter)
+        return splitter.splits
+    }
+
+    private func read(_ data: Data, into sink: PlistEventSink, splitter: BinaryPlistXMLSplitter?) throws {
         try data.withUnsafeBytes { raw in
             var walker = BinaryPlistEventWalker(table: try BinaryPlistObjectTable(bytes: raw), limits: limits, sink: sink)
             walker.checksKeysUpFront = checksKeysUpFront
+            walker.splitter = splitter
             defer {
-                walker.marks.deallocate()
+                ZeroedMemory.release(walker.marks)
                 walker.keyIndex.deallocate()
             }
             try walker.walk(walker.table.topObject, depth: 0)
@@ -123,7 +140,9 @@ struct BinaryPlistValueDecoder {
 struct BinaryPlistEventWalker {
     let table: BinaryPlistObjectTable
     let limits: PlistLimits
-    let sink: PlistEventSink
+    var sink: PlistEventSink
+    /// Writes large containers near the top on several threads (binary to XML only).
+    var splitter: BinaryPlistXMLSplitter? = nil
     /// One byte per object: `inProgress` while it is an open container (cycle check), `checked`
     /// once its extent was checked. Raw storage, so setting a flag is a store (an array here
     /// would be checked for uniqueness on every write, a class retained); `read` frees it.
@@ -145,8 +164,7 @@ struct BinaryPlistEventWalker {
         self.table = table
         self.limits = limits
         self.sink = sink
-        marks = .allocate(capacity: table.objectCount)
-        marks.initialize(repeating: 0, count: table.objectCount)
+        marks = ZeroedMemory.allocate(UInt8.self, count: table.objectCount)
         overlaps = BinaryPlistOverlapCheck(table: table)
         keyIndex = BinaryPlistKeyIndex(objectCount: table.objectCount)
     }
@@ -194,19 +212,13 @@ struct BinaryPlistEventWalker {
             defer { marks[object] &= ~Self.inProgress }
             if case .dictionary = decoded, checksKeysUpFront, keyIndex.keysAreDistinctStrings(refs: refs, count: count, in: table) {
                 try sink.beginDictionary()
-                for index in 0..<count {
-                    let keyNumber = try table.reference(at: refs + index * table.refSize, in: object)
-                    let (key, keyStart, keyEnd) = try table.object(keyNumber)
-                    if mark(Self.checked, keyNumber) {
-                        try overlaps.record(keyNumber, start: keyStart, end: keyEnd, table: table)
-                    }
-                    if case .ascii(let range) = key {
-                        try sink.key(UnsafeRawBufferPointer(rebasing: table.bytes[range]))  // no closure: most keys are ASCII
-                    } else {
-                        _ = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { try sink.key($0) }
-                    }
-                    try walk(try table.reference(at: refs + (count + index) * table.refSize, in: object), depth: depth + 1)
+                if let splitter,
+                    try splitter.split(
+                        container: object, refs: refs, count: count, isDictionary: true, depth: depth, walker: &self)
+                {
+                    return try sink.endContainer()
                 }
+                try walkPairs(of: object, refs: refs, count: count, in: 0..<count, depth: depth)
             } else if case .dictionary = decoded {
                 // Some key is not a string, does not decode or repeats: key by key, so the first
                 // problem in document order is the one reported.
@@ -237,11 +249,40 @@ struct BinaryPlistEventWalker {
                 keys.endDictionary()
             } else {
                 try sink.beginArray()
-                for index in 0..<count {
-                    try walk(try table.reference(at: refs + index * table.refSize, in: object), depth: depth + 1)
+                if let splitter,
+                    try splitter.split(
+                        container: object, refs: refs, count: count, isDictionary: false, depth: depth, walker: &self)
+                {
+                    return try sink.endContainer()
                 }
+                try walkItems(of: object, refs: refs, in: 0..<count, depth: depth)
             }
             try sink.endContainer()
+        }
+    }
+
+    /// Emits the pairs `range` of dictionary `object` (`count` pairs, references at `refs`), whose
+    /// keys `keyIndex` has cleared as distinct strings; the values are at `depth + 1`.
+    mutating func walkPairs(of object: Int, refs: Int, count: Int, in range: Range<Int>, depth: Int) throws {
+        for index in range {
+            let keyNumber = try table.reference(at: refs + index * table.refSize, in: object)
+            let (key, keyStart, keyEnd) = try table.object(keyNumber)
+            if mark(Self.checked, keyNumber) {
+                try overlaps.record(keyNumber, start: keyStart, end: keyEnd, table: table)
+            }
+            if case .ascii(let range) = key {
+                try sink.key(UnsafeRawBufferPointer(rebasing: table.bytes[range]))  // no closure: most keys are ASCII
+            } else {
+                _ = try Self.withText(key, number: keyNumber, table: table, scratch: scratch) { try sink.key($0) }
+            }
+            try walk(try table.reference(at: refs + (count + index) * table.refSize, in: object), depth: depth + 1)
+        }
+    }
+
+    /// Emits the items `range` of array `object` (references at `refs`) at `depth + 1`.
+    mutating func walkItems(of object: Int, refs: Int, in range: Range<Int>, depth: Int) throws {
+        for index in range {
+            try walk(try table.reference(at: refs + index * table.refSize, in: object), depth: depth + 1)
         }
     }
 

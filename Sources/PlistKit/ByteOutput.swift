@@ -12,7 +12,8 @@ struct ByteOutput: ~Copyable {
     private(set) var count = 0
     private var capacity: Int
     private let fileDescriptor: Int32?
-    private let flushThreshold = 1 << 18
+    /// Flushed to the file at this many bytes; in memory, the most it may hold.
+    private let flushThreshold: Int
     /// How many bytes went to the file before the current buffer.
     private var flushed = 0
     private let startsWriteback: Bool
@@ -21,9 +22,10 @@ struct ByteOutput: ~Copyable {
     /// With `startsWriteback`: flushes the file to disk on another thread as it grows.
     private let backgroundSync: BackgroundSync?
 
-    /// In memory.
-    init(capacity: Int = 4096) {
+    /// In memory; `flushIfLarge()` fails once more than `limit` bytes have gathered.
+    init(capacity: Int = 4096, limit: Int = .max) {
         fileDescriptor = nil
+        flushThreshold = limit
         startsWriteback = false
         backgroundSync = nil
         self.capacity = max(capacity, 64)
@@ -39,6 +41,7 @@ struct ByteOutput: ~Copyable {
         self.fileDescriptor = fileDescriptor
         self.startsWriteback = startsWriteback
         backgroundSync = startsWriteback ? BackgroundSync(fileDescriptor: fileDescriptor) : nil
+        flushThreshold = 1 << 18
         capacity = flushThreshold + 4096
         base = .allocate(capacity: capacity)
     }
@@ -120,9 +123,29 @@ struct ByteOutput: ~Copyable {
         string.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Writes what has gathered to the file when it is large enough (no-op in memory).
+    /// Writes what has gathered to the file when it is large enough; in memory, fails when more
+    /// than the limit has gathered.
     @inline(__always) mutating func flushIfLarge() throws {
-        if fileDescriptor != nil && count >= flushThreshold { try write(syncing: true) }
+        if count >= flushThreshold { try flushLarge() }
+    }
+
+    private mutating func flushLarge() throws {
+        guard fileDescriptor != nil else {
+            guard count > flushThreshold else { return }
+            throw PlistError(.limitExceeded, "the output grew past \(flushThreshold) bytes in memory")
+        }
+        try write(syncing: true)
+    }
+
+    /// Appends `raw`; a large block headed for a file is written straight from where it is, after
+    /// what has gathered, instead of being copied into the buffer first.
+    mutating func append(passingThrough raw: UnsafeRawBufferPointer) throws {
+        guard fileDescriptor != nil, raw.count >= flushThreshold else {
+            append(raw)
+            return try flushIfLarge()
+        }
+        try write(syncing: false)
+        try writeOut(raw, syncing: true)
     }
 
     /// Writes what has gathered to the file, as the last chunk: waits for a flush to disk in
@@ -134,14 +157,20 @@ struct ByteOutput: ~Copyable {
 
     /// `syncing`: ask for a flush to disk in the background afterwards.
     private mutating func write(syncing: Bool) throws {
+        guard fileDescriptor != nil else { return }
+        try writeOut(buffer, syncing: syncing)
+        count = 0
+    }
+
+    /// Writes `raw` to the file at the end of what was written before.
+    private mutating func writeOut(_ raw: UnsafeRawBufferPointer, syncing: Bool) throws {
         guard let fileDescriptor else { return }
-        try FileIO.writeAll(fileDescriptor, buffer)
+        try FileIO.writeAll(fileDescriptor, raw)
         if startsWriteback {
             FileIO.startWriteback(fileDescriptor, from: flushed)
             writebacksStarted += 1
             if syncing { backgroundSync?.request() }
         }
-        flushed += count
-        count = 0
+        flushed += raw.count
     }
 }

@@ -77,18 +77,33 @@ public enum PlistConverter {
             try read(into: writer)
             try FileIO.writeAtomically(try writer.finish(), to: output)
         } else {
-            let file = try AtomicFileWriter(path: output)
-            do {
-                let writer = XMLPlistStreamWriter(
-                    output: ByteOutput(fileDescriptor: file.fileDescriptor, startsWriteback: file.flushesOnCommit))
-                try read(into: writer)
-                _ = try writer.finish()
-                try file.commit()
-            } catch {
-                file.abort()
-                if let error = error as? FileError { throw error.inFile(output) }
-                throw error
+            let threads = source == .binary && data!.count >= BinaryPlistXMLSplitter.minimumInputSize ? processors : 1
+            if threads > 1,
+                (try? writeXML(to: output, { _ = try BinaryPlistReader(limits: limits).read(data!, intoXML: $0, threads: threads) })) != nil
+            {
+                return
             }
+            // One thread, or again on one thread: any problem is reported in document order.
+            try writeXML(to: output) { try read(into: $0) }
         }
     }
+
+    /// Writes XML to the file at `output` through `body`, atomically.
+    private static func writeXML(to output: String, _ body: (XMLPlistStreamWriter) throws -> Void) throws {
+        let file = try AtomicFileWriter(path: output)
+        do {
+            let writer = XMLPlistStreamWriter(
+                output: ByteOutput(fileDescriptor: file.fileDescriptor, startsWriteback: file.flushesOnCommit))
+            try body(writer)
+            _ = try writer.finish()
+            try file.commit()
+        } catch {
+            file.abort()
+            if let error = error as? FileError { throw error.inFile(output) }
+            throw error
+        }
+    }
+
+    /// Processors this process may run on.
+    private static var processors: Int { ProcessInfo.processInfo.activeProcessorCount }
 }

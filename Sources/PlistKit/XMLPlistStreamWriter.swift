@@ -28,6 +28,36 @@ struct XMLPlistEncoder: ~Copyable {
             """)
     }
 
+    /// A piece of a document: the children of a container that is open `depth` levels deep
+    /// (the innermost a dictionary when `inDictionary`), without the header. `appendFragment`
+    /// puts it in place in the whole document's encoder.
+    init(fragmentAtDepth depth: Int, inDictionary: Bool, output: consuming ByteOutput) {
+        out = output
+        levels = (0..<depth).map { level in (isDictionary: inDictionary && level == depth - 1, keyStart: 0, items: 0) }
+    }
+
+    /// Empties a fragment's encoder for another fragment, keeping its storage.
+    mutating func restartFragment(atDepth depth: Int, inDictionary: Bool) {
+        out.truncate(to: 0)
+        keyBytes.truncate(to: 0)
+        pendingOpen = nil
+        levels = (0..<depth).map { level in (isDictionary: inDictionary && level == depth - 1, keyStart: 0, items: 0) }
+    }
+
+    /// How many containers are open.
+    var openContainers: Int { levels.count }
+
+    /// Writes `fragment`, the next `items` children of the innermost open container, encoded
+    /// by an encoder made with `init(fragmentAtDepth:inDictionary:output:)` at this depth.
+    mutating func appendFragment(_ fragment: UnsafeRawBufferPointer, items: Int) throws {
+        openPending()
+        levels[levels.count - 1].items += items
+        try out.append(passingThrough: fragment)
+    }
+
+    /// The bytes encoded so far and not flushed to a file (all of a fragment's).
+    var encoded: UnsafeRawBufferPointer { out.buffer }
+
     /// Closes the document and returns what was not flushed to a file. Call once, after the last event.
     mutating func finish() throws -> [UInt8] {
         out.append("</plist>\n")
@@ -247,6 +277,28 @@ final class XMLPlistStreamWriter: PlistEventSink {
     init(output: consuming ByteOutput) {
         encoder = .allocate(capacity: 1)
         encoder.initialize(to: XMLPlistEncoder(output: output))
+    }
+
+    /// A writer of a fragment (see `XMLPlistEncoder.init(fragmentAtDepth:inDictionary:output:)`).
+    init(fragmentAtDepth depth: Int, inDictionary: Bool, output: consuming ByteOutput) {
+        encoder = .allocate(capacity: 1)
+        encoder.initialize(to: XMLPlistEncoder(fragmentAtDepth: depth, inDictionary: inDictionary, output: output))
+    }
+
+    /// Empties a fragment's writer for another fragment, keeping its storage.
+    func restartFragment(atDepth depth: Int, inDictionary: Bool) {
+        encoder.pointee.restartFragment(atDepth: depth, inDictionary: inDictionary)
+    }
+
+    /// How many containers are open.
+    var openContainers: Int { encoder.pointee.openContainers }
+
+    /// The bytes written so far and not flushed to a file (all of a fragment's).
+    var encoded: UnsafeRawBufferPointer { encoder.pointee.encoded }
+
+    /// Writes a fragment's bytes as the next `items` children of the innermost open container.
+    func appendFragment(_ fragment: UnsafeRawBufferPointer, items: Int) throws {
+        try encoder.pointee.appendFragment(fragment, items: items)
     }
 
     deinit {

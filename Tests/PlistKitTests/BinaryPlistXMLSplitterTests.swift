@@ -1,0 +1,172 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PlistKit
+
+/// Binary -> XML with large containers near the top written on several threads
+/// (`BinaryPlistXMLSplitter`) gives the bytes of the one-thread walk; on any problem it fails,
+/// and the converter then reports the one-thread walk's error, first in document order.
+@Suite struct BinaryPlistXMLSplitterTests {
+    /// XML from the one-thread walk, or its error.
+    static func oneThread(_ data: Data, limits: PlistLimits = .default) -> Result<[UInt8], PlistError> {
+        let writer = XMLPlistStreamWriter(output: ByteOutput())
+        do {
+            try BinaryPlistReader(limits: limits).read(data, into: writer)
+            return .success(try writer.finish())
+        } catch {
+            return .failure(error as! PlistError)
+        }
+    }
+
+    /// XML from the split walk on `threads` threads, and how many containers it split.
+    static func split(_ data: Data, threads: Int, limits: PlistLimits = .default) throws -> (xml: [UInt8], splits: Int) {
+        let writer = XMLPlistStreamWriter(output: ByteOutput())
+        let splits = try BinaryPlistReader(limits: limits).read(data, intoXML: writer, threads: threads)
+        return (try writer.finish(), splits)
+    }
+
+    static func binary(_ value: PlistValue) throws -> Data { try PropertyList.encode(value, format: .binary) }
+
+    static func record(_ index: Int) -> PlistValue {
+        var record = PlistDictionary()
+        record.append("name", .string("record \(index) ünïcode 東京"))
+        record.append("size", .integer(PlistInteger(Int64(index) * 977)))
+        record.append("ratio", .real(Double(index) / 7))
+        record.append("on", .bool(index % 3 == 0))
+        record.append("hash", .data(Data(repeating: UInt8(index & 0xFF), count: 20)))
+        record.append("when", .date(PlistDate(secondsSinceReferenceDate: Double(index) * 86_400.5)))
+        record.append("tags", .array((0..<(index % 4)).map { .string("tag\($0)") }))
+        record.append("empty", .dictionary(PlistDictionary()))
+        record.append("none", .array([]))
+        return .dictionary(record)
+    }
+
+    /// Shapes with their expected number of split containers: the top object, its children and
+    /// their children are split from 128 children up; deeper ones and smaller ones are not.
+    static func shapes() throws -> [(String, Data, Int)] {
+        var files: [(String, Data, Int)] = []
+        files.append(("array of 1,000 records", try binary(.array((0..<1_000).map(record))), 1))
+        var keyed = PlistDictionary()
+        for index in 0..<300 { keyed.append("kéy \(index) 🚀", record(index)) }
+        keyed.append("deep", .array([.array([.array([.array((0..<200).map { .integer(PlistInteger(Int64($0))) })])])]))
+        keyed.append("second", .array((0..<150).map { .string("item \($0) <&>") }))
+        files.append(("dictionary of 300 records and deeper arrays", try binary(.dictionary(keyed)), 1))
+        files.append(
+            (
+                "two large arrays under the top",
+                try binary(["first": .array((0..<400).map(record)), "then": 1, "second": .array((0..<129).map(record))]), 2
+            ))
+        files.append(("exactly 128 children", try binary(.array((0..<128).map(record))), 1))
+        files.append(("127 children", try binary(.array((0..<127).map(record))), 0))
+        files.append(
+            ("a large container four levels down", try binary(.array([.array([.array([.array((0..<500).map(record))])])])), 0))
+        return files
+    }
+
+    @Test(arguments: [1, 2, 4]) func theSplitWalkWritesTheBytesOfTheOneThreadWalk(threads: Int) throws {
+        for (name, data, expectedSplits) in try Self.shapes() {
+            let (xml, splits) = try Self.split(data, threads: threads)
+            #expect(splits == expectedSplits, "\(name)")
+            #expect(xml == (try Self.oneThread(data).get()), "\(name)")
+        }
+    }
+
+    /// `data` with the marker of the string object holding `text` (unique in the file) changed to
+    /// one no plist has.
+    static func breakingString(_ text: String, in data: Data) throws -> Data {
+        let needle = [0x50 | UInt8(text.utf8.count)] + Array(text.utf8)
+        let bytes = Array(data)
+        let found = try #require(
+            (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+        var broken = bytes
+        broken[found] = 0x70 | UInt8(text.utf8.count)
+        return Data(broken)
+    }
+
+    /// Converts `data` (written to a file) to XML and expects the one-thread walk's error, named
+    /// in the input file, with no output file left behind.
+    static func expectOneThreadError(
+        _ data: Data, limits: PlistLimits = .default, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        guard case .failure(let expected) = oneThread(data, limits: limits) else {
+            Issue.record("the one-thread walk accepted the file", sourceLocation: sourceLocation)
+            return
+        }
+        try withTemporaryFolder { folder in
+            let input = try folder.write("input.plist", data)
+            let output = folder.url.appendingPathComponent("output.plist").path
+            #expect(throws: expected.inFile(input), sourceLocation: sourceLocation) {
+                try PlistConverter.convert(input, to: .xml, output: output, limits: limits)
+            }
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["input.plist"],
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func brokenObjectsInTwoChunksAreReportedFirstInDocumentOrder() throws {
+        let items = PlistValue.array((0..<2_000).map { .string("item-\($0)") })
+        let data = try Self.breakingString("item-1900", in: try Self.breakingString("item-150", in: try Self.binary(items)))
+        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        try Self.expectOneThreadError(data)
+        guard case .failure(let error) = Self.oneThread(data) else { return }
+        #expect(error.description.contains("unknown marker 0x78"), "\(error)")
+    }
+
+    @Test func aCycleThroughTheSplitContainerIsACycle() throws {
+        // The top array's 200 items are the integers 1 to 50, but item 150 is the array itself.
+        var builder = BinaryPlistBuilder()
+        builder.add([0xAF, 0x10, 200] + (0..<200).map { $0 == 150 ? 0 : UInt8(1 + $0 % 50) })
+        for value in 1...50 { builder.add([0x10, UInt8(value)]) }
+        let data = builder.build()
+        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        try Self.expectOneThreadError(data)
+    }
+
+    @Test func aStringXMLCannotCarryIsNamedByItsKeyPath() throws {
+        var records = (0..<300).map(Self.record)
+        records[211] = ["name": "bell \u{7}"]
+        let data = try Self.binary(["records": .array(records)])
+        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        try withTemporaryFolder { folder in
+            let input = try folder.write("input.plist", data)
+            let output = folder.url.appendingPathComponent("output.plist").path
+            #expect(
+                throws: PlistError(
+                    .unrepresentable, "the string holds U+0007, which XML cannot carry; write binary instead",
+                    keyPath: "records:211:name", file: output)
+            ) {
+                try PlistConverter.convert(input, to: .xml, output: output)
+            }
+        }
+    }
+
+    @Test func theValueLimitCountsTheValuesOfEveryChunk() throws {
+        // 1,001 values: each chunk is far below the limit, all of them together above it.
+        let data = try Self.binary(.array((0..<1_000).map { .integer(PlistInteger(Int64($0))) }))
+        let limits = PlistLimits(maxValues: 1_000)
+        #expect(throws: PlistError.self) { try Self.split(data, threads: 2, limits: limits) }
+        try Self.expectOneThreadError(data, limits: limits)
+        #expect(try Self.split(data, threads: 2, limits: PlistLimits(maxValues: 1_001)).splits == 1)
+    }
+
+    @Test func aChunkPastItsMemoryBoundFailsTheSplitWalk() throws {
+        let data = try Self.binary(.array((0..<400).map(Self.record)))
+        let writer = XMLPlistStreamWriter(output: ByteOutput())
+        #expect(throws: PlistError.self) {
+            try BinaryPlistReader().read(data, intoXML: writer, threads: 2, chunkByteLimit: 4_096)
+        }
+    }
+
+    @Test func theConverterWritesTheOneThreadBytesForALargeFile() throws {
+        let data = try Self.binary(["records": .array((0..<1_500).map(Self.record)), "count": 1_500])
+        try #require(data.count >= BinaryPlistXMLSplitter.minimumInputSize)
+        try withTemporaryFolder { folder in
+            let input = try folder.write("input.plist", data)
+            let output = folder.url.appendingPathComponent("output.plist").path
+            try PlistConverter.convert(input, to: .xml, output: output)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: output))) == (try Self.oneThread(data).get()))
+        }
+    }
+}
