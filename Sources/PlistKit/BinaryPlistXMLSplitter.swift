@@ -19,8 +19,9 @@ final class BinaryPlistXMLSplitter {
     static let minimumChildren = 128
     /// Deepest container split (the top object is at depth 0).
     static let maximumDepth = 2
-    /// Inputs smaller than this are converted on one thread.
-    static let minimumInputSize = 96 * 1024
+    /// Inputs smaller than this are converted on one thread: below about 1 MB of binary (4 MB of
+    /// XML) a second thread's start-up and the hand-offs cost as much as it saves.
+    static let minimumInputSize = 1 << 20
 
     /// The encoder of the whole document.
     let writer: XMLPlistStreamWriter

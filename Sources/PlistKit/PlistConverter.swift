@@ -104,6 +104,6 @@ public enum PlistConverter {
         }
     }
 
-    /// Processors this process may run on.
-    private static var processors: Int { ProcessInfo.processInfo.activeProcessorCount }
+    /// Processors online (`ProcessInfo.activeProcessorCount` reads more than that, at a cost).
+    private static var processors: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }

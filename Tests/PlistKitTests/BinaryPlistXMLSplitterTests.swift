@@ -160,7 +160,7 @@ import Testing
     }
 
     @Test func theConverterWritesTheOneThreadBytesForALargeFile() throws {
-        let data = try Self.binary(["records": .array((0..<1_500).map(Self.record)), "count": 1_500])
+        let data = try Self.binary(["records": .array((0..<12_000).map(Self.record)), "count": 12_000])
         try #require(data.count >= BinaryPlistXMLSplitter.minimumInputSize)
         try withTemporaryFolder { folder in
             let input = try folder.write("input.plist", data)

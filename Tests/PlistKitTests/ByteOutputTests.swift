@@ -95,6 +95,41 @@ import Testing
         #expect(written == expected)
     }
 
+    /// Blocks passed through, large ones written where they are and small ones gathered, reach
+    /// the file in order between ordinary appends, with writeback started for each large one.
+    @Test func passedThroughBlocksKeepTheirPlaceInTheFile() throws {
+        var expected: [UInt8] = []
+        var writebacks = 0
+        let written = try writtenToFile { fd in
+            var out = ByteOutput(fileDescriptor: fd, startsWriteback: true)
+            for round in 0..<10 {
+                let size = round % 2 == 0 ? 300_000 + round : 5_000 + round
+                let block = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ round) }
+                out.append("<gap>")
+                expected += Array("<gap>".utf8)
+                try block.withUnsafeBytes { try out.append(passingThrough: $0) }
+                expected += block
+            }
+            out.append("<end>")
+            expected += Array("<end>".utf8)
+            try out.flush()
+            writebacks = out.writebacksStarted
+        }
+        #expect(written == expected)
+        // Five large blocks, each after a write of what had gathered before it, then the last flush.
+        #expect(writebacks == 11)
+    }
+
+    /// In memory with a limit, the check that would flush a file fails once the limit is passed.
+    @Test func anInMemoryOutputFailsPastItsLimit() throws {
+        var out = ByteOutput(capacity: 64, limit: 1_000)
+        out.append([UInt8](repeating: 0x41, count: 1_000))
+        try out.flushIfLarge()
+        out.append(0x42)
+        #expect(throws: PlistError.self) { try out.flushIfLarge() }
+        #expect(out.count == 1_001)
+    }
+
     /// A chunk that cannot be written is a `FileError` from the flush that writes it.
     @Test func aFailedWriteIsThrownAsAFileError() throws {
         let fd = open("/dev/full", O_WRONLY)
