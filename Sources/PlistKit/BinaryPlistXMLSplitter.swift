@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SystemSupport
 
 /// Writes the children of large containers near the top of a binary plist to XML on several
@@ -23,11 +24,18 @@ final class BinaryPlistXMLSplitter {
     /// XML) a second thread's start-up and the hand-offs cost as much as it saves.
     static let minimumInputSize = 1 << 20
 
+    /// Deepest nesting the limits may allow for a split: the helper threads' stacks are
+    /// `helperStackSize` (the default limit is 512 levels).
+    static let deepestNesting = 2_048
+    static let helperStackSize = 16 << 20
+
     /// The encoder of the whole document.
     let writer: XMLPlistStreamWriter
     let threads: Int
-    /// The most one chunk may hold in memory before the conversion gives up on threads.
-    var chunkByteLimit: Int
+    let inputSize: Int
+    /// The most one chunk may hold in memory before the conversion gives up on threads; nil:
+    /// 16 times the input's share per chunk, at least 16 MiB.
+    var chunkByteLimit: Int?
     /// At most this many containers are split, so a file of many mid-sized containers does not
     /// pay for thread hand-offs more often than the work can repay.
     private var splitsLeft = 16
@@ -41,7 +49,7 @@ final class BinaryPlistXMLSplitter {
     init(writer: XMLPlistStreamWriter, threads: Int, inputSize: Int) {
         self.writer = writer
         self.threads = threads
-        chunkByteLimit = max(64 << 20, 32 * inputSize / max(1, threads))
+        self.inputSize = inputSize
     }
 
     /// Writes the children of `container` (just opened in `writer` by `walker`) when it is large
@@ -51,53 +59,73 @@ final class BinaryPlistXMLSplitter {
         walker: inout BinaryPlistEventWalker
     ) throws -> Bool {
         // Objects that do not ascend are checked for overlap all together at the end, which a
-        // walk in pieces cannot do.
-        guard splitsLeft > 0, depth <= Self.maximumDepth, count >= Self.minimumChildren, walker.table.offsetsAscend else {
+        // walk in pieces cannot do; nesting deeper than the helpers' stacks allow stays on one thread.
+        guard splitsLeft > 0, depth <= Self.maximumDepth, count >= Self.minimumChildren, walker.table.offsetsAscend,
+            walker.limits.maxDepth <= Self.deepestNesting
+        else {
             return false
         }
         splitsLeft -= 1
         splits += 1
+        let chunkCount = min(count / (Self.minimumChildren / 8), 16 * threads)
         let job = ChunkJob(
             table: walker.table, limits: walker.limits, container: container, refs: refs, count: count,
-            isDictionary: isDictionary, depth: depth, encoderDepth: writer.openContainers,
-            chunkCount: min(count / (Self.minimumChildren / 8), 16 * threads), valuesBefore: walker.valueCount,
-            chunkByteLimit: chunkByteLimit, spareWriters: spareWriters)
+            isDictionary: isDictionary, depth: depth, encoderDepth: writer.openContainers, chunkCount: chunkCount,
+            window: 2 * threads, valuesBefore: walker.valueCount,
+            chunkByteLimit: chunkByteLimit ?? max(16 << 20, 16 * inputSize / chunkCount), spareWriters: spareWriters)
         let helpers = DispatchGroup()
         for _ in 1..<threads {
             helpers.enter()
-            DispatchQueue.global().async {
-                try? job.work()  // a chunk's failure is kept in `job`
+            let thread = Thread {
+                job.helperWork()
                 helpers.leave()
             }
+            thread.stackSize = Self.helperStackSize
+            thread.start()
         }
         // The helpers read the input, which the caller frees once this returns or throws.
         defer {
             job.stop()
             helpers.wait()
         }
+        var chunkWalker = job.makeWalker()
+        defer { ChunkJob.release(chunkWalker) }
         var written = 0
-        func writeFinished(waiting: Bool) throws {
-            while written < job.chunkCount, let chunk = try job.finishedChunk(written, waiting: waiting) {
-                try writer.appendFragment(chunk.writer.encoded, items: chunk.items)
-                spareWriters.withLock { $0.append(chunk.writer) }
-                walker.valueCount += chunk.values
-                written += 1
+        /// Puts the next chunk in place once it is written; false when it is not yet (or none is left).
+        func writeNext(waiting: Bool) throws -> Bool {
+            guard written < chunkCount, let chunk = try job.finishedChunk(written, waiting: waiting) else { return false }
+            try writer.appendFragment(chunk.writer.encoded, items: chunk.items)
+            job.recycle(chunk.writer)
+            walker.valueCount += chunk.values
+            written += 1
+            job.wrote(written)
+            if walker.valueCount > walker.limits.maxValues {
+                throw PlistError(.limitExceeded, "the plist expands to more than \(walker.limits.maxValues) values")
+            }
+            return true
+        }
+        taking: while true {
+            switch job.take() {
+            case .chunk(let index):
+                job.write(index, with: &chunkWalker)
+                while try writeNext(waiting: false) {}
+            case .wait:
+                _ = try writeNext(waiting: true)
+                while try writeNext(waiting: false) {}
+            case .done:
+                break taking
             }
         }
-        try job.work { try writeFinished(waiting: false) }
-        try writeFinished(waiting: true)
-        if walker.valueCount > walker.limits.maxValues {
-            throw PlistError(.limitExceeded, "the plist expands to more than \(walker.limits.maxValues) values")
-        }
+        while try writeNext(waiting: true) {}
         return true
     }
 }
 
 /// One split container's chunks, shared by the threads that write them.
 ///
-/// `@unchecked Sendable`: the input and the settings are read-only; `next`, `failure` and the
-/// finished chunks are behind `state`'s lock, and a chunk's writer is touched only by the thread
-/// that fills it until its semaphore is signalled, then only by the thread that writes it out.
+/// `@unchecked Sendable`: the input and the settings are read-only; `next`, `written`, `failure`
+/// and the finished chunks are behind `state`'s lock, and a chunk's writer is touched only by the
+/// thread that fills it until its semaphore is signalled, then only by the thread that writes it out.
 private final class ChunkJob: @unchecked Sendable {
     struct Chunk {
         let writer: XMLPlistStreamWriter
@@ -107,8 +135,18 @@ private final class ChunkJob: @unchecked Sendable {
 
     private struct State {
         var next = 0
+        /// How many chunks the calling thread has put in place.
+        var written = 0
         var failure: (any Error)?
         var chunks: [Chunk?]
+    }
+
+    enum Turn {
+        case chunk(Int)
+        /// `window` chunks are taken and not yet put in place: wait for the calling thread.
+        case wait
+        /// Every chunk is taken, or one failed.
+        case done
     }
 
     let table: BinaryPlistObjectTable
@@ -120,15 +158,20 @@ private final class ChunkJob: @unchecked Sendable {
     let depth: Int
     let encoderDepth: Int
     let chunkCount: Int
+    /// The most chunks taken ahead of the calling thread's writing, which bounds the memory held
+    /// (each chunk at most `chunkByteLimit`) whatever the file or the disk.
+    let window: Int
     let valuesBefore: Int
     let chunkByteLimit: Int
     private let spareWriters: Locked<[XMLPlistStreamWriter]>
     private let state: Locked<State>
     private let finished: [DispatchSemaphore]
+    /// Signalled when a chunk is put in place (a place in the window opens) and when the job stops.
+    private let progress = DispatchSemaphore(value: 0)
 
     init(
         table: BinaryPlistObjectTable, limits: PlistLimits, container: Int, refs: Int, count: Int,
-        isDictionary: Bool, depth: Int, encoderDepth: Int, chunkCount: Int, valuesBefore: Int,
+        isDictionary: Bool, depth: Int, encoderDepth: Int, chunkCount: Int, window: Int, valuesBefore: Int,
         chunkByteLimit: Int, spareWriters: Locked<[XMLPlistStreamWriter]>
     ) {
         self.table = table
@@ -140,6 +183,7 @@ private final class ChunkJob: @unchecked Sendable {
         self.depth = depth
         self.encoderDepth = encoderDepth
         self.chunkCount = chunkCount
+        self.window = window
         self.valuesBefore = valuesBefore
         self.chunkByteLimit = chunkByteLimit
         self.spareWriters = spareWriters
@@ -154,53 +198,74 @@ private final class ChunkJob: @unchecked Sendable {
     /// The children of chunk `index`.
     func range(of index: Int) -> Range<Int> { (index * count / chunkCount)..<((index + 1) * count / chunkCount) }
 
-    /// The next chunk to write, or nil when all are taken or one failed.
-    private func take() -> Int? {
+    /// What the asking thread is to do next.
+    func take() -> Turn {
         state.withLock { state in
-            guard state.failure == nil, state.next < chunkCount else { return nil }
+            guard state.failure == nil, state.next < chunkCount else { return .done }
+            guard state.next < state.written + window else { return .wait }
             defer { state.next += 1 }
-            return state.next
+            return .chunk(state.next)
         }
     }
 
-    /// Stops handing out chunks (after a failure elsewhere).
+    /// Records that the first `written` chunks are in place.
+    func wrote(_ written: Int) {
+        state.withLock { $0.written = written }
+        progress.signal()
+    }
+
+    /// Stops handing out chunks and wakes the helpers that wait for the window.
     func stop() {
         state.withLock { state in
             if state.failure == nil && state.next < chunkCount { state.failure = CancellationError() }
             state.next = chunkCount
         }
+        for _ in 0..<window { progress.signal() }
     }
 
-    /// Writes chunks until none is left or one failed, calling `afterEach` after each. A chunk's
-    /// failure is kept for `finishedChunk(_:waiting:)` to throw; one of `afterEach` is thrown here.
-    func work(afterEach: () throws -> Void = {}) throws {
-        var walker = BinaryPlistEventWalker(
+    /// A walker of its own for one thread, its sink replaced for each chunk; free with `release`.
+    func makeWalker() -> BinaryPlistEventWalker {
+        let walker = BinaryPlistEventWalker(
             table: table, limits: limits,
             sink: XMLPlistStreamWriter(fragmentAtDepth: encoderDepth, inDictionary: isDictionary, output: ByteOutput()))
-        defer {
-            ZeroedMemory.release(walker.marks)
-            walker.keyIndex.deallocate()
-        }
         walker.marks[container] = BinaryPlistEventWalker.inProgress
-        while let index = take() {
-            let chunk: Chunk?
-            do {
-                chunk = try write(index, with: &walker)
-            } catch {
-                chunk = nil
-                state.withLock { state in
-                    if state.failure == nil || state.failure is CancellationError { state.failure = error }
-                }
+        return walker
+    }
+
+    static func release(_ walker: BinaryPlistEventWalker) {
+        ZeroedMemory.release(walker.marks)
+        walker.keyIndex.deallocate()
+    }
+
+    /// A helper thread's part: chunks until none is left or one failed.
+    func helperWork() {
+        var walker = makeWalker()
+        defer { Self.release(walker) }
+        while true {
+            switch take() {
+            case .chunk(let index): write(index, with: &walker)
+            case .wait: progress.wait()
+            case .done: return
             }
-            state.withLock { $0.chunks[index] = chunk }
-            finished[index].signal()
-            guard chunk != nil else { return }
-            try afterEach()
         }
     }
 
-    /// Writes the children of chunk `index` into memory.
-    private func write(_ index: Int, with walker: inout BinaryPlistEventWalker) throws -> Chunk {
+    /// Writes chunk `index` into memory and hands it over (or the failure that stops the job).
+    func write(_ index: Int, with walker: inout BinaryPlistEventWalker) {
+        let chunk: Chunk?
+        do {
+            chunk = try encode(index, with: &walker)
+        } catch {
+            chunk = nil
+            state.withLock { state in
+                if state.failure == nil || state.failure is CancellationError { state.failure = error }
+            }
+        }
+        state.withLock { $0.chunks[index] = chunk }
+        finished[index].signal()
+    }
+
+    private func encode(_ index: Int, with walker: inout BinaryPlistEventWalker) throws -> Chunk {
         let range = range(of: index)
         let writer: XMLPlistStreamWriter
         if let spare = spareWriters.withLock({ $0.popLast() }) {
@@ -219,6 +284,13 @@ private final class ChunkJob: @unchecked Sendable {
             try walker.walkItems(of: container, refs: refs, in: range, depth: depth)
         }
         return Chunk(writer: writer, items: range.count, values: walker.valueCount - valuesBefore)
+    }
+
+    /// Keeps the writer of a chunk put in place for a later chunk (at most `window` of them).
+    func recycle(_ writer: XMLPlistStreamWriter) {
+        spareWriters.withLock { spare in
+            if spare.count < window { spare.append(writer) }
+        }
     }
 
     /// Chunk `index` once it is written (nil when `waiting` is false and it is not yet), handed

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -57,6 +58,21 @@ import Testing
                 "two large arrays under the top",
                 try binary(["first": .array((0..<400).map(record)), "then": 1, "second": .array((0..<129).map(record))]), 2
             ))
+        var mixed = PlistDictionary()
+        for index in 0..<300 { mixed.append("key \(index)", record(index)) }
+        let numbers = PlistValue.array((0..<200).map { .integer(PlistInteger(Int64($0))) })
+        files.append(
+            (
+                "splits of dictionaries and arrays at depths 1 and 2, one after another",
+                try binary(
+                    [
+                        "a": .dictionary(mixed), "b": numbers, "d": [.array((0..<300).map(record))],
+                        "e": [[.array((0..<300).map(record))]]
+                    ]), 3
+            ))
+        var deep = PlistValue.string("bottom")
+        for _ in 0..<505 { deep = [deep] }
+        files.append(("a child 508 levels deep in a split container", try binary([.array((0..<200).map(record) + [deep])]), 1))
         files.append(("exactly 128 children", try binary(.array((0..<128).map(record))), 1))
         files.append(("127 children", try binary(.array((0..<127).map(record))), 0))
         files.append(
@@ -156,6 +172,19 @@ import Testing
         let writer = XMLPlistStreamWriter(output: ByteOutput())
         #expect(throws: PlistError.self) {
             try BinaryPlistReader().read(data, intoXML: writer, threads: 2, chunkByteLimit: 4_096)
+        }
+    }
+
+    /// A write that fails while chunks are being written is thrown, and no thread is left waiting.
+    @Test func aFailedWriteDuringTheSplitIsThrown() throws {
+        let data = try Self.binary(.array((0..<3_000).map(Self.record)))
+        let fd = open("/dev/full", O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let writer = XMLPlistStreamWriter(output: ByteOutput(fileDescriptor: fd, startsWriteback: false))
+        #expect(throws: FileError.self) {
+            _ = try BinaryPlistReader().read(data, intoXML: writer, threads: 2)
+            _ = try writer.finish()
         }
     }
 
