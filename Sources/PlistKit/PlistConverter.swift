@@ -13,6 +13,15 @@ public enum PlistConverter {
         _ input: String, to format: PlistFormat, output: String, sortKeys: Bool = false,
         limits: PlistLimits = .default
     ) throws {
+        _ = try convertCountingSplits(input, to: format, output: output, sortKeys: sortKeys, limits: limits)
+    }
+
+    /// `convert`, returning how many containers were written on several threads (binary to XML
+    /// only; 0 when the file went through one thread), for tests.
+    static func convertCountingSplits(
+        _ input: String, to format: PlistFormat, output: String, sortKeys: Bool = false,
+        limits: PlistLimits = .default
+    ) throws -> Int {
         guard format != .openStep else {
             throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
         }
@@ -27,22 +36,27 @@ public enum PlistConverter {
             data = nil
             try PropertyList(value, format: format).write(to: output, format: format, sortKeys: sortKeys)
         }
-        guard streams else { return try throughValue() }
+        guard streams else {
+            try throughValue()
+            return 0
+        }
         do {
-            try stream(&data, from: input, source: source, to: format, output: output, limits: limits)
+            return try stream(&data, from: input, source: source, to: format, output: output, limits: limits)
         } catch let error as PlistError
             where source == .xml && error.kind == .malformed
             && (try? OpenStepPlistReader(limits: limits).read(data!)) != nil
         {
             try throughValue()  // `<0a0b>` is OpenStep data, not broken XML (see `PropertyList(data:)`)
+            return 0
         }
     }
 
-    /// Converts XML or binary to XML or binary without building the value.
+    /// Converts XML or binary to XML or binary without building the value; returns how many
+    /// containers were written on several threads.
     private static func stream(
         _ data: inout Data?, from input: String, source: PlistFormat, to format: PlistFormat,
         output: String, limits: PlistLimits
-    ) throws {
+    ) throws -> Int {
         func namingTheFile<T>(_ body: () throws -> T) throws -> T {
             do { return try body() } catch let error as PlistError {
                 throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
@@ -78,14 +92,17 @@ public enum PlistConverter {
             try FileIO.writeAtomically(try writer.finish(), to: output)
         } else {
             let threads = source == .binary && data!.count >= BinaryPlistXMLSplitter.minimumInputSize ? processors : 1
+            var splits = 0
             if threads > 1,
-                (try? writeXML(to: output, { _ = try BinaryPlistReader(limits: limits).read(data!, intoXML: $0, threads: threads) })) != nil
+                (try? writeXML(to: output, { splits = try BinaryPlistReader(limits: limits).read(data!, intoXML: $0, threads: threads) }))
+                    != nil
             {
-                return
+                return splits
             }
             // One thread, or again on one thread: any problem is reported in document order.
             try writeXML(to: output) { try read(into: $0) }
         }
+        return 0
     }
 
     /// Writes XML to the file at `output` through `body`, atomically.
@@ -105,5 +122,5 @@ public enum PlistConverter {
     }
 
     /// Processors online (`ProcessInfo.activeProcessorCount` reads more than that, at a cost).
-    private static var processors: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    static var processors: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }

@@ -84,7 +84,8 @@ import Testing
         for (name, data, expectedSplits) in try Self.shapes() {
             let (xml, splits) = try Self.split(data, threads: threads)
             #expect(splits == expectedSplits, "\(name)")
-            #expect(xml == (try Self.oneThread(data).get()), "\(name)")
+            let same = try xml == Self.oneThread(data).get()  // compared here: a failure would print both files
+            #expect(same, "\(name)")
         }
     }
 
@@ -175,6 +176,36 @@ import Testing
         }
     }
 
+    /// Whatever byte is damaged, the split walk either writes exactly what the one-thread walk
+    /// writes or fails (and the converter then reports the one-thread walk's error): it never
+    /// succeeds with other bytes.
+    @Test func aDamagedFileIsNeverWrittenDifferentlyOnThreads() throws {
+        let data = try Self.binary(["records": .array((0..<400).map(Self.record)), "more": .array((0..<150).map(Self.record))])
+        var generator = SeededGenerator(seed: 14)
+        var splitFailures = 0
+        for round in 0..<300 {
+            var bytes = Array(data)
+            // Two thirds of the damage in the object area, the rest in the offset table and trailer.
+            let objectArea = bytes.count * 2 / 3
+            let position =
+                round % 3 == 2
+                ? objectArea + Int(generator.next() % UInt64(bytes.count - objectArea))
+                : 8 + Int(generator.next() % UInt64(objectArea - 8))
+            bytes[position] ^= UInt8(1 + generator.next() % 255)
+            let damaged = Data(bytes)
+            let oneThread = Self.oneThread(damaged)
+            do {
+                let (xml, _) = try Self.split(damaged, threads: 2)
+                let same = oneThread == .success(xml)  // compared here: a failure would print both files
+                #expect(same, "damaged byte \(position): written on threads, but one thread says \(oneThread.map { _ in "other bytes" })")
+            } catch {
+                splitFailures += 1
+            }
+        }
+        // Most damage is caught; some (a changed digit in a string, say) is still a valid file.
+        #expect(splitFailures > 50)
+    }
+
     /// A write that fails while chunks are being written is thrown, and no thread is left waiting.
     @Test func aFailedWriteDuringTheSplitIsThrown() throws {
         let data = try Self.binary(.array((0..<3_000).map(Self.record)))
@@ -194,8 +225,10 @@ import Testing
         try withTemporaryFolder { folder in
             let input = try folder.write("input.plist", data)
             let output = folder.url.appendingPathComponent("output.plist").path
-            try PlistConverter.convert(input, to: .xml, output: output)
+            let splits = try PlistConverter.convertCountingSplits(input, to: .xml, output: output)
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: output))) == (try Self.oneThread(data).get()))
+            // Written on threads, not by the one-thread walk after a failed attempt.
+            #expect(splits == (PlistConverter.processors > 1 ? 1 : 0))
         }
     }
 }
