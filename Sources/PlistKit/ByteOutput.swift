@@ -105,10 +105,26 @@ struct ByteOutput: ~Copyable {
         count += times
     }
 
+    /// Appends `raw`. Up to 16 bytes (most keys, tags and short strings) are copied with two
+    /// overlapping loads and stores, each inside `raw`, rather than a `memmove` call.
     @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) {
         guard let source = raw.baseAddress, raw.count > 0 else { return }
-        UnsafeMutableRawPointer(reserve(raw.count)).copyMemory(from: source, byteCount: raw.count)
-        count += raw.count
+        let length = raw.count
+        let target = UnsafeMutableRawPointer(reserve(length))
+        if length >= 8 && length <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        } else if length >= 4 && length < 8 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+        } else {
+            target.copyMemory(from: source, byteCount: length)
+        }
+        count += length
     }
 
     @inline(__always) mutating func append(_ array: [UInt8]) { array.withUnsafeBytes { append($0) } }
