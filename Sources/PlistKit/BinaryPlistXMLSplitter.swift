@@ -9,7 +9,8 @@ import SystemSupport
 /// `minimumChildren` or more at depth `maximumDepth` or less, it hands the container here. The
 /// children are cut into chunks; each thread takes the next chunk not yet taken and writes it
 /// into memory with a walker and an encoder of its own, while the calling thread also writes
-/// the finished chunks to the output in order.
+/// the finished chunks to the output in order. No thread takes a chunk more than two per thread
+/// ahead of the writing, so memory stays bounded however slow the output is.
 ///
 /// Only the well-formed case is handled here: a problem in any chunk (a malformed object, a
 /// cycle, a limit, a string XML cannot carry, a chunk that outgrows `chunkByteLimit`) fails the
