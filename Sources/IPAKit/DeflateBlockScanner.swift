@@ -18,11 +18,18 @@ struct DeflateBlockScanner {
 
     private let bytes: UnsafeRawBufferPointer
     private var position = 0  // in bits
+    /// The longest literal/length code of the dynamic blocks scanned so far (for tests).
+    private(set) var longestLiteralCode = 0
+    /// Codes up to this long are found in the primary table, longer ones through a subtable.
+    static var primaryBitsAtMost: Int { Table.widestPrimary }
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    @inline(__always) private func peek(_ count: Int) -> UInt32 {
-        // Reads up to 24 bits LSB-first from `position`; bytes past the end read as zero.
+    @inline(__always) private func peek(_ count: Int) -> UInt32 { Self.bits(count, at: position, in: bytes) }
+
+    /// Up to 24 bits of `bytes` LSB-first from bit `position`; bytes past the end read as zero.
+    @inline(__always)
+    private static func bits(_ count: Int, at position: Int, in bytes: UnsafeRawBufferPointer) -> UInt32 {
         let firstByte = position >> 3
         let value: UInt32
         if firstByte + 4 <= bytes.count {
@@ -44,15 +51,25 @@ struct DeflateBlockScanner {
         return value
     }
 
-    /// A canonical Huffman decoding table indexed by the next `maxLength` bits (LSB first).
+    /// A canonical Huffman decoding table in two levels: a primary table indexed by the next
+    /// `primaryBits` bits (LSB first), small enough to stay in the L1 cache, and for codes longer
+    /// than that, subtables of `subtableBits` more bits behind the primary entries they share.
     private struct Table {
-        /// symbol << 8 | bits to skip (the code's length plus the symbol's extra bits); 0 means no code.
+        /// Direct entries: symbol << 8 | bits to skip (the code's length plus the symbol's extra
+        /// bits; in a subtable, less the primary bits). Subtable links: `link` | start << 8.
+        /// 0 means no code.
         var entries: [UInt32]
         var maxLength: Int
+        var primaryBits: Int
+        var subtableBits: Int
+        static let link: UInt32 = 1 << 31
+        static let widestPrimary = 10
 
         /// `extraBits` gives the number of extra bits that follow each symbol's code.
         init(lengths: ArraySlice<UInt8>, extraBits: (Int) -> Int = { _ in 0 }) throws {
             maxLength = Int(lengths.max() ?? 0)
+            primaryBits = min(maxLength, Self.widestPrimary)
+            subtableBits = maxLength - primaryBits
             guard maxLength > 0 else { entries = []; return }
             var counts = [Int](repeating: 0, count: 16)
             for length in lengths where length > 0 { counts[Int(length)] += 1 }
@@ -62,27 +79,58 @@ struct DeflateBlockScanner {
                 code = (code + counts[bits - 1]) << 1
                 nextCode[bits] = code
             }
-            entries = [UInt32](repeating: 0, count: 1 << maxLength)
+            entries = [UInt32](repeating: 0, count: 1 << primaryBits)
+            let primaryMask = (1 << primaryBits) - 1
             for (offset, length) in lengths.enumerated() where length > 0 {
-                let symbolCode = nextCode[Int(length)]
-                nextCode[Int(length)] += 1
-                guard symbolCode < (1 << Int(length)) else { throw Failure(description: "over-subscribed Huffman code") }
+                let length = Int(length)
+                let symbolCode = nextCode[length]
+                nextCode[length] += 1
+                guard symbolCode < (1 << length) else { throw Failure(description: "over-subscribed Huffman code") }
                 var reversed = 0
-                for bit in 0..<Int(length) where symbolCode & (1 << bit) != 0 { reversed |= 1 << (Int(length) - 1 - bit) }
-                let entry = UInt32(offset) << 8 | UInt32(Int(length) + extraBits(offset))
-                var index = reversed
-                while index < entries.count {
-                    entries[index] = entry
-                    index += 1 << Int(length)
+                for bit in 0..<length where symbolCode & (1 << bit) != 0 { reversed |= 1 << (length - 1 - bit) }
+                if length <= primaryBits {
+                    let entry = UInt32(offset) << 8 | UInt32(length + extraBits(offset))
+                    var index = reversed
+                    while index <= primaryMask {
+                        guard entries[index] == 0 else { throw Failure(description: "over-subscribed Huffman code") }
+                        entries[index] = entry
+                        index += 1 << length
+                    }
+                    continue
+                }
+                // The code's first `primaryBits` bits pick the primary entry; the rest index its subtable.
+                let primary = reversed & primaryMask
+                if entries[primary] & Self.link == 0 {
+                    guard entries[primary] == 0 else { throw Failure(description: "over-subscribed Huffman code") }
+                    entries[primary] = Self.link | UInt32(entries.count) << 8
+                    entries += repeatElement(0, count: 1 << subtableBits)
+                }
+                let start = Int((entries[primary] & ~Self.link) >> 8)
+                let entry = UInt32(offset) << 8 | UInt32(length - primaryBits + extraBits(offset))
+                var index = reversed >> primaryBits
+                while index < 1 << subtableBits {
+                    guard entries[start + index] == 0 else { throw Failure(description: "over-subscribed Huffman code") }
+                    entries[start + index] = entry
+                    index += 1 << (length - primaryBits)
                 }
             }
         }
     }
 
+    /// The entry for the code at the current position: a direct entry, after moving past the
+    /// primary bits when the code goes on in a subtable (0 when no code matches).
+    @inline(__always)
+    private mutating func entry(_ table: Table, in entries: UnsafeBufferPointer<UInt32>) -> UInt32 {
+        let entry = entries[Int(peek(table.primaryBits))]
+        guard entry & Table.link != 0 else { return entry }
+        position += table.primaryBits
+        return entries[Int((entry & ~Table.link) >> 8) + Int(peek(table.subtableBits))]
+    }
+
     /// Decodes one symbol of the code-length code (which has no extra bits).
     @inline(__always) private mutating func decode(_ table: Table) throws -> Int {
         guard table.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
-        let entry = table.entries.withUnsafeBufferPointer { $0[Int(peek(table.maxLength))] }
+        let entry = table.entries.withUnsafeBufferPointer { self.entry(table, in: $0) }
         guard entry != 0, position + Int(entry & 0xFF) <= bytes.count * 8 else {
             throw Failure(description: "invalid Huffman code at bit \(position)")
         }
@@ -148,9 +196,9 @@ struct DeflateBlockScanner {
                     }
                 }
                 guard lengths.count == literalCount + distanceCount else { throw Failure(description: "code lengths overflow") }
-                try skipSymbols(
-                    try Table(lengths: lengths[0..<literalCount], extraBits: Self.lengthExtra),
-                    try Table(lengths: lengths[literalCount...], extraBits: Self.distanceExtra))
+                let literals = try Table(lengths: lengths[0..<literalCount], extraBits: Self.lengthExtra)
+                longestLiteralCode = max(longestLiteralCode, literals.maxLength)
+                try skipSymbols(literals, try Table(lengths: lengths[literalCount...], extraBits: Self.distanceExtra))
             default:
                 throw Failure(description: "invalid block type 3")
             }
@@ -162,11 +210,22 @@ struct DeflateBlockScanner {
     /// zeros, so running off the end is caught once a symbol has taken the position beyond it.
     private mutating func skipSymbols(_ literals: Table, _ distances: Table) throws {
         guard literals.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
+        // Locals rather than properties, so the loop keeps them in registers.
+        let bytes = self.bytes
         let end = bytes.count * 8
+        var position = self.position
+        defer { self.position = position }
+        @inline(__always) func bits(_ count: Int) -> Int { Int(Self.bits(count, at: position, in: bytes)) }
+        @inline(__always) func lookup(_ table: Table, _ codes: UnsafeBufferPointer<UInt32>) -> UInt32 {
+            let entry = codes[bits(table.primaryBits)]
+            guard entry & Table.link != 0 else { return entry }
+            position += table.primaryBits
+            return codes[Int((entry & ~Table.link) >> 8) + bits(table.subtableBits)]
+        }
         try literals.entries.withUnsafeBufferPointer { lengthCodes in
             try distances.entries.withUnsafeBufferPointer { distanceCodes in
                 while true {
-                    let entry = lengthCodes[Int(peek(literals.maxLength))]
+                    let entry = lookup(literals, lengthCodes)
                     guard entry != 0 else { throw Failure(description: "invalid Huffman code at bit \(position)") }
                     position += Int(entry & 0xFF)
                     guard position <= end else { throw Failure(description: "the deflate stream is truncated") }
@@ -175,7 +234,7 @@ struct DeflateBlockScanner {
                     if symbol == 256 { return }
                     guard symbol <= 285 else { throw Failure(description: "invalid length symbol \(symbol)") }
                     guard distances.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
-                    let distance = distanceCodes[Int(peek(distances.maxLength))]
+                    let distance = lookup(distances, distanceCodes)
                     guard distance != 0 else { throw Failure(description: "invalid Huffman code at bit \(position)") }
                     guard distance >> 8 < 30 else { throw Failure(description: "invalid distance symbol \(distance >> 8)") }
                     position += Int(distance & 0xFF)

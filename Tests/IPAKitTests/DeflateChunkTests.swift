@@ -84,3 +84,40 @@ import Testing
         #expect(throws: DeflateBlockScanner.Failure.self) { try DeflateChunk.makeContinuable([]) }
     }
 }
+
+/// The block scanner's two-level Huffman tables: codes longer than the primary table's bits
+/// (up to deflate's 15) are found through subtables, so streams whose codes are that long scan
+/// to their exact end.
+@Suite struct DeflateBlockScannerTests {
+    /// Bytes whose frequencies follow the Fibonacci numbers, shuffled: a Huffman code for them has
+    /// codes as long as deflate allows.
+    static func skewed(seed: UInt64) -> [UInt8] {
+        var out: [UInt8] = []
+        var (previous, current) = (1, 1)
+        for symbol in 0..<26 {
+            out += repeatElement(UInt8(symbol * 9), count: current)
+            (previous, current) = (current, previous + current)
+        }
+        var generator = SeededGenerator(seed: seed)
+        out.shuffle(using: &generator)
+        return Array(out.prefix(300_000))
+    }
+
+    @Test(arguments: [1, 6, 12])
+    func streamsWithLongCodesScanToTheirEnd(level: Int) throws {
+        for (index, data) in [Self.skewed(seed: 1), Self.skewed(seed: 2), DeflateChunkTests.sample(400_000, seed: 3)].enumerated() {
+            let stream = try #require(data.withUnsafeBytes { Deflater(level: level).deflate($0) })
+            let (layout, longest) = try stream.withUnsafeBytes { raw in
+                var scanner = DeflateBlockScanner(raw)
+                return (try scanner.scan(), scanner.longestLiteralCode)
+            }
+            // The skewed bytes reach past the primary table's 10 bits, into the subtables.
+            if index < 2 { #expect(longest > DeflateBlockScanner.primaryBitsAtMost, "level \(level)") }
+            #expect((layout.endBit + 7) / 8 == stream.count)
+            #expect(layout.finalBlockBit < layout.endBit)
+            // Joined after a second chunk, the stream still inflates to both.
+            let joined = try DeflateChunk.makeContinuable(stream) + stream
+            #expect(joined.withUnsafeBytes { Deflater.inflate($0, size: data.count * 2) } == data + data)
+        }
+    }
+}
