@@ -353,8 +353,9 @@ def main():
 
 def runs_for_size(size_mb, runs):
     """More rounds for small files, whose runs are short and noisier: about 36 MB of XML per
-    command in all, never fewer than `runs` nor more than 15."""
-    return max(runs, min(15, round(36 / size_mb)))
+    command in all, never fewer than `runs` or 5 (plistutil's own time varies by a fifth from
+    run to run, so three rounds swing a ratio by as much) nor more than 15."""
+    return max(runs, 5, min(15, round(36 / size_mb)))
 
 
 def plist_by_size(adhocbuild, plistutil, out, runs, large_results, large_size):
