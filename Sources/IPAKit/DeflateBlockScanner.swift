@@ -117,20 +117,11 @@ struct DeflateBlockScanner {
         }
     }
 
-    /// The entry for the code at the current position: a direct entry, after moving past the
-    /// primary bits when the code goes on in a subtable (0 when no code matches).
-    @inline(__always)
-    private mutating func entry(_ table: Table, in entries: UnsafeBufferPointer<UInt32>) -> UInt32 {
-        let entry = entries[Int(peek(table.primaryBits))]
-        guard entry & Table.link != 0 else { return entry }
-        position += table.primaryBits
-        return entries[Int((entry & ~Table.link) >> 8) + Int(peek(table.subtableBits))]
-    }
-
-    /// Decodes one symbol of the code-length code (which has no extra bits).
+    /// Decodes one symbol of the code-length code (which has no extra bits). Its codes are at most
+    /// 7 bits long (their lengths are 3-bit fields), so its table has no subtables.
     @inline(__always) private mutating func decode(_ table: Table) throws -> Int {
         guard table.maxLength > 0 else { throw Failure(description: "an empty Huffman code was used") }
-        let entry = table.entries.withUnsafeBufferPointer { self.entry(table, in: $0) }
+        let entry = table.entries.withUnsafeBufferPointer { $0[Int(peek(table.primaryBits))] }
         guard entry != 0, position + Int(entry & 0xFF) <= bytes.count * 8 else {
             throw Failure(description: "invalid Huffman code at bit \(position)")
         }
