@@ -49,10 +49,7 @@ public struct BinaryPlistReader {
             var walker = BinaryPlistEventWalker(table: try BinaryPlistObjectTable(bytes: raw), limits: limits, sink: sink)
             walker.checksKeysUpFront = checksKeysUpFront
             walker.splitter = splitter
-            defer {
-                ZeroedMemory.release(walker.marks)
-                walker.keyIndex.deallocate()
-            }
+            defer { walker.deallocate() }
             try walker.walk(walker.table.topObject, depth: 0)
             try walker.overlaps.finish()
         }
@@ -167,6 +164,12 @@ struct BinaryPlistEventWalker {
         marks = ZeroedMemory.allocate(UInt8.self, count: table.objectCount)
         overlaps = BinaryPlistOverlapCheck(table: table)
         keyIndex = BinaryPlistKeyIndex(objectCount: table.objectCount)
+    }
+
+    /// Frees the marks and the key index (once, when the walk is over).
+    func deallocate() {
+        ZeroedMemory.release(marks)
+        keyIndex.deallocate()
     }
 
     /// Calls `body` with the UTF-8 bytes of a string object; nil for any other object.

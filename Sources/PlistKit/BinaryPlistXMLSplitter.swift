@@ -90,7 +90,7 @@ final class BinaryPlistXMLSplitter {
             helpers.wait()
         }
         var chunkWalker = job.makeWalker()
-        defer { ChunkJob.release(chunkWalker) }
+        defer { chunkWalker.deallocate() }
         var written = 0
         /// Puts the next chunk in place once it is written; false when it is not yet (or none is left).
         func writeNext(waiting: Bool) throws -> Bool {
@@ -224,7 +224,7 @@ private final class ChunkJob: @unchecked Sendable {
         for _ in 0..<window { progress.signal() }
     }
 
-    /// A walker of its own for one thread, its sink replaced for each chunk; free with `release`.
+    /// A walker of its own for one thread, its sink replaced for each chunk; free with `deallocate()`.
     func makeWalker() -> BinaryPlistEventWalker {
         let walker = BinaryPlistEventWalker(
             table: table, limits: limits,
@@ -233,15 +233,10 @@ private final class ChunkJob: @unchecked Sendable {
         return walker
     }
 
-    static func release(_ walker: BinaryPlistEventWalker) {
-        ZeroedMemory.release(walker.marks)
-        walker.keyIndex.deallocate()
-    }
-
     /// A helper thread's part: chunks until none is left or one failed.
     func helperWork() {
         var walker = makeWalker()
-        defer { Self.release(walker) }
+        defer { walker.deallocate() }
         while true {
             switch take() {
             case .chunk(let index): write(index, with: &walker)

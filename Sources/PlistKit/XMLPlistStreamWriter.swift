@@ -33,7 +33,14 @@ struct XMLPlistEncoder: ~Copyable {
     /// puts it in place in the whole document's encoder.
     init(fragmentAtDepth depth: Int, inDictionary: Bool, output: consuming ByteOutput) {
         out = output
-        levels = (0..<depth).map { level in (isDictionary: inDictionary && level == depth - 1, keyStart: 0, items: 0) }
+        levels = Self.fragmentLevels(depth: depth, inDictionary: inDictionary)
+    }
+
+    /// The open containers a fragment starts inside: `depth` of them, the innermost a dictionary
+    /// when `inDictionary` (the outer ones matter only to error messages, which come from the
+    /// one-thread walk).
+    private static func fragmentLevels(depth: Int, inDictionary: Bool) -> [(isDictionary: Bool, keyStart: Int, items: Int)] {
+        (0..<depth).map { level in (isDictionary: inDictionary && level == depth - 1, keyStart: 0, items: 0) }
     }
 
     /// Empties a fragment's encoder for another fragment, keeping its storage.
@@ -41,7 +48,7 @@ struct XMLPlistEncoder: ~Copyable {
         out.truncate(to: 0)
         keyBytes.truncate(to: 0)
         pendingOpen = nil
-        levels = (0..<depth).map { level in (isDictionary: inDictionary && level == depth - 1, keyStart: 0, items: 0) }
+        levels = Self.fragmentLevels(depth: depth, inDictionary: inDictionary)
     }
 
     /// How many containers are open.

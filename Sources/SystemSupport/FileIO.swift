@@ -87,7 +87,12 @@ public enum FileIO {
     /// once that process is gone.
     public static func temporaryPath(for target: String) -> String {
         let (folder, name) = split(target)
-        return folder + "/" + temporaryPrefix + name + "-" + ownerTag + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return temporaryPath(in: folder, name: name)
+    }
+
+    /// A temporary name for `name` in `folder`, a folder as `split(_:)` gives it.
+    static func temporaryPath(in folder: String, name: String) -> String {
+        folder + "/" + temporaryPrefix + name + "-" + ownerTag + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
     }
 
     /// `path` made absolute against the working folder and cut into its folder and last name, as
@@ -232,12 +237,13 @@ public final class AtomicFileWriter {
     /// same file system, for a target whose folder is not there yet).
     public init(path: String, mode requested: mode_t? = nil, temporaryFolder: String? = nil) throws {
         self.path = path
+        let (folder, name) = FileIO.split(path)
         if let temporaryFolder {
             FileIO.removeStaleTemporaries(in: temporaryFolder)
-            temporaryPath = FileIO.temporaryPath(for: temporaryFolder + "/" + FileIO.split(path).name)
+            temporaryPath = FileIO.temporaryPath(for: temporaryFolder + "/" + name)
         } else {
-            FileIO.removeStaleTemporaries(in: FileIO.split(path).folder)
-            temporaryPath = FileIO.temporaryPath(for: path)
+            FileIO.removeStaleTemporaries(in: folder)
+            temporaryPath = FileIO.temporaryPath(in: folder, name: name)
         }
         var info = stat()
         replacesExistingFile = stat(path, &info) == 0
