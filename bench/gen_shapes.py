@@ -12,10 +12,15 @@ Writes OUT_DIR/Bench.app (with an Info.plist, so it packages as an app) in one o
                   16 MB of sparse records
   incompressible  random bytes: a 48 MB file, 400 files of 1-200 KB, and gzip-compressed files
   deep            folders nested 48 deep in several branches, long names, a small file in each
+  realcode        mixed's resources around 48 MB of real machine code: the toolchain's own
+                  swift-frontend (x86-64 or arm64 as the machine is), where the other shapes'
+                  machine code is made up. Not the same bytes on every machine (the toolchain's
+                  version decides), but both tools see the same bytes in one run
 """
 import gzip
 import os
 import random
+import shutil
 import struct
 import sys
 import zlib
@@ -119,6 +124,11 @@ def png(rng, width, height):
 def mixed(app, rng):
     code = MachineCode(rng)
     write(os.path.join(app, "Bench"), code.bytes(24 << 20), 0o755)
+    mixed_resources(app, rng)
+
+
+def mixed_resources(app, rng):
+    """Everything of the mixed tree but its binary."""
     for i in range(1500):
         folder = os.path.join(app, f"Resources{i % 12}")
         kind = i % 3
@@ -194,7 +204,24 @@ def deep(app, rng):
                 write(os.path.join(path, f"{rng.choice(WORDS)}Configuration{depth}.plist"), plist_file(rng, rng.randint(1, 10)))
 
 
-SHAPES = {"mixed": mixed, "small": small, "huge": huge, "incompressible": incompressible, "deep": deep}
+def toolchain_machine_code():
+    """The path of the toolchain's swift-frontend, real compiler output of a known kind and size."""
+    for candidate in (shutil.which("swift-frontend"), shutil.which("swift")):
+        if candidate:
+            frontend = os.path.join(os.path.dirname(os.path.realpath(candidate)), "swift-frontend")
+            if os.path.isfile(frontend):
+                return frontend
+    sys.exit("gen_shapes: no swift-frontend on PATH (the realcode shape takes its machine code from the toolchain)")
+
+
+def realcode(app, rng):
+    with open(toolchain_machine_code(), "rb") as f:
+        body = f.read(48 << 20)
+    write(os.path.join(app, "Bench"), body, 0o755)
+    mixed_resources(app, rng)
+
+
+SHAPES = {"mixed": mixed, "small": small, "huge": huge, "incompressible": incompressible, "deep": deep, "realcode": realcode}
 
 
 def main():
