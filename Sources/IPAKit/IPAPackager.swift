@@ -129,12 +129,21 @@ public struct IPAPackager {
         }
         if options.reproducible { normalise(&entries) }
 
-        let folder = (output as NSString).deletingLastPathComponent.isEmpty ? "." : (output as NSString).deletingLastPathComponent
-        guard FileIO.kind(of: folder) == .folder else {
-            throw IPAError("cannot be written: its folder does not exist", file: output)
+        // A file is written beside its target (links followed) and renamed over it; standard
+        // output ('-'), a device or a pipe gets the ipa copied in once it is complete and checked.
+        let destination = output == "-" ? .stream : try WriteDestination.of(output)
+        let temporary: String
+        switch destination {
+        case .file(let target):
+            let (folder, name) = FileIO.split(target)
+            guard FileIO.kind(of: folder) == .folder else {
+                throw IPAError("cannot be written: its folder does not exist", file: output)
+            }
+            FileIO.removeStaleTemporaries(in: folder)
+            temporary = FileIO.temporaryPath(for: folder + "/" + name)
+        case .stream:
+            temporary = FileIO.temporaryPath(for: FileIO.temporaryFolder + "/" + appName.replacingOccurrences(of: ".app", with: ".ipa"))
         }
-        FileIO.removeStaleTemporaries(in: folder)
-        let temporary = FileIO.temporaryPath(for: output)
         defer { unlink(temporary) }
         let (totals, layouts) = try write(entries, to: temporary)
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
@@ -143,7 +152,12 @@ public struct IPAPackager {
         if options.verify {
             try ZipArchiveVerifier.verify(temporary, layouts: layouts, threads: options.threads, displayName: output)
         }
-        guard rename(temporary, output) == 0 else { throw SystemError("cannot be written", file: output) }
+        switch destination {
+        case .file(let target):
+            guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: output) }
+        case .stream:
+            try FileIO.copyContents(of: temporary, to: output)
+        }
         return Report(
             output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
             compressedBytes: totals.compressed, warnings: warnings)

@@ -92,14 +92,32 @@ public enum FileIO {
 
     /// A temporary name for `name` in `folder`, a folder as `split(_:)` gives it.
     static func temporaryPath(in folder: String, name: String) -> String {
-        folder + "/" + temporaryPrefix + name + "-" + ownerTag + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        folder + "/" + temporaryPrefix + shortened(name) + "-" + ownerTag + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    }
+
+    /// Longest part of the target's name a temporary name carries: with the prefix, the owner tag
+    /// and the random tail it stays under the 255 bytes a name may have, so a file of a long
+    /// (valid) name can still be written.
+    static let temporaryNameLimit = 160
+
+    /// `name`, cut at a character boundary to at most ``temporaryNameLimit`` UTF-8 bytes.
+    static func shortened(_ name: String) -> String {
+        guard name.utf8.count > temporaryNameLimit else { return name }
+        var result = ""
+        var bytes = 0
+        for character in name {
+            bytes += character.utf8.count
+            if bytes > temporaryNameLimit { break }
+            result.append(character)
+        }
+        return result
     }
 
     /// `path` made absolute against the working folder and cut into its folder and last name, as
     /// `URL(fileURLWithPath:)` cuts it (`.` and `..` resolved by name, repeated and trailing slashes
     /// dropped), without Foundation's URL machinery, whose first use costs a few hundred
     /// microseconds at start-up.
-    static func split(_ path: String) -> (folder: String, name: String) {
+    public static func split(_ path: String) -> (folder: String, name: String) {
         var absolute = path
         if !absolute.hasPrefix("/") {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -187,6 +205,33 @@ public enum FileIO {
         _ = adhocbuild_start_writeback(fd, offset)
     }
 
+    /// The folder for temporary files with no target folder of their own: `$TMPDIR`, or `/tmp`.
+    public static var temporaryFolder: String {
+        guard let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty else { return "/tmp" }
+        return folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+    }
+
+    /// Copies the file at `source` into `target`, a stream (`-` is standard output; a device or
+    /// pipe is opened for writing), for output that cannot be renamed into place.
+    public static func copyContents(of source: String, to target: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw FileError.system("cannot be read", file: source, code: errno) }
+        defer { close(input) }
+        let output = target == "-" ? STDOUT_FILENO : open(target, O_WRONLY | O_CLOEXEC)
+        guard output >= 0 else { throw FileError.system("cannot be written", file: target, code: errno) }
+        defer { if output != STDOUT_FILENO { close(output) } }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: readBufferAlignment)
+        defer { buffer.deallocate() }
+        while true {
+            let got = retryingInterrupted { Foundation.read(input, buffer.baseAddress!, buffer.count) }
+            if got < 0 { throw FileError.system("cannot be read", file: source, code: errno) }
+            if got == 0 { return }
+            do { try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<got])) } catch let error as FileError {
+                throw error.inFile(target == "-" ? "standard output" : target)
+            }
+        }
+    }
+
     /// Writes `data` to `path` atomically (`-` is standard output).
     public static func writeAtomically(_ data: Data, to path: String) throws {
         try data.withUnsafeBytes { try writeAtomically($0, to: path) }
@@ -199,7 +244,7 @@ public enum FileIO {
 
     static func writeAtomically(_ raw: UnsafeRawBufferPointer, to path: String) throws {
         if path == "-" {
-            try writeAll(STDOUT_FILENO, raw)
+            do { try writeAll(STDOUT_FILENO, raw) } catch let error as FileError { throw error.inFile("standard output") }
             return
         }
         let file = try AtomicFileWriter(path: path)
@@ -216,13 +261,20 @@ public enum FileIO {
 /// A file written under a temporary name in the target's folder and renamed over the target
 /// on `commit()`, so readers only ever see the old file or the complete new one.
 ///
+/// The target is what the path names with symbolic links followed (``WriteDestination``): a link
+/// stays a link and the file it points to gets the new bytes, and a device, FIFO or `/dev/stdout`
+/// is written straight into (`/dev/null` stays a device).
+///
 /// When the rename replaces an existing file, the new data is flushed to disk first, so a crash
 /// cannot swap a good file for an empty one. A new file is not flushed: there is nothing to lose,
 /// and a flush of a large file (a signed executable in a fresh copy of an app) waits for the disk.
 public final class AtomicFileWriter {
     public let path: String
     public let fileDescriptor: Int32
-    private let temporaryPath: String
+    /// The temporary file renamed over `target`; nil when writing straight into a stream.
+    private let temporaryPath: String?
+    /// The regular file `path` names, links followed.
+    private let target: String
     private let mode: mode_t
     /// True when `path` existed when the writer was made, so `commit()` flushes before renaming.
     private let replacesExistingFile: Bool
@@ -237,7 +289,18 @@ public final class AtomicFileWriter {
     /// same file system, for a target whose folder is not there yet).
     public init(path: String, mode requested: mode_t? = nil, temporaryFolder: String? = nil) throws {
         self.path = path
-        let (folder, name) = FileIO.split(path)
+        guard case .file(let target) = try WriteDestination.of(path) else {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+            fileDescriptor = fd
+            target = path
+            temporaryPath = nil
+            mode = 0
+            replacesExistingFile = false
+            return
+        }
+        self.target = target
+        let (folder, name) = FileIO.split(target)
         if let temporaryFolder {
             FileIO.removeStaleTemporaries(in: temporaryFolder)
             temporaryPath = FileIO.temporaryPath(for: temporaryFolder + "/" + name)
@@ -246,9 +309,8 @@ public final class AtomicFileWriter {
             temporaryPath = FileIO.temporaryPath(in: folder, name: name)
         }
         var info = stat()
-        replacesExistingFile = stat(path, &info) == 0
+        replacesExistingFile = stat(target, &info) == 0
         if replacesExistingFile {
-            if info.st_mode & S_IFMT == S_IFDIR { throw FileError("is a folder, not a file", file: path) }
             mode = requested ?? info.st_mode & 0o7777
         } else if let requested {
             mode = requested
@@ -257,20 +319,27 @@ public final class AtomicFileWriter {
             umask(mask)
             mode = 0o666 & ~mask
         }
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let fd = open(temporaryPath!, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
         fileDescriptor = fd
     }
+
+    /// Whether the writer writes straight into a device, FIFO or terminal rather than a file.
+    public var isStream: Bool { temporaryPath == nil }
 
     /// Sets the mode, flushes the data to disk when an existing file is replaced, and renames the
     /// temporary file over the target.
     public func commit() throws {
         guard !finished else { return }
         finished = true
+        guard let temporaryPath else {
+            if close(fileDescriptor) != 0 && errno != EINTR { throw FileError.system("cannot be written", file: path, code: errno) }
+            return
+        }
         var failure: Int32? = nil
         if fchmod(fileDescriptor, mode) != 0 || (replacesExistingFile && fsync(fileDescriptor) != 0) { failure = errno }
         close(fileDescriptor)
-        if failure == nil && rename(temporaryPath, path) != 0 { failure = errno }
+        if failure == nil && rename(temporaryPath, target) != 0 { failure = errno }
         if let failure {
             unlink(temporaryPath)
             throw FileError.system("cannot be written", file: path, code: failure)
@@ -282,7 +351,7 @@ public final class AtomicFileWriter {
         guard !finished else { return }
         finished = true
         close(fileDescriptor)
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
     deinit { abort() }

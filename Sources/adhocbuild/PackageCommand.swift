@@ -46,9 +46,12 @@ enum PackageCommand {
                 for warning in report.warnings { Console.warning(warning) }
                 if !quiet {
                     let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
-                    Console.out(
-                        "\(report.output): \(report.entries) entries, \(ByteCount.format(report.uncompressedBytes)) -> "
-                            + "\(ByteCount.format(report.compressedBytes)) (\(String(format: "%.0f", ratio))% of the app's size)\n")
+                    // With the ipa on standard output, the summary goes beside it, on standard error.
+                    let summary =
+                        "\(report.output == "-" ? "standard output" : report.output): \(report.entries) entries, "
+                        + "\(ByteCount.format(report.uncompressedBytes)) -> \(ByteCount.format(report.compressedBytes)) "
+                        + "(\(String(format: "%.0f", ratio))% of the app's size)\n"
+                    if report.output == "-" { Console.err(summary) } else { Console.out(summary) }
                 }
                 return 0
             })

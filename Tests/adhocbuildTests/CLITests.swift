@@ -107,6 +107,42 @@ import Testing
         }
     }
 
+    /// A full disk (or a closed pipe with SIGPIPE ignored) behind standard output is one line and
+    /// status 1, not a trap with a stack trace.
+    @Test func aFailedWriteToStandardOutputIsOneLineAndExitOne() throws {
+        try withTemporaryFolder { folder in
+            let input = try folder.write("a.plist", "<plist><dict><key>a</key><string>x</string></dict></plist>")
+            for arguments in [
+                ["plist", "print", input], ["plist", "get", input, "a"], ["plist", "convert", input, "--to", "xml", "-o", "-"]
+            ] {
+                let result = try ProcessResult.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", AdhocBuildBinary.path] + arguments)
+                #expect(result.status == 1, "\(arguments)")
+                #expect(result.stderrText == "error: standard output: cannot be written: No space left on device\n", "\(arguments)")
+            }
+        }
+    }
+
+    /// `-o` into a link writes the file it names; into a FIFO (or /dev/null), writes into it: a
+    /// rename over either would swap it for a plain file.
+    @Test func anOutputThatIsALinkOrAFIFOIsWrittenIntoNotReplaced() throws {
+        try withTemporaryFolder { folder in
+            let input = try folder.write("a.plist", "<plist><dict><key>a</key><string>x</string></dict></plist>")
+            #expect(symlink("a.plist", folder.path("link.plist")) == 0)
+            let set = try AdhocBuildBinary.run(["plist", "set", folder.path("link.plist"), "a", "changed"])
+            #expect(set.status == 0, "\(set.stderrText)")
+            #expect(try AdhocBuildBinary.run(["plist", "get", input, "a"]).stdoutText == "changed\n")
+            var info = stat()
+            #expect(lstat(folder.path("link.plist"), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+            let fifo = folder.path("pipe")
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let reader = try ProcessResult.run(
+                "/bin/sh", ["-c", "\"$0\" plist convert \"$1\" --to json -o \"$2\" & cat \"$2\"; wait", AdhocBuildBinary.path, input, fifo])
+            #expect(reader.status == 0)
+            #expect(reader.stdoutText == "{\n  \"a\": \"changed\"\n}\n", "\(reader.stdoutText)")
+            #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        }
+    }
+
     @Test func standardInputAndOutputWorkWithADash() throws {
         let input = Data(#"{"name": "ShoutOut", "build": 7}"#.utf8)
         let result = try AdhocBuildBinary.run(["plist", "convert", "-", "--to", "xml", "-o", "-"], input: input)

@@ -24,6 +24,22 @@ import Testing
         }
     }
 
+    /// `-o -` writes the checked ipa to standard output (its summary to standard error), the same
+    /// bytes as into a file.
+    @Test func packageWritesTheIpaToStandardOutputWithADash() throws {
+        try withTemporaryFolder { folder in
+            try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
+            chmod(try folder.create("A.app/A", Data(repeating: 0x41, count: 10_000)), 0o755)
+            let file = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", folder.path("A.ipa"), "--reproducible"])
+            #expect(file.status == 0, "\(file.stderrText)")
+            let piped = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", "-", "--reproducible"])
+            #expect(piped.status == 0, "\(piped.stderrText)")
+            #expect(piped.stdout == (try Data(contentsOf: URL(fileURLWithPath: folder.path("A.ipa")))))
+            #expect(piped.stderrText.hasPrefix("standard output: 4 entries, 9.8 KB -> "))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["A.app", "A.ipa"])
+        }
+    }
+
     @Test(Fixtures.enabled) func inspectAndVerifyARealIPA() throws {
         let ipa = Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path
         let inspect = try AdhocBuildBinary.run(["inspect", ipa])
