@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    /// Value ranges count in the text after a UTF-8 byte-order mark, so the edit lands on the
+    /// value (it landed three bytes early and broke the file); a UTF-16 project is refused, as
+    /// writing UTF-8 bytes into it would scramble it.
+    @Test(Fixtures.enabled) func aProjectWithAByteOrderMarkIsEditedInPlaceAndAUTF16OneIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let fixture = [UInt8](try Data(contentsOf: Fixtures.url("pbxproj", Self.fastlaneProject)))
+            let pbxproj = try folder.create("App.xcodeproj/project.pbxproj", Data([0xEF, 0xBB, 0xBF] + fixture))
+            try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("7"))
+            let bumped = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pbxproj)))
+            #expect(bumped.starts(with: [0xEF, 0xBB, 0xBF]))
+            let lines = differingLines(fixture, Array(bumped.dropFirst(3)))
+            #expect(lines.count == 8)
+            #expect(lines.allSatisfy { $0.0 == "\t\t\t\tCURRENT_PROJECT_VERSION = 1;" && $0.1 == "\t\t\t\tCURRENT_PROJECT_VERSION = 7;" })
+
+            let utf16 = Data([0xFF, 0xFE] + String(decoding: fixture, as: UTF8.self).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            try utf16.write(to: URL(fileURLWithPath: pbxproj))
+            #expect(
+                throws: AdhocBuildError(
+                    "is UTF-16 text, which adhocbuild reads but does not edit; save it as UTF-8 (as Xcode does)", file: pbxproj)
+            ) {
+                try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("8"))
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: pbxproj)) == utf16)
+        }
+    }
+
     @Test(Fixtures.enabled) func literalInfoPlistsOfAnXcode7ProjectAreBumpedAndTheProjectIsLeftAlone() throws {
         try withTemporaryFolder { folder in
             let pbxproj = try tree(with: Self.isignProject, folder)

@@ -178,7 +178,7 @@ public struct EnvironmentApplier: Sendable {
         var files = FileTransaction()
         let (plain, references) = ReferencedInfoValues.split(environment.info, over: try PropertyList(contentsOf: info).value)
         let infoChange = try patch(info, with: plain, into: &files)
-        let (projectChange, referenceWarnings) = ReferencedInfoValues.apply(
+        let (projectChange, referenceWarnings) = try ReferencedInfoValues.apply(
             references, infoPlist: info, project: project, into: &files)
         let target =
             output

@@ -47,7 +47,7 @@ struct ReferencedInfoValues {
     /// nothing to set) and a warning for each reference left as it was.
     static func apply(
         _ references: [Reference], infoPlist: String, project location: String, into files: inout FileTransaction
-    ) -> (change: EnvironmentApplier.FileChange?, warnings: [String]) {
+    ) throws -> (change: EnvironmentApplier.FileChange?, warnings: [String]) {
         guard !references.isEmpty else { return (nil, []) }
         func left(_ reference: Reference, _ why: String) -> String {
             "\(infoPlist): \(reference.key) left as \(reference.written) (the environment gives '\(reference.newValue)'): \(why)"
@@ -128,7 +128,7 @@ struct ReferencedInfoValues {
             return (unchanged ? EnvironmentApplier.FileChange(path: project.path, action: .unchanged, values: []) : nil, warnings)
         }
         let chosen = order.map { edits[$0]! }
-        files.write(Data(project.replacing(chosen.map { ($0.range, $0.text) })), to: project.path)
+        files.write(Data(try project.replacing(chosen.map { ($0.range, $0.text) })), to: project.path)
         return (EnvironmentApplier.FileChange(path: project.path, action: .updated, values: chosen.map(\.change)), warnings)
     }
 }

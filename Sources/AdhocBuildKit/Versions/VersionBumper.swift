@@ -189,7 +189,7 @@ public struct VersionBumper: Sendable {
             for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
             try files.write(plist, to: path)
         }
-        if let project, !replacements.isEmpty { files.write(Data(project.replacing(replacements)), to: project.path) }
+        if let project, !replacements.isEmpty { files.write(Data(try project.replacing(replacements)), to: project.path) }
         try files.commit()
     }
 }

@@ -10,7 +10,12 @@ public struct XcodeProject: Sendable {
     public let path: String
     /// The folder holding the `.xcodeproj` (Xcode's `SRCROOT`).
     public let sourceRoot: String
+    /// The file's bytes as read.
     public let bytes: [UInt8]
+    /// Where the text the value ranges count in starts in `bytes`: 3 after a UTF-8 byte-order mark.
+    let textStart: Int
+    /// True for a UTF-16 file, whose ranges count in its UTF-8 conversion: read, never edited.
+    let isUTF16: Bool
     public let targets: [Target]
     /// The project-level configurations, whose settings targets inherit.
     public let projectConfigurations: [Configuration]
@@ -46,6 +51,8 @@ public struct XcodeProject: Sendable {
         sourceRoot = (xcodeproj as NSString).deletingLastPathComponent
         let data = try FileIO.read(pbxproj)
         bytes = [UInt8](data)
+        textStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        isUTF16 = bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
         let root: OpenStepNode
         do { root = try OpenStepPlistReader().readDocument(data) } catch let error as PlistError {
             throw error.inFile(pbxproj)
@@ -136,12 +143,17 @@ public struct XcodeProject: Sendable {
         setting("GENERATE_INFOPLIST_FILE", target: target, configuration: configuration)?.0 == "YES"
     }
 
-    /// The project file's text with `replacements` made (each a byte range and its new token);
-    /// every other byte stays as it was.
-    public func replacing(_ replacements: [(range: Range<Int>, text: String)]) -> [UInt8] {
+    /// The project file's bytes with `replacements` made (each a byte range of the text and its
+    /// new token); every other byte stays as it was, a UTF-8 byte-order mark included. A UTF-16
+    /// file (which Xcode never writes) is refused rather than rewritten in another encoding.
+    public func replacing(_ replacements: [(range: Range<Int>, text: String)]) throws -> [UInt8] {
+        guard !isUTF16 else {
+            throw AdhocBuildError("is UTF-16 text, which adhocbuild reads but does not edit; save it as UTF-8 (as Xcode does)", file: path)
+        }
         var result = bytes
         for replacement in replacements.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {
-            result.replaceSubrange(replacement.range, with: Array(replacement.text.utf8))
+            let range = (replacement.range.lowerBound + textStart)..<(replacement.range.upperBound + textStart)
+            result.replaceSubrange(range, with: Array(replacement.text.utf8))
         }
         return result
     }
