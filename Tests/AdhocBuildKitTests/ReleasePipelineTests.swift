@@ -76,6 +76,33 @@ import Testing
         }
     }
 
+    /// The app's versions name the release folder, so one holding `/` (which put a whole release
+    /// outside DIST, with exit 0) or a control character is refused before anything is published.
+    @Test(arguments: ["42/../../../pwned", "4\\2", "42\n"]) func aVersionThatIsNotOneFolderNameIsRefused(build: String) throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("Evil.app")
+            try FileManager.default.copyItem(atPath: Self.exampleApp, toPath: app)
+            var info = try PropertyList(contentsOf: app + "/Info.plist")
+            try info.value.setValue(.string(build), at: "CFBundleVersion")
+            try info.write(to: app + "/Info.plist")
+            var options = try options(folder)
+            options.input = app
+            do {
+                _ = try ReleasePipeline(options: options).run()
+                Issue.record("released a build named \(build)")
+            } catch let failure as ReleasePipeline.Failure {
+                #expect(failure.step == "Check the versions name a folder")
+                #expect(
+                    failure.reason.hasPrefix("\(app): the app's CFBundleVersion \(String(reflecting: build)) holds "), "\(failure.reason)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".") } == [])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == [
+                    "Evil.app", "dist", "example.mobileprovision"
+                ])
+        }
+    }
+
     /// Each file the release names is checked before the build is copied and packaged: a mistake in
     /// one fails the "Check the input files" step, names the user's file and leaves no DIST behind.
     @Test func aMissingOrUnreadableInputFileFailsBeforeAnythingIsPackaged() throws {

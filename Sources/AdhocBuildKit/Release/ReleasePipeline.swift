@@ -182,6 +182,11 @@ public struct ReleasePipeline {
         let app = try verify(ipa, warnings: &warnings)
         let signature = try checkSignature(ipa, warnings: &warnings)
         let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
+        try step("Check the versions name a folder") {
+            for (key, value) in [("CFBundleShortVersionString", version), ("CFBundleVersion", build)] {
+                try Self.checkFolderName(value, key: key, input: options.input)
+            }
+        }
         let releasePath = environment.name + "/" + "\(version)-\(build)"
         let baseURL = try step("Work out URLs") {
             try releaseBaseURL(environment: environment.name, version: version, build: build)
@@ -375,6 +380,19 @@ public struct ReleasePipeline {
         pageOptions.now = options.now
         pageOptions.buildDate = options.now
         return pageOptions
+    }
+
+    /// A version from the app's Info.plist names the release's folder (`<version>-<build>`), so it
+    /// must stay one name: no `/` or `\\` (which would put the release elsewhere, even outside
+    /// DIST) and no control characters.
+    static func checkFolderName(_ value: String, key: String, input: String) throws {
+        guard let bad = value.unicodeScalars.first(where: { $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) else {
+            return
+        }
+        let shown = bad.value < 0x20 || bad.value == 0x7F ? String(format: "U+%04X", bad.value) : "'\(bad)'"
+        throw AdhocBuildError(
+            "the app's \(key) \(String(reflecting: value)) holds \(shown), so it cannot name a release folder; "
+                + "versions are like 42 or 1.4.2", file: input)
     }
 
     /// Under DIST's lock: moves the assembled release into `DIST/<env>/<releaseName>` (replacing one
