@@ -48,13 +48,21 @@ public struct IPAPackager {
 
     public init(options: Options = Options()) { self.options = options }
 
+    /// `path` with `.`, `..` and symbolic links resolved, so a bundle given as `.`, `App.app/.` or
+    /// through a link is named by its own folder name; `path` itself when it cannot be resolved.
+    public static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The app inside `input` (an `.app`, or an `.xcarchive`'s `Products/Applications/*.app`) and
-    /// the archive's `SwiftSupport` folder when it has one.
+    /// the archive's `SwiftSupport` folder when it has one, links and `.` resolved.
     public static func locateApp(_ input: String) throws -> (app: String, swiftSupport: String?) {
         guard FileIO.kind(of: input) == .folder else {
             throw IPAError("no app bundle or archive here", file: input)
         }
-        let trimmed = input.hasSuffix("/") ? String(input.dropLast()) : input
+        let trimmed = canonicalPath(input)
         if trimmed.hasSuffix(".xcarchive") {
             let applications = trimmed + "/Products/Applications"
             let apps = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? []).filter { $0.hasSuffix(".app") }
@@ -70,6 +78,12 @@ public struct IPAPackager {
         }
         guard FileManager.default.fileExists(atPath: trimmed + "/Info.plist") else {
             throw IPAError("is not an app bundle (no Info.plist) or an .xcarchive", file: input)
+        }
+        let name = (trimmed as NSString).lastPathComponent
+        guard name.hasSuffix(".app"), name.count > 4 else {
+            throw IPAError(
+                "is a folder named '\(name)', not '<Name>.app': an ipa holds Payload/<Name>.app, the only layout iOS installs; "
+                    + "rename the folder (Xcode names it after the product)", file: input)
         }
         return (trimmed, nil)
     }

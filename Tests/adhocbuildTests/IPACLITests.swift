@@ -24,6 +24,31 @@ import Testing
         }
     }
 
+    /// The app folder's own name goes into Payload/: `.` and links are resolved, and a folder not
+    /// named `<Name>.app` is refused (it made Payload/NoExt/, which iOS and `inspect` reject).
+    @Test func packageNamesPayloadAfterTheBundleFolderAndRefusesOneNotNamedApp() throws {
+        try withTemporaryFolder { folder in
+            try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
+            chmod(try folder.create("A.app/A", Data(repeating: 0x41, count: 100)), 0o755)
+            #expect(symlink("A.app", folder.path("Link")) == 0)
+            for (input, cwd) in [(".", folder.path("A.app")), (folder.path("A.app") + "/.", nil), (folder.path("Link"), nil)] {
+                let result = try AdhocBuildBinary.run(["package", input, "-o", folder.path("out.ipa"), "-q"], in: cwd)
+                #expect(result.status == 0, "\(input): \(result.stderrText)")
+                let inspect = try AdhocBuildBinary.run(["inspect", folder.path("out.ipa")])
+                #expect(
+                    inspect.status == 0 && inspect.stdoutText.contains("Payload/A.app"),
+                    "\(input): \(inspect.stdoutText)\(inspect.stderrText)")
+            }
+            try FileManager.default.copyItem(atPath: folder.path("A.app"), toPath: folder.path("NoExt"))
+            let refused = try AdhocBuildBinary.run(["package", folder.path("NoExt"), "-o", folder.path("no.ipa")])
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderrText == "error: \(folder.path("NoExt")): is a folder named 'NoExt', not '<Name>.app': an ipa holds "
+                    + "Payload/<Name>.app, the only layout iOS installs; rename the folder (Xcode names it after the product)\n")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("no.ipa")))
+        }
+    }
+
     /// `-o -` writes the checked ipa to standard output (its summary to standard error), the same
     /// bytes as into a file.
     @Test func packageWritesTheIpaToStandardOutputWithADash() throws {

@@ -222,8 +222,10 @@ public struct ReleasePipeline {
     private func makeIPA(environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, warnings: inout [String])
         throws -> String
     {
-        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
-        guard input.hasSuffix(".app") || input.hasSuffix(".xcarchive") else {
+        // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
+        let isFolder = FileIO.kind(of: options.input) == .folder
+        let input = isFolder ? IPAPackager.canonicalPath(options.input) : options.input
+        guard isFolder else {
             guard case .unchanged = options.buildNumber else {
                 throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
             }
@@ -294,9 +296,9 @@ public struct ReleasePipeline {
     /// The build, notes, icon and profile named in the options: each there and readable as what it
     /// should be, so a mistake in one is reported before the build is copied and packaged.
     private func checkInputFiles() throws {
-        let input = options.input.hasSuffix("/") ? String(options.input.dropLast()) : options.input
-        guard FileIO.kind(of: input) != nil else { throw FileError("no such file or folder", file: input) }
-        if input.hasSuffix(".app") || input.hasSuffix(".xcarchive") { _ = try IPAPackager.locateApp(input) }
+        let input = options.input
+        guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
+        if kind == .folder { _ = try IPAPackager.locateApp(input) }
         if let notes = options.notes { _ = try FileIO.read(notes) }
         if let icon = options.icon {
             do { _ = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
