@@ -18,7 +18,7 @@ extension AppIcons {
         let app = try AppPackage.open(package).app
         let icons = AppIcons(bundle: app)
         guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder, files: icons) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileIO.createFolder(folder)
         var written: [Extracted] = []
         for icon in icons.icons {
             let image: PNGImage
@@ -41,7 +41,7 @@ extension AppIcons {
         guard let best = lookup.icon, let catalog = lookup.catalog else {
             throw IPAError("has no icon to extract: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())", file: package)
         }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileIO.createFolder(folder)
         let decoder = RenditionDecoder.withBuiltInDecompressors(catalog.catalog)
         var written: [Extracted] = []
         var names = Set<String>()

@@ -60,7 +60,6 @@ public struct InstallPage {
     public func write(ipa: String, to folder: String) throws -> Result {
         let (base, baseWarning) = try checkedBaseURL()
         let app = try AppPackage.open(ipa).app
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)
@@ -68,12 +67,12 @@ public struct InstallPage {
             app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
             bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
             title: options.title, subtitle: options.subtitle ?? options.environment)
-        try output.write(try manifest.data(), "manifest.plist")
+        output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
-        try output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
-        try output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
-        try output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
-        if options.copyIPA, let copy = try copy(ipa, into: folder) { output.files.append(copy) }
+        output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
+        output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
+        output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
+        try output.commit { options.copyIPA ? try copy(ipa, into: folder) : nil }
         return Result(
             files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
             installURL: links.install, warnings: output.warnings)
@@ -101,8 +100,8 @@ public struct InstallPage {
             }
             image = found.image
         }
-        try output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
-        try output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)
+        output.write(ImageResizer.resize(image, to: 57).pngData(), OTAManifest.displayImageName)
+        output.write(ImageResizer.resize(image, to: 512).pngData(), OTAManifest.fullSizeImageName)
         return true
     }
 

@@ -19,22 +19,46 @@ extension InstallPage {
         }
     }
 
-    /// The files written so far into the page's folder, and the warnings.
+    /// The page's files, made in memory and written together by `commit()` once every one of them
+    /// was made, so a failure (a broken template, an unreadable icon) leaves the folder as it was:
+    /// no new manifest beside an old page, pointing at an ipa that was never copied.
     struct PageOutput {
         var folder: String
+        /// The files written, once committed.
         var files: [String] = []
         var warnings: [String]
+        private var pending: [(path: String, data: Data)] = []
 
         init(folder: String, warnings: [String]) {
             self.folder = folder
             self.warnings = warnings
         }
 
-        /// Writes `data` atomically as `name` in the folder.
-        mutating func write(_ data: Data, _ name: String) throws {
-            let path = (folder as NSString).appendingPathComponent(name)
-            try FileIO.writeAtomically(data, to: path)
-            files.append(path)
+        /// Adds `data` as `name` in the folder, to be written by `commit()`.
+        mutating func write(_ data: Data, _ name: String) {
+            pending.append(((folder as NSString).appendingPathComponent(name), data))
+        }
+
+        /// Makes the folder, runs `first` (the ipa's copy, which the manifest points to), then writes
+        /// every file under a temporary name and renames them all into place.
+        mutating func commit(after first: () throws -> String?) throws {
+            try FileIO.createFolder(folder)
+            if let copied = try first() { files.append(copied) }
+            var writers: [AtomicFileWriter] = []
+            do {
+                for (path, data) in pending {
+                    let writer = try AtomicFileWriter(path: path)
+                    writers.append(writer)
+                    do { try data.withUnsafeBytes { try FileIO.writeAll(writer.fileDescriptor, $0) } } catch let error as FileError {
+                        throw error.inFile(path)
+                    }
+                }
+                for writer in writers { try writer.commit() }
+            } catch {
+                for writer in writers { writer.abort() }
+                throw error
+            }
+            files = pending.map(\.path) + files
         }
     }
 

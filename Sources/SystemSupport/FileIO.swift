@@ -205,6 +205,29 @@ public enum FileIO {
         _ = adhocbuild_start_writeback(fd, offset)
     }
 
+    /// Makes `path` and any missing folders above it (nothing to do when it is a folder already),
+    /// failing with one line that names the path: `is a file, not a folder` when a file is in the
+    /// way (at `path` or above it), else the system's reason.
+    public static func createFolder(_ path: String) throws {
+        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for (index, component) in components.enumerated() {
+            prefix += "/" + component
+            var info = stat()
+            if stat(prefix, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    if index == components.count - 1 { throw FileError("is a file, not a folder", file: path) }
+                    let blocker = prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix
+                    throw FileError("cannot be made: \(blocker) is a file, not a folder", file: path)
+                }
+                continue
+            }
+            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
+                throw FileError.system("cannot be made", file: path, code: errno)
+            }
+        }
+    }
+
     /// The folder for temporary files with no target folder of their own: `$TMPDIR`, or `/tmp`.
     public static var temporaryFolder: String {
         guard let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty else { return "/tmp" }

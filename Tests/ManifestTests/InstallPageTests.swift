@@ -2,6 +2,7 @@ import Foundation
 import IPAKit
 import Manifest
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -84,6 +85,40 @@ import Testing
             #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
             #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-512.png")))! == (512, 512))
             #expect(FileManager.default.fileExists(atPath: out + "/Evil App #1.ipa"))
+        }
+    }
+
+    /// Every file is made before any is written: a template that fails leaves a published page as
+    /// it was (its manifest wrote first, pointing at an ipa never copied) and a new folder unmade.
+    @Test func aBrokenTemplateLeavesThePageFolderAsItWas() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            var options = InstallPage.Options(baseURL: "https://builds.example.com/")
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("page"))
+            let before = folder.snapshot().filter { $0.key.hasPrefix("page/") }
+            try folder.create("templates/page.mustache", Data("{{#unclosed}}".utf8))
+            options.templatesFolder = folder.path("templates")
+            options.title = "Another"
+            #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("page")) }
+            #expect(folder.snapshot().filter { $0.key.hasPrefix("page/") } == before)
+            #expect(before.count == 7)
+            #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("new/page")) }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("new")))
+        }
+    }
+
+    /// A file where the page's folder should be is one line naming the path, not Foundation's error dump.
+    @Test func aFileInTheWayOfThePageFolderIsOneClearLine() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            try folder.create("afile", Data("x".utf8))
+            let options = InstallPage.Options(baseURL: "https://builds.example.com/")
+            #expect(throws: FileError("is a file, not a folder", file: folder.path("afile"))) {
+                _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("afile"))
+            }
+            #expect(throws: FileError("cannot be made: \(folder.path("afile")) is a file, not a folder", file: folder.path("afile/sub"))) {
+                _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("afile/sub"))
+            }
         }
     }
 

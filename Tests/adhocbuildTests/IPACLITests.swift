@@ -132,6 +132,15 @@ import Testing
             ])
             #expect(none.status == 1)
             #expect(none.stderrText.contains("has no icon to extract: it declares no icons"), "\(none.stderrText)")
+            // A file where the folder should be: one line naming it, not Foundation's error dump.
+            try folder.create("afile", Data("x".utf8))
+            let blocked = try AdhocBuildBinary.run([
+                "icon", "extract", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, "-o", folder.path("afile/icons")
+            ])
+            #expect(blocked.status == 1)
+            #expect(
+                blocked.stderrText
+                    == "error: \(folder.path("afile/icons")): cannot be made: \(folder.path("afile")) is a file, not a folder\n")
         }
     }
 

@@ -172,7 +172,7 @@ public struct ReleasePipeline {
         let signing = try options.signing.map { request in
             try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
         }
-        try FileManager.default.createDirectory(atPath: options.out, withIntermediateDirectories: true)
+        try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
