@@ -36,7 +36,9 @@ public struct JSONPlistWriter {
             }
             out.append(contentsOf: real.description.utf8)
         case .bool(let bool): out.append(contentsOf: (bool ? "true" : "false").utf8)
-        case .date(let date): JSONPlistWriter.appendString(date.iso8601, into: &out)
+        case .date(let date):
+            guard date.hasISO8601Form else { throw PlistDate.unrepresentable(date, in: "JSON", keyPath: PlistKeyPath(path).description) }
+            JSONPlistWriter.appendString(date.iso8601, into: &out)
         case .data(let data):
             out.append(UInt8(ascii: "\""))
             Base64.encode(data, into: &out)

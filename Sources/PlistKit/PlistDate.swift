@@ -45,6 +45,24 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
         }
     }
 
+    /// Whether the date has a four-digit year (-9999 to 9999), the dates XML's `<date>` (and
+    /// JSON's ISO 8601 string) can carry and be read back from; not NaN, an infinity, or a
+    /// year like 11507.
+    public var hasISO8601Form: Bool {
+        let unix = (secondsSinceReferenceDate + PlistDate.unixEpochOffset).rounded(.down)
+        return unix.isFinite && unix >= -377_705_116_800 && unix <= 253_402_300_799
+    }
+
+    /// The error for a date without an ISO 8601 form, at `keyPath`, in a format that needs one.
+    static func unrepresentable(_ date: PlistDate, in format: String, keyPath: String) -> PlistError {
+        let seconds = date.secondsSinceReferenceDate
+        let what = seconds.isNaN ? "NaN" : seconds.isInfinite ? (seconds < 0 ? "-infinity" : "infinity") : "\(seconds)"
+        return PlistError(
+            .unrepresentable,
+            "the date \(what) seconds from 2001 is outside the years -9999 to 9999 that \(format) dates can carry; write binary instead",
+            keyPath: keyPath)
+    }
+
     /// The most bytes `writeISO8601(to:)` writes (a 7-digit year with its sign).
     static let maximumISO8601Length = 32
 

@@ -163,6 +163,10 @@ struct XMLPlistEncoder: ~Copyable {
     }
 
     mutating func date(_ value: PlistDate) throws {
+        guard value.hasISO8601Form else {
+            try beginValue()  // so the key path names this value
+            throw PlistDate.unrepresentable(value, in: "XML", keyPath: currentPath)
+        }
         try element("<date>", "</date>\n", maximum: PlistDate.maximumISO8601Length) { value.writeISO8601(to: $0) }
     }
 

@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    /// A date XML cannot carry (it wrote `<date>invalid-date</date>`, which nothing reads back) is
+    /// refused with its key path, in XML and JSON; the edges of four-digit years round-trip.
+    @Test(arguments: [Double.nan, -Double.infinity, 3e11, 253_402_300_800 - 978_307_200, -377_705_116_801 - 978_307_200] as [Double])
+    func refusesDatesWithoutAFourDigitYearAndNamesTheKeyPath(seconds: Double) throws {
+        let value: PlistValue = [
+            "outer": .array([.date(PlistDate(secondsSinceReferenceDate: 0)), .date(PlistDate(secondsSinceReferenceDate: seconds))])
+        ]
+        #expect(throws: PlistError.self) { try XMLPlistWriter().write(value) }
+        do { _ = try XMLPlistWriter().write(value) } catch let error as PlistError {
+            #expect(error.keyPath == "outer:1" && error.kind == .unrepresentable, "\(error)")
+        }
+        #expect(throws: PlistError.self) { try PropertyList(value).data(format: .json) }
+        for edge in [253_402_300_799 - 978_307_200, -377_705_116_800 - 978_307_200] as [Double] {
+            let text = try xml(.date(PlistDate(secondsSinceReferenceDate: edge)))
+            #expect(try XMLPlistReader().read(Data(text.utf8)) == .date(PlistDate(secondsSinceReferenceDate: edge)), "\(text)")
+        }
+    }
+
     @Test func sortsKeysByUTF16WhenAsked() throws {
         let value: PlistValue = ["b": 1, "B": 2, "a": 3, "é": 4]
         let text = try xml(value, sortKeys: true)
