@@ -92,6 +92,30 @@ import Testing
             ])
     }
 
+    /// Applying an environment checks it as `env check` does, the comparison with the others
+    /// included: a Settings key only QA has stopped `env check` but not `env apply`.
+    @Test func applyingRefusesAnEnvironmentThatDiffersFromTheOthers() throws {
+        try withTemporaryFolder { folder in
+            let path = try folder.environments([
+                "Base": ["Settings": ["API": "https://api.example.com"]],
+                "Debug": ["Settings": ["Timeout": 10]],
+                "QA": ["Settings": ["Timeout": 20, "DebugMenu": true]],
+                "Release": ["Settings": ["Timeout": 30]]
+            ])
+            let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
+            do {
+                _ = try resolver.resolveForApplying("QA")
+                Issue.record("QA was applied")
+            } catch let errors as AdhocBuildErrors {
+                #expect(
+                    errors.problems.map(\.description) == [
+                        "\(path)/QA.plist: at 'Settings:DebugMenu': only QA has this key (Debug, Release do not)"
+                    ])
+            }
+            #expect(try resolver.resolveForApplying("Release").environment.settings["Timeout"] == 30)
+        }
+    }
+
     @Test func checkingOneEnvironmentComparesItWithAllTheOthersButReportsOnlyItsOwnProblems() throws {
         let files: [String: PlistValue] = [
             "Debug": ["Settings": ["LogLevel": "debug", "Verbose": true]], "Staging": ["Settings": ["LogLevel": "info"]],

@@ -34,6 +34,17 @@ import Testing
         ) {
             try store.environment(named: "Base")
         }
+        // A one-letter slip in Base's name is told the same; any other short name is not ("Nope"
+        // was three letters from Base, and got the sentence about Base).
+        #expect(throws: AdhocBuildError.self) { try store.environment(named: "Bse") }
+        do { _ = try store.environment(named: "Bse") } catch let error as AdhocBuildError {
+            #expect(error.message.hasPrefix("no environment 'Bse'; 'Base' is the layer every environment is built on"))
+        }
+        #expect(
+            throws: AdhocBuildError("no environment 'Nope'; there are Debug, QA, Release, Staging", file: SampleEnvironments.path)
+        ) {
+            try store.environment(named: "Nope")
+        }
     }
 
     @Test func readsTheSeedArticlesSingleEnvironmentsPlist() throws {

@@ -86,6 +86,18 @@ public struct EnvironmentChecker: Sendable {
         return Report(results: results)
     }
 
+    /// The problems of environment `name` that only a comparison with every other shows: `Settings`
+    /// key paths or types that differ (what `env check` reports as "only QA has this key").
+    public func consistencyProblems(of name: String) -> [AdhocBuildError] {
+        let store = resolver.store
+        var resolved: [ResolvedEnvironment] = []
+        for definition in store.environments where definition.wasRead {
+            if let environment = resolver.resolveCollectingFindings(definition.name).0 { resolved.append(environment) }
+        }
+        let files = Dictionary(store.environments.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
+        return SettingsConsistency(environments: resolved, files: files).problems()[name] ?? []
+    }
+
     /// Where an undefined variable is referenced.
     private struct UndefinedKey: Hashable {
         var file: String?

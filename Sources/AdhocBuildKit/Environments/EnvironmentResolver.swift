@@ -36,11 +36,13 @@ public struct EnvironmentResolver: Sendable {
     }
 
     /// Resolves `name` for writing it somewhere (`env apply`, `release`): with every override applied,
-    /// it must pass the checks `env check` makes of one environment (valid bundle identifier, …).
-    /// Throws every error together; returns the warnings (plain http URLs, …) beside the environment.
+    /// it must pass the checks `env check` makes of it (valid bundle identifier, the same `Settings`
+    /// keys as every other environment, …). Throws every error together; returns the warnings
+    /// (plain http URLs, …) beside the environment.
     public func resolveForApplying(_ name: String) throws -> (environment: ResolvedEnvironment, warnings: [AdhocBuildError]) {
         let (resolved, problems) = resolveCollectingProblems(name)
-        let all = problems + (resolved.map(EnvironmentChecker.checkValues) ?? [])
+        var all = problems + (resolved.map(EnvironmentChecker.checkValues) ?? [])
+        if let resolved { all += EnvironmentChecker(resolver: self).consistencyProblems(of: resolved.name) }
         let errors = all.filter { $0.severity == .error }
         guard let resolved, errors.isEmpty else { throw AdhocBuildErrors(errors) }
         return (resolved, all.filter { $0.severity == .warning })

@@ -100,13 +100,13 @@ public struct EnvironmentStore: Sendable {
                     + "there are \(environments.map(\.name).joined(separator: ", "))", file: base.file)
         }
         var message = "no environment '\(name)'; there are \(environments.map(\.name).joined(separator: ", "))"
-        let candidates = environments.map(\.name) + (base.map { [$0.name] } ?? [])
-        if let guess = Suggestion.closest(to: name, in: candidates, maximumDistance: 3) {
+        if let base, Suggestion.distance(name.lowercased(), base.name.lowercased()) <= 1 {
+            // A slip of one letter in the base layer's name ("Bse"), not any short name ("Nope").
             message =
-                guess == base?.name
-                ? "no environment '\(name)'; '\(guess)' is the layer every environment is built on, not an environment of its own; "
-                    + "there are \(environments.map(\.name).joined(separator: ", "))"
-                : "no environment '\(name)'; did you mean '\(guess)'?"
+                "no environment '\(name)'; '\(base.name)' is the layer every environment is built on, not an environment of its own; "
+                + "there are \(environments.map(\.name).joined(separator: ", "))"
+        } else if let guess = Suggestion.closest(to: name, in: environments.map(\.name), maximumDistance: 3) {
+            message = "no environment '\(name)'; did you mean '\(guess)'?"
         }
         throw AdhocBuildError(message, file: location)
     }
