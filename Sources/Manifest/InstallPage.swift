@@ -63,10 +63,13 @@ public struct InstallPage {
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)
-        let manifest = OTAManifest(
-            app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
-            bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
-            title: options.title, subtitle: options.subtitle ?? options.environment)
+        let manifest: OTAManifest
+        do {
+            manifest = try OTAManifest(
+                app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
+                bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
+                title: options.title, subtitle: options.subtitle ?? options.environment)
+        } catch let error as ManifestError { throw error.inFile(ipa) }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")

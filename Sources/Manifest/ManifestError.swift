@@ -10,6 +10,13 @@ public struct ManifestError: DiagnosticError, Equatable {
         self.file = file
     }
 
+    /// The same error, naming `path` (unless it already names a file).
+    public func inFile(_ path: String) -> ManifestError {
+        var copy = self
+        if copy.file == nil { copy.file = path }
+        return copy
+    }
+
     public var location: String? { nil }
     public var problem: String { message }
 }

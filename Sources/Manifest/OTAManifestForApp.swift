@@ -18,22 +18,40 @@ extension OTAManifest {
 
     /// The manifest for `app` served from `base` (a checked base URL): the ipa at `ipaURL`, the icons
     /// beside the manifest when `withIcons`, the title the app's display name unless given.
+    /// Throws when the Info.plist lacks what the manifest must carry (the bundle identifier iOS
+    /// installs by, the version as a string): a manifest with empty ones installs nothing.
     public init(
         app: AppBundle, base: String, ipaURL: String, withIcons: Bool, bundleVersion: BundleVersionSource,
         title: String? = nil, subtitle: String?
-    ) {
+    ) throws {
+        func required(_ key: String) throws -> String {
+            switch app.info[key] {
+            case .string(let text)? where !text.isEmpty: return text
+            case nil: throw ManifestError("the app's Info.plist has no \(key), which the manifest must carry")
+            case .string?: throw ManifestError("the app's Info.plist has an empty \(key), which the manifest must carry")
+            case let value?:
+                throw ManifestError(
+                    "the app's Info.plist has \(key) as \("aeiou".contains(value.kindName.first!) ? "an" : "a") \(value.kindName), not a string"
+                )
+            }
+        }
+        let identifier = try required("CFBundleIdentifier")
+        let version = try required(bundleVersion == .build ? "CFBundleVersion" : "CFBundleShortVersionString")
         self.init(
             ipaURL: ipaURL,
             displayImageURL: withIcons ? URLEncoding.join(base, Self.displayImageName) : nil,
             fullSizeImageURL: withIcons ? URLEncoding.join(base, Self.fullSizeImageName) : nil,
-            bundleIdentifier: app.bundleIdentifier ?? "",
-            bundleVersion: (bundleVersion == .build ? app.buildVersion : app.shortVersion) ?? "",
+            bundleIdentifier: identifier, bundleVersion: version,
             title: title ?? Self.title(of: app), subtitle: subtitle)
     }
 
-    /// The name testers see: the display name, else the bundle's name without `.app`.
+    /// The name testers see: the display name, else the bundle's name, else the bundle folder's
+    /// name without `.app` (an empty name counts as none).
     public static func title(of app: AppBundle) -> String {
-        app.displayName ?? (app.name as NSString).deletingPathExtension
+        for key in ["CFBundleDisplayName", "CFBundleName"] {
+            if let name = app.info[key]?.stringValue, !name.trimmingCharacters(in: .whitespaces).isEmpty { return name }
+        }
+        return (app.name as NSString).deletingPathExtension
     }
 
     /// What `adhocbuild manifest` writes, beside an ipa that is already published.
@@ -57,12 +75,16 @@ extension OTAManifest {
     public static func write(_ request: Request, to output: String) throws -> [String] {
         let (base, warning) = try URLEncoding.baseURLWithWarning(request.baseURL, allowHTTP: request.allowHTTP)
         let warnings = warning.map { [$0] } ?? []
+        let ipaURL = try request.ipaURL.map { try URLEncoding.ipaURL($0, allowHTTP: request.allowHTTP) }
         let app = try AppPackage.open(request.ipa).app
-        let manifest = OTAManifest(
-            app: app, base: base,
-            ipaURL: request.ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
-            withIcons: AppIconLookup(bundle: app).icon != nil, bundleVersion: request.bundleVersion,
-            subtitle: request.subtitle)
+        // Only `page` writes the icons beside the manifest; a manifest alone names none, so that it
+        // never points at images that are not there.
+        let manifest: OTAManifest
+        do {
+            manifest = try OTAManifest(
+                app: app, base: base, ipaURL: ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
+                withIcons: false, bundleVersion: request.bundleVersion, subtitle: request.subtitle)
+        } catch let error as ManifestError { throw error.inFile(request.ipa) }
         try FileIO.writeAtomically(try manifest.data(), to: output)
         return warnings
     }

@@ -42,8 +42,21 @@ public enum URLEncoding {
     ///
     /// `shownAs` is what errors quote: the template the user wrote, when `text` was filled in from one.
     public static func baseURL(_ text: String, allowHTTP: Bool = false, shownAs: String? = nil) throws -> String {
+        var out = try checkedURL(text, what: "base URL", allowHTTP: allowHTTP, allowsQuery: false, shownAs: shownAs)
+        if out.last != "/" { out.append("/") }
+        return out
+    }
+
+    /// The URL of the ipa itself (`manifest --ipa-url`), checked as a base URL is (https, a host, no
+    /// spaces or characters a URL cannot hold, non-ASCII percent-encoded) except that a query is
+    /// allowed, as signed download links (S3, CDNs) carry one, and nothing is appended.
+    public static func ipaURL(_ text: String, allowHTTP: Bool = false) throws -> String {
+        try checkedURL(text, what: "ipa URL", allowHTTP: allowHTTP, allowsQuery: true, shownAs: nil)
+    }
+
+    private static func checkedURL(_ text: String, what: String, allowHTTP: Bool, allowsQuery: Bool, shownAs: String?) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        func failure(_ problem: String) -> Failure { Failure(description: "base URL '\(shownAs ?? text)' \(problem)") }
+        func failure(_ problem: String) -> Failure { Failure(description: "\(what) '\(shownAs ?? text)' \(problem)") }
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw failure("is not an absolute URL (like https://builds.example.com/app/)")
         }
@@ -65,6 +78,10 @@ public enum URLEncoding {
                 out += Array(String(format: "%%%02X", byte).utf8)
             case 0x00...0x20, 0x7F:
                 throw failure(byte == 0x20 ? "contains a space; write it as %20" : "contains a control character")
+            case UInt8(ascii: "?") where allowsQuery:
+                out.append(byte)
+            case UInt8(ascii: "#") where allowsQuery:
+                throw failure("has a fragment ('#…'), which is not sent to the server; leave it out")
             case UInt8(ascii: "?"), UInt8(ascii: "#"):
                 throw failure(
                     "has a \(byte == UInt8(ascii: "?") ? "query" : "fragment") ('\(Character(UnicodeScalar(byte)))…'), "
@@ -87,7 +104,6 @@ public enum URLEncoding {
                 "uses http; iOS 7.1 and later refuse to install from a manifest "
                     + "served over http (use https, or --allow-http for a test setup)")
         }
-        if out.last != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
         return String(decoding: out, as: UTF8.self)
     }
 

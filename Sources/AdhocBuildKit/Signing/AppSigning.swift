@@ -32,7 +32,9 @@ extension SigningRequest {
 public enum AppSigning {
     /// Signs `input` into `output` (nil: over the input). Returns what was signed.
     public static func sign(_ input: String, output: String? = nil, options: BundleSigningOptions) throws -> BundleSigningReport {
-        let source = input.hasSuffix("/") ? String(input.dropLast()) : input
+        // A bundle given as `.`, `App.app/.` or through a link is its own folder (whose name the copy takes).
+        let source =
+            FileIO.kind(of: input) == .folder ? IPAPackager.canonicalPath(input) : input.hasSuffix("/") ? String(input.dropLast()) : input
         let target = output.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? source
         guard FileIO.kind(of: source) != nil else { throw AdhocBuildError("no such app, ipa or archive", file: input) }
         let isIPA = FileIO.kind(of: source) == .file
