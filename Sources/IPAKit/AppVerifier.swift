@@ -40,6 +40,11 @@ public struct AppVerifier: Sendable {
             findings.append(Finding(severity: .warning, message: message, subject: subject))
         }
         let app = package.app
+        // Every entry's data against its CRC: a damaged file outside what the signature seals (or
+        // in an unsigned app) is found nowhere else.
+        if package.isArchive, let reader = try? ZipArchiveReader(path: package.path) {
+            for (name, problem) in reader.damagedEntries() { error(problem, name) }
+        }
         check(app, isMain: true, error: error, warning: warning)
         for nested in app.nested {
             check(nested, isMain: false, error: error, warning: warning)
@@ -62,8 +67,16 @@ public struct AppVerifier: Sendable {
 
     private func check(_ bundle: AppBundle, isMain: Bool, error: (String, String?) -> Void, warning: (String, String?) -> Void) {
         let subject = bundle.root
-        for key in AppVerifier.requiredKeys where bundle.info[key]?.stringValue?.isEmpty ?? true {
-            error("Info.plist has no \(key)", subject)
+        for key in AppVerifier.requiredKeys {
+            switch bundle.info[key] {
+            case .string(let text)? where !text.isEmpty: continue
+            case nil: error("Info.plist has no \(key)", subject)
+            case .string?: error("Info.plist has an empty \(key)", subject)
+            case let value?:
+                error(
+                    "Info.plist has \(key) as \(value.kindName == "integer" || value.kindName == "array" ? "an" : "a") \(value.kindName), not a string",
+                    subject)
+            }
         }
         if let executable = bundle.executableName {
             if let file = bundle.executable {

@@ -198,6 +198,38 @@ public final class ZipArchiveReader {
         return output
     }
 
+    /// Reads every file entry to its end, through a small buffer, and returns those whose data is
+    /// damaged (libzip checks each CRC as the last bytes are read) or not of the declared size,
+    /// each with what is wrong: what `unzip -t` finds, and iOS's installer too.
+    public func damagedEntries() -> [(name: String, problem: String)] {
+        var damaged: [(name: String, problem: String)] = []
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        lock.lock()
+        defer { lock.unlock() }
+        for entry in entries where !entry.isDirectory {
+            guard let file = zip_fopen_index(archive, entry.index, 0) else {
+                damaged.append((entry.name, "cannot be read: \(String(cString: zip_strerror(archive)))"))
+                continue
+            }
+            defer { zip_fclose(file) }
+            var total: Int64 = 0
+            while true {
+                let result = zip_fread(file, buffer, 1 << 20)
+                if result < 0 {
+                    damaged.append((entry.name, "is damaged: \(String(cString: zip_file_strerror(file)))"))
+                    break
+                }
+                if result == 0 {
+                    if total != entry.size { damaged.append((entry.name, "holds \(total) bytes but declares \(entry.size)")) }
+                    break
+                }
+                total += result
+            }
+        }
+        return damaged
+    }
+
     public func data(named name: String) throws -> Data {
         guard let entry = entry(named: name) else { throw IPAError("is not in the archive", file: path, entry: name) }
         return try data(entry)

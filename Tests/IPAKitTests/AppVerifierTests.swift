@@ -28,6 +28,27 @@ import Testing
             ])
     }
 
+    /// Every entry's data is read against its CRC: one flipped byte in a nib (which only the
+    /// signature check would notice, and not at all in an unsigned app) is an error naming it.
+    @Test func aDamagedEntryIsAnErrorNamingIt() throws {
+        try withTemporaryFolder { folder in
+            var bytes = [UInt8](try Data(contentsOf: Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa")))
+            let name = "Payload/Demo.app/Base.lproj/Main.storyboardc/BYZ-38-t0r-view-8bC-Xf-vdC.nib"
+            let header = try #require(
+                (0..<(bytes.count - 30)).first {
+                    bytes[$0..<($0 + 4)] == [0x50, 0x4B, 0x03, 0x04] && bytes[($0 + 30)...].starts(with: Array(name.utf8))
+                })
+            func field(_ at: Int) -> Int { Int(bytes[header + at]) | Int(bytes[header + at + 1]) << 8 }
+            let dataStart = header + 30 + field(26) + field(28)
+            let compressed = field(18) | field(20) << 16
+            bytes[dataStart + compressed / 2] ^= 0x55
+            let damaged = folder.path("damaged.ipa")
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            let findings = AppVerifier(now: date("2021-06-01")).verify(try AppPackage.open(damaged)).map(\.description)
+            #expect(findings.count == 1 && findings[0].hasPrefix("\(name): is damaged: "), "\(findings)")
+        }
+    }
+
     @Test func anAppStoreProfileCannotInstallOverTheAir() throws {
         #expect(
             try findings("app_info_ipad_appstore-cgbi-icons.ipa", at: "2017-01-01") == [
