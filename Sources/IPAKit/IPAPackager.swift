@@ -102,8 +102,15 @@ public struct IPAPackager {
         entries[0].modificationTime = entries[1].modificationTime
         if let profile = options.profile {
             var info = stat()
-            guard stat(profile, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw IPAError("no such provisioning profile", file: profile)
+            guard stat(profile, &info) == 0 else { throw IPAError("no such provisioning profile", file: profile) }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw IPAError("is a folder, not a provisioning profile", file: profile) }
+            // What goes in must be a profile iOS can take: an empty file, an Info.plist or a macOS
+            // profile embedded by mistake is only found on the device otherwise.
+            let parsed = try ProvisioningProfile(contentsOf: profile)
+            if !parsed.platforms.isEmpty && !parsed.platforms.contains(where: { $0 == "iOS" || $0 == "xrOS" || $0 == "visionOS" }) {
+                throw IPAError(
+                    "is a profile for \(parsed.platforms.joined(separator: ", ")), not iOS; an iOS app needs a .mobileprovision made for iOS",
+                    file: profile)
             }
             let name = "Payload/\(appName)/embedded.mobileprovision"
             let replacement = BundleTree.Entry(

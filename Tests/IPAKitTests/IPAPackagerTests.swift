@@ -129,7 +129,10 @@ import Testing
     @Test func levelZeroStoresAndAProfileIsEmbedded() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
-            let profile = try folder.write("Team.mobileprovision", Data("profile bytes".utf8))
+            let profile = folder.path("Team.mobileprovision")
+            let script = Fixtures.packageRoot.appendingPathComponent("scripts/make-example-profile.sh").path
+            let made = try ProcessResult.run("/bin/bash", [script, profile])
+            try #require(made.status == 0, "make-example-profile.sh: \(made.stderrText)")
             var options = IPAPackager.Options()
             options.level = 0
             options.profile = profile
@@ -139,7 +142,34 @@ import Testing
             let embedded = try ProcessResult.run(
                 try #require(ProcessResult.which("unzip")),
                 ["-p", folder.path("stored.ipa"), "Payload/ShoutOut.app/embedded.mobileprovision"])
-            #expect(embedded.stdoutText == "profile bytes")
+            #expect(embedded.stdout == (try Data(contentsOf: URL(fileURLWithPath: profile))))
+        }
+    }
+
+    /// Only a provisioning profile for iOS is embedded: an empty file, an Info.plist or a folder
+    /// (each embedded as it was, found on the device) is refused before anything is written.
+    @Test func whatIsNotAnIOSProfileIsNotEmbedded() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            var options = IPAPackager.Options()
+            for (profile, message) in [
+                (try folder.write("empty.mobileprovision", Data()), "is not a provisioning profile (CMS envelope: truncated at byte 0)"),
+                (app + "/Info.plist", "is not a provisioning profile (CMS envelope: bytes after the envelope)"),
+                (app, "is a folder, not a provisioning profile")
+            ] {
+                options.profile = profile
+                #expect(throws: IPAError(message, file: profile)) {
+                    try IPAPackager(options: options).package(app, to: folder.path("out.ipa"))
+                }
+            }
+            if Fixtures.isAvailable || Fixtures.isRequired {
+                let mac = Fixtures.url("mobileprovision", "app_info_macos_development.provisionprofile").path
+                options.profile = mac
+                #expect(
+                    throws: IPAError("is a profile for OSX, not iOS; an iOS app needs a .mobileprovision made for iOS", file: mac)
+                ) { try IPAPackager(options: options).package(app, to: folder.path("out.ipa")) }
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("out.ipa")))
         }
     }
 
