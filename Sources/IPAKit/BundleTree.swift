@@ -143,6 +143,9 @@ struct BundleTree {
         case S_IFLNK:
             let target = try linkTarget(child)
             try checkInside(target, linkFolder: relative, link: child)
+            var top = path
+            for _ in relative { top = (top as NSString).deletingLastPathComponent }
+            try checkResolvesInside(child, target: target, top: top)
             result.append(
                 Entry(
                     archivePath: childArchive, sourcePath: child, kind: .symlink(target: target),
@@ -171,6 +174,20 @@ struct BundleTree {
         let length = readlink(path, &buffer, buffer.count - 1)
         guard length >= 0 else { throw SystemError("cannot read link", file: path) }
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A link whose path stays inside by its text can still lead out through another link
+    /// (`u -> .` beside `v -> u/..`): where it really leads, once every link on the way is
+    /// followed, must be inside `top` too. A link to nothing is judged by its text alone.
+    static func checkResolvesInside(_ link: String, target: String, top: String) throws {
+        guard let resolved = realpath(link, nil) else { return }
+        defer { free(resolved) }
+        guard let root = realpath(top, nil) else { return }
+        defer { free(root) }
+        let (inside, folder) = (String(cString: resolved), String(cString: root))
+        guard inside == folder || inside.hasPrefix(folder == "/" ? "/" : folder + "/") else {
+            throw IPAError("is a symbolic link to '\(target)', which leads outside the bundle through another link", file: link)
+        }
     }
 
     /// A link must stay inside the bundle: relative, and never climbing above the bundle's top.

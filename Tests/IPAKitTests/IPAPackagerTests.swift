@@ -188,6 +188,24 @@ import Testing
         }
     }
 
+    /// `v -> u/..` reads as inside, but with `u -> .` it leads to the bundle's parent: where a link
+    /// really leads is checked too (it packaged with exit 0).
+    @Test func aLinkThatLeadsOutThroughAnotherLinkIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            try FileManager.default.createSymbolicLink(atPath: app + "/u", withDestinationPath: ".")
+            try FileManager.default.createSymbolicLink(atPath: app + "/v", withDestinationPath: "u/..")
+            #expect(throws: IPAError("is a symbolic link to 'u/..', which leads outside the bundle through another link", file: app + "/v"))
+            {
+                try IPAPackager().package(app, to: folder.path("bad.ipa"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("bad.ipa")))
+            try FileManager.default.removeItem(atPath: app + "/v")
+            try FileManager.default.createSymbolicLink(atPath: app + "/v", withDestinationPath: "u/Info.plist")  // inside: fine
+            _ = try IPAPackager().package(app, to: folder.path("good.ipa"))
+        }
+    }
+
     @Test func linksOutOfTheBundleAreRefusedAndNothingIsWritten() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
