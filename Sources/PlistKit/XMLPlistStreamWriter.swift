@@ -180,9 +180,12 @@ struct XMLPlistEncoder: ~Copyable {
         try beginValue()
         indent(depth)
         out.append("<data>\n")
-        let level = depth
-        out.write(maximum: Base64.encodedLength(of: bytes.count, lineLength: 76, indent: level)) {
-            Base64.encode(bytes, lineLength: 76, indent: level, to: $0)
+        // As Core Foundation lays data out: lines of 76 characters less 8 for each tab in front
+        // of them, the tabs stopping at 8 (lines of 12), however deep the value.
+        let level = min(depth, 8)
+        let lineLength = 76 - 8 * level
+        out.write(maximum: Base64.encodedLength(of: bytes.count, lineLength: lineLength, indent: level)) {
+            Base64.encode(bytes, lineLength: lineLength, indent: level, to: $0)
         }
         indent(depth)
         out.append("</data>\n")

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import TestSupport
 import Testing
 
 @Suite struct XMLPlistWriterTests {
@@ -127,9 +128,28 @@ import Testing
     }
 
     @Test func writesLongDataInLinesOfSeventySixCharacters() throws {
-        let text = try xml(["d": .data(Data(repeating: 7, count: 120))])
-        let lines = text.split(separator: "\n").filter { $0.hasPrefix("\tBwcH") }
-        #expect(lines.map { $0.count } == [77, 77, 9])
+        let text = try xml(.data(Data(repeating: 7, count: 120)))
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("BwcH") }
+        #expect(lines.map { $0.count } == [76, 76, 8])
+    }
+
+    /// Data is laid out as Core Foundation lays it out at every depth (lines of 76 characters less
+    /// 8 for each tab, tabs stopping at 8), byte for byte against the toolchain's plutil: editing
+    /// one key of a file plutil wrote no longer rewraps every nested `<data>`.
+    @Test func nestedDataIsWrappedAsCoreFoundationWrapsIt() throws {
+        try withTemporaryFolder { folder in
+            var value = PlistValue.data(Data((0..<150).map { UInt8($0) }))
+            var top = PlistDictionary()
+            for depth in 0..<12 {
+                top["d\(depth)"] = value
+                value =
+                    depth % 2 == 0 ? .array([value, .data(Data(repeating: 1, count: 40))]) : .dictionary(PlistDictionary([("k", value)]))
+            }
+            let binary = try folder.create("nested.plist", try PropertyList.encode(.dictionary(top), format: .binary))
+            let plutil = try ProcessResult.run(try Plutil.locate(), ["-convert", "xml1", "-o", "-", binary])
+            #expect(plutil.status == 0, "\(plutil.stderrText)")
+            #expect(try XMLPlistWriter(sortKeys: true).write(.dictionary(top)) == plutil.stdout)
+        }
     }
 
     @Test func writesUIDAsCoreFoundationDoesInXML() throws {
