@@ -10,9 +10,33 @@ public enum BuildIndex {
         public var folder: String
         public var info: BuildInfo
         public var date: String { info.date ?? "" }
+        /// When the release was made, for ordering: `date` read as ISO 8601 (`Z` or a `±HH:MM`
+        /// offset, so zones compare by the instant, not the text); a date that does not read
+        /// (a hand-edited "yesterday") sorts as the oldest.
+        var time: Double { BuildIndex.seconds(fromISO8601: date) ?? -.infinity }
         public var environment: String { info.environment.flatMap { $0.isEmpty ? nil : $0 } ?? "Builds" }
         /// The page, relative to the index.
         var pageLink: String { BuildIndex.link(folder, info.page ?? "index.html") }
+    }
+
+    /// Seconds since 2001 of an ISO 8601 time (`2026-05-31T23:30:00Z`, `2026-06-01T00:00:00+02:00`,
+    /// the shorter forms plists take); nil for anything else.
+    static func seconds(fromISO8601 text: String) -> Double? {
+        guard let t = text.firstIndex(of: "T") else { return PlistDate(iso8601: Substring(text))?.secondsSinceReferenceDate }
+        var local = Substring(text)
+        var offset = 0.0
+        if let sign = text[t...].lastIndex(where: { $0 == "+" || $0 == "-" }) {
+            let zone = text[text.index(after: sign)...]
+            let digits = zone.filter { $0 != ":" }
+            guard digits.count == 4, digits.allSatisfy(\.isASCII), let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2)),
+                hours < 24, minutes < 60
+            else { return nil }
+            offset = Double(hours * 3600 + minutes * 60) * (text[sign] == "+" ? 1 : -1)
+            local = text[..<sign]
+        } else if text.hasSuffix("Z") {
+            local = text.dropLast()
+        }
+        return PlistDate(iso8601: Substring(local + "Z")).map { $0.secondsSinceReferenceDate - offset }
     }
 
     /// Reads the releases under `root` and writes `root/index.html` (the `index` command, and the
@@ -53,10 +77,10 @@ public enum BuildIndex {
     public static func html(_ releases: [Release], title: String, templates: TemplateSet) throws -> String {
         let groups = Dictionary(grouping: releases, by: \.environment)
         let environments = groups.keys.sorted { a, b in
-            (groups[a]!.map(\.date).max() ?? "", b) > (groups[b]!.map(\.date).max() ?? "", a)
+            (groups[a]!.map(\.time).max() ?? -.infinity, b) > (groups[b]!.map(\.time).max() ?? -.infinity, a)
         }
         let environmentValues: [TemplateValue] = environments.map { name in
-            let sorted = groups[name]!.sorted { ($0.date, $0.folder) > ($1.date, $1.folder) }
+            let sorted = groups[name]!.sorted { ($0.time, $0.folder) > ($1.time, $1.folder) }
             let items: [TemplateValue] = sorted.map { release in
                 let app = release.info.appName ?? "App"
                 return .record([

@@ -210,4 +210,23 @@ import Testing
             #expect(html.contains("3 builds in 2 environments"))
         }
     }
+
+    /// Dates order by the instant they name, zones included, not by their text; one that does not
+    /// read sorts as the oldest (it sorted as the newest when it began with a later letter).
+    @Test func theIndexOrdersByTheInstantAndPutsUnreadableDatesLast() throws {
+        try withTemporaryFolder { folder in
+            for (path, date) in [
+                ("QA/1-1", "2026-05-31T23:30:00Z"), ("QA/1-2", "2026-06-01T00:00:00+02:00"), ("QA/1-3", "yesterday"),
+                ("QA/1-4", "2026-05-31T20:00:00-04:00")
+            ] {
+                try folder.create(
+                    "dist/\(path)/build.json",
+                    Data(#"{"appName": "A", "version": "1", "build": "\#(path.suffix(1))", "environment": "QA", "date": "\#(date)"}"#.utf8))
+            }
+            let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
+            let html = try BuildIndex.html(releases, title: "A", templates: try TemplateSet())
+            let order = ["QA/1-4", "QA/1-1", "QA/1-2", "QA/1-3"].map { html.range(of: "href=\"\($0)/index.html\"")?.lowerBound }
+            #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "\(order)")
+        }
+    }
 }
