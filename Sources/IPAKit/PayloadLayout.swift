@@ -42,6 +42,9 @@ public enum PayloadLayout {
         }
         guard folders.contains("Payload") else {
             if let other = seen[fold("Payload")] {
+                if other == "Payload" {
+                    throw IPAError("has a file named Payload where the Payload folder should be, so it is not an ipa", file: path)
+                }
                 throw IPAError("has no Payload folder (it has '\(other)'; the name is case-sensitive), so it is not an ipa", file: path)
             }
             throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)

@@ -63,11 +63,21 @@ public enum URLEncoding {
         let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else { throw failure("must use https, not \(scheme)") }
         let rest = trimmed[schemeEnd.upperBound...]
-        let authority = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
-        let host =
-            authority.split(separator: "@", omittingEmptySubsequences: false).last?.split(separator: ":", omittingEmptySubsequences: false)
-            .first ?? ""
+        let authority = rest[..<(rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex)]
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        // `host`, `host:port`, or an IPv6 literal in brackets with an optional port.
+        let hostEnd =
+            hostAndPort.hasPrefix("[")
+            ? hostAndPort.firstIndex(of: "]").map(hostAndPort.index(after:)) ?? hostAndPort.endIndex
+            : hostAndPort.firstIndex(of: ":") ?? hostAndPort.endIndex
+        let host = hostAndPort[..<hostEnd]
         guard !host.isEmpty else { throw failure("has no host") }
+        if hostEnd < hostAndPort.endIndex {
+            let port = hostAndPort[hostEnd...].dropFirst()
+            guard hostAndPort[hostEnd] == ":", !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let number = Int(port), (1...65_535).contains(number)
+            else { throw failure("has a port that is not a number from 1 to 65535 ('\(hostAndPort[hostEnd...])')") }
+        }
         var out = [UInt8]()
         let bytes = Array(trimmed.utf8)
         var index = 0

@@ -104,6 +104,10 @@ import Testing
                 "lowercase-payload", Self.app("payload/A.app"), nil,
                 "has no Payload folder (it has 'payload'; the name is case-sensitive), so it is not an ipa"
             ),
+            (
+                "payload-is-file", "z.writestr('Payload', b'not a folder')", nil,
+                "has a file named Payload where the Payload folder should be, so it is not an ipa"
+            ),
             ("nested-app", Self.app("Payload/Inner/A.app"), nil, "has no Payload/<Name>.app, so it is not an ipa"),
             ("empty-payload", "z.writestr('Payload/', b'')", nil, "has no Payload/<Name>.app, so it is not an ipa")
         ] as [(String, String, String?, String)])

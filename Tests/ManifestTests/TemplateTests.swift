@@ -96,6 +96,8 @@ import Testing
         #expect(try URLEncoding.baseURL("https://h.example/caf\u{E9}/\u{1F680}") == "https://h.example/caf%C3%A9/%F0%9F%9A%80/")
         #expect(try URLEncoding.baseURL("  https://h.example/x/\n") == "https://h.example/x/")
         #expect(try URLEncoding.baseURL("http://x.example/", allowHTTP: true) == "http://x.example/")
+        #expect(try URLEncoding.baseURL("https://[::1]:8443/x/") == "https://[::1]:8443/x/")
+        #expect(try URLEncoding.baseURL("https://[2001:db8::1]/x") == "https://[2001:db8::1]/x/")
     }
 
     @Test func aBaseURLThatCannotTakeFileNamesIsAClearError() {
@@ -104,6 +106,9 @@ import Testing
             ("ftp://builds.example.com/", "must use https, not ftp"),
             ("https:///app/", "has no host"),
             ("https://user@:8443/app/", "has no host"),
+            ("https://h.example:abc/app/", "has a port that is not a number from 1 to 65535 (':abc')"),
+            ("https://h.example:99999/app/", "has a port that is not a number from 1 to 65535 (':99999')"),
+            ("https://h.example:/app/", "has a port that is not a number from 1 to 65535 (':')"),
             ("https://h.example/release candidate/", "contains a space; write it as %20"),
             ("https://h.example/a\tb/", "contains a control character"),
             (
