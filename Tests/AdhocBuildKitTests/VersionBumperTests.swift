@@ -189,9 +189,18 @@ import Testing
             ) {
                 try bumper.bump(.exactly("42a"))
             }
-            #expect(throws: AdhocBuildError("the build number would go backwards from 41 to 40; pass --allow-decrease if that is intended"))
-            {
+            #expect(
+                throws: AdhocBuildError(
+                    "the build number would go backwards from 41 to 40; pass --allow-decrease if that is intended",
+                    file: "\(app)/Info.plist: CFBundleVersion")
+            ) {
                 try bumper.bump(.exactly("40"))
+            }
+            #expect(
+                throws: AdhocBuildError(
+                    "'18446744073709551615' is not a valid build number: each of its numbers may have at most 18 digits")
+            ) {
+                try bumper.bump(.exactly("18446744073709551615"))
             }
             #expect(folder.snapshot() == before)
             try VersionBumper(target: .app(app), field: .build, allowDecrease: true).bump(.exactly("40"))

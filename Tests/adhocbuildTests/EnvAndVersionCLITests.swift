@@ -191,7 +191,8 @@ import Testing
             #expect(backwards.status == 1)
             #expect(
                 backwards.stderrText
-                    == "error: the build number would go backwards from 57 to 3; pass --allow-decrease if that is intended\n")
+                    == "error: \(plist): CFBundleVersion: the build number would go backwards from 57 to 3; "
+                    + "pass --allow-decrease if that is intended\n")
             let noPart = try AdhocBuildBinary.run(["version", "bump", "marketing", "--plist", plist])
             #expect(noPart.status == 2)
         }

@@ -20,7 +20,11 @@ public struct BundleVersion: Comparable, CustomStringConvertible, Sendable {
 
     /// Why `text` is not a valid version, for error messages.
     public static func problem(_ text: String, field: String) -> String {
-        "'\(text)' is not a valid \(field): it must be one to three period-separated non-negative integers (like 42 or 1.4.2)"
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        if (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }) {
+            return "'\(text)' is not a valid \(field): each of its numbers may have at most 18 digits"
+        }
+        return "'\(text)' is not a valid \(field): it must be one to three period-separated non-negative integers (like 42 or 1.4.2)"
     }
 
     public var description: String { components.map(String.init).joined(separator: ".") }

@@ -122,9 +122,11 @@ public struct VersionBumper: Sendable {
             throw AdhocBuildError(BundleVersion.problem(newText, field: field.label))
         }
         if let highest, newVersion < highest, !allowDecrease {
+            // Named by where the highest current value is, so the user sees which file holds it.
+            let holder = sites.first { BundleVersion($0.value) == highest }
             throw AdhocBuildError(
                 "the \(field.label) would go backwards from \(highest) to \(newVersion); "
-                    + "pass --allow-decrease if that is intended")
+                    + "pass --allow-decrease if that is intended", file: holder?.label)
         }
         let changes = sites.map { Change(site: $0, newValue: newText) }
         if case .app(let app) = target {
