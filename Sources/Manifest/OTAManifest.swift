@@ -48,5 +48,19 @@ public struct OTAManifest: Sendable {
     }
 
     /// The manifest as Apple's XML plist.
-    public func data() throws -> Data { try PropertyList.encode(value, format: .xml) }
+    /// A value the manifest's XML cannot carry (a control character in a title, say) is named by
+    /// what it is, not by its place in the manifest.
+    public func data() throws -> Data {
+        do { return try PropertyList.encode(value, format: .xml) } catch let error as PlistError where error.kind == .unrepresentable {
+            let field = error.keyPath.map { String($0.split(separator: ":").last ?? Substring($0)) } ?? "value"
+            let what =
+                [
+                    "title": "the title", "subtitle": "the subtitle", "bundle-identifier": "the bundle identifier",
+                    "bundle-version": "the bundle version", "url": "a URL"
+                ][field] ?? "a value"
+            let detail = (error.message.components(separatedBy: ";").first ?? error.message)
+                .replacingOccurrences(of: "the string ", with: "").replacingOccurrences(of: "which XML", with: "which the manifest's XML")
+            throw ManifestError("\(what) \(detail)")
+        }
+    }
 }

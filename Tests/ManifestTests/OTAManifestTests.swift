@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    /// A subtitle XML cannot carry is named as the subtitle, with no advice to write binary.
+    @Test func aSubtitleTheManifestCannotHoldIsNamedAsSuch() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.ipa(folder, .dictionary(Self.complete))
+            var request = OTAManifest.Request(ipa: ipa, baseURL: "https://b.example/")
+            request.subtitle = "a\u{7}b"
+            #expect(throws: ManifestError("the subtitle holds U+0007, which the manifest's XML cannot carry")) {
+                try manifest(request, folder)
+            }
+        }
+    }
+
     /// `--ipa-url` is checked as the base URL is, except that a query (a signed link) is kept.
     @Test func theIpaURLIsCheckedAndAQueryIsKept() throws {
         try withTemporaryFolder { folder in
