@@ -20,6 +20,37 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix(".adhocbuild-tmp-") }
     }
 
+    /// Signing replaces what is at the output, so only the input itself or a signed build of the same
+    /// kind may be there: `-o dist` swapped all of dist for the app (the input too, when it was inside
+    /// dist), an output inside the input copied the app into itself, and `-o .` crashed.
+    @Test func anOutputThatIsAFolderOfOtherThingsOrHoldsTheInputIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            try folder.create("dist/Staging/notes.txt", Data("important".utf8))
+            let before = folder.snapshot()
+            let sign = ["codesign", "sign", app, "--identity", made.rsa, "--password-file", made.passwordFile, "--profile", profile, "-o"]
+            for (output, problem) in [
+                (
+                    folder.path("dist"),
+                    "is a folder that is not a signed build to replace; name the signed .app's own path (like dist/ShoutOut.app)"
+                ),
+                (".", "holds the input \(app), which replacing it would delete; name the signed build's own path"),
+                (app + "/signed.ipa", "is inside the input \(app); write the signed build somewhere else")
+            ] {
+                let result = try AdhocBuildBinary.run(sign + [output], in: folder.url.path)
+                #expect(result.status == 1)
+                #expect(result.stderrText == "error: \(output): \(problem)\n")
+                #expect(folder.snapshot() == before)
+            }
+            let fresh = try AdhocBuildBinary.run(sign + ["d/x.ipa"], in: folder.url.path)
+            #expect(fresh.status == 0, "\(fresh.stderrText)")
+            #expect(FileManager.default.fileExists(atPath: folder.path("d/x.ipa")))
+        }
+    }
+
     @Test(Fixtures.enabled) func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)

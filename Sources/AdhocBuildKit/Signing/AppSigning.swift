@@ -43,17 +43,14 @@ public enum AppSigning {
         guard !isIPA || outputIsIPA else {
             throw AdhocBuildError("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
         }
-        let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+        try checkOutput(target, for: source, isIPA: isIPA, outputIsIPA: outputIsIPA, given: output ?? input)
+        let parent = FileIO.split(target).folder
         // A missing output folder is made, and taken away again when signing fails.
         var made: String?
         if FileIO.kind(of: parent) == nil {
             var top = parent
-            while case let up = (top as NSString).deletingLastPathComponent, !up.isEmpty, FileIO.kind(of: up) == nil { top = up }
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            } catch {
-                throw AdhocBuildError("cannot be created: \(error.localizedDescription)", file: parent)
-            }
+            while case let up = FileIO.split(top).folder, up != top, FileIO.kind(of: up) == nil { top = up }
+            try FileIO.createFolder(parent)
             made = top
         }
         var succeeded = false
@@ -107,6 +104,37 @@ public enum AppSigning {
         }
         succeeded = true
         return report
+    }
+
+    /// What signing may put at `target`: replacing anything there is renamed away and removed, so it
+    /// must be the input itself (in place) or what signing writes, a file for an ipa and a bundle of
+    /// the input's own kind for a folder; never a folder of other things (`-o dist` swapped all of
+    /// `dist` for the app, the input included when it was inside), nor a path inside the input or
+    /// holding it.
+    static func checkOutput(_ target: String, for source: String, isIPA: Bool, outputIsIPA: Bool, given: String) throws {
+        let from = IPAPackager.canonicalPath(source)
+        let (folder, name) = FileIO.split(target)
+        let to = IPAPackager.canonicalPath(folder) + "/" + name
+        guard to != from else { return }
+        if to.hasPrefix(from + "/") {
+            throw AdhocBuildError("is inside the input \(source); write the signed build somewhere else", file: given)
+        }
+        if from.hasPrefix(to + "/") {
+            throw AdhocBuildError(
+                "holds the input \(source), which replacing it would delete; name the signed build's own path", file: given)
+        }
+        guard let kind = FileIO.kind(of: target) else { return }
+        if outputIsIPA {
+            guard kind == .file else { throw AdhocBuildError("is a folder, not an .ipa", file: given) }
+            return
+        }
+        let suffix = source.hasSuffix(".xcarchive") ? ".xcarchive" : ".app"
+        let marker = suffix == ".app" ? "/Info.plist" : "/Products"
+        guard kind == .folder, name.hasSuffix(suffix), FileManager.default.fileExists(atPath: target + marker) else {
+            throw AdhocBuildError(
+                "is \(kind == .folder ? "a folder" : "a file") that is not a signed build to replace; "
+                    + "name the signed \(suffix)'s own path (like dist/\((source as NSString).lastPathComponent))", file: given)
+        }
     }
 
     /// Makes `change` to a copy of the app bundle folder `app`, signs the copy and renames it over the
