@@ -19,6 +19,28 @@ public enum BuildIndex {
         var pageLink: String { BuildIndex.link(folder, info.page ?? "index.html") }
     }
 
+    /// Whether `a` sorts before `b` with runs of digits compared as numbers (`1.4.0-99` before
+    /// `1.4.0-100`), everything else byte by byte.
+    static func numericallyPrecedes(_ a: String, _ b: String) -> Bool {
+        var left = Array(a.utf8)[...], right = Array(b.utf8)[...]
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+        while let x = left.first, let y = right.first {
+            if isDigit(x) && isDigit(y) {
+                let leftRun = left.prefix(while: isDigit), rightRun = right.prefix(while: isDigit)
+                let leftNumber = leftRun.drop { $0 == 48 }, rightNumber = rightRun.drop { $0 == 48 }
+                if leftNumber.count != rightNumber.count { return leftNumber.count < rightNumber.count }
+                if !leftNumber.elementsEqual(rightNumber) { return leftNumber.lexicographicallyPrecedes(rightNumber) }
+                left = left.dropFirst(leftRun.count)
+                right = right.dropFirst(rightRun.count)
+            } else {
+                if x != y { return x < y }
+                left = left.dropFirst()
+                right = right.dropFirst()
+            }
+        }
+        return left.count < right.count
+    }
+
     /// Seconds since 2001 of an ISO 8601 time (`2026-05-31T23:30:00Z`, `2026-06-01T00:00:00+02:00`,
     /// the shorter forms plists take); nil for anything else.
     static func seconds(fromISO8601 text: String) -> Double? {
@@ -80,7 +102,8 @@ public enum BuildIndex {
             (groups[a]!.map(\.time).max() ?? -.infinity, b) > (groups[b]!.map(\.time).max() ?? -.infinity, a)
         }
         let environmentValues: [TemplateValue] = environments.map { name in
-            let sorted = groups[name]!.sorted { ($0.time, $0.folder) > ($1.time, $1.folder) }
+            // Releases made in the same second: the higher version first (1.4.0-100 before 1.4.0-99).
+            let sorted = groups[name]!.sorted { $0.time != $1.time ? $0.time > $1.time : Self.numericallyPrecedes($1.folder, $0.folder) }
             let items: [TemplateValue] = sorted.map { release in
                 let app = release.info.appName ?? "App"
                 return .record([

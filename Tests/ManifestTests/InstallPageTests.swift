@@ -212,7 +212,8 @@ import Testing
     }
 
     /// Dates order by the instant they name, zones included, not by their text; one that does not
-    /// read sorts as the oldest (it sorted as the newest when it began with a later letter).
+    /// read sorts as the oldest (it sorted as the newest when it began with a later letter); builds
+    /// of the same second by their numbers.
     @Test func theIndexOrdersByTheInstantAndPutsUnreadableDatesLast() throws {
         try withTemporaryFolder { folder in
             for (path, date) in [
@@ -223,9 +224,20 @@ import Testing
                     "dist/\(path)/build.json",
                     Data(#"{"appName": "A", "version": "1", "build": "\#(path.suffix(1))", "environment": "QA", "date": "\#(date)"}"#.utf8))
             }
+            // Two builds of the same second: the higher build number is the newer (it sorted as text).
+            for build in ["99", "100"] {
+                try folder.create(
+                    "dist/QA/1.4.0-\(build)/build.json",
+                    Data(
+                        #"{"appName": "A", "version": "1.4.0", "build": "\#(build)", "environment": "QA", "date": "2026-06-02T10:00:00Z"}"#
+                            .utf8))
+            }
             let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
             let html = try BuildIndex.html(releases, title: "A", templates: try TemplateSet())
-            let order = ["QA/1-4", "QA/1-1", "QA/1-2", "QA/1-3"].map { html.range(of: "href=\"\($0)/index.html\"")?.lowerBound }
+            #expect(html.contains("Latest: 1.4.0 (100)"))
+            let order = ["QA/1.4.0-100", "QA/1.4.0-99", "QA/1-4", "QA/1-1", "QA/1-2", "QA/1-3"].map {
+                html.range(of: "href=\"\($0)/index.html\"")?.lowerBound
+            }
             #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "\(order)")
         }
     }
