@@ -87,7 +87,7 @@ public struct SigningIdentity {
             LibCrypto.clearErrors()
             throw wrongPassword
         }
-        if let parsed = parseVerified(p12, password: password) { return parsed }
+        if let parsed = try parseVerified(p12, password: password, file: file) { return parsed }
         let reason = LibCrypto.errors()
         guard legacyProviderLoaded else {
             throw CodeSignError(
@@ -95,14 +95,15 @@ public struct SigningIdentity {
                     + "and that provider is not available", file: file,
                 hint: "install OpenSSL's legacy provider, or re-export the identity with AES encryption")
         }
-        guard let parsed = parseVerified(p12, password: password) else {
+        guard let parsed = try parseVerified(p12, password: password, file: file) else {
             throw CodeSignError("cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
         }
         return parsed
     }
 
-    /// `PKCS12_parse`, with everything it returns taken into Swift values (and freed); nil when it fails.
-    private static func parseVerified(_ p12: OpaquePointer, password: String) -> Parsed? {
+    /// `PKCS12_parse`, with everything it returns taken into Swift values (and freed); nil when it
+    /// fails, an error naming `file` when it reads but holds no private key.
+    private static func parseVerified(_ p12: OpaquePointer, password: String, file: String) throws -> Parsed? {
         var key: OpaquePointer?
         var certificate: OpaquePointer?
         var others: OpaquePointer?
@@ -116,7 +117,11 @@ public struct SigningIdentity {
             if let certificate { X509_free(certificate) }
             if let others { shim_sk_X509_pop_free(others) }
         }
-        guard let key else { return nil }
+        guard let key else {
+            throw CodeSignError(
+                "holds certificates but no private key, so it cannot sign; export the identity with its key "
+                    + "(Keychain Access: My Certificates, the certificate with its key, as .p12)", file: file)
+        }
         return Parsed(
             key: PrivateKey(taking: key), certificate: certificate.map(CertificateInfo.init),
             others: LibCrypto.certificates(others).map(CertificateInfo.init))

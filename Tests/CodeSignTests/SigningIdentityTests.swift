@@ -56,6 +56,16 @@ import Testing
             #expect(throws: CodeSignError("cannot read the PKCS#12 identity file", file: missing)) {
                 try SigningIdentity(p12: missing, password: .file(made.passwordFile))
             }
+            // Certificates without their key: said so, not "cannot decrypt … no reason given".
+            try made.run(
+                "pkcs12", "-export", "-nokeys", "-in", "rsa.crt", "-out", "nokey.p12", "-passout", "pass:" + TestIdentities.password)
+            #expect(
+                throws: CodeSignError(
+                    "holds certificates but no private key, so it cannot sign; export the identity with its key "
+                        + "(Keychain Access: My Certificates, the certificate with its key, as .p12)", file: folder.path("nokey.p12"))
+            ) {
+                try SigningIdentity(p12: folder.path("nokey.p12"), password: .file(made.passwordFile))
+            }
         }
     }
 
