@@ -37,6 +37,9 @@ public struct InstallPage {
         public var signatureNotice: String?
         /// Copy the ipa into the output folder (the page links to it there).
         public var copyIPA = true
+        /// Read every entry of the ipa against its CRC first, so a damaged ipa is not published
+        /// (`release` turns it off: its verify step has read them).
+        public var checkEntries = true
 
         public init(baseURL: String) { self.baseURL = baseURL }
     }
@@ -60,6 +63,9 @@ public struct InstallPage {
     public func write(ipa: String, to folder: String) throws -> Result {
         let (base, baseWarning) = try checkedBaseURL()
         let app = try AppPackage.open(ipa).app
+        if options.checkEntries, let first = try ZipArchiveReader(path: ipa).damagedEntries().first {
+            throw ManifestError("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
+        }
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)

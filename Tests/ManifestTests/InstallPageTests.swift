@@ -107,6 +107,32 @@ import Testing
         }
     }
 
+    /// A damaged ipa (one flipped byte in its icon) is not published: one line naming the
+    /// entry, and nothing written. It was copied beside a page that said the icon was missing.
+    @Test func aDamagedIpaIsNotPublished() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: ipa)))
+            let name = Array("Payload/Evil.app/AppIcon60x60@2x.png".utf8)
+            let header = try #require(
+                (0..<(bytes.count - 30)).first {
+                    bytes[$0..<($0 + 4)].elementsEqual([0x50, 0x4B, 0x03, 0x04]) && bytes[($0 + 30)...].starts(with: name)
+                })
+            func field(_ at: Int) -> Int { Int(bytes[header + at]) | Int(bytes[header + at + 1]) << 8 }
+            bytes[header + 30 + field(26) + field(28) + (field(18) | field(20) << 16) / 2] ^= 0x55
+            try Data(bytes).write(to: URL(fileURLWithPath: ipa))
+            #expect(throws: ManifestError.self) {
+                _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/")).write(ipa: ipa, to: folder.path("page"))
+            }
+            do {
+                _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/")).write(ipa: ipa, to: folder.path("page"))
+            } catch {
+                #expect("\(error)".contains("Payload/Evil.app/AppIcon60x60@2x.png is damaged"), "\(error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("page")))
+        }
+    }
+
     /// A file where the page's folder should be is one line naming the path, not Foundation's error dump.
     @Test func aFileInTheWayOfThePageFolderIsOneClearLine() throws {
         try withTemporaryFolder { folder in
