@@ -59,7 +59,8 @@ public enum PlistConverter {
     ) throws -> Int {
         func namingTheFile<T>(_ body: () throws -> T) throws -> T {
             do { return try body() } catch let error as PlistError {
-                throw error.keyPath == nil || error.kind != .unrepresentable ? error.inFile(input) : error.inFile(output)
+                throw error.keyPath == nil || error.kind != .unrepresentable
+                    ? error.inFile(input) : error.inFile(output == "-" ? "standard output" : output)
             }
         }
         func read(into sink: PlistEventSink) throws {

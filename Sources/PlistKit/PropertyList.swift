@@ -94,7 +94,7 @@ public struct PropertyList: Sendable, Equatable {
         do {
             bytes = try data(format: format, sortKeys: sortKeys)
         } catch let error as PlistError {
-            throw error.inFile(path)
+            throw error.inFile(path == "-" ? "standard output" : path)
         }
         try FileIO.writeAtomically(bytes, to: path)
     }

@@ -143,6 +143,17 @@ import Testing
         }
     }
 
+    /// What the output format cannot hold names the output, standard output by that name (it was '-').
+    @Test func aValueTheOutputCannotHoldNamesStandardOutputByName() throws {
+        try withTemporaryFolder { folder in
+            let input = try folder.write(
+                "inf.xml", "<plist><dict><key>b</key><array><real>1</real><real>+infinity</real></array></dict></plist>")
+            let result = try AdhocBuildBinary.run(["plist", "convert", input, "--to", "json", "-o", "-"])
+            #expect(result.status == 1)
+            #expect(result.stderrText == "error: standard output: at 'b:1': JSON cannot hold +infinity\n")
+        }
+    }
+
     @Test func standardInputAndOutputWorkWithADash() throws {
         let input = Data(#"{"name": "ShoutOut", "build": 7}"#.utf8)
         let result = try AdhocBuildBinary.run(["plist", "convert", "-", "--to", "xml", "-o", "-"], input: input)
