@@ -56,13 +56,23 @@ public struct IPAPackager {
         return String(cString: resolved)
     }
 
+    /// The path a bundle folder is known by: as given when its name is a bundle's (`App.app`,
+    /// `App.xcarchive`, even as a link to a folder named otherwise), else the folder it resolves
+    /// to (`.`, `App.app/.`, a link named otherwise), whose name then says what it is.
+    public static func bundlePath(_ input: String) -> String {
+        let given = input.count > 1 && input.hasSuffix("/") ? String(input.dropLast()) : input
+        let name = (given as NSString).lastPathComponent
+        let isBundleName = (name.hasSuffix(".app") && name.count > 4) || (name.hasSuffix(".xcarchive") && name.count > 10)
+        return isBundleName ? given : canonicalPath(input)
+    }
+
     /// The app inside `input` (an `.app`, or an `.xcarchive`'s `Products/Applications/*.app`) and
     /// the archive's `SwiftSupport` folder when it has one, links and `.` resolved.
     public static func locateApp(_ input: String) throws -> (app: String, swiftSupport: String?) {
         guard FileIO.kind(of: input) == .folder else {
             throw IPAError("no app bundle or archive here", file: input)
         }
-        let trimmed = canonicalPath(input)
+        let trimmed = bundlePath(input)
         if trimmed.hasSuffix(".xcarchive") {
             let applications = trimmed + "/Products/Applications"
             let apps = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? []).filter { $0.hasSuffix(".app") }
@@ -107,7 +117,7 @@ public struct IPAPackager {
             // What goes in must be a profile iOS can take: an empty file, an Info.plist or a macOS
             // profile embedded by mistake is only found on the device otherwise.
             let parsed = try ProvisioningProfile(contentsOf: profile)
-            if !parsed.platforms.isEmpty && !parsed.platforms.contains(where: { $0 == "iOS" || $0 == "xrOS" || $0 == "visionOS" }) {
+            if !parsed.platforms.isEmpty && parsed.platforms.allSatisfy({ $0 == "OSX" || $0 == "macOS" }) {
                 throw IPAError(
                     "is a profile for \(parsed.platforms.joined(separator: ", ")), not iOS; an iOS app needs a .mobileprovision made for iOS",
                     file: profile)
@@ -162,7 +172,7 @@ public struct IPAPackager {
             }
             FileIO.removeStaleTemporaries(in: folder)
             temporary = FileIO.temporaryPath(for: folder + "/" + name)
-        case .stream:
+        case .stream, .descriptor:
             temporary = FileIO.temporaryPath(for: FileIO.temporaryFolder + "/" + appName.replacingOccurrences(of: ".app", with: ".ipa"))
         }
         defer { unlink(temporary) }
@@ -176,7 +186,7 @@ public struct IPAPackager {
         switch destination {
         case .file(let target):
             guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: output) }
-        case .stream:
+        case .stream, .descriptor:
             try FileIO.copyContents(of: temporary, to: output)
         }
         return Report(

@@ -72,6 +72,7 @@ public enum URLEncoding {
             : hostAndPort.firstIndex(of: ":") ?? hostAndPort.endIndex
         let host = hostAndPort[..<hostEnd]
         guard !host.isEmpty else { throw failure("has no host") }
+        if host.hasPrefix("["), !host.hasSuffix("]") { throw failure("has an IPv6 address without its closing ']'") }
         if hostEnd < hostAndPort.endIndex {
             let port = hostAndPort[hostEnd...].dropFirst()
             guard hostAndPort[hostEnd] == ":", !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }),

@@ -222,8 +222,16 @@ public enum FileIO {
                 }
                 continue
             }
-            if mkdir(prefix, 0o777) != 0 && errno != EEXIST {
-                throw FileError.system("cannot be made", file: path, code: errno)
+            if mkdir(prefix, 0o777) != 0 {
+                let code = errno
+                // EEXIST with nothing stat can follow: a link to nothing (an unmounted share) is in the way.
+                guard code == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                    if code == EEXIST {
+                        let blocker = prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix
+                        throw FileError("cannot be made: \(blocker) is a symbolic link to nothing", file: path)
+                    }
+                    throw FileError.system("cannot be made", file: path, code: code)
+                }
             }
         }
     }
@@ -240,8 +248,7 @@ public enum FileIO {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw FileError.system("cannot be read", file: source, code: errno) }
         defer { close(input) }
-        let output = target == "-" ? STDOUT_FILENO : open(target, O_WRONLY | O_CLOEXEC)
-        guard output >= 0 else { throw FileError.system("cannot be written", file: target, code: errno) }
+        let output = target == "-" ? STDOUT_FILENO : try WriteDestination.openForWriting(target)
         defer { if output != STDOUT_FILENO { close(output) } }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: readBufferAlignment)
         defer { buffer.deallocate() }
@@ -313,9 +320,7 @@ public final class AtomicFileWriter {
     public init(path: String, mode requested: mode_t? = nil, temporaryFolder: String? = nil) throws {
         self.path = path
         guard case .file(let target) = try WriteDestination.of(path) else {
-            let fd = open(path, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
-            fileDescriptor = fd
+            fileDescriptor = try WriteDestination.openForWriting(path)
             target = path
             temporaryPath = nil
             mode = 0

@@ -9,12 +9,16 @@ import Foundation
 /// the file they name, and anything that is not a regular file is written straight into, as a
 /// shell redirection writes into it.
 public enum WriteDestination: Equatable, Sendable {
-    /// A regular file, or nothing yet, at this path (links resolved): written under a temporary
-    /// name beside it and renamed over it.
+    /// A regular file, or nothing yet, at this path (links resolved, its folder as the kernel
+    /// finds it): written under a temporary name beside it and renamed over it.
     case file(String)
-    /// A device, FIFO, socket or terminal (`/dev/null`, `/dev/stdout`, `/dev/fd/N`, a named pipe):
-    /// opened and written into; there is no old file to keep, so nothing is atomic.
+    /// A device, FIFO, socket or terminal (`/dev/null`, a named pipe): opened and written into;
+    /// there is no old file to keep, so nothing is atomic.
     case stream
+    /// One of this process's open descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`):
+    /// written through a copy of it, so the shell's redirection holds (`>>` appends, and a file
+    /// behind it is written into, not replaced).
+    case descriptor(Int32)
 
     /// Links followed at most this many times, as the kernel's own limit (`ELOOP`).
     static let linkLimit = 40
@@ -24,28 +28,66 @@ public enum WriteDestination: Equatable, Sendable {
     public static func of(_ path: String) throws -> WriteDestination {
         var current = path
         for _ in 0...linkLimit {
+            if let descriptor = openDescriptor(named: current) { return .descriptor(descriptor) }
             var info = stat()
-            guard lstat(current, &info) == 0 else { return .file(current) }  // nothing there yet
+            guard lstat(current, &info) == 0 else { return .file(physical(current)) }  // nothing there yet
             switch info.st_mode & S_IFMT {
-            case S_IFREG: return .file(current)
+            case S_IFREG: return .file(physical(current))
             case S_IFDIR: throw FileError("is a folder, not a file", file: path)
             case S_IFLNK:
-                guard let target = linkTarget(current) else { return .file(current) }
-                // A link into /proc (/dev/stdout, /dev/fd/N) names an open file, often a pipe
-                // ("pipe:[1234]", no path at all): what it is shows through the link.
-                if target.hasPrefix("/proc/") || target.contains(":[") {
-                    guard stat(current, &info) == 0 else {
-                        throw FileError("cannot be written: \(SystemError.describe(errno))", file: path)
-                    }
-                    if info.st_mode & S_IFMT == S_IFREG, let resolved = realPath(current) { return .file(resolved) }
-                    if info.st_mode & S_IFMT == S_IFDIR { throw FileError("is a folder, not a file", file: path) }
-                    return .stream
-                }
-                current = target.hasPrefix("/") ? target : FileIO.split(current).folder + "/" + target
+                guard let target = linkTarget(current) else { return .file(physical(current)) }
+                // A relative target is read from the link's own folder, as the kernel finds it.
+                current = target.hasPrefix("/") ? target : physical(folder(of: current)) + "/" + target
             default: return .stream
             }
         }
         throw FileError("cannot be written: too many levels of symbolic links", file: path)
+    }
+
+    /// Opens what `path` names for writing into it: a copy of the descriptor it names, or the
+    /// device or pipe itself. For destinations that are not files (``stream`` and ``descriptor``).
+    public static func openForWriting(_ path: String) throws -> Int32 {
+        let fd: Int32
+        if case .descriptor(let number) = try of(path) {
+            fd = fcntl(number, F_DUPFD_CLOEXEC, 0)
+        } else {
+            fd = open(path, O_WRONLY | O_CLOEXEC)
+        }
+        guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+        return fd
+    }
+
+    /// The descriptor number a path of this process's descriptor table names (`/dev/stdout`,
+    /// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/<this pid>/fd/N`), when it is open.
+    static func openDescriptor(named path: String) -> Int32? {
+        let number: Substring
+        switch path {
+        case "/dev/stdout": number = "1"
+        case "/dev/stderr": number = "2"
+        default:
+            let prefixes = ["/dev/fd/", "/proc/self/fd/", "/proc/\(getpid())/fd/"]
+            guard let prefix = prefixes.first(where: path.hasPrefix) else { return nil }
+            number = path.dropFirst(prefix.count)
+        }
+        guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber), let value = Int32(number),
+            fcntl(value, F_GETFD) != -1
+        else { return nil }
+        return value
+    }
+
+    /// The folder part of `path` as written (`..` left for the kernel), `.` for a bare name.
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `path` with its folder resolved by the kernel (links and `..` followed), so a temporary file
+    /// made beside it and renamed over it land where the path itself does; `path` as it is when
+    /// the folder does not exist (the write then fails naming it).
+    static func physical(_ path: String) -> String {
+        guard let resolved = realPath(folder(of: path)) else { return path }
+        let name = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
+        return (resolved == "/" ? "" : resolved) + "/" + name
     }
 
     private static func linkTarget(_ path: String) -> String? {

@@ -109,6 +109,7 @@ import Testing
             ("https://h.example:abc/app/", "has a port that is not a number from 1 to 65535 (':abc')"),
             ("https://h.example:99999/app/", "has a port that is not a number from 1 to 65535 (':99999')"),
             ("https://h.example:/app/", "has a port that is not a number from 1 to 65535 (':')"),
+            ("https://[::1/app/", "has an IPv6 address without its closing ']'"),
             ("https://h.example/release candidate/", "contains a space; write it as %20"),
             ("https://h.example/a\tb/", "contains a control character"),
             (

@@ -57,18 +57,64 @@ import Testing
         }
     }
 
-    /// `/dev/stdout` and `/dev/fd/N` are links into /proc naming a pipe ("pipe:[1234]"), not a path.
-    @Test func anOpenPipeNamedThroughProcIsAStream() throws {
+    /// `/dev/stdout` and `/dev/fd/N` name one of this process's descriptors (here a pipe, whose link
+    /// reads "pipe:[1234]", not a path): written through a copy of it.
+    @Test func anOpenPipeNamedThroughProcIsWrittenThroughItsDescriptor() throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]) }
         let path = "/proc/self/fd/\(ends[1])"
-        #expect(try WriteDestination.of(path) == .stream)
+        #expect(try WriteDestination.of(path) == .descriptor(ends[1]))
+        #expect(try WriteDestination.of("/dev/fd/\(ends[1])") == .descriptor(ends[1]))
         try write("piped", to: path)
         close(ends[1])
         var buffer = [UInt8](repeating: 0, count: 16)
         #expect(read(ends[0], &buffer, buffer.count) == 5)
         #expect(String(decoding: buffer[0..<5], as: UTF8.self) == "piped")
+    }
+
+    /// A file opened for appending (`>> log`) and named as `/dev/fd/N` is appended to through the
+    /// descriptor, not replaced by a renamed file.
+    @Test func aFileBehindADescriptorIsWrittenIntoWithTheShellsMode() throws {
+        try withTemporaryFolder { folder in
+            let log = try folder.create("log.txt", Data("head\n".utf8))
+            let fd = open(log, O_WRONLY | O_APPEND)
+            defer { close(fd) }
+            var before = stat()
+            #expect(stat(log, &before) == 0)
+            try write("tail\n", to: "/dev/fd/\(fd)")
+            var after = stat()
+            #expect(stat(log, &after) == 0 && after.st_ino == before.st_ino)
+            #expect(try String(contentsOfFile: log, encoding: .utf8) == "head\ntail\n")
+        }
+    }
+
+    /// A relative link is read from its own folder as the kernel finds it: `proj/Info.plist ->
+    /// ../Shared/Info.plist` with `proj` itself a link reaches the Shared folder beside the real
+    /// proj (cutting `..` from the text reached one beside the link).
+    @Test func aRelativeLinkInALinkedFolderReachesTheFileTheKernelReaches() throws {
+        try withTemporaryFolder { folder in
+            try folder.create("src/app/Shared/Info.plist", Data("old".utf8))
+            try folder.create("src/app/proj/keep", Data())
+            #expect(symlink("../Shared/Info.plist", folder.path("src/app/proj/Info.plist")) == 0)
+            #expect(symlink("src/app/proj", folder.path("proj")) == 0)
+            try write("new", to: folder.path("proj/Info.plist"))
+            #expect(try String(contentsOfFile: folder.path("src/app/Shared/Info.plist"), encoding: .utf8) == "new")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("Shared")))
+        }
+    }
+
+    /// A link to nothing where a folder must be made (an unmounted share) is an error, and stays.
+    @Test func aLinkToNothingInTheWayOfAFolderIsAnErrorAndStays() throws {
+        try withTemporaryFolder { folder in
+            #expect(symlink("/nonexistent/share", folder.path("dist")) == 0)
+            #expect(
+                throws: FileError("cannot be made: \(folder.path("dist")) is a symbolic link to nothing", file: folder.path("dist/sub"))
+            ) {
+                try FileIO.createFolder(folder.path("dist/sub"))
+            }
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist"))) == "/nonexistent/share")
+        }
     }
 
     @Test func aFolderAndALoopOfLinksAreClearErrors() throws {

@@ -38,7 +38,9 @@ import Testing
                     "is a folder that is not a signed build to replace; name the signed .app's own path (like dist/ShoutOut.app)"
                 ),
                 (".", "holds the input \(app), which replacing it would delete; name the signed build's own path"),
-                (app + "/signed.ipa", "is inside the input \(app); write the signed build somewhere else")
+                (app + "/signed.ipa", "is inside the input \(app); write the signed build somewhere else"),
+                (app + "/new/Signed.app", "is inside the input \(app); write the signed build somewhere else"),
+                ("Signed", "is not named like the signed build: a bundle's folder ends in .app (like dist/ShoutOut.app)")
             ] {
                 let result = try AdhocBuildBinary.run(sign + [output], in: folder.url.path)
                 #expect(result.status == 1)

@@ -31,6 +31,7 @@ import Testing
             try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))
             chmod(try folder.create("A.app/A", Data(repeating: 0x41, count: 100)), 0o755)
             #expect(symlink("A.app", folder.path("Link")) == 0)
+            #expect(symlink("A.app", folder.path("Named.app")) == 0)  // a bundle's name as given is kept
             for (input, cwd) in [(".", folder.path("A.app")), (folder.path("A.app") + "/.", nil), (folder.path("Link"), nil)] {
                 let result = try AdhocBuildBinary.run(["package", input, "-o", folder.path("out.ipa"), "-q"], in: cwd)
                 #expect(result.status == 0, "\(input): \(result.stderrText)")
@@ -39,6 +40,9 @@ import Testing
                     inspect.status == 0 && inspect.stdoutText.contains("Payload/A.app"),
                     "\(input): \(inspect.stdoutText)\(inspect.stderrText)")
             }
+            let named = try AdhocBuildBinary.run(["package", folder.path("Named.app"), "-o", folder.path("named.ipa"), "-q"])
+            #expect(named.status == 0, "\(named.stderrText)")
+            #expect(try AdhocBuildBinary.run(["inspect", folder.path("named.ipa")]).stdoutText.contains("Payload/Named.app"))
             try FileManager.default.copyItem(atPath: folder.path("A.app"), toPath: folder.path("NoExt"))
             let refused = try AdhocBuildBinary.run(["package", folder.path("NoExt"), "-o", folder.path("no.ipa")])
             #expect(refused.status == 1)
@@ -61,6 +65,11 @@ import Testing
             #expect(piped.status == 0, "\(piped.stderrText)")
             #expect(piped.stdout == (try Data(contentsOf: URL(fileURLWithPath: folder.path("A.ipa")))))
             #expect(piped.stderrText.hasPrefix("standard output: 4 entries, 9.8 KB -> "))
+            // Named as /dev/stdout: the ipa alone on standard output, the summary beside it.
+            let named = try AdhocBuildBinary.run(["package", folder.path("A.app"), "-o", "/dev/stdout", "--reproducible"])
+            #expect(named.status == 0, "\(named.stderrText)")
+            #expect(named.stdout == piped.stdout)
+            #expect(named.stderrText.hasPrefix("/dev/stdout: 4 entries, 9.8 KB -> "))
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["A.app", "A.ipa"])
         }
     }

@@ -224,7 +224,7 @@ public struct ReleasePipeline {
     {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
-        let input = isFolder ? IPAPackager.canonicalPath(options.input) : options.input
+        let input = isFolder ? IPAPackager.bundlePath(options.input) : options.input
         guard isFolder else {
             guard case .unchanged = options.buildNumber else {
                 throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")

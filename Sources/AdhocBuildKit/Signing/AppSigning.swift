@@ -34,7 +34,7 @@ public enum AppSigning {
     public static func sign(_ input: String, output: String? = nil, options: BundleSigningOptions) throws -> BundleSigningReport {
         // A bundle given as `.`, `App.app/.` or through a link is its own folder (whose name the copy takes).
         let source =
-            FileIO.kind(of: input) == .folder ? IPAPackager.canonicalPath(input) : input.hasSuffix("/") ? String(input.dropLast()) : input
+            FileIO.kind(of: input) == .folder ? IPAPackager.bundlePath(input) : input.hasSuffix("/") ? String(input.dropLast()) : input
         let target = output.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? source
         guard FileIO.kind(of: source) != nil else { throw AdhocBuildError("no such app, ipa or archive", file: input) }
         let isIPA = FileIO.kind(of: source) == .file
@@ -113,8 +113,15 @@ public enum AppSigning {
     /// holding it.
     static func checkOutput(_ target: String, for source: String, isIPA: Bool, outputIsIPA: Bool, given: String) throws {
         let from = IPAPackager.canonicalPath(source)
-        let (folder, name) = FileIO.split(target)
-        let to = IPAPackager.canonicalPath(folder) + "/" + name
+        // The output as the kernel finds it: its nearest existing folder resolved, the rest as given.
+        var (folder, name) = FileIO.split(target)
+        var rest = [name]
+        while FileIO.kind(of: folder) == nil, folder != "/" {
+            let (up, last) = FileIO.split(folder)
+            rest.insert(last, at: 0)
+            folder = up
+        }
+        let to = IPAPackager.canonicalPath(folder) + "/" + rest.joined(separator: "/")
         guard to != from else { return }
         if to.hasPrefix(from + "/") {
             throw AdhocBuildError("is inside the input \(source); write the signed build somewhere else", file: given)
@@ -123,12 +130,19 @@ public enum AppSigning {
             throw AdhocBuildError(
                 "holds the input \(source), which replacing it would delete; name the signed build's own path", file: given)
         }
-        guard let kind = FileIO.kind(of: target) else { return }
+        let suffix = source.hasSuffix(".xcarchive") ? ".xcarchive" : ".app"
+        guard let kind = FileIO.kind(of: target) else {
+            if !outputIsIPA && !isIPA && !name.hasSuffix(suffix) {
+                throw AdhocBuildError(
+                    "is not named like the signed build: a bundle's folder ends in \(suffix) (like dist/\((source as NSString).lastPathComponent))",
+                    file: given)
+            }
+            return
+        }
         if outputIsIPA {
             guard kind == .file else { throw AdhocBuildError("is a folder, not an .ipa", file: given) }
             return
         }
-        let suffix = source.hasSuffix(".xcarchive") ? ".xcarchive" : ".app"
         let marker = suffix == ".app" ? "/Info.plist" : "/Products"
         guard kind == .folder, name.hasSuffix(suffix), FileManager.default.fileExists(atPath: target + marker) else {
             throw AdhocBuildError(
