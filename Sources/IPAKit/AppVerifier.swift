@@ -74,7 +74,7 @@ public struct AppVerifier: Sendable {
             case .string?: error("Info.plist has an empty \(key)", subject)
             case let value?:
                 error(
-                    "Info.plist has \(key) as \(value.kindName == "integer" || value.kindName == "array" ? "an" : "a") \(value.kindName), not a string",
+                    "Info.plist has \(key) as \(value.kindWithArticle), not a string",
                     subject)
             }
         }

@@ -31,7 +31,7 @@ extension OTAManifest {
             case .string?: throw ManifestError("the app's Info.plist has an empty \(key), which the manifest must carry")
             case let value?:
                 throw ManifestError(
-                    "the app's Info.plist has \(key) as \("aeiou".contains(value.kindName.first!) ? "an" : "a") \(value.kindName), not a string"
+                    "the app's Info.plist has \(key) as \(value.kindWithArticle), not a string"
                 )
             }
         }
