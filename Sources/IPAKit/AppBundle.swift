@@ -141,6 +141,13 @@ public struct AppPackage: Sendable {
     public var extras: [String]
     public var isArchive: Bool
 
+    /// Every entry of an ipa whose data does not match its CRC or size, with what is wrong, read
+    /// through the reader the package was opened with (``ZipArchiveReader/damagedEntries()``);
+    /// none for a folder.
+    public func damagedEntries() -> [(name: String, problem: String)] {
+        (app.storage as? ArchiveStorage)?.reader.damagedEntries() ?? []
+    }
+
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
     public static func open(_ path: String, limits: ZipArchiveReader.Limits = .standard) throws -> AppPackage {
         guard let kind = FileIO.kind(of: path) else { throw IPAError("no such file", file: path) }

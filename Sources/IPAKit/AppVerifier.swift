@@ -42,9 +42,7 @@ public struct AppVerifier: Sendable {
         let app = package.app
         // Every entry's data against its CRC: a damaged file outside what the signature seals (or
         // in an unsigned app) is found nowhere else.
-        if package.isArchive, let reader = try? ZipArchiveReader(path: package.path) {
-            for (name, problem) in reader.damagedEntries() { error(problem, name) }
-        }
+        for (name, problem) in package.damagedEntries() { error(problem, name) }
         check(app, isMain: true, error: error, warning: warning)
         for nested in app.nested {
             check(nested, isMain: false, error: error, warning: warning)

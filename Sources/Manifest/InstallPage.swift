@@ -62,8 +62,13 @@ public struct InstallPage {
     /// Reads `ipa` and writes the page and its files into `folder`.
     public func write(ipa: String, to folder: String) throws -> Result {
         let (base, baseWarning) = try checkedBaseURL()
-        let app = try AppPackage.open(ipa).app
-        if options.checkEntries, let first = try ZipArchiveReader(path: ipa).damagedEntries().first {
+        let package = try AppPackage.open(ipa)
+        let app = package.app
+        if options.checkEntries && !package.isArchive {
+            // The manifest would point at a folder, which no device can download.
+            throw ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: ipa)
+        }
+        if options.checkEntries, let first = package.damagedEntries().first {
             throw ManifestError("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
         }
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])

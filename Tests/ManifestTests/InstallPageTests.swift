@@ -130,6 +130,12 @@ import Testing
                 #expect("\(error)".contains("Payload/Evil.app/AppIcon60x60@2x.png is damaged"), "\(error)")
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("page")))
+            // An app folder is not an ipa to publish.
+            #expect(throws: ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: folder.path("Evil.app")))
+            {
+                _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/")).write(
+                    ipa: folder.path("Evil.app"), to: folder.path("page"))
+            }
         }
     }
 
