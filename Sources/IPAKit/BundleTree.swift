@@ -170,21 +170,15 @@ struct BundleTree {
     }
 
     static func linkTarget(_ path: String) throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(path, &buffer, buffer.count - 1)
-        guard length >= 0 else { throw SystemError("cannot read link", file: path) }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let target = FileIO.linkTarget(path) else { throw SystemError("cannot read link", file: path) }
+        return target
     }
 
     /// A link whose path stays inside by its text can still lead out through another link
     /// (`u -> .` beside `v -> u/..`): where it really leads, once every link on the way is
     /// followed, must be inside `top` too. A link to nothing is judged by its text alone.
     static func checkResolvesInside(_ link: String, target: String, top: String) throws {
-        guard let resolved = realpath(link, nil) else { return }
-        defer { free(resolved) }
-        guard let root = realpath(top, nil) else { return }
-        defer { free(root) }
-        let (inside, folder) = (String(cString: resolved), String(cString: root))
+        guard let inside = FileIO.realPath(link), let folder = FileIO.realPath(top) else { return }
         guard inside == folder || inside.hasPrefix(folder == "/" ? "/" : folder + "/") else {
             throw IPAError("is a symbolic link to '\(target)', which leads outside the bundle through another link", file: link)
         }

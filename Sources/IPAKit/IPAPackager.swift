@@ -51,9 +51,7 @@ public struct IPAPackager {
     /// `path` with `.`, `..` and symbolic links resolved, so a bundle given as `.`, `App.app/.` or
     /// through a link is named by its own folder name; `path` itself when it cannot be resolved.
     public static func canonicalPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        FileIO.realPath(path) ?? (path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)
     }
 
     /// The path a bundle folder is known by: as given when its name is a bundle's (`App.app`,

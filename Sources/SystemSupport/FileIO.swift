@@ -236,6 +236,23 @@ public enum FileIO {
         }
     }
 
+    /// What the symbolic link at `path` points to, as written in it; nil when `path` is no link
+    /// (or cannot be read).
+    public static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `path` as the kernel finds it, every link and `.` and `..` followed (`realpath(3)`); nil
+    /// when something on the way does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The folder for temporary files with no target folder of their own: `$TMPDIR`, or `/tmp`.
     public static var temporaryFolder: String {
         guard let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty else { return "/tmp" }

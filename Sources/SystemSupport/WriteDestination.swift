@@ -35,7 +35,7 @@ public enum WriteDestination: Equatable, Sendable {
             case S_IFREG: return .file(physical(current))
             case S_IFDIR: throw FileError("is a folder, not a file", file: path)
             case S_IFLNK:
-                guard let target = linkTarget(current) else { return .file(physical(current)) }
+                guard let target = FileIO.linkTarget(current), !target.isEmpty else { return .file(physical(current)) }
                 // A relative target is read from the link's own folder, as the kernel finds it.
                 current = target.hasPrefix("/") ? target : physical(folder(of: current)) + "/" + target
             default: return .stream
@@ -85,21 +85,8 @@ public enum WriteDestination: Equatable, Sendable {
     /// made beside it and renamed over it land where the path itself does; `path` as it is when
     /// the folder does not exist (the write then fails naming it).
     static func physical(_ path: String) -> String {
-        guard let resolved = realPath(folder(of: path)) else { return path }
+        guard let resolved = FileIO.realPath(folder(of: path)) else { return path }
         let name = path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...]
         return (resolved == "/" ? "" : resolved) + "/" + name
-    }
-
-    private static func linkTarget(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(path, &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }
