@@ -213,11 +213,12 @@ public enum FileIO {
         var prefix = path.hasPrefix("/") ? "" : "."
         for (index, component) in components.enumerated() {
             prefix += "/" + component
+            /// What is in the way, as the user wrote it.
+            var blocker: String { prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix }
             var info = stat()
             if stat(prefix, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
                     if index == components.count - 1 { throw FileError("is a file, not a folder", file: path) }
-                    let blocker = prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix
                     throw FileError("cannot be made: \(blocker) is a file, not a folder", file: path)
                 }
                 continue
@@ -226,14 +227,24 @@ public enum FileIO {
                 let code = errno
                 // EEXIST with nothing stat can follow: a link to nothing (an unmounted share) is in the way.
                 guard code == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                    if code == EEXIST {
-                        let blocker = prefix.hasPrefix("./") ? String(prefix.dropFirst(2)) : prefix
-                        throw FileError("cannot be made: \(blocker) is a symbolic link to nothing", file: path)
-                    }
+                    if code == EEXIST { throw FileError("cannot be made: \(blocker) is a symbolic link to nothing", file: path) }
                     throw FileError.system("cannot be made", file: path, code: code)
                 }
             }
         }
+    }
+
+    /// The nearest of the folders above `path` that exists (absolute), and the names of the
+    /// missing folders below it down to `path`'s own folder, outermost first.
+    public static func missingFolders(above path: String) -> (existing: String, missing: [String]) {
+        var (folder, _) = split(path)
+        var missing: [String] = []
+        while kind(of: folder) == nil, folder != "/" {
+            let (up, name) = split(folder)
+            missing.insert(name, at: 0)
+            folder = up
+        }
+        return (folder, missing)
     }
 
     /// What the symbolic link at `path` points to, as written in it; nil when `path` is no link
@@ -368,9 +379,6 @@ public final class AtomicFileWriter {
         guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
         fileDescriptor = fd
     }
-
-    /// Whether the writer writes straight into a device, FIFO or terminal rather than a file.
-    public var isStream: Bool { temporaryPath == nil }
 
     /// Sets the mode, flushes the data to disk when an existing file is replaced, and renames the
     /// temporary file over the target.

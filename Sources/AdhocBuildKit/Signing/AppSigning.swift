@@ -47,11 +47,10 @@ public enum AppSigning {
         let parent = FileIO.split(target).folder
         // A missing output folder is made, and taken away again when signing fails.
         var made: String?
-        if FileIO.kind(of: parent) == nil {
-            var top = parent
-            while case let up = FileIO.split(top).folder, up != top, FileIO.kind(of: up) == nil { top = up }
+        let (existing, missing) = FileIO.missingFolders(above: target)
+        if let outermost = missing.first {
             try FileIO.createFolder(parent)
-            made = top
+            made = (existing == "/" ? "" : existing) + "/" + outermost
         }
         var succeeded = false
         defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
@@ -114,14 +113,9 @@ public enum AppSigning {
     static func checkOutput(_ target: String, for source: String, isIPA: Bool, outputIsIPA: Bool, given: String) throws {
         let from = IPAPackager.canonicalPath(source)
         // The output as the kernel finds it: its nearest existing folder resolved, the rest as given.
-        var (folder, name) = FileIO.split(target)
-        var rest = [name]
-        while FileIO.kind(of: folder) == nil, folder != "/" {
-            let (up, last) = FileIO.split(folder)
-            rest.insert(last, at: 0)
-            folder = up
-        }
-        let to = IPAPackager.canonicalPath(folder) + "/" + rest.joined(separator: "/")
+        let name = FileIO.split(target).name
+        let (existing, missing) = FileIO.missingFolders(above: target)
+        let to = IPAPackager.canonicalPath(existing) + "/" + (missing + [name]).joined(separator: "/")
         guard to != from else { return }
         if to.hasPrefix(from + "/") {
             throw AdhocBuildError("is inside the input \(source); write the signed build somewhere else", file: given)
