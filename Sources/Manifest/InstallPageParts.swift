@@ -44,20 +44,7 @@ extension InstallPage {
         mutating func commit(after first: () throws -> String?) throws {
             try FileIO.createFolder(folder)
             if let copied = try first() { files.append(copied) }
-            var writers: [AtomicFileWriter] = []
-            do {
-                for (path, data) in pending {
-                    let writer = try AtomicFileWriter(path: path)
-                    writers.append(writer)
-                    do { try data.withUnsafeBytes { try FileIO.writeAll(writer.fileDescriptor, $0) } } catch let error as FileError {
-                        throw error.inFile(path)
-                    }
-                }
-                for writer in writers { try writer.commit() }
-            } catch {
-                for writer in writers { writer.abort() }
-                throw error
-            }
+            try FileIO.writeAtomically(together: pending)
             files = pending.map(\.path) + files
         }
     }

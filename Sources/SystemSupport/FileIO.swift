@@ -290,6 +290,25 @@ public enum FileIO {
         }
     }
 
+    /// Writes several files as one step: each under a temporary name first, then all renamed into
+    /// place, so a failure while any is written leaves every target as it was. Errors name the file.
+    public static func writeAtomically(together files: [(path: String, data: Data)]) throws {
+        var writers: [AtomicFileWriter] = []
+        do {
+            for (path, data) in files {
+                let writer = try AtomicFileWriter(path: path)
+                writers.append(writer)
+                do { try data.withUnsafeBytes { try writeAll(writer.fileDescriptor, $0) } } catch let error as FileError {
+                    throw error.inFile(path)
+                }
+            }
+            for writer in writers { try writer.commit() }
+        } catch {
+            for writer in writers { writer.abort() }
+            throw error
+        }
+    }
+
     /// Writes `data` to `path` atomically (`-` is standard output).
     public static func writeAtomically(_ data: Data, to path: String) throws {
         try data.withUnsafeBytes { try writeAtomically($0, to: path) }

@@ -7,7 +7,7 @@ import SystemSupport
 /// in its place, a full disk) leaves all of them as they were. Committing also removes temporary
 /// files that killed runs left beside every file the transaction looked at, written or not.
 public struct FileTransaction {
-    private var pending: [(path: String, bytes: Data)] = []
+    private var pending: [(path: String, data: Data)] = []
     private var considered: [String] = []
 
     public init() {}
@@ -32,23 +32,9 @@ public struct FileTransaction {
 
     /// Writes every file to a temporary file, then renames them all into place.
     public func commit() throws {
-        var writers: [AtomicFileWriter] = []
-        do {
-            for (path, bytes) in pending {
-                let writer = try AtomicFileWriter(path: path)
-                writers.append(writer)
-                try bytes.withUnsafeBytes { try FileIO.writeAll(writer.fileDescriptor, $0) }
-            }
-            for writer in writers { try writer.commit() }
-            let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
-                .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })
-            for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
-        } catch let error as FileError {
-            for writer in writers { writer.abort() }
-            throw error.inFile(writers.last?.path ?? "")
-        } catch {
-            for writer in writers { writer.abort() }
-            throw error
-        }
+        try FileIO.writeAtomically(together: pending)
+        let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
+            .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })
+        for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
     }
 }
