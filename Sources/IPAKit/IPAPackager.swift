@@ -40,6 +40,8 @@ public struct IPAPackager {
         public var uncompressedBytes: Int64
         public var compressedBytes: Int64
         public var warnings: [String]
+        /// True when the ipa went to this process's standard output (`-`, `/dev/stdout`, `/dev/fd/1`).
+        public var wentToStandardOutput = false
     }
 
     static let chunkSize = 1 << 20
@@ -187,9 +189,11 @@ public struct IPAPackager {
         case .stream, .descriptor:
             try FileIO.copyContents(of: temporary, to: output)
         }
-        return Report(
+        var report = Report(
             output: output, entries: entries.count, uncompressedBytes: totals.uncompressed,
             compressedBytes: totals.compressed, warnings: warnings)
+        report.wentToStandardOutput = output == "-" || destination == .descriptor(STDOUT_FILENO)
+        return report
     }
 
     /// Fixed times and modes: files 0644 (0755 when any execute bit is set), folders 0755.

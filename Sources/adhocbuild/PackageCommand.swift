@@ -51,9 +51,7 @@ enum PackageCommand {
                         "\(report.output == "-" ? "standard output" : report.output): \(report.entries) entries, "
                         + "\(ByteCount.format(report.uncompressedBytes)) -> \(ByteCount.format(report.compressedBytes)) "
                         + "(\(String(format: "%.0f", ratio))% of the app's size)\n"
-                    let toStandardOutput =
-                        report.output == "-" || (try? WriteDestination.of(report.output)) == .descriptor(STDOUT_FILENO)
-                    if toStandardOutput { Console.err(summary) } else { Console.out(summary) }
+                    if report.wentToStandardOutput { Console.err(summary) } else { Console.out(summary) }
                 }
                 return 0
             })
