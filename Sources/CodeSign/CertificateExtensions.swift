@@ -19,3 +19,13 @@ extension CertificateInfo {
         return X509_get_ext_by_OBJ(certificate, object, -1) >= 0
     }
 }
+
+extension CertificateInfo {
+    /// The DER body of 1.2.840.113635.100.6.22, the extension Apple's own software-signing
+    /// certificates carry ("Software Signing", OU "Apple Software").
+    static let appleSoftwareSigningOID: [UInt8] = [0x2a, 0x86, 0x48, 0x86, 0xf7, 0x63, 0x64, 0x06, 0x16]
+
+    /// Whether this is one of Apple's own software-signing certificates, which sign Apple's code (the
+    /// Swift runtime, XCTest) with Apple's team in the CodeDirectory rather than the certificate's OU.
+    public var isAppleSoftwareSigning: Bool { hasExtension(oid: CertificateInfo.appleSoftwareSigningOID) }
+}

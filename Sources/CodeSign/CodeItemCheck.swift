@@ -35,8 +35,9 @@ struct CodeItemCheck {
         defer { if early == nil { try? self.early?.pagePool.wait() } }
         var item = CodeItemSeal(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
-            bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [])
+            bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [], installProblems: [])
         var problems: [(file: String?, message: String)] = []
+        var installProblems: [String] = []
         // The Info.plist and executable of a bundle; a loose dylib is its own executable.
         var info: PlistDictionary?
         var infoData: Data?
@@ -164,16 +165,40 @@ struct CodeItemCheck {
                 if item.status == .signed, let trustCheck {
                     let profileKey = location.key + "/embedded.mobileprovision"
                     let profile = location.isBundle && reader.file(profileKey) != nil ? try? reader.read(profileKey) : nil
-                    let context = SignatureTrustContext(
-                        bundlePath: displayPath, signature: signature, profileData: profile.map { [UInt8]($0) },
-                        bundleIdentifier: item.bundleIdentifier)
-                    problems += trustCheck(context).map { (nil, $0) }
+                    let findings = seal.signatures.map { slice in
+                        trustCheck(
+                            SignatureTrustContext(
+                                bundlePath: displayPath, signature: slice.signature, architecture: slice.architecture,
+                                profileData: profile.map { [UInt8]($0) }, bundleIdentifier: item.bundleIdentifier))
+                    }
+                    let architectures = seal.signatures.map(\.architecture)
+                    problems += CodeItemCheck.perSlice(findings.map(\.seal), architectures: architectures).map { (nil, $0) }
+                    installProblems = CodeItemCheck.perSlice(findings.map(\.install), architectures: architectures)
                 }
             }
         }
         problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.file, $0.message) }
         item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
+        item.installProblems = installProblems.map { CodeSealProblem(bundle: displayPath, file: nil, message: $0) }
         return item
+    }
+
+    /// The lines of every slice's findings: a line every slice has once, as it is; a line only some
+    /// slices have once for each, named `slice arm64: …`.
+    static func perSlice(_ findings: [[String]], architectures: [String]) -> [String] {
+        var order: [String] = []
+        var slicesWith: [String: [Int]] = [:]
+        for (index, lines) in findings.enumerated() {
+            for line in lines {
+                if slicesWith[line] == nil { order.append(line) }
+                if slicesWith[line]?.last != index { slicesWith[line, default: []].append(index) }
+            }
+        }
+        return order.flatMap { line -> [String] in
+            let slices = slicesWith[line] ?? []
+            guard slices.count < findings.count else { return [line] }
+            return slices.map { "slice \(architectures[$0]): \(line)" }
+        }
     }
 
     /// One problem per file and subject: a slot that fails in every CodeDirectory is named once.

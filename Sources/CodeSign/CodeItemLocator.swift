@@ -15,13 +15,15 @@ struct CodeItemLocation: Sendable {
 }
 
 /// Finds the nested code of a bundle where Apple's tools put it: `Frameworks/*.framework` and
-/// `Frameworks/*.dylib`, `SharedFrameworks`, `PlugIns` and `Extensions` (`.appex`), `Watch` and
-/// `AppClips` (`.app`), `XPCServices` (`.xpc`), each searched again inside.
+/// `Frameworks/*.dylib`, `SharedFrameworks`, `PlugIns` (`.appex`, test bundles `.xctest`, `.xpc`),
+/// `Extensions` (`.appex`), `Watch` and `AppClips` (`.app`), `XPCServices` (`.xpc`), each searched
+/// again inside.
 struct CodeItemLocator {
     /// Where nested code lives in a bundle, and the names it has there.
     static let places: [(folder: String, suffixes: [String])] = [
-        ("Frameworks", [".framework", ".dylib"]), ("SharedFrameworks", [".framework", ".dylib"]), ("PlugIns", [".appex"]),
-        ("Extensions", [".appex"]), ("Watch", [".app"]), ("AppClips", [".app"]), ("XPCServices", [".xpc"])
+        ("Frameworks", [".framework", ".dylib"]), ("SharedFrameworks", [".framework", ".dylib"]),
+        ("PlugIns", [".appex", ".xctest", ".xpc"]), ("Extensions", [".appex"]), ("Watch", [".app"]), ("AppClips", [".app"]),
+        ("XPCServices", [".xpc"])
     ]
     /// Deeper than any real app nests code; bounds the walk on a hostile layout.
     static let maxDepth = 6
@@ -69,6 +71,8 @@ struct CodeItemLocator {
         case ".app": return .app
         case ".appex": return .appex
         case ".framework": return .framework
+        case ".xctest": return .xctest
+        case ".xpc": return .xpc
         default: return .bundle
         }
     }

@@ -14,7 +14,7 @@ public enum CodeSignatureStatus: String, Sendable, Equatable {
 
 /// What kind of code item a path holds.
 public enum CodeItemKind: String, Sendable, Equatable {
-    case app, appex, framework, dylib, bundle
+    case app, appex, framework, dylib, xctest, xpc, bundle
 }
 
 /// One CodeDirectory of one slice, as `codesign -d -v` describes it.
@@ -50,7 +50,10 @@ public struct CodeItemSeal: Sendable {
     /// What the item's CodeResources seals, by path relative to the item: `files2` for a modern seal,
     /// `files` for an old one (empty for a loose dylib).
     public var sealedFiles: [String: ResourceSeal]
+    /// What breaks the item's seal.
     public var problems: [CodeSealProblem]
+    /// What iOS's installer would refuse though the seal holds (the profile, entitlements, expiry, anchor).
+    public var installProblems: [CodeSealProblem]
 
     /// How many files the item's CodeResources seals (0 for a loose dylib).
     public var sealedFileCount: Int { sealedFiles.count }
@@ -65,6 +68,8 @@ public struct CodeItemSeal: Sendable {
     public var flags: UInt32? { codeDirectories.first(where: \.isPrimary)?.flags }
     /// True when nothing breaks the item's seal.
     public var sealIsValid: Bool { problems.isEmpty }
+    /// True when the seal holds and nothing stops iOS from installing the item.
+    public var isInstallable: Bool { problems.isEmpty && installProblems.isEmpty }
 }
 
 /// The result of verifying an app and everything nested in it.
@@ -74,8 +79,12 @@ public struct CodeSealReport: Sendable {
     /// Every code item, inside out: nested code before the bundle that holds it; the app last.
     public var items: [CodeItemSeal]
 
-    /// Every problem of every item, in item order.
+    /// Every problem that breaks a seal, of every item, in item order.
     public var problems: [CodeSealProblem] { items.flatMap(\.problems) }
+    /// Every install problem of every item, in item order.
+    public var installProblems: [CodeSealProblem] { items.flatMap(\.installProblems) }
     /// True when every seal holds.
     public var isValid: Bool { items.allSatisfy(\.sealIsValid) }
+    /// True when every seal holds and nothing stops iOS from installing the app.
+    public var isInstallable: Bool { items.allSatisfy(\.isInstallable) }
 }

@@ -29,6 +29,8 @@ extension CodeItemSeal {
         dict["sealedFiles"] = .integer(PlistInteger(Int64(sealedFileCount)))
         dict["sealValid"] = .bool(sealIsValid)
         dict["problems"] = .array(problems.map { .string($0.description) })
+        dict["installable"] = .bool(isInstallable)
+        dict["installProblems"] = .array(installProblems.map { .string($0.description) })
         return dict
     }
 
@@ -51,8 +53,10 @@ extension CodeSealReport {
         var dict = PlistDictionary()
         dict["input"] = .string(input)
         dict["valid"] = .bool(isValid)
+        dict["installable"] = .bool(isInstallable)
         dict["items"] = .array(items.map { .dictionary($0.plist()) })
         dict["problems"] = .array(problems.map { .string($0.description) })
+        dict["installProblems"] = .array(installProblems.map { .string($0.description) })
         return dict
     }
 }

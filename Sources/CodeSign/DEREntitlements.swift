@@ -1,27 +1,66 @@
 import PlistKit
 
-/// The DER form of entitlements that iOS 15 and later read: a dictionary is a SET of
-/// SEQUENCE { UTF8String key, value } in DER order, an array a SEQUENCE, a string a UTF8String, a
-/// boolean a BOOLEAN (content 1 or 0, as Apple writes it), an integer an INTEGER.
+/// The DER form of entitlements that iOS 15 and later read, in the two layouts Apple's signer has
+/// written:
+///
+/// - ``Layout/current`` (Xcode 13 and later): `[APPLICATION 16] { INTEGER 1, dictionary }`, where a
+///   dictionary is `[CONTEXT 16]` holding `SEQUENCE { UTF8String key, value }` sorted by key (UTF-8
+///   bytes), and a boolean's true is `0xFF`, as DER requires.
+/// - ``Layout/bareSet`` (Xcode 12.5): the dictionary alone, as a `SET` of the same pairs in DER
+///   order (sorted by their encodings), and a boolean's true is `0x01`.
+///
+/// In both, an array is a `SEQUENCE`, a string a `UTF8String` and an integer an `INTEGER`; data,
+/// dates and reals have no DER form. Reading accepts either layout; signing writes the current one.
 public enum DEREntitlements {
+    /// How the entitlements are laid out.
+    public enum Layout: Sendable, Equatable {
+        /// `[APPLICATION 16] { INTEGER 1, [CONTEXT 16] { … } }`, what Xcode writes today.
+        case current
+        /// A bare `SET` of pairs, what Xcode 12.5 wrote.
+        case bareSet
+    }
+
     static let boolean: UInt8 = 0x01
     static let integer: UInt8 = 0x02
     static let utf8String: UInt8 = 0x0c
     static let sequence: UInt8 = 0x30
     static let set: UInt8 = 0x31
+    /// `[CONTEXT 16]`, constructed: a dictionary in the current layout.
+    static let contextDictionary: UInt8 = 0xb0
+    /// `[APPLICATION 16]`, constructed: the current layout's outer wrapper.
+    static let applicationWrapper: UInt8 = 0x70
+    /// The version the current layout's wrapper holds.
+    static let currentVersion: Int64 = 1
     /// Nesting deeper than real entitlements; bounds the recursion hostile input causes.
     static let maxDepth = 32
 
-    /// Encodes `value` (a dictionary, usually).
-    public static func encode(_ value: PlistValue) throws -> [UInt8] {
+    /// Encodes `value` (a dictionary, usually) in `layout`.
+    public static func encode(_ value: PlistValue, layout: Layout = .current) throws -> [UInt8] {
         var out: [UInt8] = []
-        try encode(value, into: &out)
+        switch layout {
+        case .current:
+            var content: [UInt8] = []
+            element(integer, integerContent(currentVersion), into: &content)
+            try encode(value, layout: layout, into: &content)
+            element(applicationWrapper, content, into: &out)
+        case .bareSet:
+            try encode(value, layout: layout, into: &out)
+        }
         return out
     }
 
-    static func encode(_ value: PlistValue, into out: inout [UInt8]) throws {
+    /// The layout of DER entitlements `bytes`, judged by their first tag; nil when it is neither.
+    public static func layout(of bytes: [UInt8]) -> Layout? {
+        switch bytes.first {
+        case applicationWrapper: return .current
+        case set: return .bareSet
+        default: return nil
+        }
+    }
+
+    static func encode(_ value: PlistValue, layout: Layout, into out: inout [UInt8]) throws {
         switch value {
-        case .bool(let flag): element(boolean, [flag ? 1 : 0], into: &out)
+        case .bool(let flag): element(boolean, [flag ? (layout == .current ? 0xff : 1) : 0], into: &out)
         case .string(let text): element(utf8String, Array(text.utf8), into: &out)
         case .integer(let number):
             guard !number.isUnsignedHigh else {
@@ -30,20 +69,26 @@ public enum DEREntitlements {
             element(integer, integerContent(Int64(bitPattern: number.bits)), into: &out)
         case .array(let items):
             var content: [UInt8] = []
-            for item in items { try encode(item, into: &content) }
+            for item in items { try encode(item, layout: layout, into: &content) }
             element(sequence, content, into: &out)
         case .dictionary(let dictionary):
-            var pairs: [[UInt8]] = []
+            var pairs: [(key: [UInt8], encoded: [UInt8])] = []
             for (key, item) in dictionary {
                 var pair: [UInt8] = []
                 element(utf8String, Array(key.utf8), into: &pair)
-                try encode(item, into: &pair)
+                try encode(item, layout: layout, into: &pair)
                 var wrapped: [UInt8] = []
                 element(sequence, pair, into: &wrapped)
-                pairs.append(wrapped)
+                pairs.append((Array(key.utf8), wrapped))
             }
-            pairs.sort { $0.lexicographicallyPrecedes($1) }
-            element(set, pairs.flatMap { $0 }, into: &out)
+            switch layout {
+            case .current:
+                pairs.sort { $0.key.lexicographicallyPrecedes($1.key) }
+                element(contextDictionary, pairs.flatMap(\.encoded), into: &out)
+            case .bareSet:
+                pairs.sort { $0.encoded.lexicographicallyPrecedes($1.encoded) }
+                element(set, pairs.flatMap(\.encoded), into: &out)
+            }
         default:
             throw CodeSignError("entitlements hold \(value.kindWithArticle), which DER entitlements cannot carry", location: "entitlements")
         }
@@ -73,90 +118,5 @@ public enum DEREntitlements {
             bytes.removeFirst()
         }
         return bytes
-    }
-
-    /// Decodes DER entitlements; dictionaries keep the stored key order.
-    public static func decode(_ bytes: [UInt8]) throws -> PlistValue {
-        var position = 0
-        let value = try decode(bytes, &position, limit: bytes.count, depth: 0)
-        guard position == bytes.count else {
-            throw CodeSignError.at(position, "DER entitlements have \(bytes.count - position) bytes after the value")
-        }
-        return value
-    }
-
-    static func header(_ bytes: [UInt8], _ position: inout Int, limit: Int) throws -> (tag: UInt8, content: Range<Int>) {
-        let start = position
-        guard position + 2 <= limit else { throw CodeSignError.at(start, "DER entitlements end inside an element header") }
-        let tag = bytes[position]
-        var length = Int(bytes[position + 1])
-        position += 2
-        if length & 0x80 != 0 {
-            let count = length & 0x7f
-            guard count >= 1, count <= 4, position + count <= limit else {
-                throw CodeSignError.at(start, "DER entitlements element has a length of \(count) bytes")
-            }
-            length = bytes[position..<position + count].reduce(0) { $0 << 8 | Int($1) }
-            position += count
-        }
-        guard length <= limit - position else {
-            throw CodeSignError.at(start, "DER entitlements element (\(length) bytes) runs past the end")
-        }
-        let content = position..<position + length
-        position += length
-        return (tag, content)
-    }
-
-    static func decode(_ bytes: [UInt8], _ position: inout Int, limit: Int, depth: Int) throws -> PlistValue {
-        guard depth < maxDepth else { throw CodeSignError.at(position, "DER entitlements nest deeper than \(maxDepth) levels") }
-        let start = position
-        let (tag, content) = try header(bytes, &position, limit: limit)
-        switch tag {
-        case boolean:
-            guard content.count == 1 else { throw CodeSignError.at(start, "DER entitlements boolean of \(content.count) bytes") }
-            return .bool(bytes[content.lowerBound] != 0)
-        case integer:
-            guard content.count >= 1, content.count <= 8 else {
-                throw CodeSignError.at(start, "DER entitlements integer of \(content.count) bytes")
-            }
-            let negative = bytes[content.lowerBound] & 0x80 != 0
-            var value: UInt64 = negative ? UInt64.max : 0
-            for byte in bytes[content] { value = value << 8 | UInt64(byte) }
-            return .integer(PlistInteger(Int64(bitPattern: value)))
-        case utf8String:
-            guard let text = String(validating: bytes[content], as: UTF8.self) else {
-                throw CodeSignError.at(start, "DER entitlements string is not UTF-8")
-            }
-            return .string(text)
-        case sequence:
-            var items: [PlistValue] = []
-            var inner = content.lowerBound
-            while inner < content.upperBound {
-                items.append(try decode(bytes, &inner, limit: content.upperBound, depth: depth + 1))
-            }
-            return .array(items)
-        case set:
-            var dictionary = PlistDictionary()
-            var inner = content.lowerBound
-            while inner < content.upperBound {
-                let pairStart = inner
-                let (pairTag, pair) = try header(bytes, &inner, limit: content.upperBound)
-                guard pairTag == sequence else {
-                    throw CodeSignError.at(
-                        pairStart, "DER entitlements dictionary entry has tag 0x\(String(pairTag, radix: 16)), not a SEQUENCE")
-                }
-                var at = pair.lowerBound
-                guard case .string(let key) = try decode(bytes, &at, limit: pair.upperBound, depth: depth + 1) else {
-                    throw CodeSignError.at(pairStart, "DER entitlements dictionary key is not a string")
-                }
-                let value = try decode(bytes, &at, limit: pair.upperBound, depth: depth + 1)
-                guard at == pair.upperBound else { throw CodeSignError.at(pairStart, "DER entitlements dictionary entry has extra bytes") }
-                guard !dictionary.contains(key) else { throw CodeSignError.at(pairStart, "DER entitlements repeat the key '\(key)'") }
-                dictionary.append(key, value)
-            }
-            return .dictionary(dictionary)
-        default:
-            throw CodeSignError.at(start, "DER entitlements hold tag 0x\(String(tag, radix: 16)), which is not a plist type")
-        }
     }
 }

@@ -42,9 +42,10 @@ public struct EntitlementsBlob: Sendable, Equatable {
         }
     }
 
-    /// The DER blob for `entitlements`, encoded as Apple's signer encodes it.
-    public static func der(_ entitlements: PlistValue) throws -> EntitlementsBlob {
-        EntitlementsBlob(format: .der, payload: try DEREntitlements.encode(entitlements))
+    /// The DER blob for `entitlements`, encoded as Apple's signer encodes it: in the layout Xcode
+    /// writes today unless another is asked for (to rebuild an older signature byte for byte).
+    public static func der(_ entitlements: PlistValue, layout: DEREntitlements.Layout = .current) throws -> EntitlementsBlob {
+        EntitlementsBlob(format: .der, payload: try DEREntitlements.encode(entitlements, layout: layout))
     }
 
     /// The blob's bytes.

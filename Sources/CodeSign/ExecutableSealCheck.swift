@@ -18,6 +18,8 @@ struct ExecutableSeal {
     var status: CodeSignatureStatus
     /// The first signed slice's signature.
     var primarySignature: EmbeddedSignature?
+    /// Every slice's signature with the slice's architecture, in file order.
+    var signatures: [(architecture: String, signature: EmbeddedSignature)] = []
     var codeDirectories: [CodeDirectorySummary]
     /// Problems as (file relative to the bundle, message).
     var problems: [(file: String, message: String)]
@@ -57,6 +59,7 @@ struct ExecutableSeal {
             }
             signedSlices += 1
             if primarySignature == nil { primarySignature = signature }
+            signatures.append((architecture, signature))
             if signature.signature?.isEmpty ?? true || primary.flags & CodeDirectory.Flag.adhoc != 0 { adhocSlices += 1 }
             if let location = slice.codeSignature, primary.effectiveCodeLimit != UInt64(location.dataOffset) {
                 problems.append(

@@ -1,18 +1,23 @@
 import Foundation
 import PlistKit
 
-/// The trust half of `codesign verify` for one bundle: the CMS signature over the CodeDirectory and
-/// its attributes, the signer against the embedded profile, the team ids, the entitlements against
-/// the profile's, the profile's own CMS, and with `anchorApple` both chains to Apple's pinned root.
+/// The trust half of `codesign verify` for one signature (one slice of one code item), in two
+/// verdicts:
 ///
-/// Expiry is kept apart (``Report/notes``): every check runs at the signature's signing time, so an
-/// old build whose certificate and profile were valid when it was signed verifies, as `codesign`
-/// accepts a signature made while its certificate was valid. The notes say, as warnings, that the
-/// signer certificate or the profile has expired by `now`; iOS refuses to install an ad-hoc or
-/// development build whose profile has expired, so `verify` should print them as warnings (exit 0)
-/// and `release` should warn that testers cannot install the build.
+/// - the **seal** (``Report/problems``), what `codesign --verify --deep --strict` judges: the CMS
+///   signature over the CodeDirectory and its attributes, the signer's validity at the signing time,
+///   the designated requirement, the team in the CodeDirectory against the signer's certificate, and
+///   the XML entitlements against the DER ones;
+/// - what iOS's **installer** would refuse (``Report/installProblems``): a signer that is not one of
+///   the embedded profile's certificates, a profile of another team or whose own signature fails,
+///   entitlements the profile does not grant (an unresolved wildcard among them), a certificate or
+///   profile expired by `now`, and with `anchorApple` a chain that does not end in Apple Root CA.
+///
+/// Every check runs at the signature's signing time, so an old build whose certificate and profile
+/// were valid when it was signed keeps an intact seal; that they have expired since is an install
+/// problem, judged at `now`.
 public enum SignatureTrust {
-    /// Everything the checks found for one bundle.
+    /// Everything the checks found for one signature.
     public struct Report: Sendable {
         /// The code signature's CMS, when it could be read.
         public var cms: CodeSignatureCMS?
@@ -20,37 +25,29 @@ public enum SignatureTrust {
         public var profile: ProfileSignature?
         /// Whether the signature is ad-hoc (nothing to trust).
         public var isAdHoc: Bool
-        /// What breaks trust in the signature, one line each, without the bundle path.
+        /// What breaks the seal, one line each, without the bundle path.
         public var problems: [String]
-        /// Warnings that do not break the seal: certificates or profiles expired by `now`. Each begins "note:".
-        public var notes: [String]
+        /// What iOS would refuse at install though the seal holds, one line each, without the bundle path.
+        public var installProblems: [String]
     }
 
-    /// The problems `verify` reports for a bundle (see ``evaluate(bundlePath:signature:profileData:bundleIdentifier:anchorApple:now:)``).
-    public static func problems(
-        bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?, anchorApple: Bool, now: Date
-    ) -> [String] {
-        evaluate(
-            bundlePath: bundlePath, signature: signature, profileData: profileData, bundleIdentifier: bundleIdentifier,
-            anchorApple: anchorApple, now: now
-        ).problems
-    }
-
-    /// Runs every trust check on a bundle's signature.
+    /// Runs every trust check on a signature.
     ///
     /// - Parameters:
     ///   - bundlePath: the bundle as shown to the user (messages leave it out; it is for the caller).
     ///   - profileData: the bundle's `embedded.mobileprovision`, or nil (frameworks have none).
     ///   - bundleIdentifier: the bundle's CFBundleIdentifier, for the application-identifier.
     ///   - anchorApple: also require both chains (code signer and profile signer) to end in Apple Root CA.
-    ///   - now: the time expiry notes are judged at.
+    ///   - now: the time expiry is judged at.
     public static func evaluate(
         bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?, anchorApple: Bool, now: Date
     ) -> Report {
         let checked = CodeSignatureCMSCheck.check(signature)
-        var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, notes: [])
+        var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, installProblems: [])
         if checked.isAdHoc {
-            if anchorApple { report.problems.append("anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA") }
+            if anchorApple {
+                report.installProblems.append("anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA")
+            }
             return report
         }
         if let profileData {
@@ -58,22 +55,26 @@ public enum SignatureTrust {
                 let profile = try ProfileSignature(bytes: profileData)
                 report.profile = profile
                 if let failure = profile.verificationFailure {
-                    report.problems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
+                    report.installProblems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
                 }
             } catch let error as CodeSignError {
-                report.problems.append("embedded.mobileprovision: \(error.problem)")
+                report.installProblems.append("embedded.mobileprovision: \(error.problem)")
             } catch {
-                report.problems.append("embedded.mobileprovision: \(error)")
+                report.installProblems.append("embedded.mobileprovision: \(error)")
             }
         }
         if let cms = checked.cms {
-            report.problems += signerProblems(cms, report.profile)
+            report.problems += signingTimeProblems(cms)
             report.problems += designatedRequirementProblems(signature, cms)
+            report.installProblems += profileSignerProblems(cms, report.profile)
         }
-        report.problems += teamProblems(signature, checked.cms, report.profile)
-        report.problems += entitlementProblems(signature, report.profile, bundleIdentifier: bundleIdentifier)
-        if anchorApple { report.problems += anchorProblems(checked.cms, report.profile) }
-        report.notes = expiryNotes(checked.cms, report.profile, now: now)
+        report.problems += teamProblems(signature, checked.cms)
+        report.installProblems += profileTeamProblems(signature, checked.cms, report.profile)
+        let entitlements = entitlementProblems(signature, report.profile, bundleIdentifier: bundleIdentifier)
+        report.problems += entitlements.seal
+        report.installProblems += entitlements.install
+        report.installProblems += expiryProblems(checked.cms, report.profile, now: now)
+        if anchorApple { report.installProblems += anchorProblems(checked.cms, report.profile) }
         return report
     }
 
@@ -90,69 +91,93 @@ public enum SignatureTrust {
         return ["does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))"]
     }
 
-    static func signerProblems(_ cms: CodeSignatureCMS, _ profile: ProfileSignature?) -> [String] {
-        var problems: [String] = []
-        if let time = cms.signingTime, cms.signer.isOutsideValidity(at: time) {
-            problems.append("signer \"\(cms.signer.displayName)\" was not valid at the signing time \(day(time))")
-        }
-        guard let profile else { return problems }
-        if !profile.developerCertificates.contains(cms.signer.der) {
-            let names = profile.developerCertificates.compactMap { try? CertificateInfo(der: $0).displayName }
-            let listed = names.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
-            problems.append(
-                "signer \"\(cms.signer.displayName)\" (SHA-1 \(cms.signer.sha1Hex)) is not one of the profile's "
-                    + "\(profile.developerCertificates.count) DeveloperCertificates (\(listed))")
-        }
-        return problems
+    /// The signer's certificate must have been valid when it signed.
+    static func signingTimeProblems(_ cms: CodeSignatureCMS) -> [String] {
+        guard let time = cms.signingTime, cms.signer.isOutsideValidity(at: time) else { return [] }
+        return ["signer \"\(cms.signer.displayName)\" was not valid at the signing time \(day(time))"]
     }
 
-    static func teamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
-        var sources: [(String, String)] = []
-        if let team = cms?.signer.organizationalUnit { sources.append(("signer certificate OU", team)) }
-        for (index, directory) in signature.codeDirectories.enumerated() {
-            if let team = directory.teamID { sources.append((index == 0 ? "CodeDirectory" : "alternate CodeDirectory \(index)", team)) }
+    /// iOS installs only code signed by one of the embedded profile's DeveloperCertificates.
+    static func profileSignerProblems(_ cms: CodeSignatureCMS, _ profile: ProfileSignature?) -> [String] {
+        guard let profile, !profile.developerCertificates.contains(cms.signer.der) else { return [] }
+        let names = profile.developerCertificates.compactMap { try? CertificateInfo(der: $0).displayName }
+        let listed = names.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
+        return [
+            "signer \"\(cms.signer.displayName)\" (SHA-1 \(cms.signer.sha1Hex)) is not one of the profile's "
+                + "\(profile.developerCertificates.count) DeveloperCertificates (\(listed))"
+        ]
+    }
+
+    /// The team in every CodeDirectory against the signer certificate's OU. Code Apple signs with
+    /// its own software-signing certificate (OU "Apple Software", its CodeDirectories naming Apple's
+    /// team) is judged by its chain, not by the OU, as codesign judges it.
+    static func teamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?) -> [String] {
+        var sources = codeDirectoryTeams(signature)
+        if let cms, !cms.signer.isAppleSoftwareSigning, let team = cms.signer.organizationalUnit {
+            sources.insert(("signer certificate OU", team), at: 0)
         }
-        if let profile {
-            for team in profile.teamIdentifiers { sources.append(("profile TeamIdentifier", team)) }
-            if let identifier = profile.entitlements?["application-identifier"]?.stringValue, let dot = identifier.firstIndex(of: ".") {
-                sources.append(("profile application-identifier prefix", String(identifier[..<dot])))
-            }
+        return differingTeams(sources)
+    }
+
+    /// The profile's team (its TeamIdentifier and application-identifier prefix) against the code's.
+    static func profileTeamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
+        guard let profile else { return [] }
+        var sources = codeDirectoryTeams(signature)
+        if let cms, !cms.signer.isAppleSoftwareSigning, let team = cms.signer.organizationalUnit {
+            sources.insert(("signer certificate OU", team), at: 0)
         }
+        var profileTeams: [(String, String)] = profile.teamIdentifiers.map { ("profile TeamIdentifier", $0) }
+        if let identifier = profile.entitlements?["application-identifier"]?.stringValue, let dot = identifier.firstIndex(of: ".") {
+            profileTeams.append(("profile application-identifier prefix", String(identifier[..<dot])))
+        }
+        // A profile at odds with itself, or with code whose own teams agree: the seal check names the latter.
+        guard differingTeams(sources).isEmpty else { return differingTeams(profileTeams) }
+        return differingTeams(sources + profileTeams)
+    }
+
+    private static func codeDirectoryTeams(_ signature: EmbeddedSignature) -> [(String, String)] {
+        signature.codeDirectories.enumerated().compactMap { index, directory in
+            directory.teamID.map { (index == 0 ? "CodeDirectory" : "alternate CodeDirectory \(index)", $0) }
+        }
+    }
+
+    private static func differingTeams(_ sources: [(String, String)]) -> [String] {
         guard Set(sources.map(\.1)).count > 1 else { return [] }
         var seen = Set<String>()
         let unique = sources.filter { seen.insert("\($0.0)=\($0.1)").inserted }
         return ["team ids differ: " + unique.map { "\($0.0) \($0.1)" }.joined(separator: ", ")]
     }
 
-    static func entitlementProblems(_ signature: EmbeddedSignature, _ profile: ProfileSignature?, bundleIdentifier: String?) -> [String] {
-        var problems: [String] = []
+    /// The entitlements' own form and agreement (seal), and what the profile grants (install).
+    static func entitlementProblems(
+        _ signature: EmbeddedSignature, _ profile: ProfileSignature?, bundleIdentifier: String?
+    ) -> (seal: [String], install: [String]) {
         var xml: PlistDictionary?
         var der: PlistDictionary?
         do {
             if let blob = signature.entitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else { return ["the XML entitlements are not a dictionary"] }
+                guard let dictionary = try blob.entitlements().dictionaryValue else { return (["the XML entitlements are not a dictionary"], []) }
                 xml = dictionary
             }
             if let blob = signature.derEntitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else { return ["the DER entitlements are not a dictionary"] }
+                guard let dictionary = try blob.entitlements().dictionaryValue else { return (["the DER entitlements are not a dictionary"], []) }
                 der = dictionary
             }
         } catch let error as CodeSignError {
-            return ["entitlements: \(error.problem)"]
+            return (["entitlements: \(error.problem)"], [])
         } catch {
-            return ["entitlements: \(error)"]
+            return (["entitlements: \(error)"], [])
         }
+        var seal: [String] = []
         if let xml, let der, xml != der {
             let keys = Set(xml.keys).union(der.keys).filter { xml[$0] != der[$0] }.sorted()
-            problems.append("the DER entitlements differ from the XML entitlements in \(keys.joined(separator: ", "))")
+            seal.append("the DER entitlements differ from the XML entitlements in \(keys.joined(separator: ", "))")
         }
-        guard let signed = xml ?? der else { return problems }
+        guard let signed = xml ?? der else { return (seal, []) }
         if let granted = profile?.entitlements {
-            problems += EntitlementsPolicy.problems(signed: signed, granted: granted, bundleIdentifier: bundleIdentifier)
-        } else {
-            problems += EntitlementsPolicy.bundleIdentifierProblems(signed: signed, bundleIdentifier: bundleIdentifier)
+            return (seal, EntitlementsPolicy.problems(signed: signed, granted: granted, bundleIdentifier: bundleIdentifier))
         }
-        return problems
+        return (seal, EntitlementsPolicy.bundleIdentifierProblems(signed: signed, bundleIdentifier: bundleIdentifier))
     }
 
     static func anchorProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
@@ -181,15 +206,16 @@ public enum SignatureTrust {
         return problems
     }
 
-    static func expiryNotes(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?, now: Date) -> [String] {
-        var notes: [String] = []
+    /// A signer certificate or profile expired by `now`: iOS will not install the build.
+    static func expiryProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?, now: Date) -> [String] {
+        var problems: [String] = []
         if let cms, let end = cms.signer.notAfter, now > end {
-            notes.append("note: signer certificate \"\(cms.signer.displayName)\" expired on \(day(end))")
+            problems.append("signer certificate \"\(cms.signer.displayName)\" expired on \(day(end))")
         }
         if let end = profile?.expirationDate, now > end {
-            notes.append("note: embedded.mobileprovision expired on \(day(end)); iOS will not install the build with it")
+            problems.append("embedded.mobileprovision expired on \(day(end)); iOS will not install the build with it")
         }
-        return notes
+        return problems
     }
 
     /// A date as `2021-05-09`.

@@ -1,19 +1,38 @@
-/// What a bundle's signature is checked against beyond its seal (the CMS, the signer, the profile);
-/// each returned string is one problem, without the bundle's path (the verifier adds it).
+/// What a signature is checked against beyond its seal (the CMS, the signer, the profile).
 public struct SignatureTrustContext: Sendable {
-    public var bundlePath: String  // as shown to the user, e.g. "Payload/Test.app/PlugIns/N.appex"
+    /// The bundle as shown to the user, e.g. "Payload/Test.app/PlugIns/N.appex".
+    public var bundlePath: String
+    /// The signature of one slice of the bundle's executable.
     public var signature: EmbeddedSignature
-    public var profileData: [UInt8]?  // embedded.mobileprovision of this bundle, if any
+    /// The slice's architecture (`arm64`).
+    public var architecture: String
+    /// `embedded.mobileprovision` of this bundle, if any.
+    public var profileData: [UInt8]?
     public var bundleIdentifier: String?
 
-    public init(bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?) {
+    public init(bundlePath: String, signature: EmbeddedSignature, architecture: String, profileData: [UInt8]?, bundleIdentifier: String?) {
         self.bundlePath = bundlePath
         self.signature = signature
+        self.architecture = architecture
         self.profileData = profileData
         self.bundleIdentifier = bundleIdentifier
     }
 }
 
-/// Checks one signed bundle's signature beyond its seal; ``CodeSealVerifier`` calls it once per signed
-/// bundle (and per loose dylib), and reports each returned string as a problem of that bundle.
-public typealias SignatureTrustCheck = @Sendable (SignatureTrustContext) -> [String]
+/// What a trust check found for one signature, in the two verdicts (see ``SignatureTrust``): each
+/// string is one line without the bundle's path (the verifier adds it).
+public struct SignatureTrustFindings: Sendable, Equatable {
+    /// What breaks the seal.
+    public var seal: [String]
+    /// What iOS's installer would refuse though the seal holds.
+    public var install: [String]
+
+    public init(seal: [String] = [], install: [String] = []) {
+        self.seal = seal
+        self.install = install
+    }
+}
+
+/// Checks one signed slice's signature beyond its seal; ``CodeSealVerifier`` calls it once per signed
+/// slice of every bundle and loose dylib, and names the slice where slices disagree.
+public typealias SignatureTrustCheck = @Sendable (SignatureTrustContext) -> SignatureTrustFindings

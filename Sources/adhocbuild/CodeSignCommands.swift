@@ -21,16 +21,20 @@ enum CodeSignCommands {
                 code by its own signature and the outer seal; the signature's identifier against the bundle id; the CMS \
                 signature over the CodeDirectory with its messageDigest and cdhash attributes; the signer certificate \
                 against the embedded profile's certificates and team; the entitlements against the profile's; the \
-                profile's own signature. Signatures are judged at their signing time; an expired certificate or profile \
-                is a warning. Unsigned code is a problem; ad-hoc signatures are reported as such. One line per code item \
-                on standard output, one line per problem on standard error; exit 1 when any seal is broken.
+                profile's own signature. Every slice of a fat binary is checked on its own; a problem only some slices \
+                have names them. Two verdicts: the seal (exit 1 when any is broken), and, on 'install:' lines, what \
+                iOS's installer would refuse though the seal holds (a signer or entitlements the profile does not cover, \
+                an unresolved wildcard, an expired certificate or profile, with --anchor a chain that is not Apple's). \
+                Signatures are judged at their signing time, expiry at the present. Unsigned code is a problem; ad-hoc \
+                signatures are reported as such. One line per code item on standard output, one line per problem on \
+                standard error.
                 """,
             arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
             options: [
                 .value(
                     "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
                     help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
-                .flag("--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems).")
+                .flag("--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems, installProblems).")
             ],
             run: { parsed in
                 let input = parsed.positionals[0]
@@ -38,20 +42,20 @@ enum CodeSignCommands {
                 let result = try verification.verify(path: input)
                 let report = result.report
                 if parsed.flag("json") {
-                    var dict = report.plist()
-                    dict["warnings"] = .array(result.notes.map { .string($0) })
-                    Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
+                    Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
                 } else {
-                    for note in result.notes { Console.warning("\(input): \(note)") }
                     for item in report.items { Console.out(item.summaryLine + "\n") }
                     for problem in report.problems { Console.error("\(input): \(problem)") }
+                    for problem in report.installProblems { Console.warning("\(input): install: \(problem)") }
                     let count = report.problems.count
                     let items = report.items.count
+                    let install = report.installProblems.count
                     Console.out(
                         "\(input): "
                             + (report.isValid
                                 ? "seal valid (\(items) code item\(items == 1 ? "" : "s"))"
                                 : "seal broken (\(count) problem\(count == 1 ? "" : "s") in \(report.items.filter { !$0.sealIsValid }.count) of \(items) code items)")
+                            + (install == 0 ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))")
                             + "\n")
                 }
                 return report.isValid ? 0 : 1

@@ -33,9 +33,10 @@ enum InspectCommands {
                 not a simulator one; an embedded profile that has not expired (a warning within 14 days), whose App ID \
                 covers the bundle id and that can install over the air (not App Store); extensions under the app's \
                 bundle id with the app's versions; each --udid in the profile; the code signature, as codesign verify \
-                checks it: a broken seal is an error (a profile whose team is not the signer's is named), unsigned or \
-                ad-hoc code and an expired signer certificate are warnings. Errors and warnings one per line; exit 1 on \
-                errors.
+                checks it: a broken seal is an error, and so is what iOS's installer would refuse though the seal holds (a \
+                signer, team or entitlements the profile does not cover, an expired signer certificate, with --anchor a \
+                chain that is not Apple's); unsigned or ad-hoc code is a warning. Errors and warnings one per line; exit \
+                1 on errors.
                 """,
             arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
             options: [
@@ -46,11 +47,15 @@ enum InspectCommands {
                         expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
                         accepts: { PlistDate(iso8601: $0) != nil }),
                     help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
+                .value(
+                    "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
+                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
                 .flag("--json", help: "Print JSON.")
             ],
             run: { parsed in
                 let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-                let findings = try PublishCheck(udids: parsed.allValues("udid"), now: now).check(path: parsed.positionals[0])
+                let findings = try PublishCheck(udids: parsed.allValues("udid"), now: now, anchorApple: parsed.value("anchor") == "apple").check(
+                    path: parsed.positionals[0])
                 let errors = findings.filter { $0.severity == .error }.count
                 if parsed.flag("json") {
                     var dict = PlistDictionary()

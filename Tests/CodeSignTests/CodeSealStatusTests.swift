@@ -64,20 +64,25 @@ import Testing
     }
 }
 
-/// The trust hook sees each signed item once, with its path, bundle id and profile.
+/// The trust hook sees each signed slice of each item once, with its path, bundle id and profile.
 @Suite(Fixtures.enabled) struct SignatureTrustHookTests {
     @Test func theHookIsCalledPerSignedBundleAndItsProblemsAreTheBundles() throws {
         let seen = Locked<[String]>([])
         let verifier = CodeSealVerifier { context in
-            seen.withLock { $0.append("\(context.bundlePath) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)") }
-            return context.bundlePath.hasSuffix(".appex") ? ["signer is not in the profile"] : []
+            seen.withLock {
+                $0.append("\(context.bundlePath) \(context.architecture) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)")
+            }
+            return context.bundlePath.hasSuffix(".appex")
+                ? SignatureTrustFindings(seal: ["signer is not in the profile"], install: ["profile expired"]) : SignatureTrustFindings()
         }
         let report = try verifier.verify(path: Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path)
         #expect(
             seen.value == [
-                "Payload/Demo.app/PlugIns/Notification.appex com.icyleaf.test.Demo.Notification 9481",
-                "Payload/Demo.app com.icyleaf.test.Demo 9427"
+                "Payload/Demo.app/PlugIns/Notification.appex arm64 com.icyleaf.test.Demo.Notification 9481",
+                "Payload/Demo.app arm64 com.icyleaf.test.Demo 9427"
             ])
         #expect(report.problems.map(\.description) == ["Payload/Demo.app/PlugIns/Notification.appex: signer is not in the profile"])
+        #expect(report.installProblems.map(\.description) == ["Payload/Demo.app/PlugIns/Notification.appex: profile expired"])
+        #expect(report.isValid && !report.isInstallable)
     }
 }

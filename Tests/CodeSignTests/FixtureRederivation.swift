@@ -57,10 +57,12 @@ struct FixtureRederivation {
         return try EntitlementsBlob.xml(try original.entitlements()).bytes()
     }
 
-    /// The DER blob encoded from the XML entitlements (where the original has one).
+    /// The DER blob encoded from the XML entitlements (where the original has one), in the
+    /// original's layout (Xcode 12.5's bare SET, or the wrapped layout Xcode writes since 13).
     func derEntitlements() throws -> [UInt8]? {
-        guard signature.derEntitlements != nil, let xml = signature.entitlements else { return nil }
-        return try EntitlementsBlob.der(try xml.entitlements()).bytes()
+        guard let original = signature.derEntitlements, let xml = signature.entitlements else { return nil }
+        let layout = try #require(DEREntitlements.layout(of: original.payload), "\(code): DER layout")
+        return try EntitlementsBlob.der(try xml.entitlements(), layout: layout).bytes()
     }
 
     /// Every CodeDirectory of every slice, rebuilt, beside the original.

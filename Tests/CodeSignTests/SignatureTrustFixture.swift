@@ -18,9 +18,11 @@ struct TrustCase: CustomStringConvertible {
         var out: [TrustCase] = []
         for code in try FixtureCode.all() {
             let file = try MachOFile(data: code.bytes)
-            let profile = code.bundleFile("embedded.mobileprovision").map { [UInt8]($0) }
-            let info = try code.bundleFile("Info.plist").map { try PropertyList(data: $0).value }
-            let identifier = info?.dictionaryValue?["CFBundleIdentifier"]?.stringValue
+            let info = try code.bundleFile("Info.plist").map { try PropertyList(data: $0).value }?.dictionaryValue
+            // A loose dylib (Frameworks/libswiftCore.dylib) is code of its own: no profile, no bundle id.
+            let isBundleExecutable = info?["CFBundleExecutable"]?.stringValue.map { code.bundle + $0 == code.entry } ?? false
+            let profile = isBundleExecutable ? code.bundleFile("embedded.mobileprovision").map { [UInt8]($0) } : nil
+            let identifier = isBundleExecutable ? info?["CFBundleIdentifier"]?.stringValue : nil
             for slice in file.slices {
                 guard let signature = try slice.embeddedSignature() else { continue }
                 out.append(TrustCase(code: code, cpu: "\(slice.cpu)", signature: signature, profile: profile, bundleIdentifier: identifier))

@@ -198,6 +198,9 @@ public struct ReleasePipeline {
             if signature.state == .broken {
                 pageOptions.signatureNotice =
                     "This build’s code signature is broken, so iOS will not install it until it is re-signed."
+            } else if signature.state == .uninstallable {
+                pageOptions.signatureNotice =
+                    "This build’s signature does not fit its provisioning profile, so iOS will not install it until it is re-signed."
             }
             return try InstallPage(options: pageOptions).write(ipa: ipa, to: stage + "/release")
         }
@@ -351,7 +354,7 @@ public struct ReleasePipeline {
                 break
             case .unsigned, .adHoc:
                 warnings.append(check.summary)
-            case .broken:
+            case .broken, .uninstallable:
                 guard options.allowBrokenSignature else {
                     throw Failure(
                         step: "Check the signature", reason: check.summary,
@@ -361,7 +364,6 @@ public struct ReleasePipeline {
                     check.summary + "; publishing it anyway (\(SealGuard.allowFlag)): its page and the index say it will not "
                         + "install until it is re-signed")
             }
-            warnings += check.notes
             return check
         }
     }

@@ -44,6 +44,9 @@ public enum AppReport {
                 item.sealIsValid
                     ? "valid"
                     : "broken: " + SignatureCheck.firstProblems(item.problems, limit: problemsShown))
+            if !item.installProblems.isEmpty {
+                dict["install"] = .string("refused: " + SignatureCheck.firstProblems(item.installProblems, limit: problemsShown))
+            }
         }
         return dict
     }

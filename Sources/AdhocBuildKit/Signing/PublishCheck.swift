@@ -6,25 +6,29 @@ import PlistKit
 /// `adhocbuild verify`: the pre-publish check (``AppVerifier``: profile, devices, bundle ids,
 /// versions, build kind) and the code signature (``SignatureCheck``), in one list of findings.
 ///
-/// A broken seal is an error (the first few problems of each code item, then a count); unsigned and
-/// ad-hoc code is a warning; an expired signer certificate is a warning (an expired profile is
-/// AppVerifier's, as before); a profile whose team is not the signer's is named among the problems.
+/// A broken seal is an error (the first few problems of each code item, then a count), and so is
+/// what iOS's installer would refuse (a signer or entitlements the profile does not cover, an
+/// expired signer certificate; an expired profile is AppVerifier's, as before); unsigned and ad-hoc
+/// code is a warning.
 public struct PublishCheck: Sendable {
     public var udids: [String]
     public var now: Date
+    /// Also require the signer's and the profile's chains to end in Apple Root CA.
+    public var anchorApple: Bool
     /// How many problems of one code item are listed before the rest are counted.
     public var problemsPerItem = 5
 
-    public init(udids: [String] = [], now: Date = Date()) {
+    public init(udids: [String] = [], now: Date = Date(), anchorApple: Bool = false) {
         self.udids = udids
         self.now = now
+        self.anchorApple = anchorApple
     }
 
     /// Checks the .ipa, .app or .xcarchive at `path`.
     public func check(path: String) throws -> [AppVerifier.Finding] {
         let package = try AppPackage.open(path)
         let findings = AppVerifier(udids: udids, now: now).verify(package)
-        return findings + signatureFindings(try SignatureCheck.run(path: path, now: now))
+        return findings + signatureFindings(try SignatureCheck.run(path: path, now: now, anchorApple: anchorApple))
     }
 
     /// What the signature adds to the findings.
@@ -47,26 +51,27 @@ public struct PublishCheck: Sendable {
             case .signed, .unreadable:
                 break
             }
-            guard !item.problems.isEmpty else { continue }
-            for problem in item.problems.prefix(problemsPerItem) {
-                findings.append(
-                    .init(
-                        severity: .error,
-                        message: "signature: " + ([problem.file, problem.message].compactMap { $0 }.joined(separator: ": ")),
-                        subject: item.path))
-            }
-            if item.problems.count > problemsPerItem {
-                findings.append(
-                    .init(
-                        severity: .error,
-                        message:
-                            "signature: and \(item.problems.count - problemsPerItem) more problems (adhocbuild codesign verify lists them)",
-                        subject: item.path))
-            }
+            // Expired profiles are AppVerifier's findings already.
+            let install = item.installProblems.filter { !$0.message.hasPrefix("embedded.mobileprovision expired") }
+            findings += itemFindings(item.problems, label: "signature", path: item.path)
+            findings += itemFindings(install, label: "install", path: item.path)
         }
-        // Expired profiles are AppVerifier's findings already; an expired signer certificate is new.
-        for note in check.notes where !note.contains("embedded.mobileprovision expired") {
-            findings.append(.init(severity: .warning, message: note, subject: nil))
+        return findings
+    }
+
+    /// The first ``problemsPerItem`` problems of one code item as errors, then how many more there are.
+    private func itemFindings(_ problems: [CodeSealProblem], label: String, path: String) -> [AppVerifier.Finding] {
+        var findings = problems.prefix(problemsPerItem).map { problem in
+            AppVerifier.Finding(
+                severity: .error, message: "\(label): " + ([problem.file, problem.message].compactMap { $0 }.joined(separator: ": ")),
+                subject: path)
+        }
+        if problems.count > problemsPerItem {
+            findings.append(
+                .init(
+                    severity: .error,
+                    message: "\(label): and \(problems.count - problemsPerItem) more problems (adhocbuild codesign verify lists them)",
+                    subject: path))
         }
         return findings
     }

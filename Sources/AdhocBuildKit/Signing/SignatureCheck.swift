@@ -14,8 +14,11 @@ public struct SignatureCheck: Sendable {
     public enum State: String, Sendable, Equatable {
         /// Signed, and every seal and trust check holds.
         case valid
-        /// Signed, and something breaks the seal or the trust in it: iOS refuses to install it.
+        /// Signed, and something breaks the seal: iOS refuses to install it.
         case broken
+        /// Signed and sealed, but iOS's installer would refuse it (the profile does not cover the
+        /// signer or the entitlements, or has expired; with an anchor, a chain that is not Apple's).
+        case uninstallable
         /// No signature at all.
         case unsigned
         /// An ad-hoc signature, with no signer.
@@ -25,16 +28,20 @@ public struct SignatureCheck: Sendable {
     public var result: CodeSignatureVerification.Result
     public var state: State
 
-    /// Verifies the .ipa, .app or .xcarchive at `path`; expiry notes are judged at `now`.
-    public static func run(path: String, now: Date = Date()) throws -> SignatureCheck {
-        SignatureCheck(result: try CodeSignatureVerification(now: now).verify(path: path))
+    /// Verifies the .ipa, .app or .xcarchive at `path`; expiry is judged at `now`; with `anchorApple`
+    /// a chain that does not end in Apple Root CA is an install problem.
+    public static func run(path: String, now: Date = Date(), anchorApple: Bool = false) throws -> SignatureCheck {
+        SignatureCheck(result: try CodeSignatureVerification(anchorApple: anchorApple, now: now).verify(path: path))
     }
 
     public init(result: CodeSignatureVerification.Result) {
         self.result = result
         let items = result.report.items
+        // Nested code counts too: an ad-hoc app around a broken framework is broken.
+        let sealBroken = items.contains { $0.status != .unsigned && !$0.sealIsValid }
         switch items.last?.status {
-        case .signed?, .unreadable?: state = items.allSatisfy(\.sealIsValid) ? .valid : .broken
+        case _ where sealBroken: state = .broken
+        case .signed?, .unreadable?: state = items.allSatisfy(\.isInstallable) ? .valid : .uninstallable
         case .adhoc?: state = .adHoc
         case .unsigned?, nil: state = .unsigned
         }
@@ -57,8 +64,16 @@ public struct SignatureCheck: Sendable {
 
     /// Every problem that breaks a seal, unsigned and ad-hoc code aside (they are the state's to say).
     public var problems: [CodeSealProblem] {
-        result.report.items.filter { $0.status == .signed || $0.status == .unreadable }.flatMap(\.problems)
+        result.report.items.filter { $0.status != .unsigned }.flatMap(\.problems)
     }
+
+    /// Everything iOS's installer would refuse in signed code, though its seal holds.
+    public var installProblems: [CodeSealProblem] {
+        result.report.items.filter { $0.status == .signed }.flatMap(\.installProblems)
+    }
+
+    /// Whether the build cannot be installed because of its signature (a broken seal or an install problem).
+    public var stopsInstall: Bool { state == .broken || state == .uninstallable }
 
     /// The first `limit` problems joined with "; ", then how many more there are.
     public static func firstProblems(_ problems: [CodeSealProblem], limit: Int = 3) -> String {
@@ -76,6 +91,8 @@ public struct SignatureCheck: Sendable {
             return "the signature of \(appName) holds (signed\(signer)\(team); \(count) code item\(count == 1 ? "" : "s") sealed)"
         case .broken:
             return "the signature of \(appName) is broken (\(Self.firstProblems(problems))); iOS will refuse to install it"
+        case .uninstallable:
+            return "the seal of \(appName) holds, but iOS will refuse to install it (\(Self.firstProblems(installProblems)))"
         case .unsigned:
             return "\(appName) is unsigned; iOS will not install it until it is signed"
         case .adHoc:
@@ -83,7 +100,4 @@ public struct SignatureCheck: Sendable {
                 "\(appName) has an ad-hoc signature (no signer); iOS will not install it on a device until it is signed with a certificate"
         }
     }
-
-    /// The expiry notes (a signer certificate or profile expired), each naming its bundle.
-    public var notes: [String] { result.notes }
 }
