@@ -54,12 +54,19 @@ public struct CodeResources: Sendable, Equatable {
     public var files2: [String: ResourceSeal]
     public var rules: [ResourceRule]
     public var rules2: [ResourceRule]
+    /// Whether `files2` writes a seal holding only a SHA-1 `hash` as bare data, as Xcode 6's signer
+    /// did (read: true when any `files2` entry is bare data).
+    public var files2HasBareHashes: Bool
 
-    public init(files: [String: ResourceSeal], files2: [String: ResourceSeal], rules: [ResourceRule], rules2: [ResourceRule]) {
+    public init(
+        files: [String: ResourceSeal], files2: [String: ResourceSeal], rules: [ResourceRule], rules2: [ResourceRule],
+        files2HasBareHashes: Bool = false
+    ) {
         self.files = files
         self.files2 = files2
         self.rules = rules
         self.rules2 = rules2
+        self.files2HasBareHashes = files2HasBareHashes
     }
 
     /// Parses the plist bytes of a CodeResources file.
@@ -73,6 +80,7 @@ public struct CodeResources: Sendable, Equatable {
         guard let root = value.dictionaryValue else { throw CodeSignError("CodeResources is \(value.kindWithArticle), not a dictionary") }
         files = try CodeResources.seals(root["files"], key: "files")
         files2 = try CodeResources.seals(root["files2"], key: "files2")
+        files2HasBareHashes = root["files2"]?.dictionaryValue?.contains { _, seal in if case .data = seal { true } else { false } } ?? false
         rules = try CodeResources.rules(root["rules"], key: "rules")
         rules2 = try CodeResources.rules(root["rules2"], key: "rules2")
     }
@@ -171,7 +179,7 @@ public struct CodeResources: Sendable, Equatable {
         }
         var root = PlistDictionary()
         root.append("files", sealsValue(files, version1: true))
-        root.append("files2", sealsValue(files2, version1: false))
+        root.append("files2", sealsValue(files2, version1: files2HasBareHashes))
         root.append("rules", rulesValue(rules))
         root.append("rules2", rulesValue(rules2))
         return .dictionary(root)

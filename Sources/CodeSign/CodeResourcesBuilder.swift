@@ -48,7 +48,8 @@ public struct CodeResourcesBuilder: Sendable {
                 }
             }
         }
-        return CodeResources(files: files, files2: files2, rules: rules, rules2: rules2)
+        return CodeResources(
+            files: files, files2: files2, rules: rules, rules2: rules2, files2HasBareHashes: generation.writesBareHashesInFiles2)
     }
 
     private func verdict(_ matcher: ResourceRuleMatcher, _ path: String, version: Int) throws -> ResourceRuleMatcher.Verdict {

@@ -3,6 +3,9 @@
 /// generation is named after the oldest Xcode the fixtures prove it for; which release between two
 /// fixtures changed the rules is not known from them.
 public enum ResourceRuleGeneration: String, Sendable, CaseIterable {
+    /// Xcode 6 (the 6.3 fixture): the Xcode 7 rules; `files2` writes a seal with only a SHA-1 `hash`
+    /// as bare data, as `files` does (Xcode 7 writes `{hash}`).
+    case xcode6
     /// Xcode 7 (the 7.3 and 7.3.1 fixtures): version 1 seals everything (`^`); version 2 seals
     /// everything at weight 20, above the `nested` rules of weight 10, so nested bundles are sealed
     /// file by file; no `Base.lproj` rule.
@@ -10,7 +13,7 @@ public enum ResourceRuleGeneration: String, Sendable, CaseIterable {
     /// Xcode 9 (the 9.2 fixture): the Xcode 7 rules plus `^Base\.lproj/` at weight 1010 in both sets,
     /// so base localizations are no longer optional.
     case xcode9
-    /// Xcode 12 (the 12.3 and 12.5 fixtures): version 1 seals `^.*`; version 2 has no `nested` rules
+    /// Xcode 12 (the 12.3, 12.5 and 14.1 fixtures, and already the 11.3 one): version 1 seals `^.*`; version 2 has no `nested` rules
     /// and no `^` rule, so nested bundles are sealed file by file under `^.*`.
     case xcode12
 
@@ -23,9 +26,15 @@ public enum ResourceRuleGeneration: String, Sendable, CaseIterable {
             ResourceRule("^.*\\.lproj/locversion.plist$", weight: 1100, omit: true),
             ResourceRule("^version.plist$")
         ]
-        if self != .xcode7 { list.append(ResourceRule("^Base\\.lproj/", weight: 1010)) }
+        if hasBaseLocalizationRule { list.append(ResourceRule("^Base\\.lproj/", weight: 1010)) }
         return list
     }
+
+    /// Whether base localizations have a rule of their own (Xcode 9 on).
+    var hasBaseLocalizationRule: Bool { self == .xcode9 || self == .xcode12 }
+
+    /// Whether `files2` writes a plain SHA-1 seal as bare data.
+    public var writesBareHashesInFiles2: Bool { self == .xcode6 }
 
     /// The version 2 rules.
     public var rules2: [ResourceRule] {
@@ -49,7 +58,7 @@ public enum ResourceRuleGeneration: String, Sendable, CaseIterable {
                 ResourceRule("^[^/]+$", weight: 10, nested: true)
             ]
         }
-        if self != .xcode7 { list.append(ResourceRule("^Base\\.lproj/", weight: 1010)) }
+        if hasBaseLocalizationRule { list.append(ResourceRule("^Base\\.lproj/", weight: 1010)) }
         return list
     }
 }

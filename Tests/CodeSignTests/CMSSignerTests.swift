@@ -54,7 +54,7 @@ import Testing
                 try SigningIdentity(p12: $0, password: .file(made.passwordFile))
             }
             let slices = try Self.slices()
-            #expect(slices.count == 10)
+            #expect(slices.count == 34)
             for slice in slices {
                 for identity in identities {
                     let place = "\(slice) \(identity.certificate.displayName)"
@@ -164,9 +164,10 @@ import Testing
                     fullHashes += 1
                 }
             }
-            // Every fixture slice has the plist; the Xcode 12-era ones the 100.9.2 attribute as well.
-            #expect(plists == 10)
-            #expect(fullHashes == 3)
+            // Every slice signed since Xcode 7.3 has the plist (Xcode 6.3's 20 have none); the Xcode 10-era and
+            // later ones the 100.9.2 attribute as well.
+            #expect(plists == 14)
+            #expect(fullHashes == 7)
         }
     }
 }

@@ -1,6 +1,7 @@
 import CodeSign
 import Foundation
 import IPAKit
+import PlistKit
 import TestSupport
 import Testing
 
@@ -18,6 +19,24 @@ struct FixtureCode: CustomStringConvertible {
 
     /// A file of the bundle, by its path relative to the bundle.
     func bundleFile(_ relative: String) -> Data? { try? archive.data(named: bundle + relative) }
+
+    /// Whether the binary is its bundle's executable (the one its Info.plist names), not code of its
+    /// own such as a loose `Frameworks/libswiftCore.dylib`, which seals no Info.plist file and no
+    /// CodeResources.
+    var isBundleExecutable: Bool {
+        guard let data = bundleFile("Info.plist"), let info = try? PropertyList(data: data).value.dictionaryValue,
+            let executable = info["CFBundleExecutable"]?.stringValue
+        else { return false }
+        return bundle + executable == entry
+    }
+
+    /// The bytes of a slice's `__TEXT,__info_plist` section, the Info.plist that code without a
+    /// bundle carries inside itself.
+    static func embeddedInfoPlist(_ slice: MachOSlice) -> [UInt8]? {
+        guard let section = slice.segment(named: "__TEXT")?.sections.first(where: { $0.name == "__info_plist" }) else { return nil }
+        let start = Int(section.fileOffset)
+        return Array(slice.bytes[start..<start + Int(section.size)])
+    }
 
     /// Every Mach-O file in every fixture ipa (main binaries, appex, frameworks, dylibs).
     static func all() throws -> [FixtureCode] {

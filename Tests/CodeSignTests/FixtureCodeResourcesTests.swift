@@ -15,12 +15,13 @@ import Testing
             #expect(try resources.data() == stored, "\(code)")
             count += 1
         }
-        #expect(count == 7)
+        #expect(count == 19)
     }
 
     @Test func rulesSealExactlyTheFilesTheFixtureSealsWithTheirHashes() throws {
         var sealed = 0
-        for code in try FixtureCode.all() {
+        // The bundle's own executable: a loose dylib's enclosing CodeResources is its app's.
+        for code in try FixtureCode.all() where code.isBundleExecutable {
             let resources = try CodeResources(data: try #require(code.bundleFile("_CodeSignature/CodeResources")))
             let executable = String(code.entry.dropFirst(code.bundle.count))
             // Every file of the bundle except its executable and its own signature folder.

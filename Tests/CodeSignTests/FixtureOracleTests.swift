@@ -83,7 +83,7 @@ import Testing
 
     @Test func opensslVerifiesEveryCMSOverTheRewrittenCodeDirectoryAndRejectsAnother() throws {
         let openssl = try #require(ProcessResult.which("openssl"), "openssl is needed for the CMS oracle")
-        var verified = 0
+        var verified = 0, unsorted = 0
         try withTemporaryFolder { folder in
             for code in try FixtureCode.all() {
                 for slice in try MachOFile(data: code.bytes).slices {
@@ -97,6 +97,14 @@ import Testing
                         "/dev/null"
                     ]
                     let good = try ProcessResult.run(openssl, arguments)
+                    // openssl re-encodes the signed attributes before checking the signature, sorting the SET OF
+                    // that Xcode 10–11's signer stored unsorted (SOURCES.md: the Permissions ipa), so it refuses
+                    // those valid signatures; StoredSignedAttributesTests checks them over the stored bytes.
+                    if code.ipa.contains("unsorted-agility") {
+                        #expect(good.status != 0 && good.stderrText.contains("bad signature"), "\(code) \(slice.cpu)")
+                        unsorted += 1
+                        continue
+                    }
                     #expect(good.status == 0, "\(code) \(slice.cpu): \(good.stderrText)")
                     var other = directory
                     other.flags ^= CodeDirectory.Flag.hard
@@ -107,6 +115,7 @@ import Testing
                 }
             }
         }
-        #expect(verified == 10)
+        #expect(verified == 31)
+        #expect(unsorted == 3)
     }
 }

@@ -15,7 +15,10 @@ struct FixtureRederivation {
         "app_info_iphone_dev-100devices.ipa": .xcode7,  // Xcode 7.3
         "fastlane_very-capable-app_dev-xcode9.ipa": .xcode9,  // Xcode 9.2
         "ipa-server_Test_dev-xcode12.ipa": .xcode12,  // Xcode 12.5
-        "ipa_analyzer_ios-simple-objc_dev.ipa": .xcode7  // Xcode 7.3.1
+        "ipa_analyzer_ios-simple-objc_dev.ipa": .xcode7,  // Xcode 7.3.1
+        "isign_SimpleSaucyApp_libswift-dylibs_swiftsupport.ipa": .xcode6,  // Xcode 6.3
+        "iosdevicemanager_Permissions_dev_unsorted-agility_armv7+arm64.ipa": .xcode12,  // Xcode 11.3
+        "bitbar_BitBarSampleApp_react-native_der-entitlements.ipa": .xcode12  // Xcode 14.1
     ]
 
     let code: FixtureCode
@@ -45,10 +48,17 @@ struct FixtureRederivation {
         return try builder.build(try resources(), executable: String(code.entry.dropFirst(code.bundle.count))).data()
     }
 
+    /// The designated requirement of the signer, as a requirement set. Where the original set also
+    /// holds requirements of other kinds (Xcode 6 wrote a library requirement naming the embedded
+    /// Swift dylibs), that is the original set once its designated requirement is proven equal.
     func requirements() throws -> [UInt8] {
         let directory = try #require(signature.codeDirectory)
         let cms = try CodeSignatureCMS(cms: try #require(signature.signature).cms, content: directory.bytes())
-        return try DesignatedRequirement.requirementSet(identifier: directory.identifier, signature: cms).bytes()
+        let rebuilt = try DesignatedRequirement.requirementSet(identifier: directory.identifier, signature: cms)
+        let original = try #require(signature.requirements, "\(code): no requirement set")
+        guard original.requirements.count > 1 else { return rebuilt.bytes() }
+        #expect(rebuilt.designated == original.designated, "\(code): designated requirement")
+        return try #require(signature.blob(SignatureSlot.requirements))
     }
 
     /// The XML entitlements blob rebuilt from the entitlements the original holds.
@@ -67,13 +77,17 @@ struct FixtureRederivation {
 
     /// Every CodeDirectory of every slice, rebuilt, beside the original.
     func codeDirectories() throws -> [(name: String, rebuilt: [UInt8], original: [UInt8])] {
-        let slots = SpecialSlotContents(
-            infoPlist: code.bundleFile("Info.plist").map(Array.init), requirements: try requirements(),
-            codeResources: Array(try codeResources()),
-            application: signature.blob(SignatureSlot.application).map { Array($0.dropFirst(8)) },
-            entitlements: try entitlements(), derEntitlements: try derEntitlements())
+        // Code of its own (a loose dylib) seals the Info.plist in its __info_plist section and no CodeResources.
+        let bundled = code.isBundleExecutable || code.bundle.hasSuffix(".framework/")
+        let codeResources = bundled ? Array(try codeResources()) : nil
+        let requirements = try requirements(), entitlements = try entitlements(), derEntitlements = try derEntitlements()
         var result: [(String, [UInt8], [UInt8])] = []
         for slice in file.slices {
+            let slots = SpecialSlotContents(
+                infoPlist: bundled ? code.bundleFile("Info.plist").map(Array.init) : FixtureCode.embeddedInfoPlist(slice),
+                requirements: requirements, codeResources: codeResources,
+                application: signature.blob(SignatureSlot.application).map { Array($0.dropFirst(8)) },
+                entitlements: entitlements, derEntitlements: derEntitlements)
             let sliceSignature = try #require(try slice.embeddedSignature())
             let stored = [SignatureSlot.codeDirectory] + sliceSignature.superBlob.entries.map(\.type).filter { $0 >= 0x1000 && $0 < 0x1005 }
             for (directory, slot) in zip(sliceSignature.codeDirectories, stored) {

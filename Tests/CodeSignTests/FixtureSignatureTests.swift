@@ -48,17 +48,19 @@ import Testing
                 }
             }
         }
-        // Six ipas: 7 binaries (Demo has an appex), 3 of them fat with armv7 + arm64; the fat ones and
-        // the Xcode 9 one have a SHA-1 and a SHA-256 directory.
-        #expect(tally.binaries == 7)
-        #expect(tally.slices == 10)
-        #expect(tally.superBlobs == 10)
-        #expect(tally.codeDirectories == 17)
-        #expect(tally.requirementSets == 10)
-        #expect(tally.entitlements == 10)
-        #expect(tally.derEntitlements == 3)
-        #expect(tally.derFromXML == 3)
-        #expect(tally.cms == 12)
+        // Nine ipas: 19 binaries (Demo has an appex, SimpleSaucyApp 9 loose Swift dylibs). Slices: 3
+        // binaries fat with armv7 + arm64 and a SHA-1 and a SHA-256 directory each, the Xcode 9 one dual
+        // too, Permissions armv7 + armv7s + arm64 dual, SimpleSaucyApp's 10 binaries armv7 + arm64 with
+        // SHA-1 only, the Xcode 12 and 14 ones SHA-256 only.
+        #expect(tally.binaries == 19)
+        #expect(tally.slices == 34)
+        #expect(tally.superBlobs == 34)
+        #expect(tally.codeDirectories == 44)
+        #expect(tally.requirementSets == 34)
+        #expect(tally.entitlements == 34)
+        #expect(tally.derEntitlements == 4)
+        #expect(tally.derFromXML == 4)
+        #expect(tally.cms == 36)
     }
 
     @Test func everyCodePageAndSpecialSlotHashMatchesTheBundle() throws {
@@ -75,10 +77,13 @@ import Testing
                         slice.bytes, limit: Int(directory.effectiveCodeLimit), pageSize: directory.pageSize, type: directory.hashType)
                     #expect(hashes == directory.codeSlots, "\(place): code pages")
                     pages += hashes.count
+                    // Code of its own (a loose dylib) seals the Info.plist in its __info_plist section and no CodeResources.
+                    let bundled = code.isBundleExecutable || code.bundle.hasSuffix(".framework/")
+                    let info = bundled ? code.bundleFile("Info.plist").map(Array.init) : FixtureCode.embeddedInfoPlist(slice)
                     let expected: [Int: [UInt8]?] = [
-                        1: code.bundleFile("Info.plist").map { Digest.hash(directory.hashType, $0) },
+                        1: info.map { Digest.hash(directory.hashType, $0) },
                         2: signature.blob(SignatureSlot.requirements).map { Digest.hash(directory.hashType, $0) },
-                        3: code.bundleFile("_CodeSignature/CodeResources").map { Digest.hash(directory.hashType, $0) },
+                        3: bundled ? code.bundleFile("_CodeSignature/CodeResources").map { Digest.hash(directory.hashType, $0) } : nil,
                         // Xcode 7.3 put a blob wrapper in the application slot; its hash covers the payload only.
                         4: signature.blob(SignatureSlot.application).map { Digest.hash(directory.hashType, Array($0.dropFirst(8))) },
                         5: signature.blob(SignatureSlot.entitlements).map { Digest.hash(directory.hashType, $0) },
@@ -94,9 +99,10 @@ import Testing
                 }
             }
         }
-        #expect(pages == 289)
-        // Info.plist, requirements, CodeResources and entitlements in every directory (17), DER in 3,
-        // and the application slot in the iPad app's 4.
-        #expect(slots == 17 * 4 + 3 + 4)
+        #expect(pages == 3955)
+        // Info.plist, requirements, CodeResources and entitlements in every directory of bundle code
+        // (26), DER in 4 and the application slot in the iPad app's 4; Info.plist (embedded),
+        // requirements and entitlements in the loose dylibs' 18.
+        #expect(slots == 26 * 4 + 4 + 4 + 18 * 3)
     }
 }

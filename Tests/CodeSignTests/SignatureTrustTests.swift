@@ -103,7 +103,7 @@ import Testing
         #expect(report.isAdHoc)
         #expect(report.problems.isEmpty)
         #expect(
-            item.evaluate(anchorApple: true, signature: adHoc).problems == [
+            item.evaluate(anchorApple: true, signature: adHoc).installProblems == [
                 "anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA"
             ])
     }
