@@ -23,7 +23,26 @@ import Testing
         "Payload/Test.app/Test":
             "identifier \"com.ineva.test-rtmp.Test\" and \(appleGeneric)\"Apple Development: Qin Junru (CSBXB8DEZA)\"\(wwdr)",
         "Payload/ios-simple-objc.app/ios-simple-objc":
-            "identifier \"Bitrise.ios-simple-objc\" and \(appleGeneric)\"iPhone Developer: Bitrise Bot (VV2J4SV8V4)\"\(wwdr)"
+            "identifier \"Bitrise.ios-simple-objc\" and \(appleGeneric)\"iPhone Developer: Bitrise Bot (VV2J4SV8V4)\"\(wwdr)",
+        "Payload/BitBarSampleApp.app/BitBarSampleApp":
+            "identifier \"org.reactjs.native.example.BitBarSampleApp\" and \(appleGeneric)\"Apple Development: Michał Przytarski (X737YV7J27)\"\(wwdr)",
+        "Payload/Permissions.app/Permissions":
+            "identifier \"sh.calaba.Permissions\" and \(appleGeneric)\"iPhone Developer: Karl Krukow (YTTN6Y2QS9)\"\(wwdr)",
+        // Xcode 6 also wrote a library requirement: the embedded Swift dylibs, each signed by Apple.
+        "Payload/SimpleSaucyApp.app/SimpleSaucyApp":
+            "identifier \"com.sauceio.SimpleSaucyApp\" and \(appleGeneric)\"\(sauce)\"\(wwdr)\nlibrary => "
+            + swiftLibraries.map { "identifier \"com.apple.dt.runtime.\($0)\" and anchor apple" }.joined(separator: " or ")
+    ].merging(
+        swiftLibraries.map {
+            (
+                "Payload/SimpleSaucyApp.app/Frameworks/lib\($0).dylib",
+                "identifier \"com.apple.dt.runtime.\($0)\" and \(appleGeneric)\"\(sauce)\"\(wwdr)"
+            )
+        }, uniquingKeysWith: { first, _ in first })
+    static let sauce = "iPhone Distribution: SAUCE LABS INC (JWKXD469L2)"
+    static let swiftLibraries = [
+        "swiftCore", "swiftCoreGraphics", "swiftCoreImage", "swiftDarwin", "swiftDispatch", "swiftFoundation", "swiftObjectiveC",
+        "swiftSecurity", "swiftUIKit"
     ]
 
     @Test(Fixtures.enabled) func fixturesPrintTheDesignatedRequirementCodesignShows() throws {
@@ -36,7 +55,7 @@ import Testing
                 checked += 1
             }
         }
-        #expect(checked == 10)
+        #expect(checked == 34)
     }
 
     static func data(_ text: String) -> [UInt8] { Array(text.utf8) }

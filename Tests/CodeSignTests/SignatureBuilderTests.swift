@@ -93,7 +93,13 @@ struct SignatureBuilderTests {
             Array(xml.bytes().prefix(8)) == [0xfa, 0xde, 0x71, 0x71, 0, 0, UInt8(xml.bytes().count >> 8), UInt8(xml.bytes().count & 0xff)])
         let der = try EntitlementsBlob.der(.dictionary(dictionary))
         #expect(try EntitlementsBlob(bytes: der.bytes()).entitlements() == xml.entitlements())
-        // DER orders the dictionary's entries by their encoding, so the shorter key comes first here.
-        #expect(try der.entitlements().dictionaryValue?.keys.first == "get-task-allow")
+        // Xcode's current layout orders the dictionary's entries by key; the bare SET of Xcode 12.5 by
+        // their encoding, so there the shorter entry comes first.
+        #expect(try der.entitlements().dictionaryValue?.keys.first == "application-identifier")
+        #expect(der.payload.first == 0x70)
+        let legacy = try EntitlementsBlob.der(.dictionary(dictionary), layout: .bareSet)
+        #expect(legacy.payload.first == 0x31)
+        #expect(try legacy.entitlements().dictionaryValue?.keys.first == "get-task-allow")
+        #expect(try legacy.entitlements() == der.entitlements())
     }
 }

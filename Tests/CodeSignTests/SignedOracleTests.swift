@@ -249,7 +249,7 @@ import Testing
                     entitlements += 1
                 }
             }
-            #expect(resources == 7 && entitlements == 7)
+            #expect(resources == 10 && entitlements == 10)
         }
     }
 }
