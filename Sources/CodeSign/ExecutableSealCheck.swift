@@ -3,6 +3,10 @@ import PlistKit
 import SystemSupport
 
 /// The files outside the executable that its CodeDirectory's special slots bind, as the code has them.
+///
+/// Slot 1 of a bundle's executable binds the bundle's Info.plist file; code that is not a bundle (a
+/// loose dylib, a bare tool) binds the Info.plist embedded in each of its slices instead
+/// (``MachOSlice/embeddedInfoPlist(in:)``), which ``ExecutableSeal`` reads per slice.
 struct SpecialSlotFiles {
     /// The bundle's Info.plist bytes (nil for a loose dylib or when missing).
     var infoPlist: Data?
@@ -10,6 +14,28 @@ struct SpecialSlotFiles {
     var codeResources: Data?
     /// Whether the code is a bundle (whose Info.plist and CodeResources a signature must bind).
     var isBundle: Bool
+}
+
+/// What special slot 1 of one slice binds.
+enum InfoPlistBinding {
+    /// The bundle's Info.plist file (nil when it is missing).
+    case bundleFile(Data?)
+    /// The Info.plist embedded in the slice's `__TEXT,__info_plist` section (nil when it has none).
+    case embedded([UInt8]?)
+    /// The embedded section cannot be read (it runs outside the slice): reported once, not compared.
+    case unreadable
+
+    /// Slot 1 of `slice`: the bundle's file for code in a bundle, else the slice's own section, read
+    /// from `source`; the error when that section cannot be read.
+    static func of(_ slice: MachOSlice, source: SliceBytes, files: SpecialSlotFiles) -> (InfoPlistBinding, error: String?) {
+        guard !files.isBundle else { return (.bundleFile(files.infoPlist), nil) }
+        let read = source.withBytes { bytes in Result { try slice.embeddedInfoPlist(in: bytes) } }
+        switch read {
+        case .success(let bytes): return (.embedded(bytes), nil)
+        case .failure(let error as CodeSignError): return (.unreadable, error.problem)
+        case .failure(let error): return (.unreadable, "\(error)")
+        }
+    }
 }
 
 /// What one executable's signature says and what breaks it: every code page of every slice against
@@ -70,8 +96,10 @@ struct ExecutableSeal {
             }
             let directories = signature.codeDirectories
             let mismatches = directories.map { _ in Locked<[Int]>([]) }
-            let layouts = CodePageCheck(slice: slice, source: ExecutableSeal.source(slice, map), directories: directories).submit(
-                to: pool, mismatches: mismatches)
+            let source = ExecutableSeal.source(slice, map)
+            let (infoPlist, infoPlistError) = InfoPlistBinding.of(slice, source: source, files: files)
+            if let infoPlistError { problems.append((executable, "\(place)Info.plist: \(infoPlistError)")) }
+            let layouts = CodePageCheck(slice: slice, source: source, directories: directories).submit(to: pool, mismatches: mismatches)
             for (index, directory) in directories.enumerated() {
                 codeDirectories.append(
                     CodeDirectorySummary(
@@ -89,7 +117,8 @@ struct ExecutableSeal {
                 } else {
                     pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches[index]))
                 }
-                problems += ExecutableSeal.specialSlotProblems(directory, signature, executable: executable, files: files, place: place)
+                problems += ExecutableSeal.specialSlotProblems(
+                    directory, signature, executable: executable, files: files, infoPlist: infoPlist, place: place)
             }
         }
         if signedSlices > 0 { status = adhocSlices > 0 ? .adhoc : .signed }
@@ -120,18 +149,25 @@ struct ExecutableSeal {
         pageChecks = []
     }
 
-    /// The special slots of `directory` against what they bind; one problem per slot.
+    /// The special slots of `directory` against what they bind; one problem per slot. Slot 1 binds
+    /// `infoPlist`: a bundle's file is named `Info.plist`, an embedded one `<executable>: Info.plist:`.
     static func specialSlotProblems(
-        _ directory: CodeDirectory, _ signature: EmbeddedSignature, executable: String, files: SpecialSlotFiles, place: String
+        _ directory: CodeDirectory, _ signature: EmbeddedSignature, executable: String, files: SpecialSlotFiles,
+        infoPlist: InfoPlistBinding, place: String
     ) -> [(file: String, message: String)] {
         let blob = { (slot: UInt32) in signature.blob(slot).map { Data($0) } }
-        let slots: [(slot: Int, file: String, what: String, content: Data?, required: Bool)] = [
-            (1, "Info.plist", "", files.infoPlist, files.isBundle),
+        var slots: [(slot: Int, file: String, what: String, content: Data?, required: Bool)] = [
             (2, executable, "requirements: ", blob(SignatureSlot.requirements), false),
             (3, "_CodeSignature/CodeResources", "", files.codeResources, files.isBundle),
             (5, executable, "entitlements: ", blob(SignatureSlot.entitlements), true),
             (7, executable, "DER entitlements: ", blob(SignatureSlot.derEntitlements), true)
         ]
+        switch infoPlist {
+        case .bundleFile(let data): slots.insert((1, "Info.plist", "", data, files.isBundle), at: 0)
+        // Apple's signer always binds the section of code outside a bundle when there is one.
+        case .embedded(let bytes): slots.insert((1, executable, "Info.plist: ", bytes.map { Data($0) }, true), at: 0)
+        case .unreadable: break
+        }
         var problems: [(file: String, message: String)] = []
         let type = directory.hashType
         for (slot, file, what, content, required) in slots {

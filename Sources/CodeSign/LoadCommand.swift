@@ -27,6 +27,15 @@ public struct Section: Sendable, Equatable {
     public var address: UInt64
     public var size: UInt64
     public var fileOffset: UInt32
+    /// The section's type (low 8 bits) and attributes.
+    public var flags: UInt32 = 0
+
+    /// The section types that take memory but no bytes of the file: `S_ZEROFILL`,
+    /// `S_GB_ZEROFILL` and `S_THREAD_LOCAL_ZEROFILL`.
+    static let zeroFillTypes: Set<UInt32> = [0x1, 0xc, 0x12]
+
+    /// Whether the section is zero-filled at load time, so it has no bytes in the file.
+    public var isZeroFill: Bool { Section.zeroFillTypes.contains(flags & 0xff) }
 }
 
 /// A segment (`LC_SEGMENT` or `LC_SEGMENT_64`) with its sections.

@@ -142,7 +142,7 @@ public struct MachOSlice: Sendable {
                             name: MachOSlice.name(bytes, s), segmentName: MachOSlice.name(bytes, s + 16),
                             address: wide ? try u64(s + 32) : UInt64(try u32(s + 32)),
                             size: wide ? try u64(s + 40) : UInt64(try u32(s + 36)),
-                            fileOffset: try u32(s + (wide ? 48 : 40))))
+                            fileOffset: try u32(s + (wide ? 48 : 40)), flags: try u32(s + (wide ? 64 : 56))))
                 }
                 let segment = Segment(
                     name: name, vmAddress: try field(0), vmSize: try field(1), fileOffset: try field(2), fileSize: try field(3),

@@ -15,6 +15,8 @@ public struct CodeSigningParameters: Sendable {
     /// with `allowUnsigned` where get-task-allow is true.
     public var execSegmentFlags: UInt64
     /// Info.plist, CodeResources, the requirement set and the entitlements blobs the directories bind.
+    /// Without an Info.plist (code outside a bundle), slot 1 binds each slice's own embedded one, its
+    /// `__TEXT,__info_plist` section, when it has one, as Apple's signer does.
     public var specialSlots: SpecialSlotContents
     /// The signer, or nil for an ad-hoc signature (flag `adhoc`, an empty CMS blob).
     public var identity: SigningIdentity?
@@ -67,6 +69,7 @@ enum SliceSigner {
     /// hash zero (the sizes do not depend on the hashes) and a CMS over those directories, plus slack.
     static func plan(slice: MachOSlice, original: UnsafeRawBufferPointer, parameters: CodeSigningParameters) throws -> SlicePlan {
         guard !parameters.hashTypes.isEmpty else { throw CodeSignError("no hash type to sign with", location: "slice \(slice.cpu)") }
+        let parameters = try bindingEmbeddedInfoPlist(parameters, slice: slice, original: original)
         let probe = try SliceSignatureLayout(slice: slice, original: original, reserved: 0)
         let pageSize = 1 << Int(CodeSigningParameters.pageSizeLog2)
         let pageCount = (probe.codeLimit + pageSize - 1) / pageSize
@@ -121,10 +124,11 @@ enum SliceSigner {
     /// The embedded signature over the page hashes `pages`, padded with zeros to the reservation,
     /// and the CodeDirectories it holds.
     static func signature(_ plan: SlicePlan, pages: [[[UInt8]]]) throws -> (bytes: [UInt8], directories: [CodeDirectory]) {
-        let directories = zip(plan.parameters.hashTypes, pages).map { type, hashes in
-            directory(type: type, parameters: plan.parameters, layout: plan.layout, pages: hashes)
+        let parameters = try bindingEmbeddedInfoPlist(plan.parameters, slice: plan.slice, original: plan.original)
+        let directories = zip(parameters.hashTypes, pages).map { type, hashes in
+            directory(type: type, parameters: parameters, layout: plan.layout, pages: hashes)
         }
-        var bytes = SuperBlob(magic: BlobMagic.embeddedSignature, entries: try blobs(directories: directories, parameters: plan.parameters))
+        var bytes = SuperBlob(magic: BlobMagic.embeddedSignature, entries: try blobs(directories: directories, parameters: parameters))
             .bytes()
         guard bytes.count <= plan.layout.reserved else {
             throw CodeSignError(
@@ -133,6 +137,21 @@ enum SliceSigner {
         }
         bytes += [UInt8](repeating: 0, count: plan.layout.reserved - bytes.count)
         return (bytes, directories)
+    }
+
+    /// `parameters` with special slot 1 holding the Info.plist embedded in `slice` (read from
+    /// `original`, the slice's bytes) when they give none: code outside a bundle binds its own.
+    static func bindingEmbeddedInfoPlist(_ parameters: CodeSigningParameters, slice: MachOSlice, original: UnsafeRawBufferPointer)
+        throws -> CodeSigningParameters
+    {
+        guard parameters.specialSlots.infoPlist == nil else { return parameters }
+        var bound = parameters
+        do {
+            bound.specialSlots.infoPlist = try slice.embeddedInfoPlist(in: original)
+        } catch let error as CodeSignError {
+            throw error.within("slice \(slice.cpu)")
+        }
+        return bound
     }
 
     /// The CodeDirectory of `type` over `pages`, with the parameters' fields and special slots.

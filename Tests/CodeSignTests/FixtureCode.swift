@@ -30,14 +30,6 @@ struct FixtureCode: CustomStringConvertible {
         return bundle + executable == entry
     }
 
-    /// The bytes of a slice's `__TEXT,__info_plist` section, the Info.plist that code without a
-    /// bundle carries inside itself.
-    static func embeddedInfoPlist(_ slice: MachOSlice) -> [UInt8]? {
-        guard let section = slice.segment(named: "__TEXT")?.sections.first(where: { $0.name == "__info_plist" }) else { return nil }
-        let start = Int(section.fileOffset)
-        return Array(slice.bytes[start..<start + Int(section.size)])
-    }
-
     /// Every Mach-O file in every fixture ipa (main binaries, appex, frameworks, dylibs).
     static func all() throws -> [FixtureCode] {
         var result: [FixtureCode] = []

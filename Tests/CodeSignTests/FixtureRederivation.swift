@@ -84,7 +84,7 @@ struct FixtureRederivation {
         var result: [(String, [UInt8], [UInt8])] = []
         for slice in file.slices {
             let slots = SpecialSlotContents(
-                infoPlist: bundled ? code.bundleFile("Info.plist").map(Array.init) : FixtureCode.embeddedInfoPlist(slice),
+                infoPlist: bundled ? code.bundleFile("Info.plist").map(Array.init) : try slice.embeddedInfoPlist(),
                 requirements: requirements, codeResources: codeResources,
                 application: signature.blob(SignatureSlot.application).map { Array($0.dropFirst(8)) },
                 entitlements: entitlements, derEntitlements: derEntitlements)

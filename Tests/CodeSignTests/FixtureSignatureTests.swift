@@ -77,13 +77,14 @@ import Testing
                         slice.bytes, limit: Int(directory.effectiveCodeLimit), pageSize: directory.pageSize, type: directory.hashType)
                     #expect(hashes == directory.codeSlots, "\(place): code pages")
                     pages += hashes.count
-                    // Code of its own (a loose dylib) seals the Info.plist in its __info_plist section and no CodeResources.
-                    let bundled = code.isBundleExecutable || code.bundle.hasSuffix(".framework/")
-                    let info = bundled ? code.bundleFile("Info.plist").map(Array.init) : FixtureCode.embeddedInfoPlist(slice)
+                    // A loose dylib binds the Info.plist embedded in its slice, not its app's file, and no CodeResources.
+                    let loose = EmbeddedInfoPlist.isLoose(code)
+                    let info = loose ? try slice.embeddedInfoPlist().map { Data($0) } : code.bundleFile("Info.plist")
+                    let codeResources = loose ? nil : code.bundleFile("_CodeSignature/CodeResources")
                     let expected: [Int: [UInt8]?] = [
                         1: info.map { Digest.hash(directory.hashType, $0) },
                         2: signature.blob(SignatureSlot.requirements).map { Digest.hash(directory.hashType, $0) },
-                        3: bundled ? code.bundleFile("_CodeSignature/CodeResources").map { Digest.hash(directory.hashType, $0) } : nil,
+                        3: codeResources.map { Digest.hash(directory.hashType, $0) },
                         // Xcode 7.3 put a blob wrapper in the application slot; its hash covers the payload only.
                         4: signature.blob(SignatureSlot.application).map { Digest.hash(directory.hashType, Array($0.dropFirst(8))) },
                         5: signature.blob(SignatureSlot.entitlements).map { Digest.hash(directory.hashType, $0) },

@@ -98,6 +98,8 @@ import Testing
                         let place = "\(fixture) \(relative) \(slice.cpu)"
                         let signature = try #require(try slice.embeddedSignature(), "\(place)")
                         var contents = slots
+                        // Code outside a bundle binds the Info.plist embedded in the slice, if any.
+                        if contents.infoPlist == nil { contents.infoPlist = try slice.embeddedInfoPlist() }
                         contents.requirements = signature.blob(SignatureSlot.requirements)
                         contents.entitlements = signature.blob(SignatureSlot.entitlements)
                         contents.derEntitlements = signature.blob(SignatureSlot.derEntitlements)
@@ -122,7 +124,8 @@ import Testing
         }
     }
 
-    /// Info.plist and CodeResources of the bundle whose main executable `path` is, else nothing (a loose dylib).
+    /// Info.plist and CodeResources of the bundle whose main executable `path` is, else nothing (a loose
+    /// dylib, whose slot 1 binds each slice's embedded Info.plist instead).
     static func specialSlots(of path: String) throws -> SpecialSlotContents {
         let bundle = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
