@@ -44,7 +44,8 @@ enum SignerSignatureCheck {
         guard let stated = signed.messageDigest else { return "the signed attributes have no messageDigest" }
         let actual = hash(content, digest)
         guard stated == actual else {
-            return "the signed messageDigest \(stated.hexString) is not the \(String(cString: name)) of the content (\(actual.hexString))"
+            return "the signed messageDigest \(stated.hexString) is not the \(describe(signed.digestAlgorithm)) digest of the content "
+                + "(\(actual.hexString))"
         }
         return nil
     }
@@ -66,7 +67,7 @@ enum SignerSignatureCheck {
             }
         }
         guard signatureNID != NID_undef, keyType == EVP_PKEY_get_base_id(key) else {
-            let actual = OBJ_nid2sn(EVP_PKEY_get_base_id(key)).map { String(cString: $0) } ?? "unknown"
+            let actual = OBJ_nid2ln(EVP_PKEY_get_base_id(key)).map { String(cString: $0) } ?? "unknown"
             return "the signature algorithm \(describe(signed.signatureAlgorithm)) does not fit the signer's \(actual) key"
         }
         return nil
@@ -96,7 +97,7 @@ enum SignerSignatureCheck {
     private static func describe(_ object: OpaquePointer?) -> String {
         let dotted = LibCrypto.oid(object)
         let nid = OBJ_obj2nid(object)
-        guard nid != NID_undef, let name = OBJ_nid2sn(nid) else { return dotted.isEmpty ? "(none)" : dotted }
+        guard nid != NID_undef, let name = OBJ_nid2ln(nid) else { return dotted.isEmpty ? "(none)" : dotted }
         return "\(String(cString: name)) (\(dotted))"
     }
 }
