@@ -7,7 +7,9 @@ import PlistKit
 /// signed attributes Apple's signer writes.
 ///
 /// Reading verifies the signature over the content given (normally the primary CodeDirectory's
-/// bytes) without judging the certificates; ``CertificateChain`` does that.
+/// bytes) without judging the certificates; ``CertificateChain`` does that. libcrypto reads the
+/// message, but the signature is checked over the signed attributes' stored bytes, not libcrypto's
+/// re-encoding of them (``SignerSignatureCheck``), since some of Apple's signers stored a SET OF unsorted.
 public struct CodeSignatureCMS: Sendable {
     /// Apple's signed attribute holding a plist whose `cdhashes` array lists every CodeDirectory's cdhash.
     public static let cdhashesPlistOID = "1.2.840.113635.100.9.1"
@@ -47,7 +49,12 @@ public struct CodeSignatureCMS: Sendable {
     public var cdhashesPlistBytes: [UInt8]?
     /// The whole 1.2.840.113635.100.9.2 attribute (`SEQUENCE { OID, SET { … } }`) re-encoded by libcrypto, or nil.
     public var cdhashesAttributeDER: [UInt8]?
-    /// Why the signature does not verify over the content, or nil when it does.
+    /// Whether the signer has signed attributes; without them the signature covers the content itself,
+    /// and there is no contentType, signingTime, messageDigest or cdhash attribute.
+    public var hasSignedAttributes: Bool
+    /// Why the signature does not verify over the content, or nil when it does: checked over the signed
+    /// attributes exactly as stored (see ``StoredSignedAttributes``), whose messageDigest must be the
+    /// content's digest, or over the content when there are no signed attributes.
     public var verificationFailure: String?
     /// Problems with the attributes' own form (a plist that does not parse, a malformed entry).
     public var attributeProblems: [String]
@@ -99,13 +106,42 @@ public struct CodeSignatureCMS: Sendable {
         cdhashesAttributeDER = attributes.cdhashesAttributeDER
         attributeProblems = attributes.problems
 
-        verificationFailure = content.withUnsafeBytes { buffer -> String? in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return "libcrypto could not allocate" }
-            defer { BIO_free(bio) }
-            LibCrypto.clearErrors()
-            let flags = UInt32(CMS_BINARY | CMS_DETACHED | CMS_NO_SIGNER_CERT_VERIFY)
-            return CMS_verify(info, nil, nil, bio, nil, flags) == 1 ? nil : LibCrypto.errors()
+        let stored = StoredSignedAttributes.find(in: cms)
+        let signed = SignerSignatureCheck.Signed(
+            digestAlgorithm: algorithm, signatureAlgorithm: CodeSignatureCMS.signatureAlgorithm(signerInfo),
+            signature: LibCrypto.bytes(CMS_SignerInfo_get0_signature(signerInfo)), attributes: nil, messageDigest: messageDigest)
+        (hasSignedAttributes, verificationFailure) = CodeSignatureCMS.verify(
+            signed, stored: stored, libcryptoSeesAttributes: CMS_signed_get_attr_count(signerInfo) >= 0,
+            certificate: signerCertificate, content: content)
+    }
+
+    /// Checks the signature over the signed attributes as `stored` (or over `content` when there are
+    /// none), never over libcrypto's re-encoding of them: whether there are signed attributes, and the
+    /// failure or nil.
+    private static func verify(
+        _ signed: SignerSignatureCheck.Signed, stored: StoredSignedAttributes.Found, libcryptoSeesAttributes: Bool,
+        certificate: OpaquePointer, content: [UInt8]
+    ) -> (Bool, String?) {
+        var signed = signed
+        switch stored {
+        case .malformed(let reason):
+            return (libcryptoSeesAttributes, reason)
+        case .none:
+            guard !libcryptoSeesAttributes else { return (true, "libcrypto reads signed attributes where none are stored") }
+        case .attributes(let bytes):
+            guard libcryptoSeesAttributes else { return (true, "libcrypto reads no signed attributes where some are stored") }
+            signed.attributes = bytes
         }
+        return (signed.attributes != nil, SignerSignatureCheck.failure(signed, certificate: certificate, content: content))
+    }
+
+    /// The signer's signatureAlgorithm object (owned by the SignerInfo).
+    private static func signatureAlgorithm(_ signerInfo: OpaquePointer) -> OpaquePointer? {
+        var signature: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(signerInfo, nil, nil, nil, &signature)
+        var object: OpaquePointer?
+        if let signature { X509_ALGOR_get0(&object, nil, nil, signature) }
+        return object
     }
 
     private struct Attributes {

@@ -6,7 +6,8 @@
 /// 1.2.840.113635.100.9.1 plist, so it is required when the signature has alternate CodeDirectories
 /// (there it is what binds the alternates); the 1.2.840.113635.100.9.2 attribute first appears with
 /// Xcode 10-era signers (the Xcode 7.3 and 9.2 fixtures lack it, the Xcode 12 ones have it), so it is
-/// checked when present and never required.
+/// checked when present and never required. A signature without signed attributes covers the primary
+/// CodeDirectory directly and has no messageDigest; only its alternates then lack what binds them.
 public enum CodeSignatureCMSCheck {
     /// The result of checking one signature: the CMS when it could be read, and the problems found.
     public struct Result: Sendable {
@@ -64,6 +65,9 @@ public enum CodeSignatureCMSCheck {
         guard let type = cms.digestType else {
             return ["CMS signature: the signer's digest algorithm \(cms.digestAlgorithm) is not one a CodeDirectory uses"]
         }
+        // Without signed attributes the signature covers the CodeDirectory itself (RFC 5652 allows it; some
+        // of Apple's own XPC services are signed so): there is no messageDigest to compare.
+        guard cms.hasSignedAttributes else { return [] }
         guard let digest = cms.messageDigest else { return ["CMS signature has no messageDigest attribute"] }
         let expected = Digest.hash(type == .sha256Truncated ? .sha256 : type, content)
         guard digest == expected else {
