@@ -16,7 +16,8 @@ extension DEREntitlements {
             }
             value = try decode(bytes, &inner, limit: content.upperBound, depth: 1)
             guard inner == content.upperBound else {
-                throw CodeSignError.at(inner, "DER entitlements' [APPLICATION 16] wrapper has \(content.upperBound - inner) bytes after its value")
+                throw CodeSignError.at(
+                    inner, "DER entitlements' [APPLICATION 16] wrapper has \(content.upperBound - inner) bytes after its value")
             }
         } else {
             value = try decode(bytes, &position, limit: bytes.count, depth: 0)

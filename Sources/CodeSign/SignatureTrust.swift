@@ -156,11 +156,15 @@ public enum SignatureTrust {
         var der: PlistDictionary?
         do {
             if let blob = signature.entitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else { return (["the XML entitlements are not a dictionary"], []) }
+                guard let dictionary = try blob.entitlements().dictionaryValue else {
+                    return (["the XML entitlements are not a dictionary"], [])
+                }
                 xml = dictionary
             }
             if let blob = signature.derEntitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else { return (["the DER entitlements are not a dictionary"], []) }
+                guard let dictionary = try blob.entitlements().dictionaryValue else {
+                    return (["the DER entitlements are not a dictionary"], [])
+                }
                 der = dictionary
             }
         } catch let error as CodeSignError {

@@ -55,7 +55,8 @@ enum CodeSignCommands {
                             + (report.isValid
                                 ? "seal valid (\(items) code item\(items == 1 ? "" : "s"))"
                                 : "seal broken (\(count) problem\(count == 1 ? "" : "s") in \(report.items.filter { !$0.sealIsValid }.count) of \(items) code items)")
-                            + (install == 0 ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))")
+                            + (install == 0
+                                ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))")
                             + "\n")
                 }
                 return report.isValid ? 0 : 1

@@ -70,7 +70,8 @@ import Testing
         let seen = Locked<[String]>([])
         let verifier = CodeSealVerifier { context in
             seen.withLock {
-                $0.append("\(context.bundlePath) \(context.architecture) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)")
+                $0.append(
+                    "\(context.bundlePath) \(context.architecture) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)")
             }
             return context.bundlePath.hasSuffix(".appex")
                 ? SignatureTrustFindings(seal: ["signer is not in the profile"], install: ["profile expired"]) : SignatureTrustFindings()

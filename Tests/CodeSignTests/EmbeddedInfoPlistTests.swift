@@ -22,19 +22,9 @@ import Testing
         print(json.dumps(out))
         """
 
-    /// A section as LIEF gives it: segment, offset, size and content in hex, or nil when none.
-    enum Value: Decodable, Equatable {
-        case text(String)
-        case number(UInt64)
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(UInt64.self) {
-                self = .number(number)
-            } else {
-                self = .text(try container.decode(String.self))
-            }
-        }
-    }
+    /// A section as LIEF gives it (segment, offset, size and content in hex, or nil when none), in the
+    /// JSON scalars the segment oracle reads.
+    typealias Value = FixtureOracleTests.Oracle
 
     @Test(.enabled(if: ExampleMachOOracleTests.liefIsInstalled || Fixtures.isRequired, "LIEF is not installed for python3 (make deps)"))
     func everySliceSectionIsTheOneLIEFReads() throws {

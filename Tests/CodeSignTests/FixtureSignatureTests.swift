@@ -42,7 +42,8 @@ import Testing
                 if let der = signature.derEntitlements, let xml = signature.entitlements {
                     let layout = try #require(DEREntitlements.layout(of: der.payload), "\(code): DER layout")
                     #expect(
-                        try EntitlementsBlob.der(xml.entitlements(), layout: layout).bytes() == der.bytes(), "\(code): DER entitlements from XML")
+                        try EntitlementsBlob.der(xml.entitlements(), layout: layout).bytes() == der.bytes(),
+                        "\(code): DER entitlements from XML")
                     #expect(try der.entitlements() == xml.entitlements(), "\(code): DER and XML entitlements agree")
                     tally.derFromXML += 1
                 }

@@ -40,7 +40,8 @@ import Testing
                             #expect(DEREntitlements.layout(of: der.payload) == .current, "\(place): DER layout")
                             // [APPLICATION 16] { INTEGER 1, … }: the version follows the wrapper's length.
                             let lengthBytes = der.payload[1] & 0x80 == 0 ? 1 : 1 + Int(der.payload[1] & 0x7f)
-                            #expect(der.payload.first == 0x70 && Array(der.payload.dropFirst(1 + lengthBytes).prefix(3)) == [0x02, 0x01, 0x01])
+                            #expect(
+                                der.payload.first == 0x70 && Array(der.payload.dropFirst(1 + lengthBytes).prefix(3)) == [0x02, 0x01, 0x01])
                             let xml = try #require(signature.entitlements, "\(place): DER without XML")
                             #expect(try der.entitlements() == xml.entitlements(), "\(place)")
                             derBlobs += 1

@@ -21,6 +21,7 @@ import Testing
         "page --icon": "without it the bundle's icon is used, as the option's help says",
         "release --build-number": "without it the app's build number is kept",
         "codesign verify --anchor": "without it the chains are not checked against Apple's root, as codesign without -R",
+        "verify --anchor": "without it the chains are not checked against Apple's root, as codesign without -R",
         "release --teamcity-server": "needed only with --ci teamcity, as its help says",
         "release --build-type-id": "needed only with --ci teamcity, as its help says",
         "release --build-id": "needed only with --ci teamcity, as its help says"

@@ -81,7 +81,9 @@ import Testing
         #expect(inspect.stdoutText.contains("bundleIdentifier: com.icyleaf.test.Demo\n"))
         #expect(inspect.stdoutText.contains("  type:             enterprise\n"))
         #expect(inspect.stdoutText.contains("  profileSignature: verifies, signed by Apple iPhone OS Provisioning Profile Signing\n"))
-        #expect(inspect.stdoutText.contains("signature:        valid\n"))
+        // The seal holds; the expired profile and certificate stop the install, on the item's install line.
+        #expect(inspect.stdoutText.contains("signature:        uninstallable\n"))
+        #expect(inspect.stdoutText.contains("    install:              refused: Payload/Demo.app: "))
         #expect(inspect.stdoutText.contains("  - path:                 Payload/Demo.app\n    status:               signed\n"))
         #expect(inspect.stdoutText.contains("    signer:               iPhone Distribution:"))
         let json = try AdhocBuildBinary.run(["inspect", ipa, "--json"])
