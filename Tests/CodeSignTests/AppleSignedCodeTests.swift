@@ -1,8 +1,9 @@
-@testable import CodeSign
 import Foundation
 import IPAKit
 import TestSupport
 import Testing
+
+@testable import CodeSign
 
 /// Issue 30: code Apple signs with its own software-signing certificate (OU "Apple Software", the
 /// Swift runtime in an app's `SwiftSupport/`, XCTest) is judged by its chain, as codesign judges it:

@@ -58,7 +58,8 @@ import Testing
             try app.write(Self.executable, changed)
             let (seal, install) = try Self.verify(app)
             #expect(seal.count == 1, "\(seal)")
-            #expect(seal.first?.hasPrefix("Permissions.app: slice armv7s: does not satisfy its designated requirement: ") == true, "\(seal)")
+            #expect(
+                seal.first?.hasPrefix("Permissions.app: slice armv7s: does not satisfy its designated requirement: ") == true, "\(seal)")
             // The changed certificate is no longer one the profile lists either.
             #expect(install.contains { $0.hasPrefix("Permissions.app: slice armv7s: signer ") }, "\(install)")
             #expect(!install.contains { $0.contains("slice armv7: signer \"") || $0.contains("slice arm64: signer \"") }, "\(install)")
