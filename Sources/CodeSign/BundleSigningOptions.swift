@@ -12,7 +12,7 @@ public struct ProfileFile: Sendable {
     /// Reads the profile at `path`; errors are one line naming it.
     public init(path: String) throws {
         self.path = path
-        bytes = try FileIO.read(path)
+        bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
         do { profile = try ProvisioningProfile(data: bytes) } catch let error as IPAError { throw error.inFile(path) }
     }
 }

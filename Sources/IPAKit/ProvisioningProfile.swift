@@ -81,7 +81,7 @@ public struct ProvisioningProfile: Sendable {
 
     /// Reads a `.mobileprovision` (or `.provisionprofile`) file.
     public init(contentsOf path: String) throws {
-        let data = try FileIO.read(path)
+        let data = try FileIO.read(path, limit: InputLimits.provisioningProfile)
         do { try self.init(data: data) } catch let error as IPAError { throw error.inFile(path) }
     }
 

@@ -85,7 +85,7 @@ public enum BuildIndex {
             if folder.split(separator: "/").contains(where: { $0 == "latest" || $0.hasPrefix(".") }) { continue }
             let path = (root as NSString).appendingPathComponent(relative)
             do {
-                releases.append(Release(folder: folder, info: try BuildInfo(json: try FileIO.read(path))))
+                releases.append(Release(folder: folder, info: try BuildInfo(json: try FileIO.read(path, limit: InputLimits.buildInfo))))
             } catch let failure as BuildInfo.Failure {
                 problems.append("\(path): \(failure.description)")
             } catch {

@@ -102,7 +102,7 @@ public struct InstallPage {
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
         let image: PNGImage
         if let icon = options.icon {
-            do { image = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
+            do { image = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
                 throw ManifestError("is not a readable PNG: \(error.description)", file: icon)
             }
         } else {

@@ -25,7 +25,7 @@ public enum PlistConverter {
         guard format != .openStep else {
             throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
         }
-        var data: Data? = try FileIO.read(input)
+        var data: Data? = try FileIO.read(input, limit: limits.maxInputSize)
         let source = PlistFormat.detect(data!)
         let streams = !sortKeys && (source == .xml || source == .binary) && (format == .xml || format == .binary)
         func throughValue() throws {

@@ -55,7 +55,7 @@ public struct PropertyList: Sendable, Equatable {
         } catch let error as PlistError {
             throw error.inFile(path)
         }
-        let data = try FileIO.read(path)
+        let data = try FileIO.read(path, limit: limits.maxInputSize)
         do {
             try self.init(data: data, limits: limits)
         } catch let error as PlistError {

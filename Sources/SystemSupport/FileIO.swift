@@ -22,20 +22,32 @@ public enum FileIO {
         return isFolder.boolValue ? .folder : .file
     }
 
-    public static func read(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    /// The most bytes of one file read into memory when its reader names no limit of its own.
+    public static let defaultReadLimit = 1 << 30
+
+    /// The bytes of the file at `path` (`-`: standard input), refused with one line once they pass
+    /// `limit`: a regular file by its size before anything is read, anything else (a pipe, a device
+    /// such as `/dev/zero`, standard input) while it is read, so an endless input ends at the limit.
+    public static func read(_ path: String, limit: Int = defaultReadLimit) throws -> Data {
+        let name = path == "-" ? "standard input" : path
+        if path == "-" { return try readAll(STDIN_FILENO, sizeHint: 0, limit: limit, name: name) }
         guard let kind = kind(of: path) else { throw FileError("no such file", file: path) }
         if kind == .folder { throw FileError("is a folder, not a file", file: path) }
-        if let data = readRegularFile(path) { return data }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw FileError("cannot be read (permission denied)", file: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FileError(errno == EACCES ? "cannot be read (permission denied)" : "cannot be read: \(SystemError.describe(errno))", file: path)
         }
-        defer { try? handle.close() }
-        do {
-            return try handle.readToEnd() ?? Data()
-        } catch {
-            throw FileError("cannot be read: \(error.localizedDescription)", file: path)
-        }
+        defer { close(fd) }
+        var info = stat()
+        let isRegular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        if isRegular, info.st_size > limit { throw tooLarge(name, limit: limit, size: Int(info.st_size)) }
+        return try readAll(fd, sizeHint: isRegular ? Int(info.st_size) : 0, limit: limit, name: name)
+    }
+
+    /// The one-line error for an input over its limit.
+    static func tooLarge(_ name: String, limit: Int, size: Int?) -> FileError {
+        guard let size else { return FileError("goes on past \(limit) bytes, the most adhocbuild reads of it", file: name) }
+        return FileError("is \(size) bytes, more than the \(limit) bytes adhocbuild reads of it", file: name)
     }
 
     /// The alignment of buffers that `read(2)` fills: a page. The kernel copies file data from
@@ -45,36 +57,40 @@ public enum FileIO {
     /// of `codesign verify`'s time outside hashing.
     public static let readBufferAlignment = 4096
 
-    /// A regular file's bytes read into one buffer of its size, in as few `read` calls as the
-    /// kernel allows (`FileHandle.readToEnd()` reads 4 KiB at a time). Nil for anything else,
-    /// or when opening or reading fails: `read(_:)` then goes the FileHandle way, which names
-    /// the problem as it always has.
-    static func readRegularFile(_ path: String) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 else { return nil }
-        // One byte more than the size, so that the end shows at once; a file that grew meanwhile
-        // is read on into a larger buffer.
-        var capacity = Int(info.st_size) + 1
+    /// Everything `fd` gives until its end, in one page-aligned buffer: a regular file in as few
+    /// `read` calls as the kernel allows (one byte more than its size is asked for, so that the
+    /// end shows at once; a file that grew meanwhile is read on into a larger buffer). More than
+    /// `limit` bytes is an error naming `name`.
+    static func readAll(_ fd: Int32, sizeHint: Int, limit: Int, name: String) throws -> Data {
+        var capacity = max(1, min(sizeHint, limit)) + 1
+        if sizeHint == 0 { capacity = min(64 << 10, limit + 1) }
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: readBufferAlignment)
         var count = 0
         while true {
             if count == capacity {
-                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: readBufferAlignment)
+                guard count <= limit else {
+                    buffer.deallocate()
+                    throw tooLarge(name, limit: limit, size: nil)
+                }
+                let larger = min(capacity * 2, limit + 1)
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: larger, alignment: readBufferAlignment)
                 grown.copyMemory(from: buffer, byteCount: count)
                 buffer.deallocate()
                 buffer = grown
-                capacity *= 2
+                capacity = larger
             }
             let got = retryingInterrupted { Foundation.read(fd, buffer + count, capacity - count) }
             if got < 0 {
+                let code = errno
                 buffer.deallocate()
-                return nil
+                throw FileError("cannot be read: \(SystemError.describe(code))", file: name)
             }
             if got == 0 { break }
             count += got
+        }
+        guard count <= limit else {
+            buffer.deallocate()
+            throw tooLarge(name, limit: limit, size: nil)
         }
         return Data(bytesNoCopy: buffer, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }

@@ -71,7 +71,7 @@ enum DistributionCommands {
                 options.allowHTTP = parsed.flag("allow-http")
                 options.environment = parsed.value("environment")
                 if let notes = parsed.value("notes") {
-                    options.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
+                    options.notes = String(decoding: try FileIO.read(notes, limit: InputLimits.releaseNotes), as: UTF8.self)
                 }
                 options.commit = parsed.value("commit") ?? CIEnvironment.commit(in: environment)
                 options.branch = parsed.value("branch") ?? CIEnvironment.branch(in: environment)

@@ -302,9 +302,9 @@ public struct ReleasePipeline {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
         if kind == .folder { _ = try IPAPackager.locateApp(input) }
-        if let notes = options.notes { _ = try FileIO.read(notes) }
+        if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
-            do { _ = try PNGImage(data: try FileIO.read(icon)) } catch let error as PNGImage.Failure {
+            do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
                 throw FileError("is not a readable PNG: \(error.description)", file: icon)
             }
         }
@@ -336,8 +336,8 @@ public struct ReleasePipeline {
     /// signature seals: refused for a signed app unless `allowBrokenSignature` (then a warning).
     private func profileSealCheck(app: String, profile: String) throws -> String? {
         let embedded = (app as NSString).appendingPathComponent("embedded.mobileprovision")
-        let current = try? FileIO.read(embedded)
-        guard try FileIO.read(profile) != current else { return nil }
+        let current = try? FileIO.read(embedded, limit: InputLimits.provisioningProfile)
+        guard try FileIO.read(profile, limit: InputLimits.provisioningProfile) != current else { return nil }
         return try SealGuard.check(
             app: app, action: "embedding \(profile)",
             changes: current == nil ? "adds embedded.mobileprovision" : "replaces embedded.mobileprovision",
@@ -377,7 +377,7 @@ public struct ReleasePipeline {
         pageOptions.subtitle = environment.distribution["Subtitle"]?.stringValue
         pageOptions.title = environment.distribution["Title"]?.stringValue
         if let notes = options.notes {
-            pageOptions.notes = String(decoding: try FileIO.read(notes), as: UTF8.self)
+            pageOptions.notes = String(decoding: try FileIO.read(notes, limit: InputLimits.releaseNotes), as: UTF8.self)
         }
         pageOptions.icon = options.icon
         pageOptions.commit = CIEnvironment.commit(in: options.processEnvironment)
