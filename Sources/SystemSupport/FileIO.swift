@@ -35,7 +35,8 @@ public enum FileIO {
         if kind == .folder { throw FileError("is a folder, not a file", file: path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw FileError(errno == EACCES ? "cannot be read (permission denied)" : "cannot be read: \(SystemError.describe(errno))", file: path)
+            throw FileError(
+                errno == EACCES ? "cannot be read (permission denied)" : "cannot be read: \(SystemError.describe(errno))", file: path)
         }
         defer { close(fd) }
         var info = stat()
