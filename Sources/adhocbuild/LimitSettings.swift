@@ -16,6 +16,10 @@ enum LimitSettings {
     }
 
     static let plist = PlistLimits()
+    /// The deepest plist nesting ADHOCBUILD_MAX_PLIST_DEPTH may allow: every reader and writer of
+    /// every format recurses once per level, and this many levels fit the command thread's stack
+    /// (``CommandThread/stackSize``) with room to spare in a debug build.
+    static let maxPlistDepthCeiling = 50_000
     static let ipa = ZipArchiveReader.Limits()
 
     static let settings: [Setting] = [
@@ -83,6 +87,11 @@ enum LimitSettings {
             guard let value = parse(text, allowSuffix: setting.isSize), value > 0 else {
                 let expected = setting.isSize ? "a positive size such as 2000000, 512M or 4G" : "a positive whole number"
                 throw UsageError(message: "\(setting.name): '\(text)' is not \(expected)", commandPath: ["adhocbuild"])
+            }
+            if setting.name == "ADHOCBUILD_MAX_PLIST_DEPTH", value > maxPlistDepthCeiling {
+                throw UsageError(
+                    message: "\(setting.name): '\(text)' is more than \(maxPlistDepthCeiling), the deepest nesting adhocbuild can read",
+                    commandPath: ["adhocbuild"])
             }
             setting.apply(value)
         }

@@ -5,4 +5,9 @@ import Foundation
 // calls for an ipa. Naming the same zone file once gives the same zone without them.
 if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 1) }
 
-exit(AdhocBuildCLI.run(Array(CommandLine.arguments.dropFirst())))
+// The readers and writers of nested formats (plists, DER, templates) recurse once per level, each
+// bounded by its own depth limit; the command runs on a thread whose stack holds the deepest nesting
+// any limit allows (ADHOCBUILD_MAX_PLIST_DEPTH up to its ceiling), where the main thread's 8 MiB did
+// not (a 20,000-deep JSON plist crashed). Only the pages used are ever touched.
+let status = CommandThread.run(stackSize: CommandThread.stackSize) { AdhocBuildCLI.run(Array(CommandLine.arguments.dropFirst())) }
+exit(status)

@@ -49,6 +49,13 @@ public enum PlistTool {
     ) throws -> Bool {
         var plist = try PropertyList(contentsOf: path)
         try refuseOpenStep(plist, path, output)
+        // What is written must read back: a key path that nests deeper than the readers allow is refused.
+        let maxDepth = PlistLimits.default.maxDepth
+        guard keyPath.components.count < maxDepth else {
+            throw PlistError(
+                .limitExceeded,
+                "the key path has \(keyPath.components.count) parts, which would nest deeper than \(maxDepth) levels", file: path)
+        }
         do {
             let existingType = plist.value[keyPath].flatMap(PlistValueType.init(of:))
             let newValue = try (type ?? existingType ?? .string).parse(text)
