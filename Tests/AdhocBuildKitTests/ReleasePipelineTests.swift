@@ -1,9 +1,10 @@
-import AdhocBuildKit
 import Foundation
 import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+
+@testable import AdhocBuildKit
 
 @Suite struct ReleasePipelineTests {
     static var exampleApp: String { Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path }
@@ -182,6 +183,29 @@ import Testing
             #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
             options.baseURL = "https://{MISSING}/"
             #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+        }
+    }
+
+    /// Issue 31: placeholders are filled in one pass; what a value holds is never read as a placeholder,
+    /// so BRANCH='{BRANCH}' (which looped forever) or a value naming another variable is text, which a
+    /// URL cannot hold: one error at once, quoting the template as given.
+    @Test func aBaseURLPlaceholderIsFilledOnceWhateverItsValueHolds() throws {
+        try withTemporaryFolder { folder in
+            var options = try options(folder, environment: "QA")
+            options.processEnvironment = ["HOST": "ci.example.com", "BRANCH": "{BRANCH}", "OTHER": "{HOST}"]
+            for template in ["https://{HOST}/{BRANCH}/{env}/", "https://{HOST}/{OTHER}/{build}/"] {
+                options.baseURL = template
+                let start = Date()
+                let error = #expect(throws: (any Error).self) {
+                    try ReleasePipeline(options: options).releaseBaseURL(environment: "QA", version: "1.4.0", build: "41")
+                }
+                #expect("\(error.map { "\($0)" } ?? "")".contains("base URL '\(template)' contains '{'"), "\(String(describing: error))")
+                #expect(Date().timeIntervalSince(start) < 1)
+            }
+            options.processEnvironment = ["HOST": "ci.example.com", "BRANCH": "main"]
+            options.baseURL = "https://{HOST}/{BRANCH}/{env}/"
+            let url = try ReleasePipeline(options: options).releaseBaseURL(environment: "QA", version: "1.4.0", build: "41")
+            #expect(url == "https://ci.example.com/main/QA/")
         }
     }
 

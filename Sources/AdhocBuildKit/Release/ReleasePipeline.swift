@@ -438,19 +438,26 @@ extension ReleasePipeline {
     /// `{env}`, `{version}` and `{build}`, or, without placeholders, the `<env>/<version>-<build>/` path
     /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL).
     func releaseBaseURL(environment: String, version: String, build: String) throws -> String {
-        var template = options.baseURL
-        let placeholders = ["{env}": environment, "{version}": version, "{build}": build]
-        let hasPlaceholders = placeholders.keys.contains { template.contains($0) }
-        for (placeholder, value) in placeholders {
-            template = template.replacingOccurrences(of: placeholder, with: URLEncoding.encodeComponent(value))
-        }
-        while let open = template.range(of: "{"), let close = template.range(of: "}", range: open.upperBound..<template.endIndex) {
-            let name = String(template[open.upperBound..<close.lowerBound])
-            guard let value = options.processEnvironment[name] else {
+        let placeholders = ["env": environment, "version": version, "build": build]
+        // One pass over the user's template: what a placeholder is replaced by is never read again, so
+        // a value holding `{NAME}` (BRANCH='{BRANCH}') is text, not a loop.
+        var template = ""
+        var hasPlaceholders = false
+        var rest = Substring(options.baseURL)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            template += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            if let value = placeholders[name] {
+                hasPlaceholders = true
+                template += URLEncoding.encodeComponent(value)
+            } else if let value = options.processEnvironment[name] {
+                template += value
+            } else {
                 throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
             }
-            template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
+            rest = rest[rest.index(after: close)...]
         }
+        template += rest
         let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL)
         return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
     }
