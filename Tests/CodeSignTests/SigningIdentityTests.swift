@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    /// Issue 31: a MAC asking for more iterations than any exporter uses is refused before a key is
+    /// derived (2^31 - 1 held the signer for minutes); 2,048, what exporters write, and a generous count load.
+    @Test func aMACWithTooManyIterationsIsRefusedAtOnce() throws {
+        try withTemporaryFolder { folder in
+            let made = try TestIdentities.make(in: folder)
+            let pass = "pass:" + TestIdentities.password
+            for (name, iterations) in [("many.p12", 1_000_001), ("fine.p12", 1_000_000), ("usual.p12", 2048)] {
+                try made.run(
+                    "pkcs12", "-export", "-inkey", "rsa.key", "-in", "rsa.crt", "-keypbe", "NONE", "-certpbe", "NONE", "-iter",
+                    String(iterations), "-out", name, "-passout", pass)
+            }
+            let start = Date()
+            let error = try #require(throws: CodeSignError.self) {
+                try SigningIdentity(p12: folder.path("many.p12"), password: .file(made.passwordFile))
+            }
+            #expect(Date().timeIntervalSince(start) < 1)
+            #expect(
+                error.description
+                    == "\(folder.path("many.p12")): its MAC asks for 1000001 iterations, outside the 1 to 1000000 adhocbuild computes")
+            for name in ["fine.p12", "usual.p12"] {
+                #expect(try SigningIdentity(p12: folder.path(name), password: .file(made.passwordFile)).certificate.commonName != nil)
+            }
+        }
+    }
+
     @Test func aKeyThatDoesNotMatchItsCertificateIsRefused() throws {
         try withTemporaryFolder { folder in
             let made = try TestIdentities.make(in: folder)
