@@ -46,7 +46,11 @@ public struct BinaryPlistReader {
 
     private func read(_ data: Data, into sink: PlistEventSink, splitter: BinaryPlistXMLSplitter?) throws {
         try data.withUnsafeBytes { raw in
-            var walker = BinaryPlistEventWalker(table: try BinaryPlistObjectTable(bytes: raw), limits: limits, sink: sink)
+            let table = try BinaryPlistObjectTable(bytes: raw)
+            // Counted before the first event, so a writer never starts on output it could not finish.
+            var expansion = BinaryPlistExpansionCheck(table: table, limits: limits)
+            try expansion.check()
+            var walker = BinaryPlistEventWalker(table: table, limits: limits, sink: sink)
             walker.checksKeysUpFront = checksKeysUpFront
             walker.splitter = splitter
             defer { walker.deallocate() }
