@@ -9,27 +9,48 @@ public enum EntitlementsPolicy {
     /// Problems with `signed` against the profile's `granted` entitlements, one line each.
     public static func problems(signed: PlistDictionary, granted: PlistDictionary, bundleIdentifier: String?) -> [String] {
         var problems: [String] = []
+        var ungranted = 0, otherwise = 0
         for (key, value) in signed {
             guard let allowed = granted[key] else {
-                problems.append("entitlement \(key) is not granted by the profile")
+                ungranted += 1
+                if ungranted <= maxListed { problems.append("entitlement \(key) is not granted by the profile") }
                 continue
             }
-            switch key {
-            case "application-identifier":
-                problems += applicationIdentifierProblems(value, allowed, bundleIdentifier: bundleIdentifier)
-            case "com.apple.developer.team-identifier", "aps-environment":
-                if value != allowed { problems.append("entitlement \(key) is \(show(value)), the profile's is \(show(allowed))") }
-            case "get-task-allow":
-                if value.boolValue == true && allowed.boolValue != true {
-                    problems.append(
-                        "entitlement get-task-allow is true, but the profile does not allow debugging (get-task-allow \(show(allowed)))")
-                } else if value.boolValue == nil {
-                    problems.append("entitlement get-task-allow is \(value.kindWithArticle), not a bool")
-                }
-            default:
-                if !isAllowed(value, by: allowed) {
-                    problems.append("entitlement \(key) is \(show(value)), the profile allows \(show(allowed))")
-                }
+            guard otherwise < maxListed else {
+                otherwise += valueProblems(key, value, allowed: allowed, bundleIdentifier: bundleIdentifier).isEmpty ? 0 : 1
+                continue
+            }
+            let found = valueProblems(key, value, allowed: allowed, bundleIdentifier: bundleIdentifier)
+            otherwise += found.isEmpty ? 0 : 1
+            problems += found
+        }
+        if ungranted > maxListed { problems.append("and \(ungranted - maxListed) more entitlements the profile does not grant") }
+        if otherwise > maxListed { problems.append("and \(otherwise - maxListed) more entitlements the profile allows otherwise") }
+        return problems
+    }
+
+    /// How many problems of one kind are listed before the rest are counted: a hostile signature with
+    /// a million entitlements is told in a few lines.
+    static let maxListed = 10
+
+    /// The problems of one signed entitlement the profile has.
+    private static func valueProblems(_ key: String, _ value: PlistValue, allowed: PlistValue, bundleIdentifier: String?) -> [String] {
+        var problems: [String] = []
+        switch key {
+        case "application-identifier":
+            problems += applicationIdentifierProblems(value, allowed, bundleIdentifier: bundleIdentifier)
+        case "com.apple.developer.team-identifier", "aps-environment":
+            if value != allowed { problems.append("entitlement \(key) is \(show(value)), the profile's is \(show(allowed))") }
+        case "get-task-allow":
+            if value.boolValue == true && allowed.boolValue != true {
+                problems.append(
+                    "entitlement get-task-allow is true, but the profile does not allow debugging (get-task-allow \(show(allowed)))")
+            } else if value.boolValue == nil {
+                problems.append("entitlement get-task-allow is \(value.kindWithArticle), not a bool")
+            }
+        default:
+            if !isAllowed(value, by: allowed) {
+                problems.append("entitlement \(key) is \(show(value)), the profile allows \(show(allowed))")
             }
         }
         return problems

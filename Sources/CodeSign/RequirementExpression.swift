@@ -5,6 +5,16 @@
 /// Strings are kept as bytes because the compiled form may hold any bytes; ``RequirementText``
 /// prints them quoted, bare or in hex as `codesign -d -r-` does.
 public indirect enum RequirementExpression: Sendable, Equatable {
+    /// Whether the expression tests an entitlement anywhere.
+    public var usesEntitlements: Bool {
+        switch self {
+        case .entitlementField: return true
+        case .and(let left, let right), .or(let left, let right): return left.usesEntitlements || right.usesEntitlements
+        case .not(let inner): return inner.usesEntitlements
+        default: return false
+        }
+    }
+
     case never
     case always
     case identifier([UInt8])

@@ -86,7 +86,8 @@ public enum SignatureTrust {
         let context = RequirementContext(
             identifier: signature.codeDirectory?.identifier, cdhashes: signature.codeDirectories.map { $0.cdhash() },
             chain: RequirementContext.chain(from: cms.signer, among: cms.certificates),
-            entitlements: (try? signature.entitlements?.entitlements())?.dictionaryValue)
+            // Read only when the requirement asks for them: a hostile blob of a million keys is parsed once, not per check.
+            entitlements: designated.expression.usesEntitlements ? (try? signature.entitlements?.entitlements())?.dictionaryValue : nil)
         guard RequirementEvaluator.evaluate(designated.expression, in: context) == .notSatisfied else { return [] }
         return ["does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))"]
     }
