@@ -58,10 +58,10 @@ enum EnvCommands {
                 let nameWidth = rows.map(\.0.count).max() ?? 0
                 let inheritsWidth = rows.map(\.1.count).max() ?? 0
                 for (name, inherits, file) in rows {
-                    Console.out(
+                    Console.line(
                         name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
                             + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
-                            + file + "\n")
+                            + file)
                 }
                 return 0
             })
@@ -82,9 +82,9 @@ enum EnvCommands {
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
                 if parsed.flag("explain") {
                     for leaf in environment.leaves {
-                        Console.out(
+                        Console.line(
                             "\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
-                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))\n")
+                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))")
                     }
                     return 0
                 }
@@ -111,7 +111,7 @@ enum EnvCommands {
                 let diff = EnvironmentDiff(
                     from: try resolver.resolve(parsed.positionals[0]),
                     to: try resolver.resolve(parsed.positionals[1]))
-                for line in diff.lines { Console.out(line + "\n") }
+                Console.lines(diff.lines)
                 return 0
             })
     }
@@ -139,7 +139,7 @@ enum EnvCommands {
                     try FileIO.writeAtomically(
                         Data(JUnitReport.xml(suite: "adhocbuild env check", results: report.results).utf8), to: junit)
                 }
-                Console.out(report.summary + "\n")
+                Console.line(report.summary)
                 return report.errors.isEmpty ? 0 : 1
             })
     }
@@ -194,10 +194,10 @@ enum EnvCommands {
                     ?? applier.apply(
                         toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
                         format: format ?? .xml)
-                for line in report.changes.flatMap({ $0.lines(dryRun: parsed.flag("dry-run")) }) { Console.out(line + "\n") }
+                Console.lines(report.changes.flatMap { $0.lines(dryRun: parsed.flag("dry-run")) })
                 for warning in report.warnings { Console.warning(warning) }
-                if let signed = report.signed { Console.out(SigningLines.summary(signed, target: app ?? "")) }
-                Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: app ?? "")) }
+                Console.line("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").")
                 return 0
             })
     }

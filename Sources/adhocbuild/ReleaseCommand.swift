@@ -112,17 +112,17 @@ enum ReleaseCommand {
         do {
             result = try request(parsed).run(
                 processEnvironment: ProcessInfo.processInfo.environment,
-                printLine: { Console.out($0 + "\n") },
+                printLine: { Console.ciMessage($0) },
                 onPlan: { plan in
                     guard explain else { return }
                     if json {
                         explained = plan.settings
                     } else {
-                        Console.out(ReleaseSetting.explanation(plan.settings).joined(separator: "\n") + "\n\n")
+                        Console.lines(ReleaseSetting.explanation(plan.settings) + [""])
                     }
                 },
                 onStep: { step, finished in
-                    if !finished && !quiet && !json { Console.out(Console.bold("==> \(step)") + "\n") }
+                    if !finished && !quiet && !json { Console.line("==> \(step)", bold: true) }
                 })
         } catch let incomplete as ReleaseRequest.Incomplete {
             throw parsed.usageError(incomplete.description)
@@ -144,10 +144,12 @@ enum ReleaseCommand {
             }
             Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
         } else {
-            if !quiet { Console.out("\nReleased \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)\n") }
-            Console.out("Install page: \(result.pageURL)\nInstall link: \(result.installURL)\n")
+            if !quiet {
+                Console.lines(["", "Released \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)"])
+            }
+            Console.lines(["Install page: \(result.pageURL)", "Install link: \(result.installURL)"])
             if !quiet, !result.signer.isEmpty {
-                Console.out("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)\n")
+                Console.line("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)")
             }
         }
         return 0
