@@ -178,12 +178,12 @@ public struct ReleaseRequest: Sendable {
             if finished { reporter.stepFinished(step) } else { reporter.stepStarted(step) }
             onStep(step, finished)
         }
-        let result: ReleasePipeline.Result
+        var result: ReleasePipeline.Result
         do { result = try pipeline.run() } catch let failure as ReleasePipeline.Failure {
             reporter.failed(failure)
             throw failure
         }
-        try reporter.succeeded(result, out: plan.options.out)
+        result.warnings += try reporter.succeeded(result, out: plan.options.out)
         return result
     }
 }
