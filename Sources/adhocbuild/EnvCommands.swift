@@ -13,6 +13,9 @@ enum EnvCommands {
         "--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value after inheritance.", repeatable: true)
     static let settingOption = OptionSpec.value(
         "--setting", name: "NAME=VALUE", kind: .keyValue, help: "Define a $(NAME) variable.", repeatable: true)
+    static let allowEnvOption = OptionSpec.value(
+        "--allow-env", name: "NAME", help: "Let $(NAME) read this variable from the process environment (never a secret).",
+        defaultDescription: "only the CI's build, commit and branch variables", repeatable: true)
 
     static var command: CommandSpec {
         CommandSpec(
@@ -27,11 +30,14 @@ enum EnvCommands {
             subcommands: [list, show, diff, check, apply])
     }
 
-    static func resolver(_ parsed: ParsedCommand) throws -> EnvironmentResolver {
+    /// The resolver for the environments, `--set`, `--setting` and `--allow-env` given. `passwordVariables`
+    /// are the variables this command reads a signing password from, which are never expanded.
+    static func resolver(_ parsed: ParsedCommand, passwordVariables: [String] = []) throws -> EnvironmentResolver {
         let store = try EnvironmentStore(at: parsed.required("environments"))
         return EnvironmentResolver(
             store: store, overrides: overrides(parsed), settings: settings(parsed),
-            processEnvironment: ProcessInfo.processInfo.environment)
+            processEnvironment: ProcessInfo.processInfo.environment,
+            variablePolicy: ProcessVariablePolicy(allowed: parsed.allValues("allow-env"), secrets: passwordVariables))
     }
 
     /// The `--set KEYPATH=VALUE` overrides, in order.
@@ -72,7 +78,7 @@ enum EnvCommands {
             name: "show", abstract: "Print the fully resolved environment.",
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
                     help: "How to print.", default: "xml"),
@@ -105,7 +111,7 @@ enum EnvCommands {
                 ArgumentSpec(name: "A", help: "The environment to compare from."),
                 ArgumentSpec(name: "B", help: "The environment to compare to.")
             ],
-            options: [environmentsOption, setOption, settingOption],
+            options: [environmentsOption, setOption, settingOption, allowEnvOption],
             run: { parsed in
                 let resolver = try resolver(parsed)
                 let diff = EnvironmentDiff(
@@ -127,7 +133,7 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
             ],
             run: { parsed in
@@ -162,7 +168,7 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
                 .value("--project", name: "DIR", kind: .path, help: "A source tree."),
                 .value(
@@ -183,7 +189,9 @@ enum EnvCommands {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
                 let format = parsed.choice("format", as: PlistFormat.self)
-                let (environment, environmentWarnings) = try resolver(parsed).resolveForApplying(parsed.positionals[0])
+                let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
+                let (environment, environmentWarnings) = try resolver(parsed, passwordVariables: passwordVariables)
+                    .resolveForApplying(parsed.positionals[0])
                 for warning in environmentWarnings { Console.warning(warning.description) }
                 let signing = try SigningOptions.request(parsed, signsApp: app != nil)
                 let applier = EnvironmentApplier(

@@ -63,7 +63,7 @@ enum ReleaseCommand {
                 .value(
                     "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
-                EnvCommands.setOption, EnvCommands.settingOption,
+                EnvCommands.setOption, EnvCommands.settingOption, EnvCommands.allowEnvOption,
                 DistributionCommands.allowHTTPOption
             ] + SigningOptions.options + [
                 .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
@@ -91,6 +91,7 @@ enum ReleaseCommand {
         request.reportFile = parsed.value("report-file")
         request.overrides = EnvCommands.overrides(parsed)
         request.settings = EnvCommands.settings(parsed)
+        request.allowedVariables = parsed.allValues("allow-env")
         request.allowHTTP = parsed.flag("allow-http")
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")

@@ -35,6 +35,8 @@ public struct ReleasePipeline {
         public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
         public var settings: [String: String] = [:]
         public var processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+        /// Which variables of `processEnvironment` the environment's `$(NAME)` may read (``ProcessVariablePolicy``).
+        public var variablePolicy = ProcessVariablePolicy()
         public var allowHTTP = false
         /// Lets the build number go below the one the app has (`--allow-decrease`).
         public var allowDecrease = false
@@ -160,7 +162,7 @@ public struct ReleasePipeline {
         let (environment, environmentWarnings) = try step("Resolve environment") {
             try EnvironmentResolver(
                 store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
-                settings: options.settings, processEnvironment: options.processEnvironment
+                settings: options.settings, processEnvironment: options.processEnvironment, variablePolicy: options.variablePolicy
             )
             .resolveForApplying(options.environment)
         }
