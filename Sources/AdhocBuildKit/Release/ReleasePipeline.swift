@@ -22,8 +22,9 @@ public struct ReleasePipeline {
     public struct Options: Sendable {
         public var environment: String
         public var input: String
-        /// A URL, or a template with `{env}`, `{version}`, `{build}` and `{NAME}` for environment
-        /// variables. Without placeholders it is where DIST is served and the release's path is appended.
+        /// A URL, or a template with `{env}`, `{version}`, `{build}` and `{NAME}` for the environment
+        /// variables `variablePolicy` allows. Without placeholders it is where DIST is served and the
+        /// release's path is appended.
         public var baseURL: String
         public var out: String
         public var environmentsFolder = "environments"
@@ -35,7 +36,8 @@ public struct ReleasePipeline {
         public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
         public var settings: [String: String] = [:]
         public var processEnvironment: [String: String] = ProcessInfo.processInfo.environment
-        /// Which variables of `processEnvironment` the environment's `$(NAME)` may read (``ProcessVariablePolicy``).
+        /// Which variables of `processEnvironment` the environment's `$(NAME)` and the base URL's `{NAME}`
+        /// may read (``ProcessVariablePolicy``).
         public var variablePolicy = ProcessVariablePolicy()
         public var allowHTTP = false
         /// Lets the build number go below the one the app has (`--allow-decrease`).
@@ -438,7 +440,8 @@ extension ReleasePipeline {
     /// Where the release is served. `options.baseURL` is the user's and is kept byte for byte; only
     /// what the tool adds is percent-encoded: the environment, version and build put into a template's
     /// `{env}`, `{version}` and `{build}`, or, without placeholders, the `<env>/<version>-<build>/` path
-    /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL).
+    /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL), when
+    /// `options.variablePolicy` allows it.
     func releaseBaseURL(environment: String, version: String, build: String) throws -> String {
         var template = options.baseURL
         let placeholders = ["{env}": environment, "{version}": version, "{build}": build]
@@ -448,7 +451,13 @@ extension ReleasePipeline {
         }
         while let open = template.range(of: "{"), let close = template.range(of: "}", range: open.upperBound..<template.endIndex) {
             let name = String(template[open.upperBound..<close.lowerBound])
-            guard let value = options.processEnvironment[name] else {
+            let set = options.processEnvironment[name]
+            if let problem = options.variablePolicy.problem(
+                reading: name, as: "the base URL template's {\(name)}", isSet: set != nil, settable: false)
+            {
+                throw AdhocBuildError(problem)
+            }
+            guard let value = set else {
                 throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
             }
             template.replaceSubrange(open.lowerBound..<close.upperBound, with: value)
