@@ -70,6 +70,36 @@ import Testing
         }
     }
 
+    /// `env apply --app` never expands the variable it reads the signing password from, whether
+    /// `--sign-password-env` or `SignPasswordEnv` in adhocbuild.plist names it; the app is left as it was.
+    @Test func envApplyNeverExpandsThePasswordVariableItSignsWith() throws {
+        try withTemporaryFolder { folder in
+            let envs = try environments(folder, "Settings:Build", "$(MY_P12)")
+            _ = try folder.write("id.p12", "x")
+            try FileManager.default.copyItem(atPath: Self.root + "/examples/ShoutOut/ShoutOut.app", toPath: folder.path("ShoutOut.app"))
+            let apply = ["env", "apply", "Staging", "--app", "ShoutOut.app", "--environments", envs]
+            let before = folder.snapshot()
+            let fromFlag = try AdhocBuildBinary.run(
+                apply + ["--sign-identity", "id.p12", "--sign-password-env", "MY_P12"], in: folder.url.path,
+                extraEnvironment: ["MY_P12": Self.password])
+            _ = try folder.write(
+                "adhocbuild.plist",
+                "<plist><dict><key>SignIdentity</key><string>id.p12</string><key>SignPasswordEnv</key><string>MY_P12</string></dict></plist>"
+            )
+            let fromProject = try AdhocBuildBinary.run(apply, in: folder.url.path, extraEnvironment: ["MY_P12": Self.password])
+            for result in [fromFlag, fromProject] {
+                #expect(result.status == 1)
+                #expect(
+                    result.stderrText
+                        == "error: \(envs)/Staging.plist: at 'Settings:Build': $(MY_P12) is never expanded from the process environment: "
+                        + "adhocbuild reads it for signing, and --allow-env cannot allow it (define it in Variables, or give it with "
+                        + "--setting MY_P12=VALUE)\n")
+                #expect(!(result.stdoutText + result.stderrText).contains(Self.password))
+            }
+            #expect(folder.snapshot().filter { $0.key != "adhocbuild.plist" } == before)
+        }
+    }
+
     /// The variable `--sign-password-env` names is a secret whatever its name; the release stops before
     /// anything is published and the password is printed nowhere.
     @Test func releaseNeverPublishesThePasswordVariableSigningReads() throws {
