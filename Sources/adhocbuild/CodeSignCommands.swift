@@ -44,20 +44,19 @@ enum CodeSignCommands {
                 if parsed.flag("json") {
                     Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
                 } else {
-                    for item in report.items { Console.out(item.summaryLine + "\n") }
+                    for item in report.items { Console.line(item.summaryLine) }
                     for problem in report.problems { Console.error("\(input): \(problem)") }
                     for problem in report.installProblems { Console.warning("\(input): install: \(problem)") }
                     let count = report.problems.count
                     let items = report.items.count
                     let install = report.installProblems.count
-                    Console.out(
+                    Console.line(
                         "\(input): "
                             + (report.isValid
                                 ? "seal valid (\(items) code item\(items == 1 ? "" : "s"))"
                                 : "seal broken (\(count) problem\(count == 1 ? "" : "s") in \(report.items.filter { !$0.sealIsValid }.count) of \(items) code items)")
                             + (install == 0
-                                ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))")
-                            + "\n")
+                                ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))"))
                 }
                 return report.isValid ? 0 : 1
             })
@@ -122,7 +121,7 @@ enum CodeSignCommands {
                     entitlements: parsed.value("entitlements"))
                 let output = parsed.value("output")
                 let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
-                Console.out(SigningLines.summary(report, target: output ?? input))
+                Console.lines(SigningLines.summary(report, target: output ?? input))
                 return 0
             })
     }
@@ -130,13 +129,13 @@ enum CodeSignCommands {
 
 /// How the commands that sign print what they signed: a line per piece of code, then one for the app.
 enum SigningLines {
-    static func summary(_ report: BundleSigningReport, target: String) -> String {
-        var text = ""
+    static func summary(_ report: BundleSigningReport, target: String) -> [String] {
+        var lines: [String] = []
         for item in report.items {
-            text += "signed \(item.path) (\(item.identifier), cdhash \(item.cdhash)\(item.profile.map { ", profile \($0)" } ?? ""))\n"
+            lines.append("signed \(item.path) (\(item.identifier), cdhash \(item.cdhash)\(item.profile.map { ", profile \($0)" } ?? ""))")
         }
         let signer = report.signer.map { " by \"\($0)\"" } ?? " ad hoc"
         let team = report.teamID.map { ", team \($0)" } ?? ""
-        return text + "\(target): signed\(signer)\(team); cdhash \(report.cdhash)\n"
+        return lines + ["\(target): signed\(signer)\(team); cdhash \(report.cdhash)"]
     }
 }

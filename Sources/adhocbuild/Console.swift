@@ -3,8 +3,30 @@ import SystemSupport
 
 /// Where the tool prints: results to standard output, diagnostics to standard error,
 /// colour only on a terminal and never with `NO_COLOR` or `TERM=dumb`.
+///
+/// Text goes through ``UntrustedText`` on its way out, since much of it comes from builds and files
+/// that others control (a certificate's name, a bundle's, an archive entry's): a newline inside an
+/// error or a ``line(_:bold:)`` is shown as `\u{0A}`, so it cannot print a line of its own, and
+/// ``out(_:)-(String)`` shows every control character but the line ends between its lines. Only
+/// ``ciMessage(_:)``, for lines already encoded for the CI server, and data print as they are.
 enum Console {
-    static func out(_ text: String) { out(Data(text.utf8)) }
+    /// Prints lines of text; control characters other than the line ends and tabs are shown.
+    static func out(_ text: String) { out(Data(UntrustedText.block(text).utf8)) }
+
+    /// Prints `text` as one line (a newline inside it is shown, not obeyed), bold on a terminal when asked.
+    static func line(_ text: String, bold: Bool = false) {
+        let shown = UntrustedText.line(text)
+        out(Data(((bold ? Console.bold(shown) : shown) + "\n").utf8))
+    }
+
+    /// Prints each of `lines` as ``line(_:bold:)`` does.
+    static func lines(_ lines: [String]) {
+        out(Data(lines.map { UntrustedText.line($0) + "\n" }.joined().utf8))
+    }
+
+    /// Prints a line already encoded for the CI server (a TeamCity service message, a GitHub workflow
+    /// command), exactly as it is.
+    static func ciMessage(_ line: String) { out(Data((line + "\n").utf8)) }
 
     /// Writes to standard output; when that fails (a full disk, a closed pipe with SIGPIPE
     /// ignored) the process ends with one line on standard error and status 1, not a trap.
@@ -17,7 +39,8 @@ enum Console {
         }
     }
 
-    /// Writes to standard error, ignoring failures (there is nowhere left to report them).
+    /// Writes to standard error as it is (a progress bar's `\r`), ignoring failures (there is nowhere
+    /// left to report them).
     static func err(_ text: String) {
         _ = try? Data(text.utf8).withUnsafeBytes { try FileIO.writeAll(STDERR_FILENO, $0) }
     }
@@ -37,13 +60,15 @@ enum Console {
         return isatty(STDERR_FILENO) != 0
     }
 
+    /// `error: ` and `message` as one line.
     static func error(_ message: String) {
         let label = colorsStandardError ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-        err("\(label) \(message)\n")
+        err("\(label) \(UntrustedText.line(message))\n")
     }
 
+    /// `warning: ` and `message` as one line.
     static func warning(_ message: String) {
         let label = colorsStandardError ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
-        err("\(label) \(message)\n")
+        err("\(label) \(UntrustedText.line(message))\n")
     }
 }

@@ -80,7 +80,7 @@ enum DistributionCommands {
                 options.useBuildNumberAsBundleVersion = parsed.choice("bundle-version") == OTAManifest.BundleVersionSource.build
                 let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
                 for warning in result.warnings { Console.warning(warning) }
-                Console.out("\(output)/index.html\n  page:    \(result.pageURL)\n  install: \(result.installURL)\n")
+                Console.lines(["\(output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])
                 return 0
             })
     }
@@ -94,7 +94,7 @@ enum DistributionCommands {
                 let root = parsed.positionals[0]
                 let (count, problems) = try BuildIndex.write(in: root, title: parsed.required("title"))
                 for problem in problems { Console.warning(problem) }
-                Console.out("\(root)/index.html: \(count) release\(count == 1 ? "" : "s")\n")
+                Console.line("\(root)/index.html: \(count) release\(count == 1 ? "" : "s")")
                 return 0
             })
     }

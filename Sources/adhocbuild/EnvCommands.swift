@@ -13,6 +13,9 @@ enum EnvCommands {
         "--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value after inheritance.", repeatable: true)
     static let settingOption = OptionSpec.value(
         "--setting", name: "NAME=VALUE", kind: .keyValue, help: "Define a $(NAME) variable.", repeatable: true)
+    static let allowEnvOption = OptionSpec.value(
+        "--allow-env", name: "NAME", help: "Let $(NAME) read this variable from the process environment (never a secret).",
+        defaultDescription: "only the CI's build, commit and branch variables", repeatable: true)
 
     static var command: CommandSpec {
         CommandSpec(
@@ -27,11 +30,14 @@ enum EnvCommands {
             subcommands: [list, show, diff, check, apply])
     }
 
-    static func resolver(_ parsed: ParsedCommand) throws -> EnvironmentResolver {
+    /// The resolver for the environments, `--set`, `--setting` and `--allow-env` given. `passwordVariables`
+    /// are the variables this command reads a signing password from, which are never expanded.
+    static func resolver(_ parsed: ParsedCommand, passwordVariables: [String] = []) throws -> EnvironmentResolver {
         let store = try EnvironmentStore(at: parsed.required("environments"))
         return EnvironmentResolver(
             store: store, overrides: overrides(parsed), settings: settings(parsed),
-            processEnvironment: ProcessInfo.processInfo.environment)
+            processEnvironment: ProcessInfo.processInfo.environment,
+            variablePolicy: ProcessVariablePolicy(allowed: parsed.allValues("allow-env"), secrets: passwordVariables))
     }
 
     /// The `--set KEYPATH=VALUE` overrides, in order.
@@ -58,10 +64,10 @@ enum EnvCommands {
                 let nameWidth = rows.map(\.0.count).max() ?? 0
                 let inheritsWidth = rows.map(\.1.count).max() ?? 0
                 for (name, inherits, file) in rows {
-                    Console.out(
+                    Console.line(
                         name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
                             + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
-                            + file + "\n")
+                            + file)
                 }
                 return 0
             })
@@ -72,7 +78,7 @@ enum EnvCommands {
             name: "show", abstract: "Print the fully resolved environment.",
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
                     help: "How to print.", default: "xml"),
@@ -82,9 +88,9 @@ enum EnvCommands {
                 let environment = try resolver(parsed).resolve(parsed.positionals[0])
                 if parsed.flag("explain") {
                     for leaf in environment.leaves {
-                        Console.out(
+                        Console.line(
                             "\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
-                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))\n")
+                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))")
                     }
                     return 0
                 }
@@ -105,13 +111,13 @@ enum EnvCommands {
                 ArgumentSpec(name: "A", help: "The environment to compare from."),
                 ArgumentSpec(name: "B", help: "The environment to compare to.")
             ],
-            options: [environmentsOption, setOption, settingOption],
+            options: [environmentsOption, setOption, settingOption, allowEnvOption],
             run: { parsed in
                 let resolver = try resolver(parsed)
                 let diff = EnvironmentDiff(
                     from: try resolver.resolve(parsed.positionals[0]),
                     to: try resolver.resolve(parsed.positionals[1]))
-                for line in diff.lines { Console.out(line + "\n") }
+                Console.lines(diff.lines)
                 return 0
             })
     }
@@ -127,7 +133,7 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
             ],
             run: { parsed in
@@ -139,7 +145,7 @@ enum EnvCommands {
                     try FileIO.writeAtomically(
                         Data(JUnitReport.xml(suite: "adhocbuild env check", results: report.results).utf8), to: junit)
                 }
-                Console.out(report.summary + "\n")
+                Console.line(report.summary)
                 return report.errors.isEmpty ? 0 : 1
             })
     }
@@ -162,7 +168,7 @@ enum EnvCommands {
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [
-                environmentsOption, setOption, settingOption,
+                environmentsOption, setOption, settingOption, allowEnvOption,
                 .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
                 .value("--project", name: "DIR", kind: .path, help: "A source tree."),
                 .value(
@@ -183,7 +189,9 @@ enum EnvCommands {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
                 let format = parsed.choice("format", as: PlistFormat.self)
-                let (environment, environmentWarnings) = try resolver(parsed).resolveForApplying(parsed.positionals[0])
+                let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
+                let (environment, environmentWarnings) = try resolver(parsed, passwordVariables: passwordVariables)
+                    .resolveForApplying(parsed.positionals[0])
                 for warning in environmentWarnings { Console.warning(warning.description) }
                 let signing = try SigningOptions.request(parsed, signsApp: app != nil)
                 let applier = EnvironmentApplier(
@@ -194,10 +202,10 @@ enum EnvCommands {
                     ?? applier.apply(
                         toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
                         format: format ?? .xml)
-                for line in report.changes.flatMap({ $0.lines(dryRun: parsed.flag("dry-run")) }) { Console.out(line + "\n") }
+                Console.lines(report.changes.flatMap { $0.lines(dryRun: parsed.flag("dry-run")) })
                 for warning in report.warnings { Console.warning(warning) }
-                if let signed = report.signed { Console.out(SigningLines.summary(signed, target: app ?? "")) }
-                Console.out("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").\n")
+                if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: app ?? "")) }
+                Console.line("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").")
                 return 0
             })
     }

@@ -4,7 +4,7 @@ extension IconListing {
     /// The listing as `icon list` prints it: the icon files, then the catalog's renditions, each
     /// line starting with `*` for the icon the install page uses; then the alternate icons; then
     /// notices, or why there is none.
-    var text: String {
+    var lines: [String] {
         var lines: [String] = []
         func section(_ title: String, _ entries: [Entry]) {
             lines.append(title)
@@ -26,6 +26,6 @@ extension IconListing {
         }
         lines += notices.map { "passed over: \($0)" }
         if let missingReason { lines.append("no icon for the install page: \(missingReason)") }
-        return lines.map { $0.hasSuffix(": ") ? String($0.dropLast()) : $0 }.joined(separator: "\n") + "\n"
+        return lines.map { $0.hasSuffix(": ") ? String($0.dropLast()) : $0 }
     }
 }

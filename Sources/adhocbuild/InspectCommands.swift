@@ -20,7 +20,11 @@ enum InspectCommands {
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
                 let summary = PlistValue.dictionary(try AppReport.summary(path: parsed.positionals[0]))
-                Console.out(parsed.flag("json") ? try PropertyList.encode(summary, format: .json) : Data(Summary.text(summary).utf8))
+                if parsed.flag("json") {
+                    Console.out(try PropertyList.encode(summary, format: .json))
+                } else {
+                    Console.lines(Summary.lines(summary))
+                }
                 return 0
             })
     }
@@ -77,9 +81,9 @@ enum InspectCommands {
                         if finding.severity == .error { Console.error(line) } else { Console.warning(line) }
                     }
                     let warnings = findings.count - errors
-                    Console.out(
+                    Console.line(
                         "\(parsed.positionals[0]): \(errors == 0 ? "ready to publish" : "not ready")"
-                            + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))\n")
+                            + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))")
                 }
                 return errors > 0 ? 1 : 0
             })
@@ -95,7 +99,7 @@ enum InspectCommands {
                         "Show the app's icon files, the icon renditions of its asset catalog and its alternate icons; '*' marks the one the install page uses.",
                     arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
                     run: { parsed in
-                        Console.out(try IconListing.list(parsed.positionals[0]).text)
+                        Console.lines(try IconListing.list(parsed.positionals[0]).lines)
                         return 0
                     }),
                 CommandSpec(
@@ -107,8 +111,8 @@ enum InspectCommands {
                         for (index, item) in written.enumerated() {
                             let icon = item.icon
                             let note = index == written.count - 1 ? "the largest, " : ""
-                            Console.out(
-                                "\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")\n"
+                            Console.line(
+                                "\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")"
                             )
                         }
                         return 0

@@ -153,8 +153,11 @@ enum PlistCommands {
                 if parsed.flag("explain") {
                     let printer = PlistTextPrinter()
                     let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
-                    let text = lines.joined(separator: "\n") + "\n"
-                    if output == "-" { Console.err(text) } else { Console.out(text) }
+                    if output == "-" {
+                        Console.err(lines.map { UntrustedText.line($0) + "\n" }.joined())
+                    } else {
+                        Console.lines(lines)
+                    }
                 }
                 return 0
             })
@@ -169,10 +172,10 @@ enum PlistCommands {
                 var failed = false
                 for result in PlistTool.lint(parsed.positionals) {
                     if result.isValid {
-                        if !parsed.flag("quiet") { Console.out(result.line + "\n") }
+                        if !parsed.flag("quiet") { Console.line(result.line) }
                     } else {
                         failed = true
-                        Console.out(result.line + "\n")
+                        Console.line(result.line)
                     }
                 }
                 return failed ? 1 : 0

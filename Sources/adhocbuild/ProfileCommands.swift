@@ -22,7 +22,11 @@ enum ProfileCommands {
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
                 let summary = PlistValue.dictionary(try ProfileCheck.summary(path: parsed.positionals[0]))
-                Console.out(parsed.flag("json") ? try PropertyList.encode(summary, format: .json) : Data(Summary.text(summary).utf8))
+                if parsed.flag("json") {
+                    Console.out(try PropertyList.encode(summary, format: .json))
+                } else {
+                    Console.lines(Summary.lines(summary))
+                }
                 return 0
             })
     }
@@ -36,7 +40,7 @@ enum ProfileCommands {
                 if profile.provisionsAllDevices {
                     Console.err("\(parsed.positionals[0]): an enterprise profile; it allows every device\n")
                 }
-                for device in profile.devices { Console.out(device + "\n") }
+                for device in profile.devices { Console.line(device) }
                 return 0
             })
     }

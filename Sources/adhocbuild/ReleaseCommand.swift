@@ -63,7 +63,7 @@ enum ReleaseCommand {
                 .value(
                     "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
-                EnvCommands.setOption, EnvCommands.settingOption,
+                EnvCommands.setOption, EnvCommands.settingOption, EnvCommands.allowEnvOption,
                 DistributionCommands.allowHTTPOption
             ] + SigningOptions.options + [
                 .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
@@ -91,6 +91,7 @@ enum ReleaseCommand {
         request.reportFile = parsed.value("report-file")
         request.overrides = EnvCommands.overrides(parsed)
         request.settings = EnvCommands.settings(parsed)
+        request.allowedVariables = parsed.allValues("allow-env")
         request.allowHTTP = parsed.flag("allow-http")
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")
@@ -112,17 +113,17 @@ enum ReleaseCommand {
         do {
             result = try request(parsed).run(
                 processEnvironment: ProcessInfo.processInfo.environment,
-                printLine: { Console.out($0 + "\n") },
+                printLine: { Console.ciMessage($0) },
                 onPlan: { plan in
                     guard explain else { return }
                     if json {
                         explained = plan.settings
                     } else {
-                        Console.out(ReleaseSetting.explanation(plan.settings).joined(separator: "\n") + "\n\n")
+                        Console.lines(ReleaseSetting.explanation(plan.settings) + [""])
                     }
                 },
                 onStep: { step, finished in
-                    if !finished && !quiet && !json { Console.out(Console.bold("==> \(step)") + "\n") }
+                    if !finished && !quiet && !json { Console.line("==> \(step)", bold: true) }
                 })
         } catch let incomplete as ReleaseRequest.Incomplete {
             throw parsed.usageError(incomplete.description)
@@ -144,10 +145,12 @@ enum ReleaseCommand {
             }
             Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
         } else {
-            if !quiet { Console.out("\nReleased \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)\n") }
-            Console.out("Install page: \(result.pageURL)\nInstall link: \(result.installURL)\n")
+            if !quiet {
+                Console.lines(["", "Released \(result.environment) \(result.version) (\(result.build)) into \(result.releaseFolder)"])
+            }
+            Console.lines(["Install page: \(result.pageURL)", "Install link: \(result.installURL)"])
             if !quiet, !result.signer.isEmpty {
-                Console.out("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)\n")
+                Console.line("Signed by \(result.signer)\(result.team.isEmpty ? "" : ", team \(result.team)"); cdhash \(result.cdhash)")
             }
         }
         return 0

@@ -32,6 +32,14 @@ enum SigningOptions {
             entitlements: parsed.value("sign-entitlements"))
     }
 
+    /// The variables a signing password may come from for `env apply --app` and `version bump APP`:
+    /// `--sign-password-env`'s, and `SignPasswordEnv` of `adhocbuild.plist` in the current folder (an
+    /// unreadable file is left to ``request(_:signsApp:)`` to report).
+    static func passwordVariables(_ parsed: ParsedCommand, signsApp: Bool) -> [String] {
+        let project = signsApp ? (try? ProjectFile.load(nil)) ?? nil : nil
+        return [parsed.value("sign-password-env"), project?.values["SignPasswordEnv"]].compactMap { $0 }
+    }
+
     /// The signing request for `env apply --app` and `version bump APP`: the flags, then `adhocbuild.plist`
     /// in the current folder, then the `ADHOCBUILD_SIGN_…` variables. Only an app bundle is signed, so
     /// with another target the flags are a usage error and the other sources are not read.

@@ -50,7 +50,11 @@ enum VersionCommands {
                 case .plist(let path): report = try VersionReport(plists: [path])
                 case .app(let app): report = try VersionReport(app: app)
                 }
-                Console.out(parsed.flag("json") ? try PropertyList.encode(report.value, format: .json) : Data(report.text.utf8))
+                if parsed.flag("json") {
+                    Console.out(try PropertyList.encode(report.value, format: .json))
+                } else {
+                    Console.lines(report.lines)
+                }
                 return 0
             })
     }
@@ -112,13 +116,13 @@ enum VersionCommands {
                 var warnings: [String] = []
                 var signed: BundleSigningReport?
                 let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
-                for change in changes { Console.out(change.line + "\n") }
+                for change in changes { Console.line(change.line) }
                 for warning in warnings { Console.warning(warning) }
-                if let signed, case .app(let app) = bumpTarget { Console.out(SigningLines.summary(signed, target: app)) }
+                if let signed, case .app(let app) = bumpTarget { Console.lines(SigningLines.summary(signed, target: app)) }
                 if let value = changes.first?.newValue {
                     let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
-                    Console.out(
-                        parsed.flag("dry-run") ? "\(label) would be \(value) (dry run: nothing written).\n" : "\(label) is now \(value).\n")
+                    Console.line(
+                        parsed.flag("dry-run") ? "\(label) would be \(value) (dry run: nothing written)." : "\(label) is now \(value).")
                 }
                 return 0
             })

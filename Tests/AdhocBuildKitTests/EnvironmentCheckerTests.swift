@@ -33,7 +33,7 @@ import Testing
                     "error: \(path)/Base.plist: at 'Settings:Timeout': is an integer here but a string in Staging",
                     "error: \(path)/Debug.plist: at 'Settings:Token': is missing (Staging has it)",
                     "error: \(path)/Loop.plist: at 'Inherits': inheritance cycle: Loop -> Loop",
-                    "error: \(path)/Staging.plist: at 'Settings:Token': $(STAGING_TOKEN) is not defined in Staging (define it in Variables, give it with --setting STAGING_TOKEN=VALUE, or add :default=VALUE)",
+                    "error: \(path)/Staging.plist: at 'Settings:Token': $(STAGING_TOKEN) is never expanded from the process environment: its name contains TOKEN, and --allow-env cannot allow it (define it in Variables, or give it with --setting STAGING_TOKEN=VALUE)",
                     "error: \(path)/Staging.plist: at 'Info:CFBundleIdentifier': 'com.example..staging' is not a valid bundle identifier: it has an empty part between periods",
                     "error: \(path)/Staging.plist: at 'Settings:Timeout': is a string here but an integer in Debug",
                     "error: \(path)/Staging.plist: at 'Settings:Verbose': is missing (Debug has it)"

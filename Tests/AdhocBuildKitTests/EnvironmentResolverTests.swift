@@ -51,9 +51,11 @@ import Testing
                     "Settings": ["URL": "https://$(HOST)/", "Build": "$(BUILD_NUMBER)", "Name": "$(CONFIGURATION:lower)", "Home": "$(HOME)"]
                 ]
             ])
+            // The process environment last, and only for the variables allowed (HOME with --allow-env).
             let resolver = EnvironmentResolver(
                 store: try EnvironmentStore(at: path), settings: ["HOST": "override.example.com"],
-                processEnvironment: ["GITHUB_RUN_NUMBER": "77", "HOME": "/home/ci"])
+                processEnvironment: ["GITHUB_RUN_NUMBER": "77", "HOME": "/home/ci"],
+                variablePolicy: ProcessVariablePolicy(allowed: ["HOME"]))
             let beta = try resolver.resolve("Beta")
             #expect(
                 PlistValue.dictionary(beta.settings) == [

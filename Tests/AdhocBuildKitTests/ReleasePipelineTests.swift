@@ -178,6 +178,7 @@ import Testing
             var options = try options(folder, environment: "QA")
             options.baseURL = "https://{HOST}/apps/{env}/{version}+{build}/"
             options.processEnvironment = ["HOST": "ci.example.com"]
+            options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST"])
             let result = try ReleasePipeline(options: options).run()
             // The template's own '+' is the user's and stays; the values put into it are encoded.
             #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
@@ -193,6 +194,7 @@ import Testing
         try withTemporaryFolder { folder in
             var options = try options(folder, environment: "QA")
             options.processEnvironment = ["HOST": "ci.example.com", "BRANCH": "{BRANCH}", "OTHER": "{HOST}"]
+            options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST", "BRANCH", "OTHER"])
             for template in ["https://{HOST}/{BRANCH}/{env}/", "https://{HOST}/{OTHER}/{build}/"] {
                 options.baseURL = template
                 let start = Date()
@@ -206,6 +208,28 @@ import Testing
             options.baseURL = "https://{HOST}/{BRANCH}/{env}/"
             let url = try ReleasePipeline(options: options).releaseBaseURL(environment: "QA", version: "1.4.0", build: "41")
             #expect(url == "https://ci.example.com/main/QA/")
+        }
+    }
+
+    /// A base URL (it may come from the environment's Distribution) reads the process environment as
+    /// `$(NAME)` does: a secret never, another variable only when allowed; nothing is published.
+    @Test func baseURLTemplatesNeverReadASecretNorAVariableThatIsNotAllowed() throws {
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            options.processEnvironment = ["ADHOCBUILD_SIGN_PASSWORD": "hunter2-p12", "HOST": "ci.example.com"]
+            options.variablePolicy = ProcessVariablePolicy(allowed: ["ADHOCBUILD_SIGN_PASSWORD"])
+            options.baseURL = "https://evil.example/{ADHOCBUILD_SIGN_PASSWORD}/"
+            let secret = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(
+                secret?.reason
+                    == "the base URL template's {ADHOCBUILD_SIGN_PASSWORD} is never expanded from the process environment: "
+                    + "adhocbuild reads it for signing, and --allow-env cannot allow it")
+            options.baseURL = "https://{HOST}/"
+            let notAllowed = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(
+                notAllowed?.reason
+                    == "the base URL template's {HOST} is not allowed from the process environment (allow it with --allow-env HOST)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist/index.html")))
         }
     }
 

@@ -126,6 +126,16 @@ import Testing
                 "<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>$(NOPE)</string></dict></dict></plist>"),
             arguments: ["env", "show", "Staging", "--environments", "envs"]),
         BadInput(
+            category: "Environments", what: "a secret's $(NAME), even when it is set", file: "envs/Staging.plist",
+            contents: text(
+                "<plist><dict><key>Distribution</key><dict><key>Title</key><string>$(ADHOCBUILD_SIGN_PASSWORD)</string></dict></dict></plist>"
+            ),
+            arguments: ["env", "show", "Staging", "--environments", "envs"], environment: ["ADHOCBUILD_SIGN_PASSWORD": "hunter2"]),
+        BadInput(
+            category: "Environments", what: "a process variable that is set but not allowed", file: "envs/Staging.plist",
+            contents: text("<plist><dict><key>Settings</key><dict><key>Host</key><string>$(DEPLOY_HOST)</string></dict></dict></plist>"),
+            arguments: ["env", "show", "Staging", "--environments", "envs"], environment: ["DEPLOY_HOST": "deploy.example.com"]),
+        BadInput(
             category: "Environments", what: "variables that refer to each other", file: "envs/Staging.plist",
             contents: text(
                 "<plist><dict><key>Variables</key><dict><key>A</key><string>$(B)</string><key>B</key><string>$(A)</string></dict><key>Info</key><dict><key>X</key><string>$(A)</string></dict></dict></plist>"

@@ -4,6 +4,10 @@ import SystemSupport
 
 /// What a release tells the CI server it runs on: TeamCity service messages, a Jenkins
 /// properties file, GitHub Actions outputs and step summary, or a GitLab dotenv report.
+///
+/// Every value goes out encoded for its channel (``TeamCityMessage``, ``JavaProperties``,
+/// ``GitHubActions``, ``GitLabDotenv``): values come from the build (a certificate's name, the
+/// app's version), and one with a line end must not add a value of its own.
 public struct CIReporter: Sendable {
     public var server: CIServer
     public var environment: [String: String]
@@ -43,8 +47,12 @@ public struct CIReporter: Sendable {
         ]
     }
 
-    public func succeeded(_ result: ReleasePipeline.Result, out: String) throws {
+    /// Reports a release. Returns warnings for values the channel cannot carry as they are, which are
+    /// left out rather than written changed (GitLab's dotenv has no escapes).
+    @discardableResult
+    public func succeeded(_ result: ReleasePipeline.Result, out: String) throws -> [String] {
         let values = CIReporter.values(result)
+        var warnings: [String] = []
         switch server {
         case .teamcity:
             print(TeamCityMessage.single("buildNumber", "\(result.version) (\(result.build))"))
@@ -60,11 +68,11 @@ public struct CIReporter: Sendable {
                 TeamCityMessage.attributes(
                     "buildStatus", [("text", "\(result.environment) \(result.version) (\(result.build)): \(result.pageURL)")]))
         case .jenkins:
-            let text = values.map { "ADHOCBUILD_\($0.0)=\(Self.propertiesEscape($0.1))" }.joined(separator: "\n") + "\n"
+            let text = values.map { JavaProperties.line("ADHOCBUILD_\($0.0)", $0.1) }.joined(separator: "\n") + "\n"
             try write(Data(text.utf8), to: reportFile ?? "adhocbuild.properties")
         case .github:
             if result.signature != "valid" && !result.signatureSummary.isEmpty {
-                print("::warning title=Signature::\(Self.workflowEscape(result.signatureSummary))")
+                print("::warning title=Signature::\(GitHubActions.commandMessage(result.signatureSummary))")
             }
             if let output = environment["GITHUB_OUTPUT"] {
                 let names = [
@@ -72,41 +80,36 @@ public struct CIReporter: Sendable {
                     "VERSION": "version", "BUILD": "build", "ENVIRONMENT": "environment", "RELEASE_FOLDER": "release-folder",
                     "SIGNATURE": "signature", "SIGNER": "signer", "TEAM": "team", "CDHASH": "cdhash"
                 ]
-                try append(values.map { "\(names[$0.0]!)=\($0.1)" }.joined(separator: "\n") + "\n", to: output)
+                try append(values.map { GitHubActions.output(names[$0.0]!, $0.1) }.joined(), to: output)
             }
             if let summary = environment["GITHUB_STEP_SUMMARY"] {
                 try append(
                     """
-                    ### \(Self.markdown(result.environment)) \(Self.markdown(result.version)) (\(Self.markdown(result.build)))
+                    ### \(GitHubActions.markdown(result.environment)) \(GitHubActions.markdown(result.version)) (\(GitHubActions.markdown(result.build)))
 
-                    - Install page: \(result.pageURL)
-                    - ipa: `\(result.ipa)`
-                    \(result.signatureSummary.isEmpty ? "" : "- Signature: \(Self.markdown(result.signatureSummary))\n")
+                    - Install page: \(UntrustedText.line(result.pageURL))
+                    - ipa: `\(UntrustedText.line(result.ipa))`
+                    \(result.signatureSummary.isEmpty ? "" : "- Signature: \(GitHubActions.markdown(result.signatureSummary))\n")
 
                     """, to: summary)
             }
         case .gitlab:
-            let text = values.map { "ADHOCBUILD_\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
-            try write(Data(text.utf8), to: reportFile ?? "adhocbuild.env")
+            let file = reportFile ?? "adhocbuild.env"
+            var lines: [String] = []
+            for (name, value) in values {
+                if let line = GitLabDotenv.line("ADHOCBUILD_\(name)", value) {
+                    lines.append(line)
+                } else {
+                    warnings.append(
+                        "\(file): ADHOCBUILD_\(name) is left out: GitLab's dotenv cannot hold '\(value)' "
+                            + "(a control character or a blank at either end)")
+                }
+            }
+            try write(Data((lines.joined(separator: "\n") + "\n").utf8), to: file)
         case .none:
             break
         }
-    }
-
-    static func propertiesEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(
-            of: "=", with: "\\=")
-    }
-
-    /// A GitHub workflow command's message: `%`, CR and LF escaped.
-    static func workflowEscape(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(
-            of: "\n", with: "%0A")
-    }
-
-    static func markdown(_ text: String) -> String {
-        text.replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "*", with: "\\*").replacingOccurrences(
-            of: "_", with: "\\_")
+        return warnings
     }
 
     private func write(_ data: Data, to path: String) throws {

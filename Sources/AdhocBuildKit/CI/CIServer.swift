@@ -15,37 +15,3 @@ public enum CIServer: String, CaseIterable, Sendable {
         return .none
     }
 }
-
-/// TeamCity service messages, escaped as TeamCity specifies: `|'`, `|n`, `|r`, `|[`, `|]`, `||`,
-/// and `|0xNNNN` for characters outside ASCII.
-public enum TeamCityMessage {
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "'": out += "|'"
-            case "\n": out += "|n"
-            case "\r": out += "|r"
-            case "[": out += "|["
-            case "]": out += "|]"
-            case "|": out += "||"
-            default:
-                if scalar.value > 0x7F || scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16, uppercase: false)
-                    out += "|0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
-
-    /// `##teamcity[name 'value']`.
-    public static func single(_ name: String, _ value: String) -> String { "##teamcity[\(name) '\(escape(value))']" }
-
-    /// `##teamcity[name key='value' …]`.
-    public static func attributes(_ name: String, _ attributes: [(String, String)]) -> String {
-        "##teamcity[\(name) " + attributes.map { "\($0.0)='\(escape($0.1))'" }.joined(separator: " ") + "]"
-    }
-}

@@ -24,10 +24,11 @@ public struct BuildSettingExpander {
         }
     }
 
-    private let lookup: (String) -> String?
+    private let lookup: (String) throws -> String?
 
-    /// `lookup` returns a variable's raw value, or nil when it is undefined.
-    public init(lookup: @escaping (String) -> String?) { self.lookup = lookup }
+    /// `lookup` returns a variable's raw value, or nil when it is undefined; it throws (a ``Failure``)
+    /// for a variable that may not be read, which fails the expansion even where `:default=` is given.
+    public init(lookup: @escaping (String) throws -> String?) { self.lookup = lookup }
 
     public init(variables: [String: String]) { self.init { variables[$0] } }
 
@@ -121,7 +122,7 @@ public struct BuildSettingExpander {
         let name = try expand(parts[0], active: &active)
         guard !name.isEmpty else { throw Failure(message: "empty variable name in '$(\(String(String.UnicodeScalarView(body))))'") }
         var value: String?
-        if let raw = lookup(name) {
+        if let raw = try lookup(name) {
             if active.contains(name) {
                 throw Failure(message: "$(\(name)) refers to itself (\((active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
             }

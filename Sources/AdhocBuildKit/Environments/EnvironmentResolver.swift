@@ -7,7 +7,8 @@ import SystemSupport
 /// Variables, strongest first: `--setting NAME=VALUE`, the environment's own `Variables`, the
 /// built-ins `CONFIGURATION` (the environment's name) and `BUILD_NUMBER` (from the CI's
 /// counter: `BUILD_NUMBER`, `GITHUB_RUN_NUMBER` or `CI_PIPELINE_IID`), then the process
-/// environment.
+/// environment, only as far as `variablePolicy` allows: a reference to a secret's name, or to a
+/// variable that is set but not allowed, is an error naming the file, the key path and the variable.
 public struct EnvironmentResolver: Sendable {
     public var store: EnvironmentStore
     /// `--set` overrides, applied in order after the environment.
@@ -15,17 +16,21 @@ public struct EnvironmentResolver: Sendable {
     /// `--setting` variables.
     public var settings: [String: String]
     public var processEnvironment: [String: String]
+    /// Which variables of `processEnvironment` may be read (`--allow-env`, and the secrets never read).
+    public var variablePolicy: ProcessVariablePolicy
 
     public static let overrideSource = "--set"
 
     public init(
         store: EnvironmentStore, overrides: [(keyPath: PlistKeyPath, value: String)] = [],
-        settings: [String: String] = [:], processEnvironment: [String: String] = [:]
+        settings: [String: String] = [:], processEnvironment: [String: String] = [:],
+        variablePolicy: ProcessVariablePolicy = ProcessVariablePolicy()
     ) {
         self.store = store
         self.overrides = overrides
         self.settings = settings
         self.processEnvironment = processEnvironment
+        self.variablePolicy = variablePolicy
     }
 
     /// Resolves `name`, or throws its first problem.
@@ -150,8 +155,16 @@ public struct EnvironmentResolver: Sendable {
         let settings = self.settings
         let environment = processEnvironment
         let builtIns = ["CONFIGURATION": environmentName, "BUILD_NUMBER": CIEnvironment.buildNumber(in: environment)]
+        let policy = variablePolicy
         let expander = BuildSettingExpander { variable in
-            settings[variable] ?? variables[variable]?.stringValue ?? builtIns[variable] ?? environment[variable]
+            if let value = settings[variable] ?? variables[variable]?.stringValue { return value }
+            // A built-in is never read from the process, even when it has no value (no CI counter).
+            if let builtIn = builtIns[variable] { return builtIn }
+            let value = environment[variable]
+            if let problem = policy.problem(reading: variable, as: "$(\(variable))", isSet: value != nil, settable: true) {
+                throw BuildSettingExpander.Failure(message: problem)
+            }
+            return value
         }
         var expanded = merge.value
         func expandStrings(_ value: inout PlistValue, at keyPath: PlistKeyPath) {

@@ -14,14 +14,15 @@ struct EnvironmentDistribution {
 
     init(
         environment: String, folder: String, overrides: [(keyPath: PlistKeyPath, value: String)], settings: [String: String],
-        processEnvironment: [String: String]
+        processEnvironment: [String: String], variablePolicy: ProcessVariablePolicy
     ) throws {
         let store: EnvironmentStore
         do { store = try EnvironmentStore(at: folder) } catch {
             failure = error
             return
         }
-        let resolver = EnvironmentResolver(store: store, overrides: overrides, settings: settings, processEnvironment: processEnvironment)
+        let resolver = EnvironmentResolver(
+            store: store, overrides: overrides, settings: settings, processEnvironment: processEnvironment, variablePolicy: variablePolicy)
         let (resolved, found) = resolver.resolveCollectingProblems(environment)
         guard let resolved else {
             failure = AdhocBuildErrors(found.filter { $0.severity == .error })

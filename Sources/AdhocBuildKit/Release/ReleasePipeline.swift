@@ -22,8 +22,9 @@ public struct ReleasePipeline {
     public struct Options: Sendable {
         public var environment: String
         public var input: String
-        /// A URL, or a template with `{env}`, `{version}`, `{build}` and `{NAME}` for environment
-        /// variables. Without placeholders it is where DIST is served and the release's path is appended.
+        /// A URL, or a template with `{env}`, `{version}`, `{build}` and `{NAME}` for the environment
+        /// variables `variablePolicy` allows. Without placeholders it is where DIST is served and the
+        /// release's path is appended.
         public var baseURL: String
         public var out: String
         public var environmentsFolder = "environments"
@@ -35,6 +36,9 @@ public struct ReleasePipeline {
         public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
         public var settings: [String: String] = [:]
         public var processEnvironment: [String: String] = ProcessInfo.processInfo.environment
+        /// Which variables of `processEnvironment` the environment's `$(NAME)` and the base URL's `{NAME}`
+        /// may read (``ProcessVariablePolicy``).
+        public var variablePolicy = ProcessVariablePolicy()
         public var allowHTTP = false
         /// Lets the build number go below the one the app has (`--allow-decrease`).
         public var allowDecrease = false
@@ -160,7 +164,7 @@ public struct ReleasePipeline {
         let (environment, environmentWarnings) = try step("Resolve environment") {
             try EnvironmentResolver(
                 store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
-                settings: options.settings, processEnvironment: options.processEnvironment
+                settings: options.settings, processEnvironment: options.processEnvironment, variablePolicy: options.variablePolicy
             )
             .resolveForApplying(options.environment)
         }
@@ -436,7 +440,8 @@ extension ReleasePipeline {
     /// Where the release is served. `options.baseURL` is the user's and is kept byte for byte; only
     /// what the tool adds is percent-encoded: the environment, version and build put into a template's
     /// `{env}`, `{version}` and `{build}`, or, without placeholders, the `<env>/<version>-<build>/` path
-    /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL).
+    /// appended to it. `{NAME}` takes the environment variable NAME as it is (it may hold a URL), when
+    /// `options.variablePolicy` allows it.
     func releaseBaseURL(environment: String, version: String, build: String) throws -> String {
         let placeholders = ["env": environment, "version": version, "build": build]
         // One pass over the user's template: what a placeholder is replaced by is never read again, so
@@ -450,11 +455,19 @@ extension ReleasePipeline {
             if let value = placeholders[name] {
                 hasPlaceholders = true
                 template += URLEncoding.encodeComponent(value)
-            } else if let value = options.processEnvironment[name] {
-                template += value
-            } else {
+                rest = rest[rest.index(after: close)...]
+                continue
+            }
+            let set = options.processEnvironment[name]
+            if let problem = options.variablePolicy.problem(
+                reading: name, as: "the base URL template's {\(name)}", isSet: set != nil, settable: false)
+            {
+                throw AdhocBuildError(problem)
+            }
+            guard let value = set else {
                 throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
             }
+            template += value
             rest = rest[rest.index(after: close)...]
         }
         template += rest

@@ -26,6 +26,8 @@ public struct ReleaseRequest: Sendable {
     public var buildNumber: ReleasePipeline.BuildNumber = .unchanged
     public var overrides: [(keyPath: PlistKeyPath, value: String)] = []
     public var settings: [String: String] = [:]
+    /// `--allow-env`: variables of the process environment the environment and the base URL may read.
+    public var allowedVariables: [String] = []
     public var allowHTTP = false
     public var allowDecrease = false
     public var replace = false
@@ -72,8 +74,12 @@ public struct ReleaseRequest: Sendable {
         let out = chooser.choose("Out", [flag(out, "--out"), fromProject("Out")], fallback: "dist")!
         let folder = chooser.choose(
             "Environments", [flag(environmentsFolder, "--environments"), fromProject("Environments")], fallback: "environments")!
+        // The password's variable is never expanded, wherever signing takes it from.
+        let policy = ProcessVariablePolicy(
+            allowed: allowedVariables, secrets: [signing.passwordVariable, project?.values["SignPasswordEnv"]].compactMap { $0 })
         let distribution = try EnvironmentDistribution(
-            environment: environment, folder: folder, overrides: overrides, settings: settings, processEnvironment: processEnvironment)
+            environment: environment, folder: folder, overrides: overrides, settings: settings, processEnvironment: processEnvironment,
+            variablePolicy: policy)
         let requestedPreset = try requestedPresetBaseURL(out: out, processEnvironment: processEnvironment)
         if requestedPreset.value != nil, baseURL != nil {
             throw Incomplete(description: "give --base-url or \(requestedPreset.origin), not both")
@@ -116,6 +122,7 @@ public struct ReleaseRequest: Sendable {
         options.settings = settings
         options.buildNumber = buildNumber
         options.processEnvironment = processEnvironment
+        options.variablePolicy = policy
         return Plan(
             options: options, server: ci ?? CIServer.detect(in: processEnvironment), reportFile: reportFile, settings: chooser.chosen)
     }
@@ -178,12 +185,12 @@ public struct ReleaseRequest: Sendable {
             if finished { reporter.stepFinished(step) } else { reporter.stepStarted(step) }
             onStep(step, finished)
         }
-        let result: ReleasePipeline.Result
+        var result: ReleasePipeline.Result
         do { result = try pipeline.run() } catch let failure as ReleasePipeline.Failure {
             reporter.failed(failure)
             throw failure
         }
-        try reporter.succeeded(result, out: plan.options.out)
+        result.warnings += try reporter.succeeded(result, out: plan.options.out)
         return result
     }
 }

@@ -10,6 +10,10 @@ public enum CIEnvironment {
     /// The variables that carry the branch being built: GitHub Actions, GitLab, Jenkins (two plugins).
     public static let branchVariables = ["GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "GIT_BRANCH", "BRANCH_NAME"]
 
+    /// The CI variables an environment file may read from the process environment without
+    /// `--allow-env` (``ProcessVariablePolicy``): those above, and Jenkins' `BUILD_URL`.
+    public static let expandableVariables: Set<String> = Set(buildNumberVariables + commitVariables + branchVariables + ["BUILD_URL"])
+
     /// The CI build counter, when one of `buildNumberVariables` is set and not empty.
     public static func buildNumber(in environment: [String: String]) -> String? { first(buildNumberVariables, in: environment) }
 

@@ -94,8 +94,8 @@ public struct VersionReport: Sendable {
         self.init(rows: rows(package.app))
     }
 
-    /// Aligned columns for people.
-    public var text: String {
+    /// Aligned columns for people, one line per row.
+    public var lines: [String] {
         let header = ("", "bundle id", "version", "build")
         let cells = [header] + rows.map { ($0.name, $0.bundleIdentifier ?? "-", $0.marketingVersion ?? "-", $0.buildNumber ?? "-") }
         let widths = [cells.map(\.0.count).max()!, cells.map(\.1.count).max()!, cells.map(\.2.count).max()!]
@@ -103,8 +103,11 @@ public struct VersionReport: Sendable {
             row.0.padding(toLength: widths[0] + 2, withPad: " ", startingAt: 0)
                 + row.1.padding(toLength: widths[1] + 2, withPad: " ", startingAt: 0)
                 + row.2.padding(toLength: widths[2] + 2, withPad: " ", startingAt: 0) + row.3
-        }.joined(separator: "\n") + "\n"
+        }
     }
+
+    /// ``lines``, each ending with a newline.
+    public var text: String { lines.map { $0 + "\n" }.joined() }
 
     /// The rows as a plist value, for `--json`.
     public var value: PlistValue {
