@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import Foundation
 import Testing
 
 @Suite struct BuildSettingExpanderTests {
@@ -56,4 +57,40 @@ import Testing
 
 extension BuildSettingExpander {
     func expandOrNil(_ text: String) -> String? { try? expand(text) }
+}
+
+/// Issue 31: expansion is bounded in work and in length, so variables that each use the previous one
+/// four times (a 1 KB file expanding to 268 M characters, or to nothing after 4^n references) end at
+/// once with one line.
+@Suite struct BoundedExpansionTests {
+    /// `V0 = seed`, and each next variable four uses of the one before.
+    static func chain(_ count: Int, seed: String) -> [String: String] {
+        var variables = ["V0": seed]
+        for index in 1..<count { variables["V\(index)"] = String(repeating: "$(V\(index - 1))", count: 4) }
+        return variables
+    }
+
+    @Test func aChainThatGrowsPastTheLengthLimitIsRefusedAtOnce() throws {
+        let expander = BuildSettingExpander(variables: Self.chain(15, seed: String(repeating: "abcd", count: 25)))
+        let start = Date()
+        #expect(
+            throws: BuildSettingExpander.Failure(
+                message: "the expansion is longer than 1048576 characters; variables refer to each other too often")
+        ) { try expander.expand("$(V14)") }
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test func aChainOfEmptyValuesIsRefusedByItsReferenceCount() throws {
+        let expander = BuildSettingExpander(variables: Self.chain(20, seed: ""))
+        #expect(
+            throws: BuildSettingExpander.Failure(
+                message: "the expansion takes more than 100000 references; variables refer to each other too often")
+        ) { try expander.expand("$(V19)") }
+    }
+
+    @Test func aChainWithinTheLimitsExpandsInFull() throws {
+        // 4^7 = 16,384 references and 65,536 characters.
+        let expanded = try BuildSettingExpander(variables: Self.chain(8, seed: "abcd")).expand("$(V7)")
+        #expect(expanded.count == 4 * 16_384)
+    }
 }

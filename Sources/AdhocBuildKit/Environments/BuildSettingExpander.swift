@@ -35,30 +35,49 @@ public struct BuildSettingExpander {
     /// True when `text` holds a reference (or `$$`) that expansion would change.
     public static func containsReference(_ text: String) -> Bool { text.contains("$") }
 
-    public func expand(_ text: String) throws -> String {
+    /// The most references one text may expand, nested ones included: variables that each use the
+    /// previous one four times make 4^n references of a few lines (they may all be empty).
+    public static let maxReferences = 100_000
+    /// The longest text an expansion may produce, in Unicode scalars (a 1 KB file expanded to 268 M).
+    public static let maxLength = 1 << 20
+
+    /// The variables being expanded (for cycles) and what the expansion has spent so far.
+    private struct State {
         var active: [String] = []
-        return try expand(Array(text.unicodeScalars)[...], active: &active)
+        var references = 0
     }
 
-    private func expand(_ text: ArraySlice<Unicode.Scalar>, active: inout [String]) throws -> String {
+    public func expand(_ text: String) throws -> String {
+        var state = State()
+        return try expand(Array(text.unicodeScalars)[...], active: &state)
+    }
+
+    private func expand(_ text: ArraySlice<Unicode.Scalar>, active: inout State) throws -> String {
         var output = String.UnicodeScalarView()
+        var length = 0
         var index = text.startIndex
         while index < text.endIndex {
+            guard length <= Self.maxLength else {
+                throw Failure(message: "the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
+            }
             let scalar = text[index]
             guard scalar == "$", index + 1 < text.endIndex else {
                 output.append(scalar)
+                length += 1
                 index += 1
                 continue
             }
             let next = text[index + 1]
             if next == "$" {
                 output.append("$")
+                length += 1
                 index += 2
                 continue
             }
             guard next == "(" || next == "{" else {
                 // Xcode also reads `$NAME`; we leave a bare `$` alone rather than guess.
                 output.append(scalar)
+                length += 1
                 index += 1
                 continue
             }
@@ -82,8 +101,13 @@ public struct BuildSettingExpander {
             guard end < text.endIndex, text[end] == close else {
                 throw Failure(message: "unterminated reference '\(String(String.UnicodeScalarView(text[index...])))'")
             }
-            output.append(contentsOf: try reference(text[bodyStart..<end], active: &active).unicodeScalars)
+            let value = try reference(text[bodyStart..<end], active: &active).unicodeScalars
+            output.append(contentsOf: value)
+            length += value.count
             index = end + 1
+        }
+        guard length <= Self.maxLength else {
+            throw Failure(message: "the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
         }
         return String(output)
     }
@@ -117,18 +141,24 @@ public struct BuildSettingExpander {
         return parts
     }
 
-    private func reference(_ body: ArraySlice<Unicode.Scalar>, active: inout [String]) throws -> String {
+    private func reference(_ body: ArraySlice<Unicode.Scalar>, active: inout State) throws -> String {
+        active.references += 1
+        guard active.references <= Self.maxReferences else {
+            throw Failure(
+                message: "the expansion takes more than \(Self.maxReferences) references; variables refer to each other too often")
+        }
         let parts = splitOperators(body)
         let name = try expand(parts[0], active: &active)
         guard !name.isEmpty else { throw Failure(message: "empty variable name in '$(\(String(String.UnicodeScalarView(body))))'") }
         var value: String?
         if let raw = try lookup(name) {
-            if active.contains(name) {
-                throw Failure(message: "$(\(name)) refers to itself (\((active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
+            if active.active.contains(name) {
+                throw Failure(
+                    message: "$(\(name)) refers to itself (\((active.active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
             }
-            active.append(name)
+            active.active.append(name)
             value = try expand(Array(raw.unicodeScalars)[...], active: &active)
-            active.removeLast()
+            active.active.removeLast()
         }
         for part in parts.dropFirst() {
             let op = String(String.UnicodeScalarView(part))
