@@ -80,6 +80,17 @@ public struct FatHeader: Sendable, Equatable {
             guard alignment < 32 else {
                 throw CodeSignError.at(at, "slice \(cpu) has alignment 2^\(alignment)")
             }
+            // Slices are separate ranges of separate architectures, as lipo writes them: a slice that shares
+            // bytes with another, or a second slice of one architecture, is not one a loader would choose.
+            for other in result {
+                if other.cpu == cpu { throw CodeSignError.at(at, "slice \(cpu) appears twice in the universal binary") }
+                if offset < other.offset + other.size && other.offset < end {
+                    throw CodeSignError.at(
+                        at,
+                        "slice \(cpu) (bytes \(offset)..<\(end)) overlaps slice \(other.cpu) (bytes \(other.offset)..<\(other.offset + other.size))"
+                    )
+                }
+            }
             result.append(Architecture(cpu: cpu, offset: offset, size: size, alignment: alignment, reserved: reserved))
         }
         architectures = result

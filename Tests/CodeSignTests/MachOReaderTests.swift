@@ -53,9 +53,10 @@ import Testing
     static func fat(_ slices: [[UInt8]], wide: Bool) -> [UInt8] {
         var offset: UInt64 = 0x4000
         var architectures: [FatHeader.Architecture] = []
-        for slice in slices {
+        // arm64, arm64 v8 and arm64e: one architecture per slice, as lipo requires.
+        for (index, slice) in slices.enumerated() {
             architectures.append(
-                .init(cpu: CPUType(type: 0x0100_000c, subtype: 0), offset: offset, size: UInt64(slice.count), alignment: 14))
+                .init(cpu: CPUType(type: 0x0100_000c, subtype: Int32(index)), offset: offset, size: UInt64(slice.count), alignment: 14))
             offset += (UInt64(slice.count) + 0x3fff) / 0x4000 * 0x4000
         }
         var file = FatHeader(is64: wide, architectures: architectures).bytes()
@@ -116,6 +117,13 @@ import Testing
         var manyArchitectures = fat
         manyArchitectures[4] = 0x7f
         cases.append(("fat count", manyArchitectures, "byte 0x4: universal binary claims"))
+        // Issue 31: three entries for the same bytes, and two entries for one architecture.
+        var overlapping = Self.fat([good, good, good], wide: false)
+        for entry in 1...2 { overlapping.replaceSubrange(8 + entry * 20 + 8..<8 + entry * 20 + 12, with: [0, 0, 0x40, 0]) }
+        cases.append(("fat slices overlapping", overlapping, "byte 0x1c: slice arm64 (bytes 16384..<16688) overlaps slice arm64"))
+        var twice = Self.fat([good, good], wide: false)
+        twice[8 + 20 + 7] = 0
+        cases.append(("fat architecture twice", twice, "byte 0x1c: slice arm64 appears twice in the universal binary"))
         return cases
     }
 
