@@ -117,9 +117,48 @@ public struct ProvisioningProfile: Sendable {
                 throw IPAError("the profile's plist is invalid: \(error.description)")
             }
             guard case .dictionary(let dictionary) = value else { throw IPAError("the profile's plist is not a dictionary") }
+            try Self.checkFieldTypes(dictionary)
             plist = dictionary
         } catch let error as DERElement.Failure {
             throw IPAError("is not a provisioning profile (CMS envelope: \(error.description))")
+        }
+    }
+
+    /// The kind of value each field Apple's profiles hold has, and for arrays the kind of their items.
+    static let fieldKinds: [(key: String, kind: String, items: String?)] = [
+        ("Name", "string", nil), ("UUID", "string", nil), ("TeamName", "string", nil), ("AppIDName", "string", nil),
+        ("TeamIdentifier", "array", "string"), ("Platform", "array", "string"), ("ApplicationIdentifierPrefix", "array", "string"),
+        ("ProvisionedDevices", "array", "string"), ("DeveloperCertificates", "array", "data"), ("CreationDate", "date", nil),
+        ("ExpirationDate", "date", nil), ("ProvisionsAllDevices", "bool", nil), ("IsXcodeManaged", "bool", nil),
+        ("Entitlements", "dictionary", nil), ("TimeToLive", "integer", nil), ("Version", "integer", nil)
+    ]
+
+    /// A profile whose fields are not of the kinds Apple writes is refused (it was shown as ad hoc with
+    /// blank fields and embedded by `package --profile`).
+    static func checkFieldTypes(_ plist: PlistDictionary) throws {
+        func article(_ kind: String) -> String { kind.first.map { "aeiou".contains($0) } == true ? "an" : "a" }
+        func kind(_ value: PlistValue) -> String {
+            switch value {
+            case .string: return "string"
+            case .array: return "array"
+            case .data: return "data"
+            case .date: return "date"
+            case .bool: return "bool"
+            case .dictionary: return "dictionary"
+            case .integer: return "integer"
+            default: return value.kindWithArticle
+            }
+        }
+        for field in fieldKinds {
+            guard let value = plist[field.key] else { continue }
+            guard kind(value) == field.kind else {
+                throw IPAError(
+                    "the profile's \(field.key) is \(value.kindWithArticle), not \(article(field.kind)) \(field.kind)")
+            }
+            if let items = field.items, let index = value.arrayValue?.firstIndex(where: { kind($0) != items }) {
+                let item = value.arrayValue![index]
+                throw IPAError("the profile's \(field.key)[\(index)] is \(item.kindWithArticle), not \(article(items)) \(items)")
+            }
         }
     }
 

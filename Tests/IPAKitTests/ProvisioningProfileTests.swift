@@ -81,3 +81,48 @@ import Testing
         #expect(profile.plist.isEmpty)
     }
 }
+
+/// Issue 31: a profile whose fields are not of the kinds Apple writes is refused with the field named,
+/// not shown as an ad-hoc profile with blank fields and embedded by `package --profile`.
+@Suite struct WrongTypedProfileTests {
+    /// A CMS SignedData envelope around `plist`, with no signer (the reader does not verify it).
+    static func envelope(_ plist: String) -> Data {
+        func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+            var length: [UInt8] = []
+            var rest = content.count
+            while rest > 0 { length.insert(UInt8(rest & 0xff), at: 0); rest >>= 8 }
+            return [tag] + (content.count < 0x80 ? [UInt8(content.count)] : [0x80 | UInt8(length.count)] + length) + content
+        }
+        let data: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01]
+        let signedData: [UInt8] = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]
+        let content = element(0x30, data + element(0xa0, element(0x04, Array(plist.utf8))))
+        let signed = element(0x30, [0x02, 0x01, 0x01] + element(0x31, []) + content)
+        return Data(element(0x30, signedData + element(0xa0, signed)))
+    }
+
+    static func plist(_ fields: String) -> String {
+        "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>Name</key><string>P</string>\(fields)</dict></plist>"
+    }
+
+    @Test func aFieldOfTheWrongKindIsNamed() throws {
+        #expect(try ProvisioningProfile(data: Self.envelope(Self.plist(""))).name == "P")
+        let cases: [(String, String)] = [
+            ("<key>ExpirationDate</key><string>2099-01-01</string>", "the profile's ExpirationDate is a string, not a date"),
+            ("<key>ProvisionedDevices</key><string>abc</string>", "the profile's ProvisionedDevices is a string, not an array"),
+            (
+                "<key>ProvisionedDevices</key><array><string>a</string><integer>1</integer></array>",
+                "the profile's ProvisionedDevices[1] is an integer, not a string"
+            ),
+            ("<key>Entitlements</key><array/>", "the profile's Entitlements is an array, not a dictionary"),
+            ("<key>TeamIdentifier</key><string>ABCDE12345</string>", "the profile's TeamIdentifier is a string, not an array"),
+            ("<key>ProvisionsAllDevices</key><string>yes</string>", "the profile's ProvisionsAllDevices is a string, not a bool"),
+            (
+                "<key>DeveloperCertificates</key><array><string>MII</string></array>",
+                "the profile's DeveloperCertificates[0] is a string, not a data"
+            )
+        ]
+        for (fields, message) in cases {
+            #expect(throws: IPAError(message)) { try ProvisioningProfile(data: Self.envelope(Self.plist(fields))) }
+        }
+    }
+}
