@@ -130,6 +130,7 @@ public final class ZipArchiveReader {
                         name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc,
                         compressionMethod: Int32(stat.comp_method), mode: mode))
             }
+            try LocalHeaderCheck.check(path: path)
             self.entries = entries
             self.byName = byName
         } catch {
