@@ -35,6 +35,7 @@ public enum BundleSigner {
     public static func sign(copying source: String, to destination: String, options: BundleSigningOptions) throws
         -> BundleSigningReport
     {
+        try checkLinks(source)
         let items = CodeTree.insideOut(bundle: source)
         try checkProfilesNameBundles(items, options: options)
         var context = CopyContext()
@@ -133,6 +134,7 @@ public enum BundleSigner {
     static func sign(bundle path: String, options: BundleSigningOptions, copy: CopyContext, items found: [CodeTree.Item]? = nil) throws
         -> BundleSigningReport
     {
+        if found == nil { try checkLinks(path) }
         let items = found ?? CodeTree.insideOut(bundle: path)
         if found == nil { try checkProfilesNameBundles(items, options: options) }
         var report = BundleSigningReport(
@@ -260,9 +262,18 @@ public enum BundleSigner {
         return prepared
     }
 
+    /// Refuses a bundle holding a symbolic link that is absolute or leads outside it, by the rule
+    /// packaging applies (``BundleLinks``): signing would seal it and a release publish it.
+    static func checkLinks(_ bundle: String) throws {
+        do { try BundleLinks.checkInside(bundle: bundle) } catch let error as IPAError {
+            throw CodeSignError(error.message + "; adhocbuild does not sign it", file: error.file)
+        }
+    }
+
     /// Runs every check signing the bundle at `path` would run (profiles, identity, entitlements,
     /// binaries), writing nothing: a change that will be signed afterwards checks first.
     public static func check(bundle path: String, options: BundleSigningOptions) throws {
+        try checkLinks(path)
         for item in CodeTree.insideOut(bundle: path) {
             if item.kind == .dylib {
                 let header = try ExecutableHeader(path: item.path)

@@ -26,8 +26,10 @@ extension AppIcons {
                 throw IPAError("is not a readable PNG: \(error.description)", file: package, entry: app.root + "/" + icon.path)
             }
             let data = image.pngData()
-            try FileIO.writeAtomically(data, to: folder + "/" + icon.path)
-            written.append(Extracted(path: folder + "/" + icon.path, icon: icon))
+            // The file's name is the build's: reduced to one safe name, so it lands in `folder`.
+            let output = try SafeFileName.path(SafeFileName.from(icon.path, fallback: "icon-file.png"), inside: folder)
+            try FileIO.writeAtomically(data, to: output)
+            written.append(Extracted(path: output, icon: icon))
             if icon == largest {
                 try FileIO.writeAtomically(data, to: folder + "/icon.png")
             }
@@ -46,8 +48,9 @@ extension AppIcons {
         var written: [Extracted] = []
         var names = Set<String>()
         for rendition in catalog.candidates {
+            // The icon set's name is the build's (`../../esc` is a name too): one safe name, so it lands in `folder`.
             let name =
-                "\(rendition.facetName ?? "icon")-\(rendition.width)x\(rendition.height)@\(rendition.scale)x~\(rendition.idiom?.name ?? "idiom\(rendition.key[.idiom])")"
+                "\(SafeFileName.from(rendition.facetName ?? "icon", fallback: "icon"))-\(rendition.width)x\(rendition.height)@\(rendition.scale)x~\(rendition.idiom?.name ?? "idiom\(rendition.key[.idiom])")"
                 + (rendition.appearance != 0 ? "-appearance\(rendition.appearance)" : "") + ".png"
             guard names.insert(name).inserted else { continue }
             // The one the lookup decoded is not decoded again.
@@ -59,9 +62,10 @@ extension AppIcons {
             } else {
                 continue
             }
-            try FileIO.writeAtomically(image.pngData(), to: folder + "/" + name)
+            let output = try SafeFileName.path(name, inside: folder)
+            try FileIO.writeAtomically(image.pngData(), to: output)
             written.append(
-                Extracted(path: folder + "/" + name, icon: Icon(path: name, width: image.width, height: image.height, isCgBI: false)))
+                Extracted(path: output, icon: Icon(path: name, width: image.width, height: image.height, isCgBI: false)))
         }
         try FileIO.writeAtomically(best.image.pngData(), to: folder + "/icon.png")
         written.append(

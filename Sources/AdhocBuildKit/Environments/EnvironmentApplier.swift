@@ -134,7 +134,8 @@ public struct EnvironmentApplier: Sendable {
         guard FileManager.default.fileExists(atPath: info) else {
             throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
         }
-        var files = FileTransaction()
+        // The app's files are the build's: none may be a link that leads out of the bundle.
+        var files = FileTransaction(bundle: app)
         let infoChange = try patch(info, with: environment.info, into: &files)
         let nestedChanges = try Self.retarget(after: infoChange)?.apply(toApp: app, into: &files) ?? []
         let settingsChange = try writeSettings(

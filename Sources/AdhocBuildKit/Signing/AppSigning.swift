@@ -168,6 +168,11 @@ public enum AppSigning {
             var moved = error
             if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
             throw moved
+        } catch let error as FileError {
+            // A link in the bundle that leads out (``BundleInterior``) is named as the user knows it.
+            var moved = error
+            if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
+            throw moved
         }
     }
 

@@ -10,7 +10,14 @@ public struct FileTransaction {
     private var pending: [(path: String, data: Data)] = []
     private var considered: [String] = []
 
-    public init() {}
+    /// The bundle every file written must really be inside (``BundleInterior``), when the files are
+    /// a bundle's own; nil for files the user named (a project's Info.plist, `-o`).
+    public var bundle: String?
+
+    /// A transaction; with `bundle`, each file it writes must be inside that bundle, no link leading out.
+    public init(bundle: String? = nil) {
+        self.bundle = bundle
+    }
 
     public var isEmpty: Bool { pending.isEmpty }
 
@@ -30,8 +37,10 @@ public struct FileTransaction {
         do { write(try plist.data(), to: path) } catch let error as PlistError { throw error.inFile(path) }
     }
 
-    /// Writes every file to a temporary file, then renames them all into place.
+    /// Writes every file to a temporary file, then renames them all into place; with ``bundle``,
+    /// refuses before writing anything when a file or a folder on its way is a link leading out.
     public func commit() throws {
+        if let bundle { for file in pending { try BundleInterior.check(file.path, bundle: bundle) } }
         try FileIO.writeAtomically(together: pending)
         let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
             .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })

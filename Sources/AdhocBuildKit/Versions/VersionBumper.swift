@@ -152,10 +152,12 @@ public struct VersionBumper: Sendable {
             // while signing leaves the app as it was, not bumped with its seal broken.
             let root = app.hasSuffix("/") ? String(app.dropLast()) : app
             (_, signed) = try AppSigning.changeAndSign(app: root, options: signingOptions) { copy in
-                try write(pending.map { Self.relocated($0, from: root, to: copy) }, project: project)
+                try write(pending.map { Self.relocated($0, from: root, to: copy) }, project: project, bundle: copy)
             }
         } else if !dryRun {
-            try write(pending, project: project)
+            var bundle: String?
+            if case .app(let app) = target { bundle = app }
+            try write(pending, project: project, bundle: bundle)
         }
         return changes
     }
@@ -168,7 +170,8 @@ public struct VersionBumper: Sendable {
         return moved
     }
 
-    private func write(_ changes: [Change], project: XcodeProject?) throws {
+    /// Writes `changes`; with `bundle` (an app's own files), none may go through a link leading out of it.
+    private func write(_ changes: [Change], project: XcodeProject?, bundle: String?) throws {
         var plistEdits: [String: [(String, String)]] = [:]
         var plistOrder: [String] = []
         var replacements: [(range: Range<Int>, text: String)] = []
@@ -185,7 +188,7 @@ public struct VersionBumper: Sendable {
                 replacements.append((range, XcodeProject.token(change.newValue, quoted: configuration.quoted(setting))))
             }
         }
-        var files = FileTransaction()
+        var files = FileTransaction(bundle: bundle)
         for path in plistOrder {
             var plist = try PropertyList(contentsOf: path)
             for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
