@@ -41,7 +41,7 @@ import Testing
 
     @Test func appleSoftwareSigningIsExemptFromTheOUTeamCheckAndADeveloperIsNot() throws {
         let (_, apple) = try #require(try Self.appleSlices().first)
-        let appleCMS = try #require(try CodeSignatureCMS(cms: try #require(apple.signature).cms, content: []))
+        let appleCMS = try CodeSignatureCMS(cms: try #require(apple.signature).cms, content: [])
         // The CodeDirectory as Apple's current tools write it for XCTest: Apple's own team.
         var directory = try #require(apple.codeDirectory)
         directory.version = max(directory.version, CodeDirectory.Version.teamID)
