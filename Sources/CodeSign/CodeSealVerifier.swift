@@ -52,7 +52,11 @@ public struct CodeSealVerifier: Sendable {
             return early
         }
         let storage = package.app.storage
-        let reader = BundleFileReader(storage: storage, isArchive: package.isArchive)
+        // In an ipa the app's resources are hashed while its executable is inflated (see ResourceDigestPrefetch).
+        let prefetch = package.isArchive ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1) : nil
+        defer { prefetch?.finish() }
+        let reader = BundleFileReader(
+            storage: storage, isArchive: package.isArchive, preparsed: early?.codeResources, prefetch: prefetch)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
         var sealed: [String: CodeItemSeal] = [:]

@@ -1,0 +1,18 @@
+import Foundation
+import SystemSupport
+
+/// An app's `_CodeSignature/CodeResources` parsed on another thread from the moment its bytes were
+/// read, so the parse runs while other work does (the folder is walked, the executable inflated).
+/// ``BundleFileReader/codeResources(_:)`` takes it for the same bytes instead of parsing again.
+struct PreparsedCodeResources: Sendable {
+    /// The bytes parsed.
+    let data: Data
+    /// The seal, or why the bytes are not one (the error parsing them directly throws).
+    let value: BackgroundResult<CodeResources>
+
+    /// Starts parsing `data`.
+    init(_ data: Data) {
+        self.data = data
+        value = BackgroundResult { try CodeResources(data: data) }
+    }
+}
