@@ -73,6 +73,9 @@ public struct CodeSealVerifier: Sendable {
             sealed[location.key] = item
             items.append(item)
         }
+        // The index and the seals built for the check are torn down on another thread: the report is ready.
+        let leftovers = Leftover((reader, locator, early))
+        DispatchQueue.global().async { leftovers.value = nil }
         return CodeSealReport(input: package.path, items: items)
     }
 

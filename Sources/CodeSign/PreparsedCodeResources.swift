@@ -13,6 +13,18 @@ struct PreparsedCodeResources: Sendable {
     /// Starts parsing `data`.
     init(_ data: Data) {
         self.data = data
-        value = BackgroundResult { try CodeResources(data: data) }
+        value = BackgroundResult {
+            let plist = Leftover(try CodeResources.plist(data))
+            // The seal is ready before the plist it was read from is torn down (thousands of values).
+            defer { DispatchQueue.global().async { plist.value = nil } }
+            return try CodeResources(plist: plist.value!)
+        }
     }
+}
+
+/// A value let go of later, on another thread.
+// @unchecked Sendable: set once, then cleared by the one thread it is handed to.
+final class Leftover<Value>: @unchecked Sendable {
+    var value: Value?
+    init(_ value: Value) { self.value = value }
 }
