@@ -113,20 +113,13 @@ public enum SignatureTrust {
     /// its own software-signing certificate (OU "Apple Software", its CodeDirectories naming Apple's
     /// team) is judged by its chain, not by the OU, as codesign judges it.
     static func teamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?) -> [String] {
-        var sources = codeDirectoryTeams(signature)
-        if let cms, !cms.signer.isAppleSoftwareSigning, let team = cms.signer.organizationalUnit {
-            sources.insert(("signer certificate OU", team), at: 0)
-        }
-        return differingTeams(sources)
+        differingTeams(codeTeams(signature, cms))
     }
 
     /// The profile's team (its TeamIdentifier and application-identifier prefix) against the code's.
     static func profileTeamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
         guard let profile else { return [] }
-        var sources = codeDirectoryTeams(signature)
-        if let cms, !cms.signer.isAppleSoftwareSigning, let team = cms.signer.organizationalUnit {
-            sources.insert(("signer certificate OU", team), at: 0)
-        }
+        let sources = codeTeams(signature, cms)
         var profileTeams: [(String, String)] = profile.teamIdentifiers.map { ("profile TeamIdentifier", $0) }
         if let identifier = profile.entitlements?["application-identifier"]?.stringValue, let dot = identifier.firstIndex(of: ".") {
             profileTeams.append(("profile application-identifier prefix", String(identifier[..<dot])))
@@ -136,10 +129,17 @@ public enum SignatureTrust {
         return differingTeams(sources + profileTeams)
     }
 
-    private static func codeDirectoryTeams(_ signature: EmbeddedSignature) -> [(String, String)] {
-        signature.codeDirectories.enumerated().compactMap { index, directory in
-            directory.teamID.map { (index == 0 ? "CodeDirectory" : "alternate CodeDirectory \(index)", $0) }
+    /// The teams the code names: the signer certificate's OU (unless Apple signed it with its own
+    /// software-signing certificate), then every CodeDirectory's.
+    private static func codeTeams(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?) -> [(String, String)] {
+        var sources: [(String, String)] = []
+        if let cms, !cms.signer.isAppleSoftwareSigning, let team = cms.signer.organizationalUnit {
+            sources.append(("signer certificate OU", team))
         }
+        return sources
+            + signature.codeDirectories.enumerated().compactMap { index, directory in
+                directory.teamID.map { (index == 0 ? "CodeDirectory" : "alternate CodeDirectory \(index)", $0) }
+            }
     }
 
     private static func differingTeams(_ sources: [(String, String)]) -> [String] {

@@ -136,28 +136,16 @@ public struct ProvisioningProfile: Sendable {
     /// A profile whose fields are not of the kinds Apple writes is refused (it was shown as ad hoc with
     /// blank fields and embedded by `package --profile`).
     static func checkFieldTypes(_ plist: PlistDictionary) throws {
-        func article(_ kind: String) -> String { kind.first.map { "aeiou".contains($0) } == true ? "an" : "a" }
-        func kind(_ value: PlistValue) -> String {
-            switch value {
-            case .string: return "string"
-            case .array: return "array"
-            case .data: return "data"
-            case .date: return "date"
-            case .bool: return "bool"
-            case .dictionary: return "dictionary"
-            case .integer: return "integer"
-            default: return value.kindWithArticle
-            }
-        }
         for field in fieldKinds {
             guard let value = plist[field.key] else { continue }
-            guard kind(value) == field.kind else {
+            // PlistKit names a dictionary's kind "dict"; the messages keep the field's own word.
+            guard value.kindName == (field.kind == "dictionary" ? "dict" : field.kind) else {
                 throw IPAError(
-                    "the profile's \(field.key) is \(value.kindWithArticle), not \(article(field.kind)) \(field.kind)")
+                    "the profile's \(field.key) is \(value.kindWithArticle), not \(PlistValue.withArticle(field.kind))")
             }
-            if let items = field.items, let index = value.arrayValue?.firstIndex(where: { kind($0) != items }) {
+            if let items = field.items, let index = value.arrayValue?.firstIndex(where: { $0.kindName != items }) {
                 let item = value.arrayValue![index]
-                throw IPAError("the profile's \(field.key)[\(index)] is \(item.kindWithArticle), not \(article(items)) \(items)")
+                throw IPAError("the profile's \(field.key)[\(index)] is \(item.kindWithArticle), not \(PlistValue.withArticle(items))")
             }
         }
     }

@@ -455,24 +455,26 @@ extension ReleasePipeline {
             if let value = placeholders[name] {
                 hasPlaceholders = true
                 template += URLEncoding.encodeComponent(value)
-                rest = rest[rest.index(after: close)...]
-                continue
+            } else {
+                template += try environmentValue(name)
             }
-            let set = options.processEnvironment[name]
-            if let problem = options.variablePolicy.problem(
-                reading: name, as: "the base URL template's {\(name)}", isSet: set != nil, settable: false)
-            {
-                throw AdhocBuildError(problem)
-            }
-            guard let value = set else {
-                throw AdhocBuildError("the base URL template uses {\(name)}, which is not set")
-            }
-            template += value
             rest = rest[rest.index(after: close)...]
         }
         template += rest
         let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL)
         return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
+    }
+
+    /// The process variable a base URL template's `{NAME}` takes, when the variable policy allows it.
+    private func environmentValue(_ name: String) throws -> String {
+        let set = options.processEnvironment[name]
+        if let problem = options.variablePolicy.problem(
+            reading: name, as: "the base URL template's {\(name)}", isSet: set != nil, settable: false)
+        {
+            throw AdhocBuildError(problem)
+        }
+        guard let value = set else { throw AdhocBuildError("the base URL template uses {\(name)}, which is not set") }
+        return value
     }
 }
 
