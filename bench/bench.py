@@ -24,8 +24,10 @@ LZFSE decoding (bench/lzfse_bench.py): adhocbuild's decoder against Apple's C de
 every block kind, in MB/s with the ratio; then the icon step's share of `release` for an app whose
 icon is only in Assets.car (the Xcode 12.5 fixture, when ../shared/fixtures is there).
 
-Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app, as a folder
-and as an ipa, against the hashing limit measured with `openssl speed` in the same run.
+Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app of ~6,400
+files, as a folder beside `openssl dgst -sha256` over its files in two processes and as an ipa
+beside `unzip -tq` (in turns, peer/verify ratios and peak memory: issue 30), and against the
+hashing limit measured with `openssl speed` in the same run.
 """
 import argparse
 import os

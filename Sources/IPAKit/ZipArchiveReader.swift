@@ -147,6 +147,11 @@ public final class ZipArchiveReader {
     /// Names that would write outside a target folder when unpacked are refused, and so are names
     /// whose place depends on the unzip tool (empty, `.` or backslash-separated parts).
     static func checkName(_ name: String, in path: String) throws {
+        if !isPlainASCIIPath(name) { try checkCharacters(of: name, in: path) }
+    }
+
+    /// ``checkName(_:in:)`` for any name, character by character.
+    static func checkCharacters(of name: String, in path: String) throws {
         if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().hasPrefix(":")) {
             throw IPAError("has an absolute path, which could write outside the target", file: path, entry: name)
         }
@@ -160,6 +165,37 @@ public final class ZipArchiveReader {
             throw IPAError(
                 "is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
                 file: path, entry: name)
+        }
+    }
+
+    /// Whether `name` passes ``checkName(_:in:)``, decided on its bytes when they are all printable
+    /// ASCII (each byte then one character, as the checks there see them); false for any other name,
+    /// which is left to those checks. Thousands of entries are checked before an ipa is read.
+    static func isPlainASCIIPath(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let first = bytes.first, first != UInt8(ascii: "/"), bytes.count < 2 || bytes[1] != UInt8(ascii: ":") else {
+                return false
+            }
+            // The parts between slashes (a folder's one trailing slash aside): none empty, `.` or `..`.
+            let end = bytes.last == UInt8(ascii: "/") ? bytes.count - 1 : bytes.count
+            var partStart = 0
+            for index in 0...end {
+                if index < end {
+                    let byte = bytes[index]
+                    guard byte >= 0x20, byte <= 0x7E, byte != UInt8(ascii: "\\") else { return false }
+                    if byte != UInt8(ascii: "/") { continue }
+                }
+                let length = index - partStart
+                if length == 0
+                    || (bytes[partStart] == UInt8(ascii: ".")
+                        && (length == 1 || (length == 2 && bytes[partStart + 1] == UInt8(ascii: "."))))
+                {
+                    return false
+                }
+                partStart = index + 1
+            }
+            return true
         }
     }
 
