@@ -42,6 +42,8 @@ public final class ZipArchiveReader {
         public var compressionMethod: Int32 = ZIP_CM_DEFLATE
         /// Unix mode bits from the external attributes, when the archive was made on Unix.
         public var mode: UInt32?
+        /// When the entry was last changed (Unix time, from its DOS date and time), when recorded.
+        public var modificationTime: Int64?
         public var isDirectory: Bool { name.hasSuffix("/") || (mode.map { $0 & 0o170000 == 0o040000 } ?? false) }
         public var isSymlink: Bool { mode.map { $0 & 0o170000 == 0o120000 } ?? false }
         public var isExecutable: Bool { mode.map { $0 & 0o111 != 0 } ?? false }
@@ -58,6 +60,8 @@ public final class ZipArchiveReader {
     /// inflate at once (ZipEntryChunks.swift). Opened on demand, at most one per concurrent read.
     let spareHandles = Locked(SpareZipHandles())
     private let byName: [String: Int]
+    /// Where each entry's data starts in the file, by index (nil for archives left to libzip: ZIP64).
+    private let dataOffsets: [Int64]?
 
     public init(path: String, limits: Limits = .standard) throws {
         self.path = path
@@ -128,9 +132,11 @@ public final class ZipArchiveReader {
                 entries.append(
                     Entry(
                         name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc,
-                        compressionMethod: Int32(stat.comp_method), mode: mode))
+                        compressionMethod: Int32(stat.comp_method), mode: mode,
+                        modificationTime: stat.valid & UInt64(ZIP_STAT_MTIME) != 0 ? Int64(stat.mtime) : nil))
             }
-            try LocalHeaderCheck.check(path: path)
+            let dataOffsets = try LocalHeaderCheck.check(path: path)
+            self.dataOffsets = dataOffsets?.count == entries.count ? dataOffsets : nil
             self.entries = entries
             self.byName = byName
         } catch {
@@ -200,6 +206,10 @@ public final class ZipArchiveReader {
     }
 
     public func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
+
+    /// Where `entry`'s data, as stored (compressed), starts in the archive file; nil when unknown
+    /// (an archive in ZIP64 form), and then the entry can only be read through libzip.
+    public func dataOffset(of entry: Entry) -> Int64? { dataOffsets?[Int(entry.index)] }
 
     /// Reads an entry whole, checking that its size is what the directory declared (libzip
     /// checks the CRC as the last bytes are read).

@@ -223,38 +223,32 @@ public struct ReleasePipeline {
         return result
     }
 
-    /// The ipa to publish: an .ipa input as it is, when it already carries the environment (it cannot
-    /// take one, nor a build number);
-    /// an .app or .xcarchive copied into the stage, given the environment and build number, and packaged.
+    /// The ipa to publish: an .ipa input as it is when it already is what the release asks for
+    /// (the environment's values, no build number, no signing); otherwise the build (an .app or
+    /// .xcarchive copied, an .ipa or a .zip holding an .app unpacked) in the stage, given the
+    /// environment and build number, signed when asked, and packaged (an ipa's unchanged entries
+    /// carried into the new one as they were compressed).
     private func makeIPA(environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, warnings: inout [String])
         throws -> String
     {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
         let input = isFolder ? IPAPackager.bundlePath(options.input) : options.input
-        guard isFolder else {
-            guard case .unchanged = options.buildNumber else {
-                throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
+        if !isFolder, signing == nil, case .unchanged = options.buildNumber, input.lowercased().hasSuffix(".ipa") {
+            let differences = try step("Check the .ipa against \(environment.name)") {
+                try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
             }
-            // An ipa is published as it is, so it must already be what the environment describes.
-            try step("Check the .ipa is built for \(environment.name)") {
-                let differences = try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
-                guard differences.isEmpty else {
-                    throw Failure(
-                        step: "Check the .ipa is built for \(environment.name)",
-                        reason: "\(input) cannot take an environment, and it is not built for \(environment.name): "
-                            + differences.joined(separator: "; ") + "; give the .app or .xcarchive so the environment can be applied")
-                }
-            }
-            guard let signing else { return input }
-            return try step("Sign the .ipa as \(signing.signerName)") {
-                let output = stage + "/" + (input as NSString).lastPathComponent
-                _ = try AppSigning.sign(input, output: output, options: signing)
-                return output
-            }
+            if differences.isEmpty { return input }  // published as it is
         }
         var digests: DigestCache?
-        let (copy, app) = try step("Copy the build") {
+        var unpacked: UnpackedApp?
+        let (copy, app) = try step(isFolder ? "Copy the build" : "Unpack the build") {
+            if !isFolder {
+                let opened = try UnpackedApp.unpack(input, into: stage + "/input")
+                unpacked = opened
+                digests = opened.digests
+                return (opened.app, opened.app)
+            }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
             if signing != nil {
@@ -265,6 +259,7 @@ public struct ReleasePipeline {
             }
             return (target, try IPAPackager.locateApp(target).app)
         }
+        if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app), shown: app) { warnings.append(warning) }
         warnings += try step("Apply environment \(environment.name)") {
             var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
             applier.willBeSigned = signing != nil
@@ -293,6 +288,7 @@ public struct ReleasePipeline {
             var packaging = IPAPackager.Options()
             // When signing, the signer has embedded each bundle's profile already.
             packaging.profile = signing == nil ? options.profile : nil
+            if let unpacked { packaging = unpacked.packaging(packaging) }
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
@@ -305,7 +301,7 @@ public struct ReleasePipeline {
     private func checkInputFiles() throws {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
-        if kind == .folder { _ = try IPAPackager.locateApp(input) }
+        if kind == .folder { _ = try IPAPackager.locateApp(input) } else { _ = try UnpackedApp.locate(input) }
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
             do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
@@ -497,9 +493,13 @@ final class StagePaths {
     func userFacing(_ text: String) -> String {
         guard text.contains(stage) else { return text }
         let published = releaseFolder ?? out
+        // An unpacked ipa's files are named as entries of the ipa: `in.ipa: Payload/A.app/Info.plist`.
+        let isUnpacked = FileIO.kind(of: input) == .file
         return
             text
-            .replacingOccurrences(of: stage + "/input/" + (input as NSString).lastPathComponent, with: input)
+            .replacingOccurrences(
+                of: stage + "/input/" + (isUnpacked ? "" : (input as NSString).lastPathComponent), with: input + (isUnpacked ? ": " : "")
+            )
             .replacingOccurrences(of: stage + "/release", with: published)
             .replacingOccurrences(of: stage, with: published)
     }

@@ -62,20 +62,21 @@ public enum AppSigning {
         defer { try? FileManager.default.removeItem(atPath: work) }
 
         let copy: String
+        // An ipa is unpacked with every file hashed, and its unchanged entries go into the signed one
+        // as they were compressed.
+        var unpacked: UnpackedApp?
+        var restoredModes: [String] = []
         if isIPA {
-            try ZipArchiveReader(path: source).extract(to: work)
-            let apps = ((try? FileManager.default.contentsOfDirectory(atPath: work + "/Payload")) ?? []).filter { $0.hasSuffix(".app") }
-            guard apps.count == 1 else {
-                throw AdhocBuildError(apps.isEmpty ? "holds no Payload/*.app" : "holds \(apps.count) apps in Payload", file: input)
-            }
-            copy = work + "/Payload/" + apps[0]
+            unpacked = try UnpackedApp.unpack(source, into: work)
+            copy = unpacked!.app
+            restoredModes = try ExecutableModes.restore(in: copy)
         } else {
             copy = work + "/" + (source as NSString).lastPathComponent
         }
-        let report: BundleSigningReport
+        var report: BundleSigningReport
         do {
-            if isIPA {
-                report = try BundleSigner.sign(bundle: copy, options: options)
+            if let unpacked {
+                report = try BundleSigner.sign(bundle: copy, options: options, digests: unpacked.digests)
             } else {
                 let app = try IPAPackager.locateApp(source).app
                 let copiedApp = copy + app.dropFirst(source.count)
@@ -90,16 +91,14 @@ public enum AppSigning {
         if outputIsIPA {
             var packaging = IPAPackager.Options()
             packaging.verify = true
-            if isIPA {
-                // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
-                let top = (try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []
-                packaging.extraItems = top.filter { $0 != "Payload" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
-                    work + "/" + $0
-                }
-            }
+            // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
+            if let unpacked { packaging = unpacked.packaging(packaging) }
             _ = try IPAPackager(options: packaging).package(copy, to: target)
         } else {
             try replace(target, with: copy)
+        }
+        if let warning = ExecutableModes.warning(restoredModes, shown: "\(input): Payload/\((copy as NSString).lastPathComponent)") {
+            report.warnings.append(warning)
         }
         succeeded = true
         return report
