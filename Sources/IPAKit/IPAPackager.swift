@@ -178,6 +178,7 @@ public struct IPAPackager {
             FileIO.removeStaleTemporaries(in: folder)
             temporary = FileIO.temporaryPath(for: folder + "/" + name)
         case .stream, .descriptor:
+            FileIO.removeStaleTemporaries(in: FileIO.temporaryFolder)
             temporary = FileIO.temporaryPath(for: FileIO.temporaryFolder + "/" + appName.replacingOccurrences(of: ".app", with: ".ipa"))
         }
         defer { unlink(temporary) }

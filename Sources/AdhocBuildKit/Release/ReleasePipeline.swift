@@ -8,10 +8,11 @@ import SystemSupport
 /// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
 /// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
 ///
-/// The release is assembled in a temporary folder inside DIST and moved into place only when
-/// every step has succeeded, so a failure leaves no half-written release; `DIST/<env>/latest`
-/// then points at it and `DIST/index.html` is rewritten, under a lock so concurrent releases
-/// into one DIST do not trample each other. Inputs are never modified: an `.app` is copied first.
+/// What publishing writes is checked before DIST is changed. The release is assembled in a temporary
+/// folder inside DIST and moved into place only when every step has succeeded, so a failure leaves no
+/// half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
+/// or nothing (``ReleasePublication``), under a lock so concurrent releases into one DIST do not
+/// trample each other. Inputs are never modified: an `.app` is copied first.
 public struct ReleasePipeline {
     public enum BuildNumber: Sendable {
         case unchanged
@@ -176,6 +177,10 @@ public struct ReleasePipeline {
         let signing = try options.signing.map { request in
             try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
         }
+        // What publishing will write is checked before DIST is first changed (a `latest` that is a folder
+        // failed only after the release was published, and every retry was refused as already published).
+        let publication = ReleasePublication(out: options.out, environment: environment.name)
+        try step("Check \(options.out)") { try publication.check() }
         try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
@@ -212,7 +217,10 @@ public struct ReleasePipeline {
         let releaseFolder = options.out + "/" + releasePath
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
-            try publish(stage: stage, environment: environment.name, releaseName: "\(version)-\(build)")
+            try DirectoryLock.withLock(options.out) {
+                try publication.publish(
+                    stage + "/release", as: "\(version)-\(build)", replace: options.replace, indexTitle: options.indexTitle)
+            }
         }
         var result = Result(
             environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
@@ -398,37 +406,6 @@ public struct ReleasePipeline {
         throw AdhocBuildError(
             "the app's \(key) \(String(reflecting: value)) holds \(shown), so it cannot name a release folder; "
                 + "versions are like 42 or 1.4.2", file: input)
-    }
-
-    /// Under DIST's lock: moves the assembled release into `DIST/<env>/<releaseName>` (replacing one
-    /// there only with `replace`), points `latest` at it and rewrites the index. Returns the index's problems.
-    private func publish(stage: String, environment: String, releaseName: String) throws -> [String] {
-        try DirectoryLock.withLock(options.out) {
-            let environmentFolder = options.out + "/" + environment
-            let releaseFolder = environmentFolder + "/" + releaseName
-            try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
-            if FileManager.default.fileExists(atPath: releaseFolder) {
-                guard options.replace else {
-                    throw AdhocBuildError(
-                        "is already published, and testers may be installing it; give the build a new number, "
-                            + "or pass --replace to replace it", file: releaseFolder)
-                }
-                guard rename(releaseFolder, stage + "/replaced") == 0 else {
-                    throw SystemError("cannot be replaced", file: releaseFolder)
-                }
-            }
-            guard rename(stage + "/release", releaseFolder) == 0 else {
-                throw SystemError("cannot be written", file: releaseFolder)
-            }
-            // latest -> the newest release, replaced atomically.
-            let link = environmentFolder + "/latest"
-            FileIO.removeStaleTemporaries(in: environmentFolder)
-            let temporaryLink = FileIO.temporaryPath(for: link)
-            guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
-                throw SystemError("cannot be updated", file: link)
-            }
-            return try BuildIndex.write(in: options.out, title: options.indexTitle).problems
-        }
     }
 }
 

@@ -55,6 +55,8 @@ public enum AppSigning {
         var succeeded = false
         defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
         guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
+        // Copies that killed runs left beside the output (each as large as the app) go first.
+        FileIO.removeStaleTemporaries(in: parent)
         let work = FileIO.temporaryPath(for: target)
         guard mkdir(work, 0o700) == 0 else {
             throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
@@ -151,6 +153,7 @@ public enum AppSigning {
         T, BundleSigningReport
     ) {
         let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+        FileIO.removeStaleTemporaries(in: FileIO.split(root).folder)
         let copy = FileIO.temporaryPath(for: root)
         defer { try? FileManager.default.removeItem(atPath: copy) }
         do {
@@ -197,23 +200,18 @@ public enum AppSigning {
         }
     }
 
-    /// Puts the folder `replacement` at `target`: renamed over it, the old one removed after.
+    /// Puts the folder `replacement` at `target`: swapped with the one there in one step (so a kill
+    /// never leaves the app only under a temporary name, which the next run would remove), the old one
+    /// then removed from `replacement`.
     static func replace(_ target: String, with replacement: String) throws {
-        let manager = FileManager.default
         guard FileIO.kind(of: target) != nil else {
             guard rename(replacement, target) == 0 else {
                 throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: target)
             }
             return
         }
-        let old = FileIO.temporaryPath(for: target)
-        guard rename(target, old) == 0 else { throw AdhocBuildError("cannot be replaced: \(SystemError.describe(errno))", file: target) }
-        guard rename(replacement, target) == 0 else {
-            let code = errno
-            _ = rename(old, target)
-            throw AdhocBuildError("cannot be replaced: \(SystemError.describe(code))", file: target)
-        }
-        try? manager.removeItem(atPath: old)
+        do { try FileIO.exchange(replacement, target) } catch let error as FileError { throw AdhocBuildError(error.message, file: target) }
+        try? FileManager.default.removeItem(atPath: replacement)
     }
 }
 

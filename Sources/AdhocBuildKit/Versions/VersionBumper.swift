@@ -163,7 +163,7 @@ public struct VersionBumper: Sendable {
         } else if !dryRun {
             var bundle: String?
             if case .app(let app) = target { bundle = app }
-            try write(pending, project: project, bundle: bundle)
+            try write(pending, project: project, bundle: bundle, considered: changes)
         }
         return changes
     }
@@ -200,7 +200,8 @@ public struct VersionBumper: Sendable {
     }
 
     /// Writes `changes`; with `bundle` (an app's own files), none may go through a link leading out of it.
-    private func write(_ changes: [Change], project: XcodeProject?, bundle: String?) throws {
+    /// The folders of every file `considered`, changed or not, are cleared of what killed runs left.
+    private func write(_ changes: [Change], project: XcodeProject?, bundle: String?, considered: [Change] = []) throws {
         var plistEdits: [String: [(String, String)]] = [:]
         var plistOrder: [String] = []
         var replacements: [(range: Range<Int>, text: String)] = []
@@ -218,6 +219,12 @@ public struct VersionBumper: Sendable {
             }
         }
         var files = FileTransaction(bundle: bundle)
+        for change in considered {
+            switch change.site.location {
+            case .plist(let path, _): files.leaveUnchanged(path)
+            case .buildSetting(let path, _, _, _, _): files.leaveUnchanged(path)
+            }
+        }
         for path in plistOrder {
             var plist = try PropertyList(contentsOf: path)
             for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
