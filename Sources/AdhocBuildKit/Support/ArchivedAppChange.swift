@@ -48,6 +48,8 @@ public struct ArchivedAppChange {
     public func run<T>(_ change: (_ app: String) throws -> T) throws -> (
         value: T, signed: BundleSigningReport?, naming: @Sendable (String) -> String
     ) {
+        // What killed runs left beside the output goes first; this run's work folder goes at the end.
+        FileIO.removeStaleTemporaries(in: FileIO.split(output).folder)
         let work = FileIO.temporaryPath(for: output)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let output = self.output
