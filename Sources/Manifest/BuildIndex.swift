@@ -113,7 +113,7 @@ public enum BuildIndex {
                     "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
                     "branch": .text(release.info.branch ?? ""),
                     "signatureBroken": .flag(release.info.signatureIsBroken), "signer": .text(release.info.signer ?? ""),
-                    "team": .text(release.info.team ?? "")
+                    "team": .text(release.info.teamNotInSigner ?? "")
                 ])
             }
             let newest = sorted[0]

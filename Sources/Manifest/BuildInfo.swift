@@ -49,6 +49,13 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     /// True when the build was published with a broken signature.
     public var signatureIsBroken: Bool { signature == "broken" }
 
+    /// The team id to show after the signer's name: nil when the name already ends with it, as Apple's
+    /// certificate names do (`Apple Development: Demo Signer (DEMO123456)`), so it is not said twice.
+    public var teamNotInSigner: String? {
+        guard let team, !team.isEmpty else { return nil }
+        return signer?.hasSuffix("(\(team))") == true ? nil : team
+    }
+
     public init() {}
 
     /// Pretty-printed JSON with sorted keys, so the same release gives the same bytes.

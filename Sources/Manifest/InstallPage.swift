@@ -66,7 +66,7 @@ public struct InstallPage {
         let app = package.app
         if options.checkEntries && !package.isArchive {
             // The manifest would point at a folder, which no device can download.
-            throw ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: ipa)
+            throw ManifestError.notAnIPA(ipa)
         }
         if options.checkEntries, let first = package.damagedEntries().first {
             throw ManifestError("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)

@@ -243,6 +243,27 @@ import Testing
         }
     }
 
+    /// The team follows the signer once: `signed by Apple Development: Demo Signer (DEMO123456)`, not
+    /// `… (DEMO123456) (DEMO123456)`; a signer whose name does not end with it still gets it.
+    @Test func theIndexNamesTheTeamOnceAfterTheSigner() throws {
+        try withTemporaryFolder { folder in
+            for (path, signer, team) in [
+                ("QA/1-1", "Apple Development: Demo Signer (DEMO123456)", "DEMO123456"), ("QA/1-2", "Jane Appleseed", "ABCDE12345")
+            ] {
+                try folder.create(
+                    "dist/\(path)/build.json",
+                    Data(
+                        #"{"appName": "A", "version": "1", "build": "\#(path.suffix(1))", "environment": "QA", "date": "2026-01-0\#(path.suffix(1))T10:00:00Z", "signer": "\#(signer)", "team": "\#(team)"}"#
+                            .utf8))
+            }
+            let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
+            let html = try BuildIndex.html(releases, title: "Builds", templates: try TemplateSet())
+            #expect(html.contains("signed by Apple Development: Demo Signer (DEMO123456)</span>"))
+            #expect(!html.contains("(DEMO123456) (DEMO123456)"))
+            #expect(html.contains("signed by Jane Appleseed (ABCDE12345)</span>"))
+        }
+    }
+
     /// Dates order by the instant they name, zones included, not by their text; one that does not
     /// read sorts as the oldest (it sorted as the newest when it began with a later letter); builds
     /// of the same second by their numbers.

@@ -32,6 +32,23 @@ import Testing
         }
     }
 
+    /// `manifest` of an app folder exits 1 naming it, as `page` does; it wrote `…/Test.app` as the
+    /// package URL and exited 0.
+    @Test func manifestAndPageRefuseAnAppFolder() throws {
+        try withTemporaryFolder { folder in
+            let info = #"<plist><dict><key>CFBundleIdentifier</key><string>com.example.a</string><key>CFBundleShortVersionString</key><string>1.0</string></dict></plist>"#
+            _ = try folder.create("Test.app/Info.plist", Data(info.utf8))
+            let app = folder.path("Test.app")
+            let expected = "error: \(app): is a folder, not an .ipa; package it first (adhocbuild package)\n"
+            for command in ["manifest", "page"] {
+                let result = try AdhocBuildBinary.run([command, app, "--base-url", "https://b.example/x/", "-o", folder.path("out")])
+                #expect(result.status == 1, "\(command)")
+                #expect(result.stderrText == expected, "\(command)")
+                #expect(!FileManager.default.fileExists(atPath: folder.path("out")), "\(command)")
+            }
+        }
+    }
+
     @Test func pageThenIndexThenManifest() throws {
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
