@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    /// A dry run does what the real run would, writing nothing: on a signed app it refuses with the
+    /// same error (it warned `going on: --allow-broken-signature` without the flag and went on).
+    @Test func aDryRunOnASignedAppIsRefusedAsTheRealRunIs() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let environment = try Self.staging(folder)
+            let before = folder.snapshot()
+            let real = #expect(throws: AdhocBuildError.self) { try EnvironmentApplier(environment: environment).apply(toApp: app) }
+            let dry = #expect(throws: AdhocBuildError.self) {
+                try EnvironmentApplier(environment: environment, dryRun: true).apply(toApp: app)
+            }
+            #expect(dry == real)
+            let realBump = #expect(throws: AdhocBuildError.self) { try VersionBumper(target: .app(app), field: .build).bump(.exactly("9")) }
+            let dryBump = #expect(throws: AdhocBuildError.self) {
+                try VersionBumper(target: .app(app), field: .build, dryRun: true).bump(.exactly("9"))
+            }
+            #expect(dryBump == realBump)
+            // Allowed, the dry run warns as the real run does, and still writes nothing.
+            let allowed = try EnvironmentApplier(environment: environment, dryRun: true, allowBrokenSignature: true).apply(toApp: app)
+            #expect(allowed.warnings.count == 1 && allowed.warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
+            var warnings: [String] = []
+            _ = try VersionBumper(target: .app(app), field: .build, dryRun: true, allowBrokenSignature: true).bump(
+                .exactly("9"), warnings: &warnings)
+            #expect(warnings.count == 1 && warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
+            #expect(folder.snapshot() == before)
+        }
+    }
+
     func releaseOptions(_ folder: TemporaryFolder, app: String) throws -> ReleasePipeline.Options {
         var options = ReleasePipeline.Options(
             environment: "Staging", input: app, baseURL: "https://builds.example.com/test/", out: folder.path("dist"))

@@ -35,6 +35,7 @@ public struct VersionBumper: Sendable {
     public var target: Target
     public var field: VersionField
     public var allowDecrease: Bool
+    /// Writes nothing, and otherwise does what the real run would: the same refusals, the same warnings.
     public var dryRun: Bool
     /// Lets a bump change a signed app, breaking its signature (`--allow-broken-signature`); without
     /// it, bumping a signed app is refused before anything is written.
@@ -87,7 +88,8 @@ public struct VersionBumper: Sendable {
     /// says what was signed.
     public func bump(_ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws -> [Change] {
         var signingOptions: BundleSigningOptions?
-        if let signing, !dryRun, case .app(let app) = target {
+        // Checked in a dry run too: it says what the real run would do, refusals included.
+        if let signing, case .app(let app) = target {
             let options = try signing.options()
             try BundleSigner.check(bundle: app.hasSuffix("/") ? String(app.dropLast()) : app, options: options)
             signingOptions = options
@@ -141,7 +143,7 @@ public struct VersionBumper: Sendable {
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
-                    allowBroken: allowBrokenSignature || dryRun)
+                    allowBroken: allowBrokenSignature)
             {
                 warnings.append(warning)
             }
