@@ -40,8 +40,17 @@ public struct InstallPage {
         /// Read every entry of the ipa against its CRC first, so a damaged ipa is not published
         /// (`release` turns it off: its verify step has read them).
         public var checkEntries = true
+        /// What to do when the app's provisioning profile has expired at `now`, so that iOS will not
+        /// install it and the page says so: refuse (the default), warn (`--allow-expired`), or accept
+        /// without a word (`release`, whose Verify step has refused or warned already).
+        public var expiredProfile = ExpiredProfile.refuse
 
         public init(baseURL: String) { self.baseURL = baseURL }
+    }
+
+    /// What ``Options/expiredProfile`` does with an expired profile.
+    public enum ExpiredProfile: Sendable {
+        case refuse, warn, accept
     }
 
     public struct Result: Sendable {
@@ -83,6 +92,7 @@ public struct InstallPage {
         } catch let error as ManifestError { throw error.inFile(ipa) }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
+        if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
         output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
         output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
         output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
@@ -90,6 +100,21 @@ public struct InstallPage {
         return Result(
             files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
             installURL: links.install, warnings: output.warnings)
+    }
+
+    /// An expired profile, by ``Options/expiredProfile``: an error naming the ipa, a warning, or nothing.
+    func expiryCheck(_ profile: ProvisioningProfile?, ipa: String) throws -> String? {
+        guard let profile, let expires = profile.expirationDate, expires <= options.now, options.expiredProfile != .accept else {
+            return nil
+        }
+        let problem =
+            "its provisioning profile \"\(profile.name)\" expired on \(Self.format(expires)), so iOS will not install it "
+            + "and the page says it cannot be installed"
+        guard options.expiredProfile == .warn else {
+            throw ManifestError(
+                "\(problem); publish a build with a current profile, or pass --allow-expired to write the page anyway", file: ipa)
+        }
+        return "\(ipa): \(problem) (going on: --allow-expired)"
     }
 
     /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.

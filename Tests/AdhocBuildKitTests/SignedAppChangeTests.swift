@@ -128,6 +128,38 @@ import Testing
         return options
     }
 
+    /// A release of a build whose profile has expired fails before anything is copied, naming the
+    /// profile; with `allowExpired` it publishes, warning at Verify, and the signature check lets the
+    /// expired profile and certificate through with warnings (it is not what `allowBrokenSignature` is for).
+    @Test func aReleaseOfAnExpiredProfileFailsFirstUnlessAllowed() throws {
+        try withTemporaryFolder { folder in
+            // The ipa as it is: the environment changes nothing in it, so the signature holds.
+            let app = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
+            var options = try releaseOptions(folder, app: app)
+            options.now = Date()
+            options.environmentsFolder = try folder.environments(["Staging": [:]])
+            let failure = try #require(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure.step == "Check the provisioning profile")
+            #expect(
+                failure.reason
+                    == "\(app): the provisioning profile \"iOS Team Provisioning Profile: com.ineva.test-rtmp.Test\" it embeds expired on "
+                    + "2022-05-09T06:59:38Z; iOS will not install the build, and its page would say it cannot be installed")
+            #expect(failure.hint?.contains("--allow-expired") == true)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path("dist"))) ?? [] == [])
+            options.allowExpired = true
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.signature == "valid", "\(result.signatureSummary)")
+            #expect(result.warnings.contains { $0.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)") })
+            #expect(
+                result.warnings.contains {
+                    $0.hasPrefix("Payload/Test.app: signer certificate \"Apple Development: Qin Junru (CSBXB8DEZA)\" expired on 2022-04-17")
+                        && $0.hasSuffix("(going on: --allow-expired)")
+                }, "\(result.warnings)")
+            let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+            #expect(page.contains("its provisioning profile expired on 2022-05-09 06:59 UTC"))
+        }
+    }
+
     @Test func aReleaseThatBreaksTheSignatureFailsAndPublishesNothing() throws {
         try withTemporaryFolder { folder in
             let app = try Self.signedApp(folder)

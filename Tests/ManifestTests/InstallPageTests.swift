@@ -179,7 +179,17 @@ import Testing
             #expect(valid.contains("id=\"install\""))
             #expect(valid.contains("“Untrusted Enterprise Developer”"))
             options.now = PlistDate(iso8601: "2022-02-01")!.date
-            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
+            // An expired profile is refused unless allowed, then warned about (it was silent, with exit 0).
+            #expect(throws: ManifestError.self) { try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired")) }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("expired")))
+            options.expiredProfile = .warn
+            let warned = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
+            #expect(
+                warned.warnings.contains(
+                    "\(ipa): its provisioning profile \"iOS Team Inhouse Provisioning Profile: com.icyleaf.test.Demo\" expired on "
+                        + "2022-01-15 06:40 UTC, so iOS will not install it and the page says it cannot be installed (going on: --allow-expired)"),
+                "\(warned.warnings)")
+            options.expiredProfile = .refuse
             let expired = try String(contentsOfFile: folder.path("expired/index.html"), encoding: .utf8)
             #expect(!expired.contains("id=\"install\""))
             #expect(expired.contains("its provisioning profile expired on 2022-01-15 06:40 UTC"))

@@ -100,13 +100,7 @@ public struct VersionBumper: Sendable {
         let newText: String
         switch request {
         case .exactly(let text): newText = text
-        case .fromCI(let environment):
-            guard let counter = CIEnvironment.buildNumber(in: environment) else {
-                throw AdhocBuildError(
-                    "--from-ci found no build counter: none of "
-                        + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
-            }
-            newText = counter
+        case .fromCI(let environment): newText = try Self.ciBuildNumber(environment, field: field)
         case .increment, .bump:
             guard currentVersions.count == sites.count, let highest else {
                 let bad = sites.first { BundleVersion($0.value) == nil }!
@@ -162,6 +156,18 @@ public struct VersionBumper: Sendable {
             try write(pending, project: project, bundle: bundle)
         }
         return changes
+    }
+
+    /// The build counter `--from-ci` takes, checked as a version: an error naming the variable it was read
+    /// from when it is not one (`'1207-rc' (from BUILD_NUMBER) is not a valid build number: …`), or when
+    /// no counter is set. `release` calls it before it copies anything.
+    public static func ciBuildNumber(_ environment: [String: String], field: VersionField = .build) throws -> String {
+        guard let (variable, counter) = CIEnvironment.buildNumberSource(in: environment) else {
+            throw AdhocBuildError(
+                "--from-ci found no build counter: none of " + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
+        }
+        guard BundleVersion(counter) != nil else { throw AdhocBuildError(BundleVersion.problem(counter, field: field.label, from: variable)) }
+        return counter
     }
 
     /// `change` with its plist path moved from under `root` to under `copy`.
