@@ -22,8 +22,13 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     public var version: String?
     public var build: String?
     public var environment: String?
-    /// When the build was made, ISO 8601 (`2026-01-31T10:00:00Z`): the index sorts by it.
+    /// When the release was published, ISO 8601 (`2026-01-31T10:00:00Z`): the index sorts by it. The same as
+    /// `published`, which newer files carry too; older ones may hold another time here.
     public var date: String?
+    /// When the release was published, ISO 8601.
+    public var published: String?
+    /// When the build was made (its archive's date, or its original signing time), ISO 8601; nil when unknown.
+    public var built: String?
     /// The page, relative to the release's folder.
     public var page: String?
     /// The small icon, relative to the release's folder.

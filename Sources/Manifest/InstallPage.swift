@@ -23,8 +23,12 @@ public struct InstallPage {
         /// A PNG to use as the app's icon on the page and in the manifest, instead of the app's own
         /// (its largest icon PNG, else the icon in its Assets.car).
         public var icon: String?
-        /// The build time shown; the ipa's modification time when nil.
+        /// When the build was made (its archive's date, or its original signing time), shown as "Built"
+        /// beside "Published"; nil when unknown, and then only the publishing time is shown.
         public var buildDate: Date?
+        /// What says when the build was made, as the page shows it (`its signing time`).
+        public var buildDateSource: String?
+        /// The time now: when the page is published, and what the profile's expiry is judged at.
         public var now = Date()
         /// What the build's code signature says (`valid`, `broken`, `unsigned`, `ad-hoc`), for
         /// `build.json` and `version.json`; nil leaves it out.
@@ -153,7 +157,9 @@ public struct InstallPage {
             "appName": .text(facts.title), "initial": .text(String(facts.title.prefix(1)).uppercased()),
             "version": .text(facts.version), "build": .text(facts.build), "bundleIdentifier": .text(facts.identifier),
             "environment": .text(options.environment ?? ""),
-            "buildDate": .text(Self.format(facts.buildDate)), "buildDateISO": .text(PlistDate(facts.buildDate).iso8601),
+            "buildDate": .text(facts.buildDate.map(Self.format) ?? ""),
+            "buildDateISO": .text(facts.buildDate.map { PlistDate($0).iso8601 } ?? ""), "buildDateSource": .text(options.buildDateSource ?? ""),
+            "published": .text(Self.format(options.now)), "publishedISO": .text(PlistDate(options.now).iso8601),
             "size": .text(Self.formatSize(facts.ipaSize)), "minimumOS": .text(app.minimumOSVersion ?? ""),
             "devices": .text(families.isEmpty ? "–" : families.joined(separator: " and ")),
             "commit": .text(options.commit ?? ""), "branch": .text(options.branch ?? ""),
@@ -208,7 +214,9 @@ public struct InstallPage {
         feed["ipaURL"] = .string(links.ipa)
         feed["installURL"] = .string(links.install)
         feed["notes"] = .string(options.notes ?? "")
-        feed["date"] = .string(PlistDate(facts.buildDate).iso8601)
+        feed["date"] = .string(PlistDate(options.now).iso8601)
+        feed["published"] = .string(PlistDate(options.now).iso8601)
+        if let built = facts.buildDate { feed["built"] = .string(PlistDate(built).iso8601) }
         if let signature = options.signature { feed["signature"] = .string(signature) }
         for (key, value) in [("signer", options.signer), ("team", options.team), ("cdhash", options.cdhash)] {
             if let value { feed[key] = .string(value) }
@@ -224,7 +232,9 @@ public struct InstallPage {
         info.version = facts.version
         info.build = facts.build
         info.environment = options.environment ?? ""
-        info.date = PlistDate(facts.buildDate).iso8601
+        info.date = PlistDate(options.now).iso8601
+        info.published = info.date
+        info.built = facts.buildDate.map { PlistDate($0).iso8601 }
         info.page = "index.html"
         info.icon = haveIcons ? OTAManifest.displayImageName : nil
         info.pageURL = links.page

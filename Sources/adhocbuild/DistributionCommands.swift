@@ -82,6 +82,8 @@ enum DistributionCommands {
                 options.icon = parsed.value("icon")
                 options.useBuildNumberAsBundleVersion = parsed.choice("bundle-version") == OTAManifest.BundleVersionSource.build
                 options.expiredProfile = parsed.flag("allow-expired") ? .warn : .refuse
+                let built = BuildTime.of(parsed.positionals[0])
+                (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
                 let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
                 for warning in result.warnings { Console.warning(warning) }
                 Console.lines(["\(output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])

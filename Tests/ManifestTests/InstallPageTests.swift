@@ -139,6 +139,39 @@ import Testing
         }
     }
 
+    /// "Built" is when the build was made and "Published" when the page was written, each labelled, on
+    /// the page, in `build.json` and `version.json` and in the index: "Built" was the publishing time.
+    /// Without a build time only "Published" is shown.
+    @Test func thePageSaysWhenTheBuildWasMadeAndWhenItWasPublished() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            var options = InstallPage.Options(baseURL: "https://b.example/QA/1.4.0-42/")
+            options.environment = "QA"
+            options.now = PlistDate(iso8601: "2026-02-01T10:00:00Z")!.date
+            options.buildDate = PlistDate(iso8601: "2026-01-31T08:30:00Z")!.date
+            options.buildDateSource = "its signing time"
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("dist/QA/1.4.0-42"))
+            let html = try String(contentsOfFile: folder.path("dist/QA/1.4.0-42/index.html"), encoding: .utf8)
+            #expect(
+                html.contains(
+                    "<dt>Built</dt><dd><time datetime=\"2026-01-31T08:30:00Z\">2026-01-31 08:30 UTC</time> "
+                        + "<span class=\"hint\">(its signing time)</span></dd>"))
+            #expect(html.contains("<dt>Published</dt><dd><time datetime=\"2026-02-01T10:00:00Z\">2026-02-01 10:00 UTC</time></dd>"))
+            let info = try BuildInfo(json: Data(contentsOf: URL(fileURLWithPath: folder.path("dist/QA/1.4.0-42/build.json"))))
+            #expect(info.built == "2026-01-31T08:30:00Z" && info.published == "2026-02-01T10:00:00Z" && info.date == info.published)
+            let feed = try PropertyList(contentsOf: folder.path("dist/QA/1.4.0-42/version.json")).value
+            #expect(feed["built"] == "2026-01-31T08:30:00Z" && feed["published"] == "2026-02-01T10:00:00Z")
+            let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
+            let index = try BuildIndex.html(releases, title: "Builds", templates: try TemplateSet())
+            #expect(index.contains("published 2026-02-01 10:00:00 UTC · built 2026-01-31 08:30:00 UTC"))
+            options.buildDate = nil
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("unknown"))
+            let unknown = try String(contentsOfFile: folder.path("unknown/index.html"), encoding: .utf8)
+            #expect(!unknown.contains("<dt>Built</dt>") && unknown.contains("<dt>Published</dt>"))
+            #expect(try BuildInfo(json: Data(contentsOf: URL(fileURLWithPath: folder.path("unknown/build.json")))).built == nil)
+        }
+    }
+
     /// A file where the page's folder should be is one line naming the path, not Foundation's error dump.
     @Test func aFileInTheWayOfThePageFolderIsOneClearLine() throws {
         try withTemporaryFolder { folder in

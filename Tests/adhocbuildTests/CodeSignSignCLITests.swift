@@ -89,6 +89,28 @@ import Testing
         }
     }
 
+    /// A release that re-signs a build shows when it was made, its original signing time, not the time
+    /// it was re-signed or published (the page said "Built" at the publishing time).
+    @Test(Fixtures.enabled) func aReleaseShowsTheOriginalSigningTimeAsTheBuildTime() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            try folder.create("envs/Staging.plist", Data("<plist><dict/></plist>".utf8))
+            let result = try AdhocBuildBinary.run([
+                "release", "--env", "Staging", "--app", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path,
+                "--environments", folder.path("envs"), "--base-url", "https://builds.example.com/", "--out", folder.path("dist"),
+                "--ci", "none", "-q", "--sign-identity", made.rsa, "--sign-password-file", made.passwordFile, "--sign-profile", profile
+            ])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let json = try Data(contentsOf: URL(fileURLWithPath: folder.path("dist/Staging/latest/build.json")))
+            let info = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(info["built"] as? String == "2021-05-09T06:59:43Z")
+            #expect((info["published"] as? String ?? "") > "2021-05-10", "\(info)")
+            let page = try String(contentsOfFile: folder.path("dist/Staging/latest/index.html"), encoding: .utf8)
+            #expect(page.contains("<dt>Built</dt><dd><time datetime=\"2021-05-09T06:59:43Z\">"))
+            #expect(page.contains("<dt>Published</dt>"))
+        }
+    }
+
     @Test(Fixtures.enabled) func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)

@@ -194,6 +194,8 @@ public struct ReleasePipeline {
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
+        // When the build was made, read before re-signing replaces its signing time.
+        let built = BuildTime.of(options.input)
         let ipa = try makeIPA(environment: environment, stage: stage, signing: signing, warnings: &warnings)
         let app = try verify(ipa, warnings: &warnings)
         let signature = try checkSignature(ipa, warnings: &warnings)
@@ -209,6 +211,7 @@ public struct ReleasePipeline {
         }
         let page = try step("Write the manifest, page, icons and feeds") {
             var pageOptions = try pageOptions(environment: environment, baseURL: baseURL)
+            (pageOptions.buildDate, pageOptions.buildDateSource) = (built?.date, built?.source)
             pageOptions.signature = signature.state.rawValue
             (pageOptions.signer, pageOptions.team, pageOptions.cdhash) = (signature.signer, signature.team, signature.cdhash)
             if signature.state == .broken {
@@ -436,7 +439,6 @@ public struct ReleasePipeline {
         pageOptions.commit = CIEnvironment.commit(in: options.processEnvironment)
         pageOptions.branch = CIEnvironment.branch(in: options.processEnvironment)
         pageOptions.now = options.now
-        pageOptions.buildDate = options.now
         return pageOptions
     }
 
