@@ -267,6 +267,8 @@ public struct InstallPage {
             guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
+            // A full disk stays recognisable as one (Foundation's text for it says only "not enough space").
+            if DiskSpace.isFull(error) { throw SystemError("cannot be written", file: target, code: ENOSPC) }
             throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
         }
         return target

@@ -142,6 +142,12 @@ public struct ReleasePipeline {
             return value
         } catch let failure as Failure {
             throw failure
+        } catch where DiskSpace.isFull(error) {
+            // Whatever was being written (a copy named like the input, a file of the release being
+            // assembled, which never appears under that name), it was written into DIST.
+            throw Failure(
+                step: name, reason: DiskSpace.fullError(writing: options.out).description,
+                hint: "free space on that disk, or release into a DIST on another one (--out)")
         } catch let errors as AdhocBuildErrors {
             throw Failure(step: name, reason: errors.problems.map(\.description).joined(separator: "; "))
         } catch let error as any DiagnosticError {

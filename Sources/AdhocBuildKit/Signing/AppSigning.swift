@@ -198,6 +198,8 @@ public enum AppSigning {
             }
         } catch let error as AdhocBuildError {
             throw error
+        } catch where DiskSpace.isFull(error) {
+            throw SystemError("cannot be written", file: destination, code: ENOSPC)
         } catch {
             throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: source)
         }
