@@ -345,7 +345,8 @@ public struct ReleasePipeline {
         if let given = options.profile {
             (profile, file) = (try ProvisioningProfile(contentsOf: given), given)
         } else {
-            guard case .success(let own)? = try AppPackage.open(options.input).app.profile() else { return }
+            // An input that does not open as a build is for the steps that read it to name.
+            guard case .success(let own)? = (try? AppPackage.open(options.input))?.app.profile() else { return }
             (profile, file) = (own, options.input)
         }
         guard !options.allowExpired, let expires = profile.expirationDate, expires <= options.now else { return }
