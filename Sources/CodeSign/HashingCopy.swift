@@ -108,7 +108,8 @@ public enum HashingCopy {
             guard count >= 0 else { throw CodeSignError("cannot be read: \(SystemError.describe(errno))", file: source) }
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            do { try FileIO.writeAll(output, piece) } catch { throw CodeSignError("cannot be written: \(error)", file: destination) }
+            // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
+            do { try FileIO.writeAll(output, piece) } catch let error as FileError { throw CodeSignError(error.message, file: destination) }
             sha1.update(piece)
             sha256.update(piece)
         }

@@ -215,12 +215,23 @@ public enum SignatureTrust {
     static func expiryProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?, now: Date) -> [String] {
         var problems: [String] = []
         if let cms, let end = cms.signer.notAfter, now > end {
-            problems.append("signer certificate \"\(cms.signer.displayName)\" expired on \(day(end))")
+            problems.append("\(expiredSignerPrefix)\(cms.signer.displayName)\" expired on \(day(end))")
         }
         if let end = profile?.expirationDate, now > end {
-            problems.append("embedded.mobileprovision expired on \(day(end)); iOS will not install the build with it")
+            problems.append("\(expiredProfilePrefix)\(day(end)); iOS will not install the build with it")
         }
         return problems
+    }
+
+    /// How the install problems of an expired embedded profile and an expired signer begin (no other
+    /// problem begins so).
+    static let expiredProfilePrefix = "embedded.mobileprovision expired on "
+    static let expiredSignerPrefix = "signer certificate \""
+
+    /// Whether an install problem (its message, as ``CodeSealProblem/message`` holds it) is that the
+    /// embedded profile or the signer's certificate has expired, which `release --allow-expired` lets through.
+    public static func isExpiry(_ message: String) -> Bool {
+        message.hasPrefix(expiredProfilePrefix) || message.hasPrefix(expiredSignerPrefix)
     }
 
     /// A date as `2021-05-09`.

@@ -8,7 +8,7 @@ import PlistKit
 /// throws the first refusal, one line naming the file it is about, in this order:
 /// 1. the identity's key is not its certificate's, or the certificate is outside its validity at `now`;
 /// 2. the profile does not list the identity's certificate (by DER) among its `DeveloperCertificates`,
-///    has expired, or its App ID does not cover the bundle id;
+///    is of another team than the certificate, has expired, or its App ID does not cover the bundle id;
 /// 3. a slice of the executable is encrypted (App Store DRM), is built for a platform no device runs
 ///    (macOS, Mac Catalyst, a simulator), or for a platform the profile's `Platform` does not name;
 /// 4. the given entitlements are refused by ``EntitlementsPolicy`` against the profile (the first problem).
@@ -50,6 +50,16 @@ public enum SigningPreflight {
         }
     }
 
+    /// The checks that need no bundle, made when the signing options are read: the identity's (its key
+    /// and validity), then each profile's against its certificate (``checkProfileFits(_:file:certificate:now:)``).
+    /// A release runs them before it copies anything; signing each bundle runs them again.
+    public static func checkBeforeBundles(identity: SigningIdentity, profiles: [ProfileFile], now: Date) throws {
+        try checkIdentity(identity, now: now)
+        for profile in profiles {
+            try checkProfileFits(profile.profile, file: profile.path, certificate: identity.certificate, now: now)
+        }
+    }
+
     static func checkIdentity(_ identity: SigningIdentity, now: Date) throws {
         let certificate = identity.certificate
         guard identity.keyMatchesCertificate else {
@@ -69,7 +79,21 @@ public enum SigningPreflight {
     static func checkProfile(
         _ profile: ProvisioningProfile, file: String, certificate: CertificateInfo, bundleIdentifier: String, now: Date
     ) throws {
-        let named = "the profile \"\(profile.name)\" (\(profile.uuid))"
+        try checkProfileFits(profile, file: file, certificate: certificate, now: now)
+        guard profile.matches(bundleIdentifier: bundleIdentifier) else {
+            throw CodeSignError(
+                "\(named(profile)) is for the App ID \(profile.applicationIdentifier ?? "(none)"), which does not cover the bundle id \(bundleIdentifier)",
+                file: file)
+        }
+    }
+
+    /// `the profile "NAME" (UUID)`, as refusals name a profile.
+    static func named(_ profile: ProvisioningProfile) -> String { "the profile \"\(profile.name)\" (\(profile.uuid))" }
+
+    /// The checks of a profile (read from `file`) against the signing certificate that need no bundle:
+    /// it lists the certificate, is of the certificate's team, and has not expired at `now`.
+    static func checkProfileFits(_ profile: ProvisioningProfile, file: String, certificate: CertificateInfo, now: Date) throws {
+        let named = named(profile)
         let listed = profile.developerCertificateData
         guard listed.contains(certificate.der) else {
             let names = profile.developerCertificates.map(\.name).joined(separator: ", ")
@@ -78,14 +102,28 @@ public enum SigningPreflight {
                     + (names.isEmpty ? "" : " (\(names))"), file: file,
                 hint: "a device refuses the app (ApplicationVerificationFailed); use a profile that includes this certificate")
         }
+        if let problem = teamProblem(profile, certificate: certificate) {
+            throw CodeSignError(
+                "\(named) \(problem)", file: file,
+                hint: "iOS refuses an app whose profile is of another team than its signer (the seal would not hold); "
+                    + "use a profile of team \(certificate.organizationalUnit ?? "")")
+        }
         if let end = profile.expirationDate, now > end {
             throw CodeSignError("\(named) expired on \(SignatureTrust.day(end))", file: file)
         }
-        guard profile.matches(bundleIdentifier: bundleIdentifier) else {
-            throw CodeSignError(
-                "\(named) is for the App ID \(profile.applicationIdentifier ?? "(none)"), which does not cover the bundle id \(bundleIdentifier)",
-                file: file)
+    }
+
+    /// `is for team B (its TeamIdentifier), but the certificate … is of team A` when the profile's team (its
+    /// TeamIdentifier, or its application-identifier's prefix) is not the certificate's (its OU); nil when
+    /// they agree or the certificate names no team.
+    static func teamProblem(_ profile: ProvisioningProfile, certificate: CertificateInfo) -> String? {
+        guard let team = certificate.organizationalUnit, !team.isEmpty else { return nil }
+        var profileTeams = (profile.plist["TeamIdentifier"]?.arrayValue ?? []).compactMap(\.stringValue).map { ($0, "its TeamIdentifier") }
+        if let identifier = profile.applicationIdentifier, let dot = identifier.firstIndex(of: ".") {
+            profileTeams.append((String(identifier[..<dot]), "its application-identifier's prefix"))
         }
+        guard let other = profileTeams.first(where: { $0.0 != team }) else { return nil }
+        return "is for team \(other.0) (\(other.1)), but the certificate \(certificate.displayName) is of team \(team)"
     }
 
     /// The problem with one slice, or nil.

@@ -25,6 +25,8 @@ public struct AppVerifier: Sendable {
     public var now: Date
     /// Profiles expiring sooner than this are warned about.
     public var warnWithin: TimeInterval = 14 * 86_400
+    /// An expired profile is a warning, not an error (`release --allow-expired`).
+    public var allowExpired = false
 
     public init(udids: [String] = [], now: Date = Date()) {
         self.udids = udids
@@ -101,7 +103,9 @@ public struct AppVerifier: Sendable {
         }
         if let expiry = profile.expirationDate {
             let stamp = PlistDate(expiry).iso8601
-            if expiry <= now {
+            if expiry <= now, allowExpired {
+                warning("\(label) expired on \(stamp); iOS will not install it (going on: --allow-expired)", subject)
+            } else if expiry <= now {
                 error("\(label) expired on \(stamp)", subject)
             } else if expiry.timeIntervalSince(now) < warnWithin {
                 warning("\(label) expires on \(stamp), in \(profile.daysUntilExpiry(from: now) ?? 0) days", subject)

@@ -20,11 +20,8 @@ extension ProvisioningProfile {
             dict["daysLeft"] = .integer(PlistInteger(max(daysUntilExpiry(from: now) ?? 0, 0)))
         }
         dict["devices"] = provisionsAllDevices ? .string("all (enterprise)") : .integer(PlistInteger(devices.count))
-        var rights = PlistDictionary()
-        if let applicationIdentifier { rights["application-identifier"] = .string(applicationIdentifier) }
-        rights["get-task-allow"] = .bool(getTaskAllow)
-        if let apsEnvironment { rights["aps-environment"] = .string(apsEnvironment) }
-        dict["entitlements"] = .dictionary(rights)
+        // Every entitlement the profile grants, in its order (it listed three of a profile's 26).
+        dict["entitlements"] = .dictionary(entitlements)
         dict["xcodeManaged"] = .bool(isXcodeManaged)
         dict["certificates"] = .array(developerCertificates.map { .string($0.name) })
         dict["signedBy"] = .array(signers.map { .string($0) })

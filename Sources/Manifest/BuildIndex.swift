@@ -110,10 +110,10 @@ public enum BuildIndex {
                     "page": .text(release.pageLink), "icon": .text(release.info.icon.map { link(release.folder, $0) } ?? ""),
                     "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
                     "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
-                    "date": .text(release.date.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")),
+                    "date": .text(shown(release.date)), "built": .text(release.info.built.map(shown) ?? ""),
                     "branch": .text(release.info.branch ?? ""),
                     "signatureBroken": .flag(release.info.signatureIsBroken), "signer": .text(release.info.signer ?? ""),
-                    "team": .text(release.info.team ?? "")
+                    "team": .text(release.info.teamNotInSigner ?? "")
                 ])
             }
             let newest = sorted[0]
@@ -133,6 +133,11 @@ public enum BuildIndex {
                 "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
                 "generatorVersion": .text(InstallPage.generatorVersion)
             ]))
+    }
+
+    /// An ISO 8601 time as the index shows it: `2026-01-31 10:00:00 UTC`.
+    static func shown(_ iso: String) -> String {
+        iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
     }
 
     /// `file` in `folder`, each folder name percent-encoded, as a link relative to the index.

@@ -22,8 +22,13 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     public var version: String?
     public var build: String?
     public var environment: String?
-    /// When the build was made, ISO 8601 (`2026-01-31T10:00:00Z`): the index sorts by it.
+    /// When the release was published, ISO 8601 (`2026-01-31T10:00:00Z`): the index sorts by it. The same as
+    /// `published`, which newer files carry too; older ones may hold another time here.
     public var date: String?
+    /// When the release was published, ISO 8601.
+    public var published: String?
+    /// When the build was made (its archive's date, or its original signing time), ISO 8601; nil when unknown.
+    public var built: String?
     /// The page, relative to the release's folder.
     public var page: String?
     /// The small icon, relative to the release's folder.
@@ -48,6 +53,13 @@ public struct BuildInfo: Codable, Equatable, Sendable {
 
     /// True when the build was published with a broken signature.
     public var signatureIsBroken: Bool { signature == "broken" }
+
+    /// The team id to show after the signer's name: nil when the name already ends with it, as Apple's
+    /// certificate names do (`Apple Development: Demo Signer (DEMO123456)`), so it is not said twice.
+    public var teamNotInSigner: String? {
+        guard let team, !team.isEmpty else { return nil }
+        return signer?.hasSuffix("(\(team))") == true ? nil : team
+    }
 
     public init() {}
 

@@ -52,7 +52,7 @@ public enum DefaultTemplates {
     {{#releases}}
     <a class="release" href="{{page}}">
       {{#icon}}<img src="{{icon}}" alt="" width="45" height="45">{{/icon}}{{^icon}}<span class="placeholder-icon" aria-hidden="true">{{initial}}</span>{{/icon}}
-      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">{{date}}{{#branch}} · {{branch}}{{/branch}}{{#signer}} · signed by {{signer}}{{#team}} ({{team}}){{/team}}{{/signer}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
+      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">published {{date}}{{#built}} · built {{built}}{{/built}}{{#branch}} · {{branch}}{{/branch}}{{#signer}} · signed by {{signer}}{{#team}} ({{team}}){{/team}}{{/signer}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
     </a>
     {{/releases}}
   </section>
@@ -114,7 +114,8 @@ public enum DefaultTemplates {
     <h2 id="details-title">Details</h2>
     <dl>
       <dt>Bundle ID</dt><dd><code>{{bundleIdentifier}}</code></dd>
-      <dt>Built</dt><dd><time datetime="{{buildDateISO}}">{{buildDate}}</time></dd>
+      {{#buildDate}}<dt>Built</dt><dd><time datetime="{{buildDateISO}}">{{buildDate}}</time>{{#buildDateSource}} <span class="hint">({{buildDateSource}})</span>{{/buildDateSource}}</dd>{{/buildDate}}
+      <dt>Published</dt><dd><time datetime="{{publishedISO}}">{{published}}</time></dd>
       <dt>Size</dt><dd>{{size}}</dd>
       <dt>Requires</dt><dd>{{#minimumOS}}iOS {{minimumOS}} or later{{/minimumOS}}{{^minimumOS}}–{{/minimumOS}}</dd>
       <dt>Runs on</dt><dd>{{devices}}</dd>

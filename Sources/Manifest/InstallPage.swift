@@ -23,8 +23,12 @@ public struct InstallPage {
         /// A PNG to use as the app's icon on the page and in the manifest, instead of the app's own
         /// (its largest icon PNG, else the icon in its Assets.car).
         public var icon: String?
-        /// The build time shown; the ipa's modification time when nil.
+        /// When the build was made (its archive's date, or its original signing time), shown as "Built"
+        /// beside "Published"; nil when unknown, and then only the publishing time is shown.
         public var buildDate: Date?
+        /// What says when the build was made, as the page shows it (`its signing time`).
+        public var buildDateSource: String?
+        /// The time now: when the page is published, and what the profile's expiry is judged at.
         public var now = Date()
         /// What the build's code signature says (`valid`, `broken`, `unsigned`, `ad-hoc`), for
         /// `build.json` and `version.json`; nil leaves it out.
@@ -40,8 +44,17 @@ public struct InstallPage {
         /// Read every entry of the ipa against its CRC first, so a damaged ipa is not published
         /// (`release` turns it off: its verify step has read them).
         public var checkEntries = true
+        /// What to do when the app's provisioning profile has expired at `now`, so that iOS will not
+        /// install it and the page says so: refuse (the default), warn (`--allow-expired`), or accept
+        /// without a word (`release`, whose Verify step has refused or warned already).
+        public var expiredProfile = ExpiredProfile.refuse
 
         public init(baseURL: String) { self.baseURL = baseURL }
+    }
+
+    /// What ``Options/expiredProfile`` does with an expired profile.
+    public enum ExpiredProfile: Sendable {
+        case refuse, warn, accept
     }
 
     public struct Result: Sendable {
@@ -66,7 +79,7 @@ public struct InstallPage {
         let app = package.app
         if options.checkEntries && !package.isArchive {
             // The manifest would point at a folder, which no device can download.
-            throw ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: ipa)
+            throw ManifestError.notAnIPA(ipa)
         }
         if options.checkEntries, let first = package.damagedEntries().first {
             throw ManifestError("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
@@ -83,6 +96,7 @@ public struct InstallPage {
         } catch let error as ManifestError { throw error.inFile(ipa) }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
+        if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
         output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
         output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
         output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
@@ -90,6 +104,21 @@ public struct InstallPage {
         return Result(
             files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
             installURL: links.install, warnings: output.warnings)
+    }
+
+    /// An expired profile, by ``Options/expiredProfile``: an error naming the ipa, a warning, or nothing.
+    func expiryCheck(_ profile: ProvisioningProfile?, ipa: String) throws -> String? {
+        guard let profile, let expires = profile.expirationDate, expires <= options.now, options.expiredProfile != .accept else {
+            return nil
+        }
+        let problem =
+            "its provisioning profile \"\(profile.name)\" expired on \(Self.format(expires)), so iOS will not install it "
+            + "and the page says it cannot be installed"
+        guard options.expiredProfile == .warn else {
+            throw ManifestError(
+                "\(problem); publish a build with a current profile, or pass --allow-expired to write the page anyway", file: ipa)
+        }
+        return "\(ipa): \(problem) (going on: --allow-expired)"
     }
 
     /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.
@@ -128,7 +157,9 @@ public struct InstallPage {
             "appName": .text(facts.title), "initial": .text(String(facts.title.prefix(1)).uppercased()),
             "version": .text(facts.version), "build": .text(facts.build), "bundleIdentifier": .text(facts.identifier),
             "environment": .text(options.environment ?? ""),
-            "buildDate": .text(Self.format(facts.buildDate)), "buildDateISO": .text(PlistDate(facts.buildDate).iso8601),
+            "buildDate": .text(facts.buildDate.map(Self.format) ?? ""),
+            "buildDateISO": .text(facts.buildDate.map { PlistDate($0).iso8601 } ?? ""), "buildDateSource": .text(options.buildDateSource ?? ""),
+            "published": .text(Self.format(options.now)), "publishedISO": .text(PlistDate(options.now).iso8601),
             "size": .text(Self.formatSize(facts.ipaSize)), "minimumOS": .text(app.minimumOSVersion ?? ""),
             "devices": .text(families.isEmpty ? "–" : families.joined(separator: " and ")),
             "commit": .text(options.commit ?? ""), "branch": .text(options.branch ?? ""),
@@ -183,7 +214,9 @@ public struct InstallPage {
         feed["ipaURL"] = .string(links.ipa)
         feed["installURL"] = .string(links.install)
         feed["notes"] = .string(options.notes ?? "")
-        feed["date"] = .string(PlistDate(facts.buildDate).iso8601)
+        feed["date"] = .string(PlistDate(options.now).iso8601)
+        feed["published"] = .string(PlistDate(options.now).iso8601)
+        if let built = facts.buildDate { feed["built"] = .string(PlistDate(built).iso8601) }
         if let signature = options.signature { feed["signature"] = .string(signature) }
         for (key, value) in [("signer", options.signer), ("team", options.team), ("cdhash", options.cdhash)] {
             if let value { feed[key] = .string(value) }
@@ -199,7 +232,9 @@ public struct InstallPage {
         info.version = facts.version
         info.build = facts.build
         info.environment = options.environment ?? ""
-        info.date = PlistDate(facts.buildDate).iso8601
+        info.date = PlistDate(options.now).iso8601
+        info.published = info.date
+        info.built = facts.buildDate.map { PlistDate($0).iso8601 }
         info.page = "index.html"
         info.icon = haveIcons ? OTAManifest.displayImageName : nil
         info.pageURL = links.page
@@ -232,6 +267,8 @@ public struct InstallPage {
             guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
+            // A full disk stays recognisable as one (Foundation's text for it says only "not enough space").
+            if DiskSpace.isFull(error) { throw SystemError("cannot be written", file: target, code: ENOSPC) }
             throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
         }
         return target

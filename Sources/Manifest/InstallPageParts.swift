@@ -57,7 +57,8 @@ extension InstallPage {
         var version: String
         var build: String
         var ipaSize: Int64
-        var buildDate: Date
+        /// When the build was made, when known (``Options/buildDate``).
+        var buildDate: Date?
         var profile: ProvisioningProfile?
 
         init(app: AppBundle, ipa: String, title: String, options: Options) throws {
@@ -67,7 +68,7 @@ extension InstallPage {
             version = app.shortVersion ?? "?"
             build = app.buildVersion ?? "?"
             ipaSize = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-            buildDate = options.buildDate ?? (attributes?[.modificationDate] as? Date) ?? options.now
+            buildDate = options.buildDate
             if case .success(let profile)? = app.profile() { self.profile = profile }
         }
     }

@@ -17,6 +17,12 @@ public struct ManifestError: DiagnosticError, Equatable {
         return copy
     }
 
+    /// `path` is an app folder (or an archive), which no device can download from a manifest: the
+    /// one refusal `manifest` and `page` give it.
+    public static func notAnIPA(_ path: String) -> ManifestError {
+        ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: path)
+    }
+
     public var location: String? { nil }
     public var problem: String { message }
 }

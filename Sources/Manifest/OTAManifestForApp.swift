@@ -76,7 +76,10 @@ extension OTAManifest {
         let (base, warning) = try URLEncoding.baseURLWithWarning(request.baseURL, allowHTTP: request.allowHTTP)
         let warnings = warning.map { [$0] } ?? []
         let ipaURL = try request.ipaURL.map { try URLEncoding.ipaURL($0, allowHTTP: request.allowHTTP) }
-        let app = try AppPackage.open(request.ipa).app
+        let package = try AppPackage.open(request.ipa)
+        // The manifest would point at a folder, which no device can download.
+        guard package.isArchive else { throw ManifestError.notAnIPA(request.ipa) }
+        let app = package.app
         // Only `page` writes the icons beside the manifest; a manifest alone names none, so that it
         // never points at images that are not there.
         let manifest: OTAManifest

@@ -12,6 +12,9 @@ enum DistributionCommands {
         "--base-url", name: "URL", help: "Where the files will be served from (https).",
         required: true)
     static let allowHTTPOption = OptionSpec.flag("--allow-http", help: "Accept an http base URL (iOS will refuse it; for test setups).")
+    /// `--allow-expired` of `page`.
+    static let allowExpiredOption = OptionSpec.flag(
+        "--allow-expired", help: "Write the page of a build whose provisioning profile has expired (it says it cannot be installed).")
     static let bundleVersionOption = OptionSpec.value(
         "--bundle-version", name: "short|build",
         kind: .choice(OTAManifest.BundleVersionSource.allCases.map(\.rawValue), noun: "bundle version"),
@@ -62,7 +65,7 @@ enum DistributionCommands {
                 .value("--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
                 .value("--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."),
                 .value("--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest, instead of the bundle's."),
-                bundleVersionOption
+                bundleVersionOption, allowExpiredOption
             ],
             run: { parsed in
                 let output = parsed.required("output")
@@ -78,6 +81,9 @@ enum DistributionCommands {
                 options.templatesFolder = parsed.value("templates")
                 options.icon = parsed.value("icon")
                 options.useBuildNumberAsBundleVersion = parsed.choice("bundle-version") == OTAManifest.BundleVersionSource.build
+                options.expiredProfile = parsed.flag("allow-expired") ? .warn : .refuse
+                let built = BuildTime.of(parsed.positionals[0])
+                (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
                 let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
                 for warning in result.warnings { Console.warning(warning) }
                 Console.lines(["\(output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])

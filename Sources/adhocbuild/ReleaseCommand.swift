@@ -47,6 +47,9 @@ enum ReleaseCommand {
                 .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
                 .flag("--replace", help: "Replace a release of the same version and build already in DIST."),
                 EnvCommands.allowBrokenSignatureOption,
+                .flag(
+                    "--allow-expired",
+                    help: "Publish a build whose provisioning profile or signing certificate has expired (its page says it cannot be installed)."),
                 .value(
                     "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
                     defaultDescription: "Distribution:Profile, else Profile, else the app's own"),
@@ -96,6 +99,7 @@ enum ReleaseCommand {
         request.allowDecrease = parsed.flag("allow-decrease")
         request.replace = parsed.flag("replace")
         request.allowBrokenSignature = parsed.flag("allow-broken-signature")
+        request.allowExpired = parsed.flag("allow-expired")
         request.signing = SigningOptions.flags(parsed)
         if let number = parsed.value("build-number") {
             guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }

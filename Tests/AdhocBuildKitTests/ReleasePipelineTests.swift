@@ -163,6 +163,37 @@ import Testing
         }
     }
 
+    /// A value read from a CI variable is named by its error, before anything is copied: a bad
+    /// BUILD_NUMBER (it was called a bad build number at "Set build number", after the copy), and a
+    /// value a `{NAME}` put into the base URL (the error quoted the template alone).
+    @Test func aBadValueFromACIVariableIsNamedBeforeAnythingIsCopied() throws {
+        try withTemporaryFolder { folder in
+            var options = try options(folder)
+            options.buildNumber = .fromCI
+            options.processEnvironment = ["BUILD_NUMBER": "1207-rc", "GITHUB_RUN_NUMBER": "5"]
+            let failure = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure?.step == "Check the build number")
+            #expect(
+                failure?.reason
+                    == "'1207-rc' (from BUILD_NUMBER) is not a valid build number: it must be one to three period-separated "
+                    + "non-negative integers (like 42 or 1.4.2)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+            options.buildNumber = .exactly("12.x")
+            let given = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(given?.step == "Check the build number")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+            options.buildNumber = .unchanged
+            options.baseURL = "https://{HOST}/apps/"
+            options.processEnvironment = ["HOST": "ci example.com"]
+            options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST"])
+            let url = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(url?.step == "Check the base URL")
+            #expect(
+                url?.reason.hasSuffix("({HOST} is HOST from the process environment, 'ci example.com')") == true, "\(String(describing: url))")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+        }
+    }
+
     @Test func aBaseURLErrorQuotesTheTemplateAsWritten() throws {
         try withTemporaryFolder { folder in
             var options = try options(folder)

@@ -199,7 +199,9 @@ import Testing
                 uniqueKeysWithValues: lines.dropFirst().map { line in
                     (String(line.split(separator: " ").first!), line)
                 })
-            #expect(Set(byName.keys) == ["App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"])
+            #expect(
+                Set(byName.keys) == ["ProjectFile", "App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"])
+            #expect(byName["ProjectFile"]!.hasSuffix("from --project-file"))
             #expect(byName["App"]!.hasSuffix("from \(folder.path("adhocbuild.plist")) at 'App'"))
             #expect(byName["BaseURL"]!.contains("Base.plist at 'Distribution:BaseURL'"))
             #expect(byName["Out"]!.hasSuffix("from default"))

@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    /// A dry run does what the real run would, writing nothing: on a signed app it refuses with the
+    /// same error (it warned `going on: --allow-broken-signature` without the flag and went on).
+    @Test func aDryRunOnASignedAppIsRefusedAsTheRealRunIs() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.signedApp(folder)
+            let environment = try Self.staging(folder)
+            let before = folder.snapshot()
+            let real = #expect(throws: AdhocBuildError.self) { try EnvironmentApplier(environment: environment).apply(toApp: app) }
+            let dry = #expect(throws: AdhocBuildError.self) {
+                try EnvironmentApplier(environment: environment, dryRun: true).apply(toApp: app)
+            }
+            #expect(dry == real)
+            let realBump = #expect(throws: AdhocBuildError.self) { try VersionBumper(target: .app(app), field: .build).bump(.exactly("9")) }
+            let dryBump = #expect(throws: AdhocBuildError.self) {
+                try VersionBumper(target: .app(app), field: .build, dryRun: true).bump(.exactly("9"))
+            }
+            #expect(dryBump == realBump)
+            // Allowed, the dry run warns as the real run does, and still writes nothing.
+            let allowed = try EnvironmentApplier(environment: environment, dryRun: true, allowBrokenSignature: true).apply(toApp: app)
+            #expect(allowed.warnings.count == 1 && allowed.warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
+            var warnings: [String] = []
+            _ = try VersionBumper(target: .app(app), field: .build, dryRun: true, allowBrokenSignature: true).bump(
+                .exactly("9"), warnings: &warnings)
+            #expect(warnings.count == 1 && warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
+            #expect(folder.snapshot() == before)
+        }
+    }
+
     func releaseOptions(_ folder: TemporaryFolder, app: String) throws -> ReleasePipeline.Options {
         var options = ReleasePipeline.Options(
             environment: "Staging", input: app, baseURL: "https://builds.example.com/test/", out: folder.path("dist"))
@@ -98,6 +126,38 @@ import Testing
         options.processEnvironment = [:]
         options.now = PlistDate(iso8601: "2021-06-01T00:00:00Z")!.date  // while the fixture's profile was valid
         return options
+    }
+
+    /// A release of a build whose profile has expired fails before anything is copied, naming the
+    /// profile; with `allowExpired` it publishes, warning at Verify, and the signature check lets the
+    /// expired profile and certificate through with warnings (it is not what `allowBrokenSignature` is for).
+    @Test func aReleaseOfAnExpiredProfileFailsFirstUnlessAllowed() throws {
+        try withTemporaryFolder { folder in
+            // The ipa as it is: the environment changes nothing in it, so the signature holds.
+            let app = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
+            var options = try releaseOptions(folder, app: app)
+            options.now = Date()
+            options.environmentsFolder = try folder.environments(["Staging": [:]])
+            let failure = try #require(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure.step == "Check the provisioning profile")
+            #expect(
+                failure.reason
+                    == "\(app): the provisioning profile \"iOS Team Provisioning Profile: com.ineva.test-rtmp.Test\" it embeds expired on "
+                    + "2022-05-09T06:59:38Z; iOS will not install the build, and its page would say it cannot be installed")
+            #expect(failure.hint?.contains("--allow-expired") == true)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path("dist"))) ?? [] == [])
+            options.allowExpired = true
+            let result = try ReleasePipeline(options: options).run()
+            #expect(result.signature == "valid", "\(result.signatureSummary)")
+            #expect(result.warnings.contains { $0.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)") })
+            #expect(
+                result.warnings.contains {
+                    $0.hasPrefix("Payload/Test.app: signer certificate \"Apple Development: Qin Junru (CSBXB8DEZA)\" expired on 2022-04-17")
+                        && $0.hasSuffix("(going on: --allow-expired)")
+                }, "\(result.warnings)")
+            let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
+            #expect(page.contains("its provisioning profile expired on 2022-05-09 06:59 UTC"))
+        }
     }
 
     @Test func aReleaseThatBreaksTheSignatureFailsAndPublishesNothing() throws {

@@ -159,13 +159,40 @@ import Testing
         }
     }
 
+    /// A release of `A.app` re-signed with the files of ``files(_:projectKeys:)``: `id.p12` and `App.mobileprovision`.
+    private func signingRelease(_ folder: TemporaryFolder) throws -> ReleaseRequest {
+        _ = try files(folder)
+        var request = ReleaseRequest(environment: "Staging")
+        request.app = "A.app"
+        request.baseURL = "https://b.example/"
+        request.signing = SigningRequest.Flags(identity: folder.path("id.p12"), profiles: [folder.path("App.mobileprovision")])
+        return request
+    }
+
+    /// `--explain` says the signing profile is embedded when the app is re-signed with one: it said
+    /// `Profile: the app's own embedded.mobileprovision`, and a `--profile` given too is not used.
+    @Test func releaseExplainsThatTheSigningProfileIsEmbedded() throws {
+        try withTemporaryFolder { folder in
+            var request = try signingRelease(folder)
+            let environment = ["ADHOCBUILD_SIGN_PASSWORD": "hunter2"]
+            func profileLine() throws -> String {
+                let lines = ReleaseSetting.explanation(try request.plan(processEnvironment: environment).settings)
+                return try #require(lines.first { $0.hasPrefix("  Profile ") })
+            }
+            let embedded = "SignProfile \(folder.path("App.mobileprovision")) (from --sign-profile) is embedded, as the app is re-signed with it"
+            #expect(try profileLine().hasSuffix("not set: " + embedded))
+            request.profile = folder.path("Other.mobileprovision")
+            #expect(try profileLine().hasSuffix("from --profile; not used: " + embedded))
+            // Without re-signing, the app's own profile is embedded, as before.
+            request.signing = SigningRequest.Flags()
+            request.profile = nil
+            #expect(try profileLine().hasSuffix("not set: the app's own embedded.mobileprovision"))
+        }
+    }
+
     @Test func releaseExplainsWhereEachSigningSettingCameFromWithoutThePassword() throws {
         try withTemporaryFolder { folder in
-            _ = try files(folder)
-            var request = ReleaseRequest(environment: "Staging")
-            request.app = "A.app"
-            request.baseURL = "https://b.example/"
-            request.signing = SigningRequest.Flags(identity: folder.path("id.p12"), profiles: [folder.path("App.mobileprovision")])
+            let request = try signingRelease(folder)
             let plan = try request.plan(processEnvironment: ["ADHOCBUILD_SIGN_PASSWORD": "hunter2"])
             #expect(plan.options.signing?.identity == folder.path("id.p12"))
             let lines = ReleaseSetting.explanation(plan.settings).filter { $0.contains("  Sign") }

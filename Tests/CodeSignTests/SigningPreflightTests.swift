@@ -119,6 +119,26 @@ import Testing
         }
     }
 
+    /// A profile of another team than the certificate's is refused before signing, naming both teams
+    /// (it was signed, then called a broken seal with the advice to re-sign).
+    @Test func aProfileOfAnotherTeamIsRefusedNamingBothTeams() throws {
+        try withSetup { base in
+            let setup = try base.changingProfile {
+                $0.team = "ZZZZZ99999"
+                $0.applicationIdentifier = "ZZZZZ99999.*"
+            }
+            let error = try #require(throws: CodeSignError.self) { try setup.check() }
+            #expect(
+                error.description
+                    == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) is for team "
+                    + "ZZZZZ99999 (its TeamIdentifier), but the certificate Apple Development: Test RSA (ABCDE12345) is of team ABCDE12345")
+            #expect(error.hint?.contains("use a profile of team ABCDE12345") == true)
+            // A profile at odds with itself is named by the part that is not the certificate's team.
+            let prefix = try base.changingProfile { $0.applicationIdentifier = "ZZZZZ99999.*" }
+            #expect(try prefix.refusal().contains("is for team ZZZZZ99999 (its application-identifier's prefix), but the certificate"))
+        }
+    }
+
     @Test func anExpiredProfileIsRefused() throws {
         let expires = Date().addingTimeInterval(-3 * 86_400)
         try withSetup { base in

@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import Manifest
+import PlistKit
 import TestSupport
 import Testing
 
@@ -79,7 +80,9 @@ import Testing
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
             let site = folder.path("site")
-            let result = try InstallPage(options: InstallPage.Options(baseURL: "https://ci.example.com/test/")).write(ipa: ipa, to: site)
+            var options = InstallPage.Options(baseURL: "https://ci.example.com/test/")
+            options.now = PlistDate(iso8601: "2021-06-01T00:00:00Z")!.date  // while the fixture's profile was valid
+            let result = try InstallPage(options: options).write(ipa: ipa, to: site)
             #expect(result.warnings.isEmpty, "\(result.warnings)")
             let artifacts = Fixtures.packageRoot.appendingPathComponent("test-artifacts/catalog-icon").path
             let run = try ProcessResult.run(

@@ -156,6 +156,39 @@ import Testing
         }
     }
 
+    /// "Built" is when the build was made and "Published" when the page was written, each labelled, on
+    /// the page, in `build.json` and `version.json` and in the index: "Built" was the publishing time.
+    /// Without a build time only "Published" is shown.
+    @Test func thePageSaysWhenTheBuildWasMadeAndWhenItWasPublished() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            var options = InstallPage.Options(baseURL: "https://b.example/QA/1.4.0-42/")
+            options.environment = "QA"
+            options.now = PlistDate(iso8601: "2026-02-01T10:00:00Z")!.date
+            options.buildDate = PlistDate(iso8601: "2026-01-31T08:30:00Z")!.date
+            options.buildDateSource = "its signing time"
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("dist/QA/1.4.0-42"))
+            let html = try String(contentsOfFile: folder.path("dist/QA/1.4.0-42/index.html"), encoding: .utf8)
+            #expect(
+                html.contains(
+                    "<dt>Built</dt><dd><time datetime=\"2026-01-31T08:30:00Z\">2026-01-31 08:30 UTC</time> "
+                        + "<span class=\"hint\">(its signing time)</span></dd>"))
+            #expect(html.contains("<dt>Published</dt><dd><time datetime=\"2026-02-01T10:00:00Z\">2026-02-01 10:00 UTC</time></dd>"))
+            let info = try BuildInfo(json: Data(contentsOf: URL(fileURLWithPath: folder.path("dist/QA/1.4.0-42/build.json"))))
+            #expect(info.built == "2026-01-31T08:30:00Z" && info.published == "2026-02-01T10:00:00Z" && info.date == info.published)
+            let feed = try PropertyList(contentsOf: folder.path("dist/QA/1.4.0-42/version.json")).value
+            #expect(feed["built"] == "2026-01-31T08:30:00Z" && feed["published"] == "2026-02-01T10:00:00Z")
+            let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
+            let index = try BuildIndex.html(releases, title: "Builds", templates: try TemplateSet())
+            #expect(index.contains("published 2026-02-01 10:00:00 UTC · built 2026-01-31 08:30:00 UTC"))
+            options.buildDate = nil
+            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("unknown"))
+            let unknown = try String(contentsOfFile: folder.path("unknown/index.html"), encoding: .utf8)
+            #expect(!unknown.contains("<dt>Built</dt>") && unknown.contains("<dt>Published</dt>"))
+            #expect(try BuildInfo(json: Data(contentsOf: URL(fileURLWithPath: folder.path("unknown/build.json")))).built == nil)
+        }
+    }
+
     /// A file where the page's folder should be is one line naming the path, not Foundation's error dump.
     @Test func aFileInTheWayOfThePageFolderIsOneClearLine() throws {
         try withTemporaryFolder { folder in
@@ -196,7 +229,17 @@ import Testing
             #expect(valid.contains("id=\"install\""))
             #expect(valid.contains("“Untrusted Enterprise Developer”"))
             options.now = PlistDate(iso8601: "2022-02-01")!.date
-            _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
+            // An expired profile is refused unless allowed, then warned about (it was silent, with exit 0).
+            #expect(throws: ManifestError.self) { try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired")) }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("expired")))
+            options.expiredProfile = .warn
+            let warned = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
+            #expect(
+                warned.warnings.contains(
+                    "\(ipa): its provisioning profile \"iOS Team Inhouse Provisioning Profile: com.icyleaf.test.Demo\" expired on "
+                        + "2022-01-15 06:40 UTC, so iOS will not install it and the page says it cannot be installed (going on: --allow-expired)"),
+                "\(warned.warnings)")
+            options.expiredProfile = .refuse
             let expired = try String(contentsOfFile: folder.path("expired/index.html"), encoding: .utf8)
             #expect(!expired.contains("id=\"install\""))
             #expect(expired.contains("its provisioning profile expired on 2022-01-15 06:40 UTC"))
@@ -257,6 +300,27 @@ import Testing
             #expect(html.contains("<a class=\"latest\" href=\"Staging/1.1-2/index.html\">Latest: 1.1 (2)</a>"))
             #expect(html.contains("Shout&lt;Out&gt; 1.1 (2)"))
             #expect(html.contains("3 builds in 2 environments"))
+        }
+    }
+
+    /// The team follows the signer once: `signed by Apple Development: Demo Signer (DEMO123456)`, not
+    /// `… (DEMO123456) (DEMO123456)`; a signer whose name does not end with it still gets it.
+    @Test func theIndexNamesTheTeamOnceAfterTheSigner() throws {
+        try withTemporaryFolder { folder in
+            for (path, signer, team) in [
+                ("QA/1-1", "Apple Development: Demo Signer (DEMO123456)", "DEMO123456"), ("QA/1-2", "Jane Appleseed", "ABCDE12345")
+            ] {
+                try folder.create(
+                    "dist/\(path)/build.json",
+                    Data(
+                        #"{"appName": "A", "version": "1", "build": "\#(path.suffix(1))", "environment": "QA", "date": "2026-01-0\#(path.suffix(1))T10:00:00Z", "signer": "\#(signer)", "team": "\#(team)"}"#
+                            .utf8))
+            }
+            let (releases, _) = try BuildIndex.releases(in: folder.path("dist"))
+            let html = try BuildIndex.html(releases, title: "Builds", templates: try TemplateSet())
+            #expect(html.contains("signed by Apple Development: Demo Signer (DEMO123456)</span>"))
+            #expect(!html.contains("(DEMO123456) (DEMO123456)"))
+            #expect(html.contains("signed by Jane Appleseed (ABCDE12345)</span>"))
         }
     }
 

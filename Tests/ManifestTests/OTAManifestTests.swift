@@ -52,6 +52,19 @@ import Testing
         }
     }
 
+    /// An app folder is refused as `page` refuses it: the manifest pointed at `…/A.app`, which no
+    /// device can download, with exit 0.
+    @Test func anAppFolderIsRefusedAndNoManifestIsWritten() throws {
+        try withTemporaryFolder { folder in
+            _ = try Self.ipa(folder, .dictionary(Self.complete))
+            let app = folder.path("A.app")
+            #expect(throws: ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: app)) {
+                try OTAManifest.write(OTAManifest.Request(ipa: app, baseURL: "https://b.example/"), to: folder.path("m.plist"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.path("m.plist")))
+        }
+    }
+
     /// The manifest alone names no icons (it pointed at icon-57.png and icon-512.png, which only
     /// `page` writes); an empty display name falls back to the bundle's name.
     @Test func aManifestAloneNamesNoIconsAndAnEmptyDisplayNameIsNoTitle() throws {

@@ -53,6 +53,64 @@ import Testing
         }
     }
 
+    /// A profile whose team is not the signer's is refused before anything is signed or copied, by
+    /// `codesign sign` and by `release`, naming both team ids; it was signed, then called broken.
+    @Test func aProfileOfAnotherTeamIsRefusedBeforeSigning() throws {
+        try withTemporaryFolder { folder in
+            let (made, _) = try Self.setUp(folder)
+            let der = try Data(contentsOf: URL(fileURLWithPath: folder.path("rsa.der")))
+            var spec = TestProfile(certificates: [Array(der)])
+            (spec.team, spec.applicationIdentifier) = ("ZZZZZ99999", "ZZZZZ99999.*")
+            let other = try spec.write("other.mobileprovision", with: made)
+            let app = folder.path("ShoutOut.app")
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path, toPath: app)
+            let before = folder.snapshot()
+            let problem =
+                "\(other): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) is for team ZZZZZ99999 "
+                + "(its TeamIdentifier), but the certificate Apple Development: Test RSA (ABCDE12345) is of team ABCDE12345"
+            let sign = try AdhocBuildBinary.run([
+                "codesign", "sign", app, "--identity", made.rsa, "--password-file", made.passwordFile, "--profile", other,
+                "-o", folder.path("out/ShoutOut.app")
+            ])
+            #expect(sign.status == 1)
+            #expect(sign.stderrText.hasPrefix("error: \(problem) (iOS refuses an app whose profile"), "\(sign.stderrText)")
+            #expect(folder.snapshot() == before)
+            let release = try AdhocBuildBinary.run(
+                [
+                    "release", "--env", "Staging", "--app", app, "--environments", Fixtures.packageRoot.path + "/environments",
+                    "--base-url", "https://builds.example.com/", "--out", folder.path("dist"), "--ci", "none",
+                    "--sign-identity", made.rsa, "--sign-password-file", made.passwordFile, "--sign-profile", other
+                ], in: folder.url.path)
+            #expect(release.status == 1)
+            #expect(release.stderrText.hasPrefix("error: Load the signing identity failed: \(problem)"), "\(release.stderrText)")
+            #expect(!release.stdoutText.contains("==> Copy the build"))
+            #expect(folder.snapshot() == before)
+        }
+    }
+
+    /// A release that re-signs a build shows when it was made, its original signing time, not the time
+    /// it was re-signed or published (the page said "Built" at the publishing time).
+    @Test(Fixtures.enabled) func aReleaseShowsTheOriginalSigningTimeAsTheBuildTime() throws {
+        try withTemporaryFolder { folder in
+            let (made, profile) = try Self.setUp(folder)
+            try folder.create("envs/Staging.plist", Data("<plist><dict/></plist>".utf8))
+            let result = try AdhocBuildBinary.run([
+                "release", "--env", "Staging", "--app", Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path,
+                "--environments", folder.path("envs"), "--base-url", "https://builds.example.com/", "--out", folder.path("dist"),
+                "--ci", "none", "-q", "--sign-identity", made.rsa, "--sign-password-file", made.passwordFile, "--sign-profile", profile
+            ])
+            #expect(result.status == 0, "\(result.stderrText)")
+            let json = try Data(contentsOf: URL(fileURLWithPath: folder.path("dist/Staging/latest/build.json")))
+            let info = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(info["built"] as? String == "2021-05-09T06:59:43Z")
+            #expect((info["published"] as? String ?? "") > "2021-05-10", "\(info)")
+            let page = try String(contentsOfFile: folder.path("dist/Staging/latest/index.html"), encoding: .utf8)
+            #expect(page.contains("<dt>Built</dt><dd><time datetime=\"2021-05-09T06:59:43Z\">"))
+            #expect(page.contains("<dt>Published</dt>"))
+        }
+    }
+
     @Test(Fixtures.enabled) func signsAFixtureIpaWithThePasswordFromTheEnvironmentOrAFileAndItVerifies() throws {
         try withTemporaryFolder { folder in
             let (made, profile) = try Self.setUp(folder)

@@ -9,7 +9,7 @@ import Testing
     @Test func pageTakesTheIconFromTheAssetCatalogUnlessOneIsGiven() throws {
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
-            let arguments = ["page", ipa, "--base-url", "https://builds.example.com/test/"]
+            let arguments = ["page", ipa, "--base-url", "https://builds.example.com/test/", "--allow-expired"]
             let fromCatalog = try AdhocBuildBinary.run(arguments + ["-o", folder.path("catalog")])
             #expect(fromCatalog.status == 0, "\(fromCatalog.stderrText)")
             #expect(!fromCatalog.stderrText.contains("icon"), "\(fromCatalog.stderrText)")
@@ -32,6 +32,45 @@ import Testing
         }
     }
 
+    /// `manifest` of an app folder exits 1 naming it, as `page` does; it wrote `…/Test.app` as the
+    /// package URL and exited 0.
+    @Test func manifestAndPageRefuseAnAppFolder() throws {
+        try withTemporaryFolder { folder in
+            let info = #"<plist><dict><key>CFBundleIdentifier</key><string>com.example.a</string><key>CFBundleShortVersionString</key><string>1.0</string></dict></plist>"#
+            _ = try folder.create("Test.app/Info.plist", Data(info.utf8))
+            let app = folder.path("Test.app")
+            let expected = "error: \(app): is a folder, not an .ipa; package it first (adhocbuild package)\n"
+            for command in ["manifest", "page"] {
+                let result = try AdhocBuildBinary.run([command, app, "--base-url", "https://b.example/x/", "-o", folder.path("out")])
+                #expect(result.status == 1, "\(command)")
+                #expect(result.stderrText == expected, "\(command)")
+                #expect(!FileManager.default.fileExists(atPath: folder.path("out")), "\(command)")
+            }
+        }
+    }
+
+    /// A build whose profile has expired gets no page unless `--allow-expired`, and then a warning: it
+    /// exited 0 without a word while the page said "cannot be installed".
+    @Test func pageOfAnExpiredProfileIsAnErrorUnlessAllowed() throws {
+        try withTemporaryFolder { folder in
+            let ipa = Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path
+            let arguments = ["page", ipa, "--base-url", "https://builds.example.com/test/", "-o", folder.path("site")]
+            let problem =
+                "\(ipa): its provisioning profile \"iOS Team Provisioning Profile: com.ineva.test-rtmp.Test\" expired on 2022-05-09 06:59 UTC, "
+                + "so iOS will not install it and the page says it cannot be installed"
+            let refused = try AdhocBuildBinary.run(arguments)
+            #expect(refused.status == 1)
+            #expect(
+                refused.stderrText
+                    == "error: \(problem); publish a build with a current profile, or pass --allow-expired to write the page anyway\n")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("site")))
+            let allowed = try AdhocBuildBinary.run(arguments + ["--allow-expired"])
+            #expect(allowed.status == 0, "\(allowed.stderrText)")
+            #expect(allowed.stderrText == "warning: \(problem) (going on: --allow-expired)\n")
+            #expect(try String(contentsOfFile: folder.path("site/index.html"), encoding: .utf8).contains("cannot be installed"))
+        }
+    }
+
     @Test func pageThenIndexThenManifest() throws {
         try withTemporaryFolder { folder in
             let ipa = Fixtures.url("ipa", "app_info_ipad_appstore-cgbi-icons.ipa").path
@@ -39,7 +78,7 @@ import Testing
             let page = try AdhocBuildBinary.run([
                 "page", ipa, "--base-url", "https://builds.example.com/ipad/1.0-1/", "-o",
                 folder.path("dist/Staging/1.0-1"), "--environment", "Staging", "--notes", notes,
-                "--branch", "main", "--commit", "abc123"
+                "--branch", "main", "--commit", "abc123", "--allow-expired"
             ])
             #expect(page.status == 0, "\(page.stderrText)")
             #expect(

@@ -53,6 +53,64 @@ import Testing
         }
     }
 
+    /// JUnit counts what the console counts: an error in Base that four environments share is one
+    /// failure (it said `failures="4"` beside `1 error`), named by them; a clean environment passes.
+    @Test func envCheckJUnitFailuresAreTheConsolesErrors() throws {
+        try withTemporaryFolder { folder in
+            try folder.create(
+                "envs/Base.plist",
+                Data("<plist><dict><key>Settings</key><dict><key>API</key><string>$(API_HOST)</string></dict></dict></plist>".utf8))
+            for name in ["A", "B", "C", "D"] { try folder.create("envs/\(name).plist", Data("<plist><dict/></plist>".utf8)) }
+            let envs = folder.path("envs")
+            let result = try AdhocBuildBinary.run(["env", "check", "--environments", envs, "--junit", folder.path("junit.xml")])
+            #expect(result.status == 1)
+            #expect(result.stdoutText == "4 environments checked: 1 error, 0 warnings\n")
+            let xml = try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8)
+            #expect(xml.contains("<testsuite name=\"adhocbuild env check\" tests=\"1\" failures=\"1\" errors=\"0\">"), "\(xml)")
+            #expect(xml.contains("<testcase classname=\"environments\" name=\"A, B, C, D\" file=\"\(envs)/Base.plist\">"), "\(xml)")
+            // With the variable defined in one environment, that one passes and the other three share one failure.
+            try folder.create(
+                "envs/D.plist",
+                Data("<plist><dict><key>Variables</key><dict><key>API_HOST</key><string>d.example.com</string></dict></dict></plist>".utf8))
+            let partly = try AdhocBuildBinary.run(["env", "check", "--environments", envs, "--junit", folder.path("junit.xml")])
+            #expect(partly.stdoutText == "4 environments checked: 1 error, 0 warnings\n")
+            let partlyXML = try String(contentsOfFile: folder.path("junit.xml"), encoding: .utf8)
+            #expect(partlyXML.contains("tests=\"2\" failures=\"1\""), "\(partlyXML)")
+            #expect(partlyXML.contains("name=\"A, B, C\""), "\(partlyXML)")
+        }
+    }
+
+    /// `--dry-run` on a signed app says what the real run would do, with its exit code: the refusal
+    /// and 1 (it predicted success, `going on: --allow-broken-signature`, and exited 0).
+    @Test(Fixtures.enabled) func aDryRunOnASignedAppExitsAsTheRealRunWould() throws {
+        try withTemporaryFolder { folder in
+            let unzip = try ProcessResult.run(
+                "/usr/bin/env",
+                [
+                    "python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+                    Fixtures.url("ipa", "ipa-server_Test_dev-xcode12.ipa").path, folder.path("unpacked")
+                ])
+            try #require(unzip.status == 0, "\(unzip.stderrText)")
+            let app = folder.path("unpacked/Payload/Test.app")
+            let before = folder.snapshot()
+            for arguments in [
+                ["env", "apply", "Staging", "--app", app, "--environments", Self.environments],
+                ["version", "bump", "build", "--to", "9", app]
+            ] {
+                let real = try AdhocBuildBinary.run(arguments)
+                let dry = try AdhocBuildBinary.run(arguments + ["--dry-run"])
+                #expect(real.status == 1 && dry.status == 1, "\(arguments): \(dry.stderrText)")
+                #expect(dry.stderrText == real.stderrText, "\(arguments)")
+                #expect(dry.stderrText.contains("which the signature of Test.app seals; iOS will refuse to install it"), "\(arguments)")
+                #expect(!dry.stderrText.contains("going on"), "\(arguments)")
+                let allowed = try AdhocBuildBinary.run(arguments + ["--dry-run", "--allow-broken-signature"])
+                #expect(allowed.status == 0, "\(arguments): \(allowed.stderrText)")
+                #expect(allowed.stderrText.contains("(going on: --allow-broken-signature)"), "\(arguments)")
+            }
+            #expect(folder.snapshot() == before)
+        }
+    }
+
     @Test func envApplyToAProjectIsIdempotentAndHasADryRun() throws {
         try withTemporaryFolder { folder in
             try folder.create(

@@ -116,6 +116,31 @@ import Testing
         #expect(enterprise.stdoutText == "" && enterprise.stderrText.contains("an enterprise profile; it allows every device"))
     }
 
+    /// `profile show` lists every entitlement the profile grants, in text and JSON: it listed 3 of
+    /// the 26 of fastlane's very capable app.
+    @Test(Fixtures.enabled) func profileShowListsEveryEntitlement() throws {
+        try withTemporaryFolder { folder in
+            let ipa = Fixtures.url("ipa", "fastlane_very-capable-app_dev-xcode9.ipa").path
+            let unzip = try ProcessResult.run(
+                try #require(ProcessResult.which("unzip")), ["-p", ipa, "Payload/very-capable-app.app/embedded.mobileprovision"])
+            let profile = try folder.write("capable.mobileprovision", unzip.stdout)
+            let json = try AdhocBuildBinary.run(["profile", "show", profile, "--json"])
+            #expect(json.status == 0, "\(json.stderrText)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+            let entitlements = try #require(summary["entitlements"] as? [String: Any])
+            #expect(entitlements.count == 26)
+            #expect(entitlements["com.apple.developer.siri"] as? Bool == true)
+            #expect(entitlements["com.apple.developer.icloud-container-environment"] as? [String] == ["Development", "Production"])
+            let text = try AdhocBuildBinary.run(["profile", "show", profile])
+            let lines = text.stdoutText.split(separator: "\n")
+            let first = try #require(lines.firstIndex(of: "entitlements:"))
+            let listed = lines[(first + 1)...].prefix { $0.hasPrefix("  ") }
+            #expect(listed.count == 26)
+            #expect(listed.contains { $0.hasPrefix("  com.apple.developer.networking.vpn.api: ") && $0.hasSuffix(" allow-vpn") })
+            #expect(listed.contains { $0.hasPrefix("  com.apple.security.application-groups: ") && $0.hasSuffix(" -") })
+        }
+    }
+
     @Test(Fixtures.enabled) func iconExtractWritesStandardPNGsOrSaysWhyNot() throws {
         try withTemporaryFolder { folder in
             let result = try AdhocBuildBinary.run([

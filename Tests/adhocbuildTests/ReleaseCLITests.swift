@@ -62,6 +62,45 @@ import Testing
         }
     }
 
+    /// From a subfolder, `adhocbuild.plist` at the repository's top is found, as git finds its repository,
+    /// and its paths are taken from its folder; the search stops at the folder holding `.git`, and when it
+    /// finds nothing the error says where it looked (it was looked for in the current folder only).
+    @Test func theProjectFileIsFoundFromASubfolderUpToTheRepositorysTop() throws {
+        try withTemporaryFolder { folder in
+            let root = Fixtures.packageRoot.path
+            for path in ["repo/.git", "repo/ios/App"] {
+                try FileManager.default.createDirectory(atPath: folder.path(path), withIntermediateDirectories: true)
+            }
+            let project = """
+                <plist version="1.0"><dict>
+                <key>Environments</key><string>\(root)/environments</string>
+                <key>App</key><string>\(root)/examples/ShoutOut/ShoutOut.app</string>
+                <key>BaseURL</key><string>https://builds.example.com/shoutout/</string>
+                <key>Out</key><string>dist</string>
+                <key>Profile</key><string>\(try profile(folder))</string>
+                </dict></plist>
+                """
+            _ = try folder.write("repo/adhocbuild.plist", project)
+            let subfolder = folder.path("repo/ios/App")
+            let found = try AdhocBuildBinary.run(["release", "--env", "Staging", "--ci", "none", "--explain"], in: subfolder)
+            #expect(found.status == 0, "\(found.stderrText)")
+            #expect(
+                found.stdoutText.split(separator: "\n").contains {
+                    $0.hasPrefix("  ProjectFile ") && $0.contains(" ../../adhocbuild.plist ")
+                        && $0.hasSuffix("from the nearest of the current folder and those above it")
+                }, "\(found.stdoutText)")
+            #expect(FileManager.default.fileExists(atPath: folder.path("repo/dist/Staging/latest/ShoutOut.ipa")))
+            // Above the repository's top it is not looked for.
+            try FileManager.default.moveItem(atPath: folder.path("repo/adhocbuild.plist"), toPath: folder.path("adhocbuild.plist"))
+            let missing = try AdhocBuildBinary.run(["release", "--env", "Staging", "--ci", "none"], in: subfolder)
+            #expect(missing.status == 2)
+            #expect(
+                missing.stderrText.hasPrefix(
+                    "error: missing --app PATH (or App in adhocbuild.plist; no adhocbuild.plist in \(subfolder) or the folders above it "
+                        + "up to \(folder.path("repo")) (the repository's top))\n"), "\(missing.stderrText)")
+        }
+    }
+
     /// The arguments of a release of the example app into `folder/dist`.
     func releaseArguments(_ folder: TemporaryFolder) throws -> [String] {
         let root = Fixtures.packageRoot.path
@@ -113,6 +152,33 @@ import Testing
             let allowed = try AdhocBuildBinary.run(arguments + ["--allow-decrease"], extraEnvironment: ci)
             #expect(allowed.status == 0, "\(allowed.stderrText)")
             #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-12/ShoutOut.ipa")))
+        }
+    }
+
+    /// On the command line too: the bad counter is named as coming from BUILD_NUMBER before the build
+    /// is copied, and a base URL made from Jenkins' BUILD_URL is named as such.
+    @Test func aBadValueFromACIVariableNamesTheVariable() throws {
+        try withTemporaryFolder { folder in
+            let counter = try AdhocBuildBinary.run(
+                try releaseArguments(folder) + ["--from-ci"], extraEnvironment: ["BUILD_NUMBER": "1207-rc"])
+            #expect(counter.status == 1)
+            #expect(
+                counter.stderrText.hasPrefix("error: Check the build number failed: '1207-rc' (from BUILD_NUMBER) is not a valid build number"),
+                "\(counter.stderrText)")
+            #expect(!counter.stdoutText.contains("Copy the build"))
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+            let root = Fixtures.packageRoot.path
+            let jenkins = try AdhocBuildBinary.run(
+                [
+                    "release", "--env", "Staging", "--app", root + "/examples/ShoutOut/ShoutOut.app", "--environments", root + "/environments",
+                    "--out", "dist", "--profile", try profile(folder), "--ci", "jenkins"
+                ], in: folder.url.path, extraEnvironment: ["BUILD_URL": "http://jenkins.example.com/job/shoutout/12/"])
+            #expect(jenkins.status == 1)
+            #expect(
+                jenkins.stderrText.hasPrefix(
+                    "error: Check the base URL failed: base URL 'http://jenkins.example.com/job/shoutout/12/artifact/dist/' uses http"),
+                "\(jenkins.stderrText)")
+            #expect(jenkins.stderrText.contains("(it is made from Jenkins' BUILD_URL)"), "\(jenkins.stderrText)")
         }
     }
 

@@ -59,6 +59,7 @@ public struct EnvironmentApplier: Sendable {
     }
 
     public var environment: ResolvedEnvironment
+    /// Writes nothing, and otherwise does what the real run would: the same refusals, the same warnings.
     public var dryRun: Bool
     /// Lets applying change a signed app, breaking its signature (`--allow-broken-signature`);
     /// without it, applying to a signed app that it would change is refused before anything is written.
@@ -131,7 +132,16 @@ public struct EnvironmentApplier: Sendable {
         guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)
         }
-        if let signing, !dryRun {
+        if let signing, dryRun {
+            // What the real run reads before it changes anything (the identity, its password, the
+            // profiles) is read here too; as the real run re-signs the app, its seal is not refused.
+            _ = try signing.options()
+            var unsigned = self
+            unsigned.signing = nil
+            unsigned.willBeSigned = true
+            return try unsigned.apply(toApp: app, format: format)
+        }
+        if let signing {
             // Applied to a copy that is then signed and renamed over the app: all or nothing.
             var unsigned = self
             unsigned.signing = nil
@@ -168,11 +178,12 @@ public struct EnvironmentApplier: Sendable {
             change.action == .unchanged
                 ? nil : (verb: change.action == .created ? "adds" : "changes", file: String(change.path.dropFirst(top.count)))
         }
-        // Every file of a signed bundle is sealed: refuse before writing, unless allowed (a dry run only tells).
+        // Every file of a signed bundle is sealed: refuse before writing, unless allowed. A dry run refuses
+        // as the real run would (it said `going on: --allow-broken-signature` and exited 0 without the flag).
         if !touched.isEmpty, !willBeSigned,
             let warning = try SealGuard.check(
                 app: app, action: "applying \(environment.name)", changes: SealGuard.phrase(touched),
-                allowBroken: allowBrokenSignature || dryRun)
+                allowBroken: allowBrokenSignature)
         {
             warnings.append(warning)
         }

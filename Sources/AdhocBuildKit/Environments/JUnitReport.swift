@@ -1,30 +1,76 @@
-/// Writes check results as JUnit XML, which Jenkins, TeamCity and GitLab show as test results:
-/// one test case per environment, failing with its errors; warnings go to its output.
+/// Writes check results as JUnit XML, which Jenkins, TeamCity and GitLab show as test results.
+///
+/// A failure is one error, counted as `env check` counts it on the console: an error several
+/// environments share (an undefined variable in Base, say) is one failing test case, named by the
+/// environments it concerns, not one per environment, so `failures` is the console's error count.
+/// Each environment without an error is one passing test case. Warnings are never failures: they
+/// go to the output of the environment's test case (its first failing one when it has errors).
 public enum JUnitReport {
+    /// One `<testcase>`: an environment that passed, or one error and the environments it concerns.
+    struct TestCase {
+        var environments: [String]
+        var file: String
+        var failure: AdhocBuildError?
+        var output: [String] = []
+
+        var name: String { environments.joined(separator: ", ") }
+    }
+
     public static func xml(suite: String, results: [EnvironmentChecker.Result]) -> String {
-        let failures = results.filter { !$0.errors.isEmpty }.count
+        let cases = testCases(results)
+        let failures = cases.filter { $0.failure != nil }.count
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-            "<testsuites name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failures)\">",
-            "  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"0\">"
+            "<testsuites name=\"\(escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\">",
+            "  <testsuite name=\"\(escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\">"
         ]
-        for result in results {
-            lines.append("    <testcase classname=\"environments\" name=\"\(escape(result.name))\" file=\"\(escape(result.file))\">")
-            if !result.errors.isEmpty {
-                let summary = result.errors.count == 1 ? result.errors[0].description : "\(result.errors.count) problems"
+        var names: [String: Int] = [:]
+        for testCase in cases {
+            // Two errors of the same environments are two cases; the second is named "… (2)".
+            names[testCase.name, default: 0] += 1
+            let name = names[testCase.name]! == 1 ? testCase.name : "\(testCase.name) (\(names[testCase.name]!))"
+            lines.append("    <testcase classname=\"environments\" name=\"\(escape(name))\" file=\"\(escape(testCase.file))\">")
+            if let failure = testCase.failure {
                 lines.append(
-                    "      <failure message=\"\(escape(summary))\" type=\"EnvironmentCheck\">"
-                        + escape(result.errors.map(\.description).joined(separator: "\n")) + "</failure>")
+                    "      <failure message=\"\(escape(failure.description))\" type=\"EnvironmentCheck\">" + escape(failure.description)
+                        + "</failure>")
             }
-            if !result.warnings.isEmpty {
-                lines.append(
-                    "      <system-out>" + escape(result.warnings.map { "warning: \($0)" }.joined(separator: "\n"))
-                        + "</system-out>")
+            if !testCase.output.isEmpty {
+                lines.append("      <system-out>" + escape(testCase.output.joined(separator: "\n")) + "</system-out>")
             }
             lines.append("    </testcase>")
         }
         lines += ["  </testsuite>", "</testsuites>", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// The test cases in the order of `results`: an environment's own case where it passed, each
+    /// error's case where the first environment it concerns is.
+    static func testCases(_ results: [EnvironmentChecker.Result]) -> [TestCase] {
+        var cases: [TestCase] = []
+        var caseOfError: [String: Int] = [:]
+        for result in results {
+            var first: Int?
+            for error in result.errors {
+                let key = error.description
+                if let index = caseOfError[key] {
+                    if !cases[index].environments.contains(result.name) { cases[index].environments.append(result.name) }
+                    first = first ?? index
+                } else {
+                    caseOfError[key] = cases.count
+                    first = first ?? cases.count
+                    cases.append(TestCase(environments: [result.name], file: error.file ?? result.file, failure: error))
+                }
+            }
+            if first == nil {
+                first = cases.count
+                cases.append(TestCase(environments: [result.name], file: result.file))
+            }
+            for warning in result.warnings.map({ "warning: \($0)" }) where !cases[first!].output.contains(warning) {
+                cases[first!].output.append(warning)
+            }
+        }
+        return cases
     }
 
     /// Escapes text for XML content and attribute values; drops characters XML 1.0 cannot hold.

@@ -2,7 +2,7 @@ import Foundation
 import PlistKit
 import SystemSupport
 
-/// `adhocbuild.plist` at a project's top: the defaults that make a CI step one short line
+/// `adhocbuild.plist` at a project's top (found from a subfolder as git finds its repository): the defaults that make a CI step one short line
 /// (`adhocbuild release --env staging`). Command-line flags override every key.
 ///
 /// Keys: `Environments` (folder), `App` (the .app, .xcarchive or .ipa), `BaseURL` (a template),
@@ -26,13 +26,11 @@ public struct ProjectFile: Sendable {
     /// The dictionary keys' values, their paths taken from the file's folder.
     public var dictionaries: [String: [String: String]] = [:]
 
-    /// Reads `path`, or returns nil when it is the default name and does not exist.
+    /// Reads `path`; without one, the `adhocbuild.plist` that ``ProjectFileSearch`` finds from the
+    /// current folder upwards, or nil when there is none.
     public static func load(_ path: String?) throws -> ProjectFile? {
-        let location = path ?? defaultName
-        guard FileManager.default.fileExists(atPath: location) else {
-            if path != nil { throw AdhocBuildError("no such project file", file: location) }
-            return nil
-        }
+        guard let location = path ?? ProjectFileSearch().found else { return nil }
+        guard FileManager.default.fileExists(atPath: location) else { throw AdhocBuildError("no such project file", file: location) }
         let value: PlistValue
         value = try PropertyList(contentsOf: location).value
         guard case .dictionary(let dict) = value else {

@@ -27,6 +27,9 @@ public struct ReleasePipeline {
         /// variables `variablePolicy` allows. Without placeholders it is where DIST is served and the
         /// release's path is appended.
         public var baseURL: String
+        /// The CI variable `baseURL` was made from (`Jenkins' BUILD_URL`), which its errors name; nil
+        /// when it was given.
+        public var baseURLSource: String?
         public var out: String
         public var environmentsFolder = "environments"
         public var notes: String?
@@ -50,6 +53,10 @@ public struct ReleasePipeline {
         /// notice on the page and a marker in the index (`--allow-broken-signature`); without it, such a
         /// release fails before anything is published.
         public var allowBrokenSignature = false
+        /// Publishes a build whose provisioning profile (or signing certificate) has expired, with warnings
+        /// (`--allow-expired`); without it, an expired profile fails the release before anything is copied,
+        /// an expired certificate at the signature check.
+        public var allowExpired = false
         public var indexTitle = "Builds"
         /// How to re-sign the app once the environment and build number are applied, resolved and
         /// checked by ``ReleaseRequest/plan(processEnvironment:)``; the signer consumes it.
@@ -136,6 +143,12 @@ public struct ReleasePipeline {
             return value
         } catch let failure as Failure {
             throw failure
+        } catch where DiskSpace.isFull(error) {
+            // Whatever was being written (a copy named like the input, a file of the release being
+            // assembled, which never appears under that name), it was written into DIST.
+            throw Failure(
+                step: name, reason: DiskSpace.fullError(writing: options.out).description,
+                hint: "free space on that disk, or release into a DIST on another one (--out)")
         } catch let errors as AdhocBuildErrors {
             throw Failure(step: name, reason: errors.problems.map(\.description).joined(separator: "; "))
         } catch let error as any DiagnosticError {
@@ -174,6 +187,11 @@ public struct ReleasePipeline {
         // for the version and build, which are known only after packaging) and each file named.
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
         try step("Check the input files") { try checkInputFiles() }
+        try step("Check the build number") { _ = try buildNumberRequest.map(checkedBuildNumber) }
+        if options.signing == nil {
+            // Re-signing checks the profiles it embeds (an expired one is refused, whatever the flags).
+            try step("Check the provisioning profile") { try checkProfileExpiry() }
+        }
         let signing = try options.signing.map { request in
             try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
         }
@@ -187,6 +205,8 @@ public struct ReleasePipeline {
         try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
+        // When the build was made, read before re-signing replaces its signing time.
+        let built = BuildTime.of(options.input)
         let ipa = try makeIPA(environment: environment, stage: stage, signing: signing, warnings: &warnings)
         let app = try verify(ipa, warnings: &warnings)
         let signature = try checkSignature(ipa, warnings: &warnings)
@@ -202,6 +222,7 @@ public struct ReleasePipeline {
         }
         let page = try step("Write the manifest, page, icons and feeds") {
             var pageOptions = try pageOptions(environment: environment, baseURL: baseURL)
+            (pageOptions.buildDate, pageOptions.buildDateSource) = (built?.date, built?.source)
             pageOptions.signature = signature.state.rawValue
             (pageOptions.signer, pageOptions.team, pageOptions.cdhash) = (signature.signer, signature.team, signature.cdhash)
             if signature.state == .broken {
@@ -319,6 +340,40 @@ public struct ReleasePipeline {
         if let profile = options.profile { _ = try ProvisioningProfile(contentsOf: profile) }
     }
 
+    /// The profile the release publishes (`--profile`, else the build's own) must not have expired by
+    /// `options.now`: iOS would not install the build, and its page would say so. With `allowExpired`
+    /// it goes on, and the Verify step warns.
+    private func checkProfileExpiry() throws {
+        let profile: ProvisioningProfile
+        let file: String
+        if let given = options.profile {
+            (profile, file) = (try ProvisioningProfile(contentsOf: given), given)
+        } else {
+            // An input that does not open as a build is for the steps that read it to name.
+            guard case .success(let own)? = (try? AppPackage.open(options.input))?.app.profile() else { return }
+            (profile, file) = (own, options.input)
+        }
+        guard !options.allowExpired, let expires = profile.expirationDate, expires <= options.now else { return }
+        var error = AdhocBuildError(
+            "the provisioning profile \"\(profile.name)\"\(file == options.input ? " it embeds" : "") expired on "
+                + "\(PlistDate(expires).iso8601); iOS will not install the build, and its page would say it cannot be installed",
+            file: file)
+        error.hint = "give a current profile (--profile, or re-sign with --sign-profile), or pass --allow-expired to publish it anyway"
+        throw error
+    }
+
+    /// The build number a request sets, checked as the version bumper checks it, so a bad one (from the
+    /// CI's counter, named) is refused before the build is copied.
+    private func checkedBuildNumber(_ request: VersionBumper.NewValue) throws -> String? {
+        switch request {
+        case .exactly(let text):
+            guard BundleVersion(text) != nil else { throw AdhocBuildError(BundleVersion.problem(text, field: VersionField.build.label)) }
+            return text
+        case .fromCI(let environment): return try VersionBumper.ciBuildNumber(environment)
+        case .increment, .bump: return nil
+        }
+    }
+
     /// What `options.buildNumber` asks the version bumper for; nil to leave it alone.
     private var buildNumberRequest: VersionBumper.NewValue? {
         switch options.buildNumber {
@@ -332,7 +387,9 @@ public struct ReleasePipeline {
     private func verify(_ ipa: String, warnings: inout [String]) throws -> AppBundle {
         try step("Verify") { () -> AppBundle in
             let package = try AppPackage.open(ipa)
-            let findings = AppVerifier(now: options.now).verify(package)
+            var verifier = AppVerifier(now: options.now)
+            verifier.allowExpired = options.allowExpired
+            let findings = verifier.verify(package)
             warnings += findings.filter { $0.severity == .warning }.map(\.description)
             let errors = findings.filter { $0.severity == .error }
             if !errors.isEmpty { throw Failure(step: "Verify", reason: errors.map(\.description).joined(separator: "; ")) }
@@ -356,7 +413,8 @@ public struct ReleasePipeline {
     /// are warnings; a broken signature fails the step unless `allowBrokenSignature` (then a warning).
     private func checkSignature(_ ipa: String, warnings: inout [String]) throws -> SignatureCheck {
         try step("Check the signature") { () -> SignatureCheck in
-            let check = try SignatureCheck.run(path: ipa, now: options.now)
+            let check = try SignatureCheck.run(path: ipa, now: options.now, allowExpired: options.allowExpired)
+            warnings += check.expiredLetThrough.map { "\($0); iOS will not install it (going on: --allow-expired)" }
             switch check.state {
             case .valid:
                 break
@@ -380,6 +438,7 @@ public struct ReleasePipeline {
     private func pageOptions(environment: ResolvedEnvironment, baseURL: String) throws -> InstallPage.Options {
         var pageOptions = InstallPage.Options(baseURL: baseURL)
         pageOptions.checkEntries = false  // the Verify step read every entry
+        pageOptions.expiredProfile = .accept  // the Verify step refused it, or warned with --allow-expired
         pageOptions.allowHTTP = options.allowHTTP
         pageOptions.environment = environment.name
         pageOptions.subtitle = environment.distribution["Subtitle"]?.stringValue
@@ -391,7 +450,6 @@ public struct ReleasePipeline {
         pageOptions.commit = CIEnvironment.commit(in: options.processEnvironment)
         pageOptions.branch = CIEnvironment.branch(in: options.processEnvironment)
         pageOptions.now = options.now
-        pageOptions.buildDate = options.now
         return pageOptions
     }
 
@@ -421,6 +479,8 @@ extension ReleasePipeline {
         // a value holding `{NAME}` (BRANCH='{BRANCH}') is text, not a loop.
         var template = ""
         var hasPlaceholders = false
+        // What a process variable put in, named by the errors, since the template does not show it.
+        var sources = options.baseURLSource.map { ["it is made from \($0)"] } ?? []
         var rest = Substring(options.baseURL)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             template += rest[..<open]
@@ -429,12 +489,19 @@ extension ReleasePipeline {
                 hasPlaceholders = true
                 template += URLEncoding.encodeComponent(value)
             } else {
-                template += try environmentValue(name)
+                let value = try environmentValue(name)
+                sources.append("{\(name)} is \(name) from the process environment, '\(value)'")
+                template += value
             }
             rest = rest[rest.index(after: close)...]
         }
         template += rest
-        let base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL)
+        let base: String
+        do { base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL) } catch let failure
+            as URLEncoding.Failure where !sources.isEmpty
+        {
+            throw URLEncoding.Failure(description: failure.description + " (" + sources.joined(separator: "; ") + ")")
+        }
         return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
     }
 

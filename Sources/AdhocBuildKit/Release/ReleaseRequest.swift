@@ -33,6 +33,8 @@ public struct ReleaseRequest: Sendable {
     public var replace = false
     /// `--allow-broken-signature`: publish a build whose signature is broken (see ``ReleasePipeline/Options``).
     public var allowBrokenSignature = false
+    /// `--allow-expired`: publish a build whose provisioning profile has expired (see ``ReleasePipeline/Options``).
+    public var allowExpired = false
     /// The `--sign-…` flags; the project file and the `ADHOCBUILD_SIGN_…` variables fill in the rest.
     public var signing = SigningRequest.Flags()
 
@@ -62,14 +64,20 @@ public struct ReleaseRequest: Sendable {
     /// flags counts as a flag), the environment's `Distribution`, the project file, the preset of
     /// the CI server detected in `processEnvironment`, and the built-in default.
     public func plan(processEnvironment: [String: String]) throws -> Plan {
-        let project = try ProjectFile.load(projectFile)
+        let search = projectFile == nil ? ProjectFileSearch() : nil
+        let project = try ProjectFile.load(projectFile ?? search?.found)
         var chooser = SettingChooser()
+        chooser.choose(
+            "ProjectFile", [(projectFile, .flag("--project-file")), (search?.found, .search("the nearest of the current folder and those above it"))],
+            whenUnset: search?.notFound)
+        /// Where a missing setting could have come from, saying where adhocbuild.plist was looked for.
+        let inProjectFile = "in \(ProjectFile.defaultName)" + (project == nil ? "; \(search?.notFound ?? "")" : "")
         func flag(_ value: String?, _ name: String) -> SettingChooser.Candidate { (value, .flag(name)) }
         func fromProject(_ key: String) -> SettingChooser.Candidate {
             (project?.values[key], .projectFile(file: project?.path ?? ProjectFile.defaultName, key: key))
         }
         guard let app = chooser.choose("App", [flag(app, "--app"), fromProject("App")]) else {
-            throw Incomplete(description: "missing --app PATH (or App in adhocbuild.plist)")
+            throw Incomplete(description: "missing --app PATH (or App \(inProjectFile))")
         }
         let out = chooser.choose("Out", [flag(out, "--out"), fromProject("Out")], fallback: "dist")!
         let folder = chooser.choose(
@@ -96,9 +104,11 @@ public struct ReleaseRequest: Sendable {
                 ci == .teamcity
                 ? "--teamcity-server, --build-type-id and --build-id for TeamCity's artifact URL" : "--ci teamcity|jenkins"
             throw Incomplete(
-                description: "missing --base-url URL (or BaseURL in the environment's Distribution or in adhocbuild.plist, or \(preset))")
+                description: "missing --base-url URL (or BaseURL in the environment's Distribution or \(inProjectFile), or \(preset))")
         }
         var options = ReleasePipeline.Options(environment: environment, input: app, baseURL: baseURL, out: out)
+        let baseURLOrigin = chooser.chosen.last { $0.name == "BaseURL" }?.origin
+        if baseURLOrigin == Self.jenkinsRequested || baseURLOrigin == Self.jenkinsDetected { options.baseURLSource = "Jenkins' BUILD_URL" }
         options.environmentsFolder = folder
         options.notes = chooser.choose(
             "Notes", [flag(notes, "--notes"), distribution.candidate("Notes"), fromProject("Notes")], whenUnset: "the page has no notes")
@@ -114,10 +124,16 @@ public struct ReleaseRequest: Sendable {
         } catch let mistake as SigningRequest.Mistake {
             throw Incomplete(description: mistake.description)
         }
+        if let signProfile = options.signing?.appProfile, signProfile != options.profile {
+            // The signer embeds the app's signing profile, whatever the profile to embed says.
+            let origin = chooser.chosen.last { $0.name == "SignProfile" }?.origin.description ?? "SignProfile"
+            chooser.supersede("Profile", by: "SignProfile \(signProfile) (from \(origin)) is embedded, as the app is re-signed with it")
+        }
         options.allowHTTP = allowHTTP
         options.allowDecrease = allowDecrease
         options.replace = replace
         options.allowBrokenSignature = allowBrokenSignature
+        options.allowExpired = allowExpired
         options.overrides = overrides
         options.settings = settings
         options.buildNumber = buildNumber
@@ -126,6 +142,10 @@ public struct ReleaseRequest: Sendable {
         return Plan(
             options: options, server: ci ?? CIServer.detect(in: processEnvironment), reportFile: reportFile, settings: chooser.chosen)
     }
+
+    /// Where a base URL made from Jenkins' `BUILD_URL` comes from: `--ci jenkins`, or Jenkins detected.
+    static let jenkinsRequested = SettingOrigin.flag("--ci jenkins (BUILD_URL)")
+    static let jenkinsDetected = SettingOrigin.ciPreset("Jenkins' BUILD_URL (detected)")
 
     /// The artifact URL of a CI preset asked for on the command line: `--ci teamcity` with its three
     /// flags, or `--ci jenkins` (from `BUILD_URL`). Giving only some of the TeamCity flags is a mistake.
@@ -150,7 +170,7 @@ public struct ReleaseRequest: Sendable {
         guard let buildURL = processEnvironment["BUILD_URL"] else {
             throw Incomplete(description: "--ci jenkins needs BUILD_URL in the environment")
         }
-        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), .flag("--ci jenkins (BUILD_URL)"))
+        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), Self.jenkinsRequested)
     }
 
     /// The artifact URL of the CI server detected in the process environment (Jenkins' `BUILD_URL`),
@@ -159,7 +179,7 @@ public struct ReleaseRequest: Sendable {
         guard ci == nil, CIServer.detect(in: processEnvironment) == .jenkins, let buildURL = processEnvironment["BUILD_URL"] else {
             return (nil, .builtIn)
         }
-        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), .ciPreset("Jenkins' BUILD_URL (detected)"))
+        return (CIArtifactURL.jenkins(buildURL: buildURL, out: out), Self.jenkinsDetected)
     }
 
     /// Plans, runs the pipeline and reports to the CI server: the plan (`onPlan`, for `--explain`),

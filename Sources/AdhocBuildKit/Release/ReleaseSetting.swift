@@ -15,6 +15,8 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
     case processEnvironment(String)
     /// What `release` uses when nothing else gives a value.
     case builtIn
+    /// Found by looking for it (the project file, from the current folder upwards).
+    case search(String)
 
     public var description: String {
         switch self {
@@ -25,6 +27,7 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
         case .ciPreset(let preset): return preset
         case .processEnvironment(let name): return "$\(name)"
         case .builtIn: return "default"
+        case .search(let how): return how
         }
     }
 }
@@ -37,6 +40,9 @@ public struct ReleaseSetting: Sendable, Equatable {
     public var origin: SettingOrigin
     /// What happens when nothing sets it ("the bundle's icon is used").
     public var whenUnset: String?
+    /// What is used instead of the value, or of what happens without one, when another setting wins
+    /// (the signing profile is embedded, not the profile to embed).
+    public var supersededBy: String?
 
     public init(name: String, value: String?, origin: SettingOrigin, whenUnset: String? = nil) {
         self.name = name
@@ -45,9 +51,10 @@ public struct ReleaseSetting: Sendable, Equatable {
         self.whenUnset = whenUnset
     }
 
-    /// Where the value came from, or what happens without one.
+    /// Where the value came from, or what happens without one; and what is used instead, when something is.
     public var originText: String {
-        value != nil ? "from " + origin.description : "not set" + (whenUnset.map { ": " + $0 } ?? "")
+        guard value != nil else { return "not set" + ((supersededBy ?? whenUnset).map { ": " + $0 } ?? "") }
+        return "from " + origin.description + (supersededBy.map { "; not used: " + $0 } ?? "")
     }
 }
 
@@ -65,6 +72,12 @@ struct SettingChooser {
         let pick = candidates.first { $0.value != nil } ?? (fallback, .builtIn)
         chosen.append(ReleaseSetting(name: name, value: pick.value, origin: pick.origin, whenUnset: whenUnset))
         return pick.value
+    }
+
+    /// Records that what `name` says is not what is used: `instead` is.
+    mutating func supersede(_ name: String, by instead: String) {
+        guard let index = chosen.lastIndex(where: { $0.name == name }) else { return }
+        chosen[index].supersededBy = instead
     }
 }
 

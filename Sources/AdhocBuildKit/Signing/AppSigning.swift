@@ -21,6 +21,11 @@ extension SigningRequest {
             identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
             profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
         options.entitlementsFile = entitlements
+        // What needs no bundle to judge (the key, the certificate's validity, each profile against it) is
+        // refused now, before a release copies the build.
+        try SigningPreflight.checkBeforeBundles(
+            identity: identity, profiles: [options.appProfile].compactMap { $0 } + options.profiles.values.sorted { $0.path < $1.path },
+            now: now)
         return options
     }
 }
@@ -195,6 +200,8 @@ public enum AppSigning {
             }
         } catch let error as AdhocBuildError {
             throw error
+        } catch where DiskSpace.isFull(error) {
+            throw SystemError("cannot be written", file: destination, code: ENOSPC)
         } catch {
             throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: source)
         }

@@ -14,30 +14,14 @@ public enum SealGuard {
     /// How the app bundle folder `app` is signed, read from its executable's signature alone (nothing
     /// is hashed): `.unreadable` when the executable or its signature cannot be read.
     public static func status(ofApp app: String) -> CodeSignatureStatus {
-        guard let info = try? PropertyList(contentsOf: (app as NSString).appendingPathComponent("Info.plist")).value,
-            let name = info["CFBundleExecutable"]?.stringValue
-        else { return .unsigned }
-        let executable = (app as NSString).appendingPathComponent(name)
-        // Only the header, the load commands and the signature are read, never the whole executable.
-        guard let handle = FileHandle(forReadingAtPath: executable) else { return .unreadable }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd(), let prefix = try? readBytes(handle, at: 0, count: 4) else { return .unreadable }
-        guard MachOFile.looksLikeMachO(prefix) else { return .unsigned }
-        do {
-            let machO = try MachOFile(size: Int(size)) { offset, count in try readBytes(handle, at: offset, count: count) }
-            guard let slice = machO.slices.first, let signature = try slice.embeddedSignature() else { return .unsigned }
+        switch AppExecutableSignature.of(app: app) {
+        case .none: return .unsigned
+        case .unreadable: return .unreadable
+        case .signature(let signature):
             guard let directory = signature.codeDirectory else { return .unreadable }
             if signature.signature?.isEmpty ?? true || directory.flags & CodeDirectory.Flag.adhoc != 0 { return .adhoc }
             return .signed
-        } catch {
-            return .unreadable
         }
-    }
-
-    /// `count` bytes of `handle` from `offset` (fewer at the end of the file).
-    static func readBytes(_ handle: FileHandle, at offset: Int, count: Int) throws -> [UInt8] {
-        try handle.seek(toOffset: UInt64(offset))
-        return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 
     /// Checks a change to the app bundle folder `app` before it is written.

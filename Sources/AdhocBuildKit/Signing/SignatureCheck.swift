@@ -30,9 +30,26 @@ public struct SignatureCheck: Sendable {
 
     /// Verifies the .ipa, .app or .xcarchive at `path`; expiry is judged at `now`; with `anchorApple`
     /// a chain that does not end in Apple Root CA is an install problem.
-    public static func run(path: String, now: Date = Date(), anchorApple: Bool = false) throws -> SignatureCheck {
-        SignatureCheck(result: try CodeSignatureVerification(anchorApple: anchorApple, now: now).verify(path: path))
+    /// With `allowExpired` (`release --allow-expired`) an embedded profile or a signer certificate that has
+    /// expired is not an install problem: the caller lets it through, with its own warning.
+    public static func run(path: String, now: Date = Date(), anchorApple: Bool = false, allowExpired: Bool = false) throws
+        -> SignatureCheck
+    {
+        var result = try CodeSignatureVerification(anchorApple: anchorApple, now: now).verify(path: path)
+        var expired: [CodeSealProblem] = []
+        if allowExpired {
+            for index in result.report.items.indices {
+                expired += result.report.items[index].installProblems.filter { SignatureTrust.isExpiry($0.message) }
+                result.report.items[index].installProblems.removeAll { SignatureTrust.isExpiry($0.message) }
+            }
+        }
+        var check = SignatureCheck(result: result)
+        check.expiredLetThrough = expired
+        return check
     }
+
+    /// The expiry install problems `allowExpired` let through, for the caller to warn about.
+    public var expiredLetThrough: [CodeSealProblem] = []
 
     public init(result: CodeSignatureVerification.Result) {
         self.result = result

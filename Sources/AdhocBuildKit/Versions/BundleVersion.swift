@@ -18,13 +18,15 @@ public struct BundleVersion: Comparable, CustomStringConvertible, Sendable {
 
     public init(components: [UInt64]) { self.components = components }
 
-    /// Why `text` is not a valid version, for error messages.
-    public static func problem(_ text: String, field: String) -> String {
+    /// Why `text` is not a valid version, for error messages; `source` names where it was read from
+    /// (`BUILD_NUMBER`), for a value the user did not type.
+    public static func problem(_ text: String, field: String, from source: String? = nil) -> String {
+        let value = "'\(text)'" + (source.map { " (from \($0))" } ?? "")
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         if (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }) {
-            return "'\(text)' is not a valid \(field): each of its numbers may have at most 18 digits"
+            return "\(value) is not a valid \(field): each of its numbers may have at most 18 digits"
         }
-        return "'\(text)' is not a valid \(field): it must be one to three period-separated non-negative integers (like 42 or 1.4.2)"
+        return "\(value) is not a valid \(field): it must be one to three period-separated non-negative integers (like 42 or 1.4.2)"
     }
 
     public var description: String { components.map(String.init).joined(separator: ".") }

@@ -15,7 +15,15 @@ public enum CIEnvironment {
     public static let expandableVariables: Set<String> = Set(buildNumberVariables + commitVariables + branchVariables + ["BUILD_URL"])
 
     /// The CI build counter, when one of `buildNumberVariables` is set and not empty.
-    public static func buildNumber(in environment: [String: String]) -> String? { first(buildNumberVariables, in: environment) }
+    public static func buildNumber(in environment: [String: String]) -> String? { buildNumberSource(in: environment)?.value }
+
+    /// The CI build counter and the variable it is read from, when one of `buildNumberVariables` is set and not empty.
+    public static func buildNumberSource(in environment: [String: String]) -> (variable: String, value: String)? {
+        for name in buildNumberVariables {
+            if let value = environment[name], !value.isEmpty { return (name, value) }
+        }
+        return nil
+    }
 
     /// The commit being built, when one of `commitVariables` is set and not empty.
     public static func commit(in environment: [String: String]) -> String? { first(commitVariables, in: environment) }

@@ -35,6 +35,7 @@ public struct VersionBumper: Sendable {
     public var target: Target
     public var field: VersionField
     public var allowDecrease: Bool
+    /// Writes nothing, and otherwise does what the real run would: the same refusals, the same warnings.
     public var dryRun: Bool
     /// Lets a bump change a signed app, breaking its signature (`--allow-broken-signature`); without
     /// it, bumping a signed app is refused before anything is written.
@@ -93,7 +94,8 @@ public struct VersionBumper: Sendable {
             return try bumpArchive(path, request, warnings: &warnings, signed: &signed)
         }
         var signingOptions: BundleSigningOptions?
-        if let signing, !dryRun, case .app(let app) = target {
+        // Checked in a dry run too: it says what the real run would do, refusals included.
+        if let signing, case .app(let app) = target {
             let options = try signing.options()
             try BundleSigner.check(bundle: app.hasSuffix("/") ? String(app.dropLast()) : app, options: options)
             signingOptions = options
@@ -104,13 +106,7 @@ public struct VersionBumper: Sendable {
         let newText: String
         switch request {
         case .exactly(let text): newText = text
-        case .fromCI(let environment):
-            guard let counter = CIEnvironment.buildNumber(in: environment) else {
-                throw AdhocBuildError(
-                    "--from-ci found no build counter: none of "
-                        + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
-            }
-            newText = counter
+        case .fromCI(let environment): newText = try Self.ciBuildNumber(environment, field: field)
         case .increment, .bump:
             guard currentVersions.count == sites.count, let highest else {
                 let bad = sites.first { BundleVersion($0.value) == nil }!
@@ -147,7 +143,7 @@ public struct VersionBumper: Sendable {
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
-                    allowBroken: allowBrokenSignature || dryRun)
+                    allowBroken: allowBrokenSignature)
             {
                 warnings.append(warning)
             }
@@ -189,6 +185,18 @@ public struct VersionBumper: Sendable {
             named.site.location = .plist(path: naming(file), key: key)
             return named
         }
+    }
+
+    /// The build counter `--from-ci` takes, checked as a version: an error naming the variable it was read
+    /// from when it is not one (`'1207-rc' (from BUILD_NUMBER) is not a valid build number: …`), or when
+    /// no counter is set. `release` calls it before it copies anything.
+    public static func ciBuildNumber(_ environment: [String: String], field: VersionField = .build) throws -> String {
+        guard let (variable, counter) = CIEnvironment.buildNumberSource(in: environment) else {
+            throw AdhocBuildError(
+                "--from-ci found no build counter: none of " + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
+        }
+        guard BundleVersion(counter) != nil else { throw AdhocBuildError(BundleVersion.problem(counter, field: field.label, from: variable)) }
+        return counter
     }
 
     /// `change` with its plist path moved from under `root` to under `copy`.
