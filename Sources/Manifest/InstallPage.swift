@@ -232,7 +232,7 @@ public struct InstallPage {
             guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
+            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(FoundationError.reason(error))", file: target)
         }
         return target
     }
