@@ -188,6 +188,9 @@ enum EnvCommands {
                 guard (app == nil) != (project == nil) else {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
+                if app != nil, parsed.value("output") != nil {
+                    throw parsed.usageError("--output goes with --project; with --app, environment.plist is written into the bundle")
+                }
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
                 let (environment, environmentWarnings) = try resolver(parsed, passwordVariables: passwordVariables)

@@ -140,7 +140,7 @@ public struct ReleasePipeline {
         } catch let error as any DiagnosticError {
             throw Failure(step: name, reason: error.description, hint: error.hint)
         } catch {
-            throw Failure(step: name, reason: "\(error)")
+            throw Failure(step: name, reason: FoundationError.line(error))
         }
     }
 
@@ -179,7 +179,7 @@ public struct ReleasePipeline {
         try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
-        try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
+        try FileIO.createFolder(stage)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
         let ipa = try makeIPA(environment: environment, stage: stage, signing: signing, warnings: &warnings)
@@ -256,12 +256,14 @@ public struct ReleasePipeline {
         var digests: DigestCache?
         let (copy, app) = try step("Copy the build") {
             let target = stage + "/input/" + (input as NSString).lastPathComponent
-            try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
+            try FileIO.createFolder(stage + "/input")
             if signing != nil {
                 // Hashed as it is copied, so the signer reads again only what the release changes.
                 digests = try HashingCopy.copy(input, to: target)
             } else {
-                try FileManager.default.copyItem(atPath: input, toPath: target)
+                do { try FileManager.default.copyItem(atPath: input, toPath: target) } catch {
+                    throw FoundationError.fileError(error, action: "cannot be copied")
+                }
             }
             return (target, try IPAPackager.locateApp(target).app)
         }
@@ -305,7 +307,10 @@ public struct ReleasePipeline {
     private func checkInputFiles() throws {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
-        if kind == .folder { _ = try IPAPackager.locateApp(input) }
+        // What the copy and the packager would stop at (a FIFO the copy waited on forever) names the input.
+        if kind == .folder { try IPAPackager.checkContents(of: input) }
+        // DIST inside the build would be copied with it, into itself, until the path is too long.
+        try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
             do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
@@ -410,7 +415,7 @@ public struct ReleasePipeline {
         try DirectoryLock.withLock(options.out) {
             let environmentFolder = options.out + "/" + environment
             let releaseFolder = environmentFolder + "/" + releaseName
-            try FileManager.default.createDirectory(atPath: environmentFolder, withIntermediateDirectories: true)
+            try FileIO.createFolder(environmentFolder)
             if FileManager.default.fileExists(atPath: releaseFolder) {
                 guard options.replace else {
                     throw AdhocBuildError(
