@@ -5,6 +5,7 @@
 // sync_file_range(2) only under _GNU_SOURCE, which a module's header cannot switch on for
 // headers already built into another module. Rather than declaring glibc's function again, the system call is made by number.
 
+#include <fcntl.h>
 #include <linux/falloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,6 +21,12 @@ static inline int adhocbuild_reserve_space(int fd, long length) {
 /// less left to wait for; -1 with errno otherwise.
 static inline int adhocbuild_start_writeback(int fd, long offset) {
     return (int)syscall(SYS_sync_file_range, fd, offset, (long)0, (unsigned int)2 /* SYNC_FILE_RANGE_WRITE */);
+}
+
+/// Swaps what the paths `a` and `b` name in one step (renameat2(2) with RENAME_EXCHANGE); both must
+/// exist. -1 with errno otherwise (EINVAL on file systems that cannot).
+static inline int adhocbuild_exchange(const char *a, const char *b) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, (unsigned int)2 /* RENAME_EXCHANGE */);
 }
 
 #endif

@@ -5,16 +5,34 @@ import SystemSupport
 /// Reads the files of an app for the verifier, wherever the app is stored: whole (for the small files
 /// a signature binds and for executables), digested in pieces (for sealed resources, on disk or in
 /// an ipa), and symbolic links by their target.
+///
+/// What was started ahead for the app (its seal's parse, its resources' digests) is taken from
+/// here: the results are the ones reading and parsing directly gives.
 struct BundleFileReader: Sendable {
     let storage: BundleStorage
     /// The folder holding the `.app` when the app is a folder on disk, else nil (an ipa).
     let folderTop: String?
+    /// The app's CodeResources, parsed ahead.
+    let preparsed: PreparsedCodeResources?
+    /// The app's sealed resources, digested ahead.
+    let prefetch: ResourceDigestPrefetch?
     /// How many bytes a streamed digest reads at a time.
     static let chunkSize = 1 << 20
 
-    init(storage: BundleStorage, isArchive: Bool) {
+    init(
+        storage: BundleStorage, isArchive: Bool, preparsed: PreparsedCodeResources? = nil, prefetch: ResourceDigestPrefetch? = nil
+    ) {
         self.storage = storage
         folderTop = isArchive ? nil : (storage.location as NSString).deletingLastPathComponent
+        self.preparsed = preparsed ?? prefetch?.codeResources
+        self.prefetch = prefetch
+    }
+
+    /// The seal in the CodeResources bytes `data`: the parse started ahead when it was of the same
+    /// bytes, else a parse now.
+    func codeResources(_ data: Data) throws -> CodeResources {
+        if let preparsed, preparsed.data == data { return try preparsed.value.get() }
+        return try CodeResources(data: data)
     }
 
     func file(_ key: String) -> BundleFile? { storage.files[key] }
@@ -59,8 +77,14 @@ struct BundleFileReader: Sendable {
 
     /// The digests of the file at `key`, one per type, reading it once in pieces of at most
     /// ``chunkSize`` bytes (from disk, or inflated from the ipa), so memory stays bounded by one
-    /// buffer per worker whatever the file's size.
+    /// buffer per worker whatever the file's size; or the same, computed ahead by ``prefetch``.
     func digests(_ key: String, types: [HashType]) throws -> [HashType: [UInt8]] {
+        if let computed = prefetch?.take(key, types: types) { return try computed.get() }
+        return try computeDigests(key, types: types)
+    }
+
+    /// The digests of the file at `key`, read now (see ``digests(_:types:)``).
+    func computeDigests(_ key: String, types: [HashType]) throws -> [HashType: [UInt8]] {
         let streams = types.map { DigestStream($0) }
         do {
             try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize) { buffer in

@@ -125,7 +125,7 @@ struct CodeItemCheck {
         var resourceCheck: ResourceSealCheck?
         if let data = codeResourcesData {
             do {
-                let resources = try CodeResources(data: data)
+                let resources = try reader.codeResources(data)
                 let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
                 resourceCheck = ResourceSealCheck(
                     resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)

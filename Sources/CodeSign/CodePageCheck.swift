@@ -1,10 +1,12 @@
 import SystemSupport
 
-/// Checks every code page of a slice against its CodeDirectories' code slots, on the pool's threads.
+/// Checks every code page of a slice against the code slots of its strongest CodeDirectory, on the
+/// pool's threads, and the page layout of every CodeDirectory.
 ///
-/// Directories over the same pages (a SHA-1 and a SHA-256 one with the same page size and code
-/// limit, as Xcode writes them) are checked in one pass: each page is hashed by every type while it
-/// is in the cache, and the mapped range is let go once.
+/// As Apple's `codesign --verify` and the kernel do, the pages are hashed in the strongest hash type
+/// the signature has (SHA-256 where Xcode writes a SHA-1 and a SHA-256 one): that is the directory
+/// they check code by. The others are bound to the signature by their hashes (the CMS's cdhash
+/// attributes), so a changed page shows in the strongest; their slots are not hashed again.
 struct CodePageCheck: Sendable {
     /// How many bytes of pages one job hashes (and then lets go of, in one madvise call).
     static let bytesPerJob = 4 << 20
@@ -15,31 +17,24 @@ struct CodePageCheck: Sendable {
     let directories: [CodeDirectory]
 
     /// For each directory, in order: the problem with its page layout (limit past the slice, slot
-    /// count), or nil when its pages were queued; each page that differs is added to the directory's
-    /// `mismatches` by the jobs.
+    /// count), or nil; the strongest one's pages are queued when its layout is sound, and each page
+    /// that differs is added to its `mismatches` by the jobs.
     func submit(to pool: WorkerPool, mismatches: [Locked<[Int]>]) -> [String?] {
         precondition(mismatches.count == directories.count, "one mismatch list per CodeDirectory")
-        var problems: [String?] = []
-        var passes: [(pageSize: Int, limit: UInt64, members: [Int])] = []
-        for (index, directory) in directories.enumerated() {
-            if let problem = layoutProblem(directory) {
-                problems.append(problem)
-                continue
-            }
-            problems.append(nil)
-            let limit = directory.effectiveCodeLimit
-            if let pass = passes.firstIndex(where: { $0.pageSize == directory.pageSize && $0.limit == limit }) {
-                passes[pass].members.append(index)
-            } else {
-                passes.append((directory.pageSize, limit, [index]))
-            }
-        }
-        for pass in passes {
+        let problems = directories.map(layoutProblem)
+        let strongest = CodePageCheck.strongest(directories)
+        if let strongest, problems[strongest] == nil {
+            let directory = directories[strongest]
             submitPass(
-                pageSize: pass.pageSize, limit: Int(pass.limit), directories: pass.members.map { directories[$0] },
-                mismatches: pass.members.map { mismatches[$0] }, to: pool)
+                pageSize: directory.pageSize, limit: Int(directory.effectiveCodeLimit), directories: [directory],
+                mismatches: [mismatches[strongest]], to: pool)
         }
         return problems
+    }
+
+    /// Which of `directories` the code is checked by: the first of the strongest hash type.
+    static func strongest(_ directories: [CodeDirectory]) -> Int? {
+        directories.indices.max { directories[$0].hashType.strength < directories[$1].hashType.strength }
     }
 
     /// Why `directory`'s code slots cannot describe this slice's pages, if they cannot.
@@ -60,7 +55,7 @@ struct CodePageCheck: Sendable {
         pageSize == 0 ? 1 : (limit + pageSize - 1) / pageSize
     }
 
-    /// Queues the jobs that hash the pages below `limit` once for every directory of the pass.
+    /// Queues the jobs that hash the pages below `limit` once for every one of `directories`.
     private func submitPass(
         pageSize: Int, limit end: Int, directories: [CodeDirectory], mismatches: [Locked<[Int]>], to pool: WorkerPool
     ) {

@@ -71,12 +71,20 @@ public struct CodeResources: Sendable, Equatable {
 
     /// Parses the plist bytes of a CodeResources file.
     public init(data: Data) throws {
-        let value: PlistValue
+        try self.init(plist: try CodeResources.plist(data))
+    }
+
+    /// The plist in the bytes of a CodeResources file.
+    static func plist(_ data: Data) throws -> PlistValue {
         do {
-            value = try PropertyList(data: data).value
+            return try PropertyList(data: data).value
         } catch {
             throw CodeSignError("CodeResources is not a property list: \(error)")
         }
+    }
+
+    /// The seal a CodeResources plist holds.
+    init(plist value: PlistValue) throws {
         guard let root = value.dictionaryValue else { throw CodeSignError("CodeResources is \(value.kindWithArticle), not a dictionary") }
         files = try CodeResources.seals(root["files"], key: "files")
         files2 = try CodeResources.seals(root["files2"], key: "files2")

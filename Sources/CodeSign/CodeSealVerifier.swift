@@ -52,7 +52,11 @@ public struct CodeSealVerifier: Sendable {
             return early
         }
         let storage = package.app.storage
-        let reader = BundleFileReader(storage: storage, isArchive: package.isArchive)
+        // In an ipa the app's resources are hashed while its executable is inflated (see ResourceDigestPrefetch).
+        let prefetch = package.isArchive ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1) : nil
+        defer { prefetch?.finish() }
+        let reader = BundleFileReader(
+            storage: storage, isArchive: package.isArchive, preparsed: early?.codeResources, prefetch: prefetch)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
         var sealed: [String: CodeItemSeal] = [:]
@@ -69,6 +73,9 @@ public struct CodeSealVerifier: Sendable {
             sealed[location.key] = item
             items.append(item)
         }
+        // The index and the seals built for the check are torn down on another thread: the report is ready.
+        let leftovers = Leftover((reader, locator, early))
+        DispatchQueue.global().async { leftovers.value = nil }
         return CodeSealReport(input: package.path, items: items)
     }
 

@@ -18,6 +18,17 @@ public enum HashType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
+    /// How strong the type is (greater is stronger), in the order Apple's code-signing library ranks
+    /// them when it chooses the CodeDirectory to check pages and resources by.
+    public var strength: Int {
+        switch self {
+        case .sha1: return 0
+        case .sha256Truncated: return 1
+        case .sha256: return 2
+        case .sha384: return 3
+        }
+    }
+
     /// The name `codesign -d -v` prints.
     public var description: String {
         switch self {

@@ -3,8 +3,8 @@ import PlistKit
 import SystemSupport
 
 /// The main executable of an app on disk, checked before the app's folder is listed: its Info.plist
-/// and `_CodeSignature/CodeResources` are read and its code pages queued for hashing straight away,
-/// so the hashing runs while the folder is walked and the resource seal is parsed.
+/// and `_CodeSignature/CodeResources` are read, the seal parsed on another thread and the code pages
+/// queued for hashing straight away, so the parse and the hashing run while the folder is walked.
 ///
 /// Only the common shape is taken early: Info.plist, the executable it names and CodeResources (or
 /// its absence) as plain files, and an executable that maps and parses as Mach-O. Anything else
@@ -18,6 +18,8 @@ struct EarlyExecutableCheck {
     /// The executable's name (CFBundleExecutable).
     let executable: String
     let codeResourcesData: Data?
+    /// ``codeResourcesData`` parsed (or why it cannot be), on another thread from the moment it was read.
+    let codeResources: PreparsedCodeResources?
     /// The executable's signature, its page jobs queued on ``pagePool``.
     let seal: ExecutableSeal
     let pagePool: WorkerPool
@@ -41,6 +43,7 @@ struct EarlyExecutableCheck {
         } else if errno != ENOENT {
             return nil
         }
+        let codeResources = codeResourcesData.map(PreparsedCodeResources.init)
         guard let map = try? MappedExecutable(path: app + "/" + executable), MachOFile.looksLikeMachO(map.read(0, 4)),
             let machO = try? MachOFile(size: map.bytes.count, read: map.read)
         else { return nil }
@@ -49,8 +52,8 @@ struct EarlyExecutableCheck {
             machO: machO, map: map, executable: executable,
             files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: true), pool: pagePool)
         return EarlyExecutableCheck(
-            app: app, infoData: infoData, info: info, executable: executable, codeResourcesData: codeResourcesData, seal: seal,
-            pagePool: pagePool)
+            app: app, infoData: infoData, info: info, executable: executable, codeResourcesData: codeResourcesData,
+            codeResources: codeResources, seal: seal, pagePool: pagePool)
     }
 
     /// Whether `path` is a regular file itself (not a link to one).

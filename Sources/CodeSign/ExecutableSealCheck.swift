@@ -39,7 +39,8 @@ enum InfoPlistBinding {
 }
 
 /// What one executable's signature says and what breaks it: every code page of every slice against
-/// every CodeDirectory, and the special slots (Info.plist, requirements, CodeResources, entitlements).
+/// the slice's strongest CodeDirectory, every CodeDirectory's page layout, and the special slots
+/// (Info.plist, requirements, CodeResources, entitlements).
 struct ExecutableSeal {
     var status: CodeSignatureStatus
     /// The first signed slice's signature.

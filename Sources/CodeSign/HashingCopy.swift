@@ -6,27 +6,7 @@ import SystemSupport
 /// time) it had when written. A file changed since (an executable signed, a profile embedded) no
 /// longer matches its identity and is hashed afresh.
 public final class DigestCache: Sendable {
-    struct Identity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var changed: Int64
-        var changedNanoseconds: Int64
-
-        init?(path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            self.init(info)
-        }
-
-        init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            changed = Int64(info.st_ctim.tv_sec)
-            changedNanoseconds = Int64(info.st_ctim.tv_nsec)
-        }
-    }
+    typealias Identity = FileIdentity
 
     private let entries = Locked<[String: (identity: Identity, content: BundleResource.Content)]>([:])
 

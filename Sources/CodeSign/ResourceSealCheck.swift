@@ -64,11 +64,21 @@ struct ResourceSealCheck {
             }
         }
         if !batch.isEmpty { batches.append((batch, batchBytes)) }
+        // Sealed but not here: found before the batches are queued (queueing waits for the workers,
+        // which would otherwise sit idle at the end while this thread sorts the seals).
+        found += absent(from: present)
         // Stable, so equal batches keep the order of the files.
         for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
             submitCompare(batches[index].files, to: pool, problems: problems)
         }
-        for (path, seal) in seals.sorted(by: { $0.key < $1.key }) where !present.contains(path) {
+        return found
+    }
+
+    /// The problems of the seals whose files are not in `present`, by path: missing files, and
+    /// nested code whose cdhash is not the sealed one.
+    private func absent(from present: Set<String>) -> [(file: String, message: String)] {
+        var found: [(file: String, message: String)] = []
+        for (path, seal) in seals.filter({ !present.contains($0.key) }).sorted(by: { $0.key < $1.key }) {
             if seal.cdhash != nil, let cdhashes = nestedCdhashes[path] {
                 if !cdhashes.contains(seal.cdhash!) {
                     let now = cdhashes.first.map { ", now \($0.hexString)" } ?? ""
@@ -120,15 +130,21 @@ struct ResourceSealCheck {
             return "sealed as nested code, but not found as nested code here"
         }
         if isLink && isVersion2 { return "sealed as a file, now a symbolic link to '\(try reader.linkTarget(key))'" }
-        // Version 1 seals hold SHA-1 only; version 2 seals hold SHA-256 and, from older Xcodes, SHA-1 too.
-        var expected: [(HashType, [UInt8])] = []
-        if let hash2 = seal.hash2 { expected.append((.sha256, hash2)) }
-        if let hash = seal.hash, !isVersion2 || seal.hash2 == nil { expected.append((.sha1, hash)) }
+        let expected = expectedHashes(seal, isVersion2: isVersion2)
         guard !expected.isEmpty else { return "the seal holds no hash" }
         let digests = try reader.digests(key, types: expected.map(\.0))
         for (type, sealed) in expected where digests[type] != sealed {
             return "modified (sealed \(type.displayName) \(sealed.shortHex), now \(digests[type]!.shortHex))"
         }
         return nil
+    }
+
+    /// The hashes a file's content is checked against: version 1 seals hold SHA-1 only; version 2
+    /// seals hold SHA-256 and, from older Xcodes, SHA-1 too, checked only when there is no SHA-256.
+    static func expectedHashes(_ seal: ResourceSeal, isVersion2: Bool) -> [(HashType, [UInt8])] {
+        var expected: [(HashType, [UInt8])] = []
+        if let hash2 = seal.hash2 { expected.append((.sha256, hash2)) }
+        if let hash = seal.hash, !isVersion2 || seal.hash2 == nil { expected.append((.sha1, hash)) }
+        return expected
     }
 }

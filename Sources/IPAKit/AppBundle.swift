@@ -157,7 +157,7 @@ public struct AppPackage: Sendable {
         let reader = try ZipArchiveReader(path: path, limits: limits)
         let appName = try PayloadLayout.app(in: reader.entries, archive: path)
         let storage = ArchiveStorage(reader)
-        let tops = Set(storage.files.keys.compactMap { $0.split(separator: "/").first.map(String.init) })
+        let tops = Set(storage.files.keys.map { String($0[..<($0.utf8.firstIndex(of: UInt8(ascii: "/")) ?? $0.endIndex)]) })
         let bundle = try AppBundle(storage: storage, root: "Payload/" + appName)
         return AppPackage(path: path, app: bundle, extras: tops.subtracting(["Payload", "__MACOSX"]).sorted(), isArchive: true)
     }

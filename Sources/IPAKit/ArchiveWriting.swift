@@ -8,7 +8,7 @@ protocol ArchiveWriting: AnyObject {
     /// Adds the `size` bytes of `file`, stored.
     func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws
     /// Adds a file whose data was prepared beforehand and sits in `spool`.
-    func addPrepared(_ name: String, entry: PreparedEntry, spool: Spool, permissions: UInt32, dosTime: DOSTime) throws
+    func addPrepared(_ name: String, entry: PreparedEntry, spool: any PreparedBytes, permissions: UInt32, dosTime: DOSTime) throws
     /// Writes the archive out.
     func close() throws
     /// Abandons the archive without finishing it.

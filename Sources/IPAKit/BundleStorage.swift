@@ -139,18 +139,21 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
             index[path] = BundleFile(
                 size: entry.size, isExecutable: entry.isExecutable, isSymlink: entry.isSymlink,
                 isDirectory: entry.isDirectory)
-            // Archives made without directory entries still imply their folders.
-            // (PayloadLayout has refused names with empty or '.' parts, on which NSString's
-            // deletingLastPathComponent stops shrinking: the loop ends when a step changes nothing.)
-            var parent = (path as NSString).deletingLastPathComponent
+            // Archives made without directory entries still imply their folders. (The reader has
+            // refused names with a leading slash or empty parts: a folder is the name up to a slash.)
+            var parent = ArchiveStorage.folder(of: path)
             while !parent.isEmpty && index[parent] == nil {
                 index[parent] = BundleFile(size: 0, isExecutable: false, isSymlink: false, isDirectory: true)
-                let next = (parent as NSString).deletingLastPathComponent
-                if next == parent { break }
-                parent = next
+                parent = ArchiveStorage.folder(of: parent)
             }
         }
         files = index
+    }
+
+    /// The folder holding `path` (empty at the top): what is before its last slash.
+    static func folder(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return String(path[..<slash])
     }
 
     func read(_ path: String) throws -> Data {

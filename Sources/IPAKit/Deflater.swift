@@ -58,6 +58,16 @@ final class Inflater {
             decompressor, input.baseAddress, input.count, output.baseAddress, output.count, &actual)
         return result == LIBDEFLATE_SUCCESS && actual == output.count
     }
+
+    /// Inflates all of `input`, a complete raw deflate stream, into exactly the first `count`
+    /// bytes of `output`; false unless it is that.
+    func inflateExactly(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, _ count: Int) -> Bool {
+        var consumed = 0
+        var produced = 0
+        let result = libdeflate_deflate_decompress_ex(
+            decompressor, input.baseAddress, input.count, output.baseAddress, count, &consumed, &produced)
+        return result == LIBDEFLATE_SUCCESS && produced == count && consumed == input.count
+    }
 }
 
 /// One chunk of a file compressed on its own and made joinable: every chunk but the last has

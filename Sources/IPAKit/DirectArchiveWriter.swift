@@ -120,7 +120,7 @@ final class DirectArchiveWriter: ArchiveWriting {
 
     /// Adds a file whose data was prepared beforehand (deflated, or stored when deflating did
     /// not pay) and sits in `spool`.
-    func addPrepared(_ name: String, entry: PreparedEntry, spool: Spool, permissions: UInt32, dosTime: DOSTime) throws {
+    func addPrepared(_ name: String, entry: PreparedEntry, spool: any PreparedBytes, permissions: UInt32, dosTime: DOSTime) throws {
         let sizes = EntrySizes(
             method: entry.isDeflated ? 8 : 0, crc: entry.crc, compressed: entry.compressedSize,
             uncompressed: entry.uncompressedSize)
@@ -259,7 +259,7 @@ final class DirectArchiveWriter: ArchiveWriting {
     }
 
     /// Reads `count` bytes of `spool` from `offset` on straight into the output buffer.
-    private func copy(from spool: Spool, at offset: Int64, count: Int) throws {
+    private func copy(from spool: any PreparedBytes, at offset: Int64, count: Int) throws {
         var done = 0
         while done < count {
             if filled == buffer.count { try flush() }

@@ -27,6 +27,10 @@ public struct IPAPackager {
         /// what an ipa being re-signed held there (`SwiftSupport`, `Symbols`, `iTunesMetadata.plist`, …).
         public var extraItems: [String] = []
         public var verify = true
+        /// The entries of the ipa the input was unpacked from: a file still as it was unpacked goes
+        /// in as its stored bytes, not compressed again (when `level` is above 0), and the ipa's
+        /// entries keep their order, new ones following the entry before them in the folder.
+        public var carried: CarriedEntries?
         public var threads = ProcessInfo.processInfo.activeProcessorCount
         /// Called from the packaging thread with bytes read so far and the total.
         public var progress: (@Sendable (Int64, Int64) -> Void)?
@@ -169,6 +173,7 @@ public struct IPAPackager {
             default: throw IPAError("is neither a file nor a folder", file: item)
             }
         }
+        if let carried = options.carried { entries = IPAPackager.ordered(entries, like: carried.entryOrder) }
         if options.reproducible { normalise(&entries) }
 
         // A file is written beside its target (links followed) and renamed over it; standard
@@ -184,6 +189,7 @@ public struct IPAPackager {
             FileIO.removeStaleTemporaries(in: folder)
             temporary = FileIO.temporaryPath(for: folder + "/" + name)
         case .stream, .descriptor:
+            FileIO.removeStaleTemporaries(in: FileIO.temporaryFolder)
             temporary = FileIO.temporaryPath(for: FileIO.temporaryFolder + "/" + appName.replacingOccurrences(of: ".app", with: ".ipa"))
         }
         defer { unlink(temporary) }
@@ -205,6 +211,19 @@ public struct IPAPackager {
             compressedBytes: totals.compressed, warnings: warnings)
         report.wentToStandardOutput = output == "-" || destination == .descriptor(STDOUT_FILENO)
         return report
+    }
+
+    /// `entries` with those named in `order` in its order, each other one after the entry that
+    /// comes before it in `entries` (so a file added to a folder follows its neighbours).
+    static func ordered(_ entries: [BundleTree.Entry], like order: [String]) -> [BundleTree.Entry] {
+        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var keys: [(rank: Int, position: Int)] = []
+        var previous = -1
+        for (position, entry) in entries.enumerated() {
+            if let known = rank[entry.archivePath] { previous = known }
+            keys.append((previous, position))
+        }
+        return entries.indices.sorted { keys[$0] < keys[$1] }.map { entries[$0] }
     }
 
     /// Fixed times and modes: files 0644 (0755 when any execute bit is set), folders 0755.
@@ -244,7 +263,12 @@ public struct IPAPackager {
         if options.level > 0 {
             let newSpool = try Spool(in: (path as NSString).deletingLastPathComponent)
             spool = newSpool
-            prepared = try compress(files.map { entries[$0] }, indices: files, total: total, spool: newSpool)
+            if let carried = options.carried {
+                for index in files { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
+            }
+            let fresh = files.filter { prepared[$0] == nil }
+            let freshTotal = fresh.reduce(Int64(0)) { $0 + entries[$1].size }
+            prepared.merge(try compress(fresh.map { entries[$0] }, indices: fresh, total: freshTotal, spool: newSpool)) { old, _ in old }
         }
         let writer: ArchiveWriting
         if spool != nil, case .direct(let bufferSize) = framing, DirectArchiveWriter.fits(entries, prepared: prepared) {
@@ -265,7 +289,9 @@ public struct IPAPackager {
                         uncompressedSize: ready.uncompressedSize,
                         chunkSize: IPAPackager.chunkSize)
                 }
-                try writer.addPrepared(entry.archivePath, entry: ready, spool: spool, permissions: entry.permissions, dosTime: time)
+                var bytes: any PreparedBytes = spool
+                if ready.isCarried, let carried = options.carried { bytes = carried }
+                try writer.addPrepared(entry.archivePath, entry: ready, spool: bytes, permissions: entry.permissions, dosTime: time)
             } else {
                 compressed += entry.size
                 try writer.addStoredFile(

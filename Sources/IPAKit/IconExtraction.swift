@@ -14,6 +14,7 @@ extension AppIcons {
     /// icons are only in its asset catalog gets every decodable rendition of its icon set, named
     /// `<set>-<width>x<height>@<scale>x~<idiom>.png`, and the one iOS shows as `icon.png`. Returns
     /// what it wrote, `icon.png` last; an app without a readable icon is an error naming the package.
+    /// The files are written together: one that cannot be written leaves `folder` as it was.
     public static func extract(_ package: String, to folder: String) throws -> [Extracted] {
         try OutputPlacement.checkOutside(folder, input: package)
         let app = try AppPackage.open(package).app
@@ -21,6 +22,7 @@ extension AppIcons {
         guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder, files: icons) }
         try FileIO.createFolder(folder)
         var written: [Extracted] = []
+        var files: [(path: String, data: Data)] = []
         for icon in icons.icons {
             let image: PNGImage
             do { image = try PNGImage(data: try app.read(icon.path)) } catch let error as PNGImage.Failure {
@@ -30,12 +32,12 @@ extension AppIcons {
             let data = image.pngData()
             // The file's name is the build's: reduced to one safe name, so it lands in `folder`.
             let output = try SafeFileName.path(SafeFileName.from(icon.path, fallback: "icon-file.png"), inside: folder)
-            try FileIO.writeAtomically(data, to: output)
+            files.append((output, data))
             written.append(Extracted(path: output, icon: icon))
-            if icon == largest {
-                try FileIO.writeAtomically(data, to: folder + "/icon.png")
-            }
+            if icon == largest { files.append((folder + "/icon.png", data)) }
         }
+        // All or nothing: a file that cannot be written (a folder named icon.png) fails before any is.
+        try FileIO.writeAtomically(together: files)
         written.append(Extracted(path: folder + "/icon.png", icon: largest))
         return written
     }
@@ -48,6 +50,7 @@ extension AppIcons {
         try FileIO.createFolder(folder)
         let decoder = RenditionDecoder.withBuiltInDecompressors(catalog.catalog)
         var written: [Extracted] = []
+        var files: [(path: String, data: Data)] = []
         var names = Set<String>()
         for rendition in catalog.candidates {
             // The icon set's name is the build's (`../../esc` is a name too): one safe name, so it lands in `folder`.
@@ -65,11 +68,12 @@ extension AppIcons {
                 continue
             }
             let output = try SafeFileName.path(name, inside: folder)
-            try FileIO.writeAtomically(image.pngData(), to: output)
+            files.append((output, image.pngData()))
             written.append(
                 Extracted(path: output, icon: Icon(path: name, width: image.width, height: image.height, isCgBI: false)))
         }
-        try FileIO.writeAtomically(best.image.pngData(), to: folder + "/icon.png")
+        files.append((folder + "/icon.png", best.image.pngData()))
+        try FileIO.writeAtomically(together: files)
         written.append(
             Extracted(
                 path: folder + "/icon.png", icon: Icon(path: best.source, width: best.image.width, height: best.image.height, isCgBI: false)

@@ -22,12 +22,22 @@ public enum PayloadLayout {
             var name = entry.name
             if name.hasSuffix("/") { name.removeLast() }
             if name.hasPrefix("__MACOSX/") || name == "__MACOSX" { continue }
-            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-            // Every prefix is a folder of this name; a folder may be implied by many entries.
-            for depth in 1...parts.count {
-                let prefix = parts[0..<depth].joined(separator: "/")
-                if depth < parts.count { folders.insert(prefix) }
-                guard written.insert(Array(prefix.utf8)).inserted else { continue }
+            // The name up to each of its slashes, then the name: its folders, then itself.
+            let slashes = slashIndices(name)
+            let depths = slashes.count + 1
+            let prefix = { (depth: Int) -> String in depth == depths ? name : String(name[..<slashes[depth - 1]]) }
+            // Every prefix is a folder of this name; a folder may be implied by many entries. A
+            // folder's own folders are listed with it, so the walk up stops at the first one known.
+            for depth in stride(from: depths - 1, through: 1, by: -1) {
+                guard folders.insert(prefix(depth)).inserted else { break }
+            }
+            // Each name is folded once, in order from the top: the prefixes below the deepest one
+            // written (whose own prefixes were written with it).
+            var known = depths
+            while known > 0 && !written.contains(Array(prefix(known).utf8)) { known -= 1 }
+            for depth in (known + 1)..<(depths + 1) {
+                let prefix = prefix(depth)
+                written.insert(Array(prefix.utf8))
                 let folded = fold(prefix)
                 if let other = seen[folded], !other.utf8.elementsEqual(prefix.utf8) {
                     throw differOnlyInForm(prefix, other, archive: path)
@@ -65,6 +75,13 @@ public enum PayloadLayout {
             throw IPAError("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
         }
         return app
+    }
+
+    /// Where `name` has a `/` (a character of its own), in order.
+    static func slashIndices(_ name: String) -> [String.Index] {
+        // ASCII text is one character per byte (but CR LF, which holds no slash).
+        if name.utf8.allSatisfy({ $0 < 0x80 }) { return name.utf8.indices.filter { name.utf8[$0] == UInt8(ascii: "/") } }
+        return name.indices.filter { name[$0] == "/" }
     }
 
     /// Two names that one file system takes for one file and another for two.

@@ -5,12 +5,12 @@ import Foundation
 /// copies it into the archive without compressing it again.
 final class PreparedSource {
     let entry: PreparedEntry
-    let spool: Spool
+    let spool: any PreparedBytes
     private var segment = 0
     private var offsetInSegment = 0
     private var error = zip_error_t()
 
-    init(entry: PreparedEntry, spool: Spool) {
+    init(entry: PreparedEntry, spool: any PreparedBytes) {
         self.entry = entry
         self.spool = spool
         zip_error_init(&error)

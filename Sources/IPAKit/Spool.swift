@@ -88,6 +88,16 @@ final class Spool: @unchecked Sendable {
     }
 }
 
+/// Where a prepared entry's bytes are read from by the archive writers: the ``Spool`` the
+/// compressors filled, or the archive an unchanged entry is carried over from (``CarriedEntries``).
+protocol PreparedBytes: AnyObject, Sendable {
+    /// Reads up to `count` bytes from `offset` on (within one segment) and returns how many were
+    /// read, or -1 with `errno` set.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int
+}
+
+extension Spool: PreparedBytes {}
+
 /// A file's data as it will go into the archive: deflated (or stored) bytes in the spool.
 struct PreparedEntry {
     var segments: [(offset: Int64, length: Int)] = []
@@ -95,4 +105,6 @@ struct PreparedEntry {
     var compressedSize: Int64 { segments.reduce(0) { $0 + Int64($1.length) } }
     var crc: UInt32 = 0
     var isDeflated = true
+    /// Whether the bytes are an unchanged entry's, read from ``CarriedEntries`` instead of the spool.
+    var isCarried = false
 }

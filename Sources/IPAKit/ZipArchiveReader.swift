@@ -42,6 +42,8 @@ public final class ZipArchiveReader {
         public var compressionMethod: Int32 = ZIP_CM_DEFLATE
         /// Unix mode bits from the external attributes, when the archive was made on Unix.
         public var mode: UInt32?
+        /// When the entry was last changed (Unix time, from its DOS date and time), when recorded.
+        public var modificationTime: Int64?
         public var isDirectory: Bool { name.hasSuffix("/") || (mode.map { $0 & 0o170000 == 0o040000 } ?? false) }
         public var isSymlink: Bool { mode.map { $0 & 0o170000 == 0o120000 } ?? false }
         public var isExecutable: Bool { mode.map { $0 & 0o111 != 0 } ?? false }
@@ -58,6 +60,8 @@ public final class ZipArchiveReader {
     /// inflate at once (ZipEntryChunks.swift). Opened on demand, at most one per concurrent read.
     let spareHandles = Locked(SpareZipHandles())
     private let byName: [String: Int]
+    /// Where each entry's data starts in the file, by index (nil for archives left to libzip: ZIP64).
+    private let dataOffsets: [Int64]?
 
     public init(path: String, limits: Limits = .standard) throws {
         self.path = path
@@ -128,9 +132,11 @@ public final class ZipArchiveReader {
                 entries.append(
                     Entry(
                         name: name, index: index, size: size, compressedSize: compressed, crc: stat.crc,
-                        compressionMethod: Int32(stat.comp_method), mode: mode))
+                        compressionMethod: Int32(stat.comp_method), mode: mode,
+                        modificationTime: stat.valid & UInt64(ZIP_STAT_MTIME) != 0 ? Int64(stat.mtime) : nil))
             }
-            try LocalHeaderCheck.check(path: path)
+            let dataOffsets = try LocalHeaderCheck.check(path: path)
+            self.dataOffsets = dataOffsets?.count == entries.count ? dataOffsets : nil
             self.entries = entries
             self.byName = byName
         } catch {
@@ -147,6 +153,11 @@ public final class ZipArchiveReader {
     /// Names that would write outside a target folder when unpacked are refused, and so are names
     /// whose place depends on the unzip tool (empty, `.` or backslash-separated parts).
     static func checkName(_ name: String, in path: String) throws {
+        if !isPlainASCIIPath(name) { try checkCharacters(of: name, in: path) }
+    }
+
+    /// ``checkName(_:in:)`` for any name, character by character.
+    static func checkCharacters(of name: String, in path: String) throws {
         if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().hasPrefix(":")) {
             throw IPAError("has an absolute path, which could write outside the target", file: path, entry: name)
         }
@@ -163,7 +174,42 @@ public final class ZipArchiveReader {
         }
     }
 
+    /// Whether `name` passes ``checkName(_:in:)``, decided on its bytes when they are all printable
+    /// ASCII (each byte then one character, as the checks there see them); false for any other name,
+    /// which is left to those checks. Thousands of entries are checked before an ipa is read.
+    static func isPlainASCIIPath(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let first = bytes.first, first != UInt8(ascii: "/"), bytes.count < 2 || bytes[1] != UInt8(ascii: ":") else {
+                return false
+            }
+            // The parts between slashes (a folder's one trailing slash aside): none empty, `.` or `..`.
+            let end = bytes.last == UInt8(ascii: "/") ? bytes.count - 1 : bytes.count
+            var partStart = 0
+            for index in 0...end {
+                if index < end {
+                    let byte = bytes[index]
+                    guard byte >= 0x20, byte <= 0x7E, byte != UInt8(ascii: "\\") else { return false }
+                    if byte != UInt8(ascii: "/") { continue }
+                }
+                let length = index - partStart
+                if length == 0
+                    || (bytes[partStart] == UInt8(ascii: ".")
+                        && (length == 1 || (length == 2 && bytes[partStart + 1] == UInt8(ascii: "."))))
+                {
+                    return false
+                }
+                partStart = index + 1
+            }
+            return true
+        }
+    }
+
     public func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
+
+    /// Where `entry`'s data, as stored (compressed), starts in the archive file; nil when unknown
+    /// (an archive in ZIP64 form), and then the entry can only be read through libzip.
+    public func dataOffset(of entry: Entry) -> Int64? { dataOffsets?[Int(entry.index)] }
 
     /// Reads an entry whole, checking that its size is what the directory declared (libzip
     /// checks the CRC as the last bytes are read).

@@ -75,7 +75,7 @@ final class ZipArchiveWriter: ArchiveWriting {
     }
 
     /// Adds a file from data that is already prepared (deflated or stored) in a spool.
-    func addPrepared(_ name: String, entry: PreparedEntry, spool: Spool, permissions: UInt32, dosTime: DOSTime) throws {
+    func addPrepared(_ name: String, entry: PreparedEntry, spool: any PreparedBytes, permissions: UInt32, dosTime: DOSTime) throws {
         let context = PreparedSource(entry: entry, spool: spool)
         let unmanaged = Unmanaged.passRetained(context)
         guard let source = zip_source_function(archive, PreparedSource.callback, unmanaged.toOpaque()) else {

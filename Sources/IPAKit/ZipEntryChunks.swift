@@ -22,6 +22,14 @@ extension ZipArchiveReader {
         if ZipArchiveReader.inflatesWhole(entry, into: buffer.count) {
             return try readWhole(entry, into: buffer, body)
         }
+        // A stream of joined pieces is inflated a piece at a time; where that stops, the rest is
+        // read through libzip (what was handed on already is inflated again, not handed twice).
+        var handed: Int64 = 0
+        if ZipArchiveReader.mayBeJoinedChunks(entry, into: buffer.count) {
+            let joined = try readJoinedChunks(entry, into: buffer, body)
+            if joined.isComplete { return }
+            handed = joined.handed
+        }
         // A handle of this read's own when one can be opened (no lock: several threads inflate at
         // once); else the shared one, each libzip call under the reader's lock.
         let own = takeHandle()
@@ -50,7 +58,8 @@ extension ZipArchiveReader {
             if total > entry.size {
                 throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
             }
-            try body(UnsafeRawBufferPointer(start: base, count: Int(count)))
+            let fresh = Int(min(count, total - handed))
+            if fresh > 0 { try body(UnsafeRawBufferPointer(start: base + (Int(count) - fresh), count: fresh)) }
         }
         guard total == entry.size else {
             throw IPAError("holds \(total) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
@@ -140,7 +149,7 @@ extension ZipArchiveReader {
 
     /// An idle spare handle, or a new one (nil when the file cannot be opened again, or when it no
     /// longer has as many entries: then the shared handle is used).
-    private func takeHandle() -> OpaquePointer? {
+    func takeHandle() -> OpaquePointer? {
         if let idle = spareHandles.withLock({ $0.idle.popLast() }) { return idle }
         var error: Int32 = 0
         guard let handle = zip_open(path, ZIP_RDONLY, &error) else { return nil }
@@ -151,7 +160,7 @@ extension ZipArchiveReader {
         return handle
     }
 
-    private func returnHandle(_ handle: OpaquePointer) {
+    func returnHandle(_ handle: OpaquePointer) {
         spareHandles.withLock { $0.idle.append(handle) }
     }
 

@@ -39,13 +39,14 @@ extension InstallPage {
             pending.append(((folder as NSString).appendingPathComponent(name), data))
         }
 
-        /// Makes the folder, runs `first` (the ipa's copy, which the manifest points to), then writes
-        /// every file under a temporary name and renames them all into place.
+        /// Makes the folder and writes every file under a temporary name, then runs `first` (the ipa's
+        /// copy, which the manifest points to) and renames them all into place: a file that cannot be
+        /// written (a folder named index.html) fails the page before the ipa is copied.
         mutating func commit(after first: () throws -> String?) throws {
             try FileIO.createFolder(folder)
-            if let copied = try first() { files.append(copied) }
-            try FileIO.writeAtomically(together: pending)
-            files = pending.map(\.path) + files
+            var copied: String?
+            try FileIO.writeAtomically(together: pending) { copied = try first() }
+            files = pending.map(\.path) + (copied.map { [$0] } ?? [])
         }
     }
 

@@ -309,7 +309,12 @@ public enum FileIO {
 
     /// Writes several files as one step: each under a temporary name first, then all renamed into
     /// place, so a failure while any is written leaves every target as it was. Errors name the file.
-    public static func writeAtomically(together files: [(path: String, data: Data)]) throws {
+    /// `beforeRenaming` runs once every file is written and before the first is renamed: a change of
+    /// the caller's own that must come after every target is known to be writable (a failure there
+    /// leaves the targets as they were too).
+    public static func writeAtomically(
+        together files: [(path: String, data: Data)], beforeRenaming: () throws -> Void = {}
+    ) throws {
         var writers: [AtomicFileWriter] = []
         do {
             for (path, data) in files {
@@ -319,6 +324,7 @@ public enum FileIO {
                     throw error.inFile(path)
                 }
             }
+            try beforeRenaming()
             for writer in writers { try writer.commit() }
         } catch {
             for writer in writers { writer.abort() }

@@ -11,4 +11,6 @@ public enum InputLimits {
     public static let provisioningProfile = 16 << 20
     /// A release's `build.json`: 16 MiB.
     public static let buildInfo = 16 << 20
+    /// A bundle's Info.plist read only to find its executable's name: 16 MiB.
+    public static let bundleInfoPlist = 16 << 20
 }

@@ -121,6 +121,7 @@ enum CodeSignCommands {
                     entitlements: parsed.value("entitlements"))
                 let output = parsed.value("output")
                 let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
+                for warning in report.warnings { Console.warning(warning) }
                 Console.lines(SigningLines.summary(report, target: output ?? input))
                 return 0
             })

@@ -164,18 +164,22 @@ enum EnvCommands {
                 patched and environment.plist (XML) is written beside it, before the build; a value it takes from a build \
                 setting ($(PRODUCT_BUNDLE_IDENTIFIER)) keeps the reference, and the setting is changed in project.pbxproj \
                 (extensions named under the app's id move with it). Files keep their format, \
-                are written atomically and are left alone when nothing changes.
+                are written atomically and are left alone when nothing changes. With --app IN.ipa (or a .zip \
+                holding one .app), the changed app is written as a new ipa, --output OUT.ipa (the input's own path \
+                replaces it): what did not change goes in as it was compressed, and with a signing identity every \
+                bundle is signed again.
                 """,
             arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
             options: [
                 environmentsOption, setOption, settingOption, allowEnvOption,
-                .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle."),
+                .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle, or an .ipa (or .zip holding one .app)."),
                 .value("--project", name: "DIR", kind: .path, help: "A source tree."),
                 .value(
                     "--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project).",
                     defaultDescription: "the app's Info.plist under DIR"),
                 .value(
-                    "--output", name: "PATH", kind: .path, help: "Where to write environment.plist (with --project).",
+                    "-o", "--output", name: "PATH", kind: .path,
+                    help: "Where to write environment.plist (with --project), or the new ipa (with --app IN.ipa).",
                     defaultDescription: "beside the Info.plist"),
                 .value(
                     "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
@@ -188,8 +192,9 @@ enum EnvCommands {
                 guard (app == nil) != (project == nil) else {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
-                if app != nil, parsed.value("output") != nil {
-                    throw parsed.usageError("--output goes with --project; with --app, environment.plist is written into the bundle")
+                // An app folder is changed where it is; an --output for it was ignored (`-o A.app/B.app` wrote into A.app).
+                if let app, !ArchivedAppChange.isArchive(app), parsed.value("output") != nil {
+                    throw parsed.usageError("--output goes with --project or --app IN.ipa; an .app bundle is changed where it is")
                 }
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
@@ -201,13 +206,18 @@ enum EnvCommands {
                     environment: environment, dryRun: parsed.flag("dry-run"), allowBrokenSignature: parsed.flag("allow-broken-signature"),
                     signing: signing)
                 let report =
-                    try app.map { try applier.apply(toApp: $0, format: format ?? .binary) }
+                    try app.map { app in
+                        ArchivedAppChange.isArchive(app)
+                            ? try applier.apply(toArchive: app, output: parsed.value("output"), format: format ?? .binary)
+                            : try applier.apply(toApp: app, format: format ?? .binary)
+                    }
                     ?? applier.apply(
                         toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
                         format: format ?? .xml)
                 Console.lines(report.changes.flatMap { $0.lines(dryRun: parsed.flag("dry-run")) })
                 for warning in report.warnings { Console.warning(warning) }
-                if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: app ?? "")) }
+                let written = app.map { ArchivedAppChange.isArchive($0) ? parsed.value("output") ?? $0 : $0 } ?? ""
+                if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: written)) }
                 Console.line("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").")
                 return 0
             })

@@ -69,14 +69,18 @@ enum VersionCommands {
                 CFBundleShortVersionString and MARKETING_VERSION. --from-ci takes BUILD_NUMBER (TeamCity, Jenkins), \
                 GITHUB_RUN_NUMBER or CI_PIPELINE_IID. Versions are one to three period-separated non-negative \
                 integers; going backwards needs --allow-decrease. project.pbxproj keeps every other byte. A signed app's \
-                Info.plists are sealed by its signature: bumping one is refused unless --allow-broken-signature.
+                Info.plists are sealed by its signature: bumping one is refused unless --allow-broken-signature (or \
+                re-signed with a signing identity). An .ipa is bumped into a new ipa, --output OUT.ipa.
                 """,
             arguments: [
                 ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
                 ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
-                ArgumentSpec(name: "APP", help: "A built .app bundle.", isOptional: true)
+                ArgumentSpec(name: "APP", help: "A built .app bundle, or an .ipa (or .zip holding one .app).", isOptional: true)
             ],
             options: targetOptions + [
+                .value(
+                    "-o", "--output", name: "OUT.ipa", kind: .path,
+                    help: "Where to write the changed app when APP is an .ipa or .zip (its own path replaces it)."),
                 .value("--to", name: "VERSION", help: "The new value."),
                 .flag("--from-ci", help: "Take the build number from the CI server's counter."),
                 .flag("--allow-decrease", help: "Allow a value lower than the current one."),
@@ -107,18 +111,27 @@ enum VersionCommands {
                     throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
                 let bumpTarget = try target(parsed, positional: rest.first)
+                // Only an archive is written elsewhere; an --output for anything else was ignored.
+                if parsed.value("output") != nil {
+                    guard case .app(let app) = bumpTarget, ArchivedAppChange.isArchive(app) else {
+                        throw parsed.usageError("--output goes with an .ipa; an .app bundle or a project is changed where it is")
+                    }
+                }
                 var signsApp = false
                 if case .app = bumpTarget { signsApp = true }
-                let bumper = VersionBumper(
+                var bumper = VersionBumper(
                     target: bumpTarget, field: field, allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
                     allowBrokenSignature: parsed.flag("allow-broken-signature"),
                     signing: try SigningOptions.request(parsed, signsApp: signsApp))
+                bumper.output = parsed.value("output")
                 var warnings: [String] = []
                 var signed: BundleSigningReport?
                 let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
                 for change in changes { Console.line(change.line) }
                 for warning in warnings { Console.warning(warning) }
-                if let signed, case .app(let app) = bumpTarget { Console.lines(SigningLines.summary(signed, target: app)) }
+                if let signed, case .app(let app) = bumpTarget {
+                    Console.lines(SigningLines.summary(signed, target: ArchivedAppChange.isArchive(app) ? bumper.output ?? app : app))
+                }
                 if let value = changes.first?.newValue {
                     let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
                     Console.line(

@@ -139,6 +139,23 @@ import Testing
         }
     }
 
+    /// Issue 31: every file of the page is known to be writable before the ipa is copied; a folder named
+    /// index.html failed the page after the ipa was copied into it.
+    @Test func aPageFileThatCannotBeWrittenFailsBeforeTheIpaIsCopied() throws {
+        try withTemporaryFolder { folder in
+            let ipa = try Self.hostileIPA(folder)
+            try folder.create("page/index.html/notes.txt", Data("the user's".utf8))
+            try folder.create("page/\(Leftover.dead("Evil App #1.ipa"))", Data(count: 1 << 16))
+            let before = folder.listing("page")
+            #expect(throws: FileError("is a folder, not a file", file: folder.path("page/index.html"))) {
+                _ = try InstallPage(options: InstallPage.Options(baseURL: "https://builds.example.com/")).write(
+                    ipa: ipa, to: folder.path("page"))
+            }
+            // Only what a killed run left is gone.
+            #expect(folder.listing("page") == before.filter { !$0.key.hasPrefix(".adhocbuild-tmp-") })
+        }
+    }
+
     /// A file where the page's folder should be is one line naming the path, not Foundation's error dump.
     @Test func aFileInTheWayOfThePageFolderIsOneClearLine() throws {
         try withTemporaryFolder { folder in

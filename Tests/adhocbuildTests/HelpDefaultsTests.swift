@@ -13,6 +13,7 @@ import Testing
         "version show --plist": "an alternative to --project, which has the default",
         "version bump --plist": "an alternative to --project, which has the default",
         "version bump --to": "without it the last component is raised, as the help's description says",
+        "version bump --output": "needed only when APP is an .ipa or a .zip, which is never changed in place unless it names it",
         "package --profile": "without it no profile is embedded",
         "manifest --subtitle": "without it the manifest has no subtitle",
         "page --notes": "without it the page has no release notes",

@@ -204,7 +204,9 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: ipa))
         let bump = try AdhocBuildBinary.run(["version", "bump", "build", ipa, "--to", "2"])
         #expect(bump.status == 1)
-        #expect(bump.stderrText == "error: \(ipa): is a packaged, signed app; bump the .app or the project before packaging\n")
+        #expect(
+            bump.stderrText
+                == "error: \(ipa): is an archive: name the new ipa with --output OUT.ipa (the input's own path replaces it)\n")
         #expect(try Data(contentsOf: URL(fileURLWithPath: ipa)) == before)
     }
 

@@ -80,11 +80,15 @@ import Testing
                 #expect(result.stderrText.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1)
                 #expect(folder.snapshot() == before, "\(arguments)")
             }
-            // env apply --app writes into the bundle; --output is for --project and no longer silently ignored.
-            let apply = try AdhocBuildBinary.run(
-                ["env", "apply", "Staging", "--app", "ShoutOut.app", "--output", "ShoutOut.app/B.plist"], in: folder.url.path)
-            #expect(apply.status == 2)
-            #expect(folder.snapshot() == before)
+            // An app folder is changed where it is: an --output for it, which was ignored, is a usage error.
+            for arguments in [
+                ["env", "apply", "Staging", "--app", "ShoutOut.app", "-o", "ShoutOut.app/B.app"],
+                ["version", "bump", "build", "ShoutOut.app", "--to", "9", "-o", "ShoutOut.app/B.app"]
+            ] {
+                let refused = try AdhocBuildBinary.run(arguments, in: folder.url.path)
+                #expect(refused.status == 2, "\(arguments): \(refused.stderrText)")
+                #expect(folder.snapshot() == before, "\(arguments)")
+            }
         }
     }
 
@@ -102,6 +106,40 @@ import Testing
                 result.stderrText
                     == "error: ShoutOut.app: holds a file whose name is not UTF-8 ('bad\\xFF\\xFE.txt'); an ipa names its files in UTF-8, so rename it\n"
             )
+        }
+    }
+
+    /// `env apply --app in.ipa -o out.ipa` and `version bump` of an ipa change it in a work folder
+    /// beside the output: a bad Info.plist there was named `.adhocbuild-tmp-out.ipa-…/Payload/…`; it is
+    /// the input's entry.
+    @Test func aProblemInAnUnpackedIpaNamesTheInputAndTheEntry() throws {
+        try withTemporaryFolder { folder in
+            _ = try Self.exampleApp(folder)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.packageRoot.appendingPathComponent("environments").path, toPath: folder.path("environments"))
+            let packaged = try AdhocBuildBinary.run(["package", "ShoutOut.app", "-o", "in.ipa"], in: folder.url.path)
+            try #require(packaged.status == 0, "\(packaged.stderrText)")
+            let script = """
+                import zipfile
+                with zipfile.ZipFile('in.ipa') as z, zipfile.ZipFile('bad.ipa', 'w', zipfile.ZIP_DEFLATED) as out:
+                    for item in z.infolist():
+                        data = z.read(item)
+                        if item.filename == 'Payload/ShoutOut.app/Info.plist':
+                            data = b'<plist><dict><key>a</string></dict></plist>'
+                        out.writestr(item, data)
+                """
+            let rewritten = try ProcessResult.run("/usr/bin/python3", ["-c", script], in: folder.url.path)
+            try #require(rewritten.status == 0, "\(rewritten.stderrText)")
+            let expected = "bad.ipa: Payload/ShoutOut.app/Info.plist: 1:29: XML: Opening and ending tag mismatch: key line 1 and string"
+            for arguments in [
+                ["env", "apply", "Staging", "--app", "bad.ipa", "-o", "out.ipa"], ["version", "bump", "build", "bad.ipa", "-o", "out.ipa"]
+            ] {
+                let result = try AdhocBuildBinary.run(arguments, in: folder.url.path)
+                #expect(result.status == 1, "\(arguments)")
+                #expect(result.stderrText.contains(expected), "\(arguments): \(result.stderrText)")
+                #expect(!result.stderrText.contains(".adhocbuild-tmp"), "\(arguments): \(result.stderrText)")
+                #expect(!FileManager.default.fileExists(atPath: folder.path("out.ipa")))
+            }
         }
     }
 

@@ -271,7 +271,8 @@ import Testing
     }
 
     /// A folder laid out as the README's examples assume: `environments/`, the example plists
-    /// (`Info.plist`, `Staging.plist`), the example app at `build/ShoutOut.app`, and the README's
+    /// (`Info.plist`, `Staging.plist`), the example app at `build/ShoutOut.app` and packaged as
+    /// `build/ShoutOut.ipa`, and the README's
     /// `adhocbuild.plist` with every file it names (the app, notes, profile, icon).
     static func makeWorld(in folder: TemporaryFolder, markdown: String) throws {
         let root = Fixtures.packageRoot
@@ -285,6 +286,9 @@ import Testing
         try copy("examples/plist/Info.plist", to: "Info.plist")
         try copy("examples/plist/Staging.plist", to: "Staging.plist")
         try copy("examples/ShoutOut/ShoutOut.app", to: "build/ShoutOut.app")
+        // The CI recipes start from an exported ipa: the example app packaged (unsigned).
+        let packaged = try AdhocBuildBinary.run(["package", "build/ShoutOut.app", "-o", "build/ShoutOut.ipa", "-q"], in: folder.url.path)
+        guard packaged.status == 0 else { throw SetupFailure("cannot package the example app: \(packaged.stderrText)") }
         for (name, data) in try signing.get() { try folder.create("signing/" + name, data) }
         _ = try folder.write("adhocbuild.plist", try projectFile(markdown))
         let json = try AdhocBuildBinary.run(["plist", "print", "adhocbuild.plist", "--format", "json"], in: folder.url.path)

@@ -47,6 +47,28 @@ public struct CIReporter: Sendable {
         ]
     }
 
+    /// The files ``succeeded(_:out:)`` writes or appends to: the Jenkins properties or the GitLab dotenv
+    /// report, GitHub's outputs and step summary.
+    var reportFiles: [String] {
+        switch server {
+        case .jenkins: return [reportFile ?? "adhocbuild.properties"]
+        case .gitlab: return [reportFile ?? "adhocbuild.env"]
+        case .github: return ["GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"].compactMap { environment[$0] }
+        case .teamcity, .none: return []
+        }
+    }
+
+    /// Checks that every report file can be written (no folder in its place, its folder there), so
+    /// that a release is not published and then failed by its report: run before the release starts.
+    public func checkReportFiles() throws {
+        for file in reportFiles {
+            _ = try WriteDestination.of(file)
+            guard FileIO.kind(of: FileIO.split(file).folder) == .folder else {
+                throw FileError("cannot be written: its folder does not exist", file: file)
+            }
+        }
+    }
+
     /// Reports a release. Returns warnings for values the channel cannot carry as they are, which are
     /// left out rather than written changed (GitLab's dotenv has no escapes).
     @discardableResult

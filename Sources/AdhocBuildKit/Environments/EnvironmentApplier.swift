@@ -107,6 +107,26 @@ public struct EnvironmentApplier: Sendable {
     /// `format` says otherwise) and its Info.plist patched. When the bundle id changes, the bundles
     /// it embeds (extensions, Watch apps, App Clips) move under the new id (``NestedBundleRetarget``);
     /// one whose id is under neither the old nor the new id is an error, and nothing is written.
+    /// Applies the environment to the app inside `input` (an `.ipa`, or a `.zip` holding one `.app`)
+    /// and writes the changed app as the ipa `output` (which may be the input, to replace it); see
+    /// ``ArchivedAppChange``. With a signing request, every bundle is signed again; without one, a
+    /// signed app the environment changes is refused as ``apply(toApp:format:)`` refuses it.
+    public func apply(toArchive input: String, output: String?, format: PlistFormat = .binary) throws -> Report {
+        let change = try ArchivedAppChange(input: input, output: output, dryRun: dryRun, signing: signing)
+        var inner = self
+        inner.signing = nil
+        inner.willBeSigned = signing != nil
+        var (report, signed, naming) = try change.run { app in try inner.apply(toApp: app, format: format) }
+        report.changes = report.changes.map { change in
+            var named = change
+            named.path = naming(change.path)
+            return named
+        }
+        report.warnings = report.warnings.map(naming)
+        report.signed = signed
+        return report
+    }
+
     public func apply(toApp app: String, format: PlistFormat = .binary) throws -> Report {
         guard FileIO.kind(of: app) == .folder else {
             throw AdhocBuildError("no app bundle here", file: app)

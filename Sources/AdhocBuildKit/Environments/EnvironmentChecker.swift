@@ -48,11 +48,16 @@ public struct EnvironmentChecker: Sendable {
     /// Checks `names` (all environments when empty). Every environment is resolved and compared, since a
     /// key that only one has is that one's problem, but only the named ones' problems are reported.
     public func check(_ names: [String] = []) -> Report {
+        check(names, merges: LayerMerges())
+    }
+
+    /// ``check(_:)``, merging the environments' layers into `merges`.
+    func check(_ names: [String], merges: LayerMerges) -> Report {
         let store = resolver.store
         var findings: [String: [EnvironmentResolver.Finding]] = [:]
         var resolved: [ResolvedEnvironment] = []
         for definition in store.environments {
-            let (environment, found) = resolver.resolveCollectingFindings(definition.name)
+            let (environment, found) = resolver.resolveCollectingFindings(definition.name, merges: merges)
             findings[definition.name] = found + (environment.map(EnvironmentChecker.checkValues) ?? []).map { .init(error: $0) }
             if let environment, definition.wasRead { resolved.append(environment) }
         }
@@ -66,6 +71,7 @@ public struct EnvironmentChecker: Sendable {
         let files = Dictionary(store.environments.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
         let consistency = SettingsConsistency(environments: resolved, files: files).problems()
         var results: [Result] = []
+        var reported: Set<String> = []
         for name in names.isEmpty ? store.environments.map(\.name) : names {
             let definition: EnvironmentDefinition
             do { definition = try store.environment(named: name) } catch {
@@ -73,7 +79,7 @@ public struct EnvironmentChecker: Sendable {
                 results.append(Result(name: name, file: problem.file ?? store.location, problems: [problem], isEnvironment: false))
                 continue
             }
-            guard !results.contains(where: { $0.name == definition.name }) else { continue }
+            guard reported.insert(definition.name).inserted else { continue }
             var problems = findings[definition.name]!.map { finding in
                 guard let key = UndefinedKey(finding) else { return finding.error }
                 var error = finding.error
@@ -91,8 +97,9 @@ public struct EnvironmentChecker: Sendable {
     public func consistencyProblems(of name: String) -> [AdhocBuildError] {
         let store = resolver.store
         var resolved: [ResolvedEnvironment] = []
+        let merges = LayerMerges()
         for definition in store.environments where definition.wasRead {
-            if let environment = resolver.resolveCollectingFindings(definition.name).0 { resolved.append(environment) }
+            if let environment = resolver.resolveCollectingFindings(definition.name, merges: merges).0 { resolved.append(environment) }
         }
         let files = Dictionary(store.environments.map { ($0.name, $0.file) }, uniquingKeysWith: { first, _ in first })
         return SettingsConsistency(environments: resolved, files: files).problems()[name] ?? []

@@ -94,27 +94,20 @@ public struct EnvironmentResolver: Sendable {
         return parent.appending(guess)
     }
 
-    func resolveCollectingFindings(_ name: String) -> (ResolvedEnvironment?, [Finding]) {
+    /// Resolves `name`; `merges` holds the layers merged for other environments resolved with it,
+    /// so an ancestor shared by many is merged once.
+    func resolveCollectingFindings(_ name: String, merges: LayerMerges = LayerMerges()) -> (ResolvedEnvironment?, [Finding]) {
         var problems: [Finding] = (store.base?.problems ?? []).map { Finding(error: $0) }
-        let chain: [EnvironmentDefinition]
-        do { chain = try store.chain(for: name) } catch let error as AdhocBuildError {
+        let layers: LayerMerges.Layers
+        do { layers = try merges.layers(of: try store.position(of: name), in: store) } catch let error as AdhocBuildError {
             return (nil, problems + [Finding(error: error)])
         } catch {
             return (nil, problems + [Finding(error: AdhocBuildError("\(error)"))])
         }
-        let environmentName = chain.last!.name
-        problems += chain.flatMap(\.problems).map { Finding(error: $0) }
+        let environmentName = layers.chain.last!
+        problems += layers.problems.map { Finding(error: $0) }
         problems += overrideProblems().map { Finding(error: $0) }
-        var layers = (store.base.map { [$0] } ?? []) + chain
-        var sources: [String: (file: String, prefix: PlistKeyPath)] = [:]
-        var mergeSources: [PlistMerge.Source] = []
-        for (index, layer) in layers.enumerated() {
-            let label = "\(index):\(layer.file)"
-            sources[label] = (layer.file, layer.keyPathPrefix)
-            mergeSources.append(PlistMerge.Source(name: label, value: .dictionary(layer.body)))
-        }
-        layers.removeAll()
-        var merge = PlistMerge(mergeSources)
+        var merge = layers.merge
         let validOverrides = overrides.filter { EnvironmentSchema.overrideProblem($0.keyPath) == nil }
         if !validOverrides.isEmpty {
             var overlay = PlistValue.dictionary(PlistDictionary())
@@ -142,13 +135,14 @@ public struct EnvironmentResolver: Sendable {
                             error: AdhocBuildError("\(error)", file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
                 }
             }
-            sources[EnvironmentResolver.overrideSource] = (EnvironmentResolver.overrideSource, .root)
             merge.apply(PlistMerge.Source(name: EnvironmentResolver.overrideSource, value: overlay))
         }
 
         func locate(_ keyPath: PlistKeyPath) -> (file: String, keyPath: PlistKeyPath) {
-            guard let label = merge.source(of: keyPath), let source = sources[label] else { return (store.location, keyPath) }
-            return (source.file, PlistKeyPath(source.prefix.components + keyPath.components))
+            guard let label = merge.source(of: keyPath) else { return (store.location, keyPath) }
+            if label == EnvironmentResolver.overrideSource { return (label, keyPath) }
+            guard let layer = LayerMerges.layer(labelled: label, in: store) else { return (store.location, keyPath) }
+            return (layer.file, PlistKeyPath(layer.keyPathPrefix.components + keyPath.components))
         }
 
         let variables = merge.value["Variables"]?.dictionaryValue ?? PlistDictionary()
@@ -200,7 +194,7 @@ public struct EnvironmentResolver: Sendable {
                 file: file, sourceKeyPath: sourcePath)
         }
         let resolved = ResolvedEnvironment(
-            name: environmentName, chain: chain.map(\.name),
+            name: environmentName, chain: layers.chain,
             value: expanded.dictionaryValue ?? PlistDictionary(), leaves: leaves)
         return (resolved, problems)
     }

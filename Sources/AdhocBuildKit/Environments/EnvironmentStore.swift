@@ -10,7 +10,11 @@ public struct EnvironmentStore: Sendable {
     public var location: String
     public var base: EnvironmentDefinition?
     /// In name order.
-    public var environments: [EnvironmentDefinition]
+    public private(set) var environments: [EnvironmentDefinition]
+    /// Each environment's index in `environments`, by its exact name.
+    private var positions: [String: Int] = [:]
+    /// The index of each environment's parent (what it inherits), when that names an environment.
+    private var parents: [Int?] = []
 
     public static let baseName = "Base"
     public static let singleFileName = "Environments.plist"
@@ -57,6 +61,8 @@ public struct EnvironmentStore: Sendable {
             seen[definition.name] = definition.file
         }
         environments = found.sorted { $0.name < $1.name }
+        for (index, definition) in environments.enumerated() { positions[definition.name] = index }
+        parents = environments.map { $0.inherits.flatMap { positions[$0] } }
         if environments.isEmpty {
             // Base's own problem (a file that cannot be read, say) explains more than "no environments".
             if let problem = base?.problems.first { throw problem }
@@ -91,8 +97,13 @@ public struct EnvironmentStore: Sendable {
 
     /// The environment called `name`; an exact match first, then one that differs only in case.
     public func environment(named name: String) throws -> EnvironmentDefinition {
-        if let exact = environments.first(where: { $0.name == name }) { return exact }
-        let folded = environments.filter { $0.name.lowercased() == name.lowercased() }
+        environments[try position(of: name)]
+    }
+
+    /// The index in `environments` of the environment called `name` (as ``environment(named:)`` finds it).
+    func position(of name: String) throws -> Int {
+        if let exact = positions[name] { return exact }
+        let folded = environments.indices.filter { environments[$0].name.lowercased() == name.lowercased() }
         if folded.count == 1 { return folded[0] }
         if let base, base.name.lowercased() == name.lowercased() {
             throw AdhocBuildError(
@@ -113,25 +124,46 @@ public struct EnvironmentStore: Sendable {
 
     /// `name` and the environments it inherits from, the furthest ancestor first.
     public func chain(for name: String) throws -> [EnvironmentDefinition] {
-        var chain: [EnvironmentDefinition] = []
-        var current = try environment(named: name)
+        try chainPositions(for: name).map { environments[$0] }
+    }
+
+    /// The indices in `environments` of ``chain(for:)``. Each parent is found by its name in one step,
+    /// and a cycle is looked for only once the walk is longer than there are environments, so a chain
+    /// costs a step per ancestor: searching every environment, and the chain so far, at each step made
+    /// `env check` grow with the cube of the number of environments in a chain.
+    func chainPositions(for name: String) throws -> [Int] {
+        var chain: [Int] = []
+        var current = try position(of: name)
         while true {
-            if chain.contains(where: { $0.name == current.name }) {
-                let names = (chain + [current]).map(\.name).joined(separator: " -> ")
-                throw AdhocBuildError(
-                    "inheritance cycle: \(names)", file: current.file,
-                    keyPath: current.keyPathPrefix.appending("Inherits").description)
-            }
+            if chain.count == parents.count { throw cycle(along: chain + [current]) }
             chain.append(current)
-            guard let parent = current.inherits else { break }
-            guard let next = environments.first(where: { $0.name == parent }) else {
-                let names = chain.map(\.name).joined(separator: " -> ")
-                throw AdhocBuildError(
-                    "inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: current.file,
-                    keyPath: current.keyPathPrefix.appending("Inherits").description)
+            if let next = parents[current] {
+                current = next
+                continue
             }
-            current = next
+            let definition = environments[current]
+            guard let parent = definition.inherits else { break }
+            let names = chain.map { environments[$0].name }.joined(separator: " -> ")
+            throw AdhocBuildError(
+                "inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: definition.file,
+                keyPath: definition.keyPathPrefix.appending("Inherits").description)
         }
         return chain.reversed()
+    }
+
+    /// The index of the environment that the one at `index` inherits from; nil when it inherits from
+    /// none, or names one that does not exist.
+    func parent(of index: Int) -> Int? { parents[index] }
+
+    /// The error for a walk up the parents that ran into a cycle (`walk` holds more steps than there are
+    /// environments, so one is met again): the names up to the first one met again, at its `Inherits`.
+    private func cycle(along walk: [Int]) -> AdhocBuildError {
+        var seen: Set<Int> = []
+        let end = walk.firstIndex { !seen.insert($0).inserted } ?? walk.count - 1
+        let names = walk[...end].map { environments[$0].name }
+        let definition = environments[walk[end]]
+        return AdhocBuildError(
+            "inheritance cycle: \(names.joined(separator: " -> "))", file: definition.file,
+            keyPath: definition.keyPathPrefix.appending("Inherits").description)
     }
 }

@@ -8,10 +8,11 @@ import SystemSupport
 /// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
 /// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
 ///
-/// The release is assembled in a temporary folder inside DIST and moved into place only when
-/// every step has succeeded, so a failure leaves no half-written release; `DIST/<env>/latest`
-/// then points at it and `DIST/index.html` is rewritten, under a lock so concurrent releases
-/// into one DIST do not trample each other. Inputs are never modified: an `.app` is copied first.
+/// What publishing writes is checked before DIST is changed. The release is assembled in a temporary
+/// folder inside DIST and moved into place only when every step has succeeded, so a failure leaves no
+/// half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
+/// or nothing (``ReleasePublication``), under a lock so concurrent releases into one DIST do not
+/// trample each other. Inputs are never modified: an `.app` is copied first.
 public struct ReleasePipeline {
     public enum BuildNumber: Sendable {
         case unchanged
@@ -176,6 +177,10 @@ public struct ReleasePipeline {
         let signing = try options.signing.map { request in
             try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
         }
+        // What publishing will write is checked before DIST is first changed (a `latest` that is a folder
+        // failed only after the release was published, and every retry was refused as already published).
+        let publication = ReleasePublication(out: options.out, environment: environment.name)
+        try step("Check \(options.out)") { try publication.check() }
         try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
@@ -212,7 +217,10 @@ public struct ReleasePipeline {
         let releaseFolder = options.out + "/" + releasePath
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
-            try publish(stage: stage, environment: environment.name, releaseName: "\(version)-\(build)")
+            try DirectoryLock.withLock(options.out) {
+                try publication.publish(
+                    stage + "/release", as: "\(version)-\(build)", replace: options.replace, indexTitle: options.indexTitle)
+            }
         }
         var result = Result(
             environment: environment.name, version: version, build: build, releaseFolder: releaseFolder,
@@ -223,38 +231,32 @@ public struct ReleasePipeline {
         return result
     }
 
-    /// The ipa to publish: an .ipa input as it is, when it already carries the environment (it cannot
-    /// take one, nor a build number);
-    /// an .app or .xcarchive copied into the stage, given the environment and build number, and packaged.
+    /// The ipa to publish: an .ipa input as it is when it already is what the release asks for
+    /// (the environment's values, no build number, no signing); otherwise the build (an .app or
+    /// .xcarchive copied, an .ipa or a .zip holding an .app unpacked) in the stage, given the
+    /// environment and build number, signed when asked, and packaged (an ipa's unchanged entries
+    /// carried into the new one as they were compressed).
     private func makeIPA(environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, warnings: inout [String])
         throws -> String
     {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
         let input = isFolder ? IPAPackager.bundlePath(options.input) : options.input
-        guard isFolder else {
-            guard case .unchanged = options.buildNumber else {
-                throw Failure(step: "Set build number", reason: "an .ipa cannot be renumbered; give the .app or .xcarchive")
+        if !isFolder, signing == nil, case .unchanged = options.buildNumber, input.lowercased().hasSuffix(".ipa") {
+            let differences = try step("Check the .ipa against \(environment.name)") {
+                try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
             }
-            // An ipa is published as it is, so it must already be what the environment describes.
-            try step("Check the .ipa is built for \(environment.name)") {
-                let differences = try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
-                guard differences.isEmpty else {
-                    throw Failure(
-                        step: "Check the .ipa is built for \(environment.name)",
-                        reason: "\(input) cannot take an environment, and it is not built for \(environment.name): "
-                            + differences.joined(separator: "; ") + "; give the .app or .xcarchive so the environment can be applied")
-                }
-            }
-            guard let signing else { return input }
-            return try step("Sign the .ipa as \(signing.signerName)") {
-                let output = stage + "/" + (input as NSString).lastPathComponent
-                _ = try AppSigning.sign(input, output: output, options: signing)
-                return output
-            }
+            if differences.isEmpty { return input }  // published as it is
         }
         var digests: DigestCache?
-        let (copy, app) = try step("Copy the build") {
+        var unpacked: UnpackedApp?
+        let (copy, app) = try step(isFolder ? "Copy the build" : "Unpack the build") {
+            if !isFolder {
+                let opened = try UnpackedApp.unpack(input, into: stage + "/input")
+                unpacked = opened
+                digests = opened.digests
+                return (opened.app, opened.app)
+            }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileIO.createFolder(stage + "/input")
             if signing != nil {
@@ -267,6 +269,7 @@ public struct ReleasePipeline {
             }
             return (target, try IPAPackager.locateApp(target).app)
         }
+        if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app), shown: app) { warnings.append(warning) }
         warnings += try step("Apply environment \(environment.name)") {
             var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
             applier.willBeSigned = signing != nil
@@ -295,6 +298,7 @@ public struct ReleasePipeline {
             var packaging = IPAPackager.Options()
             // When signing, the signer has embedded each bundle's profile already.
             packaging.profile = signing == nil ? options.profile : nil
+            if let unpacked { packaging = unpacked.packaging(packaging) }
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
@@ -308,7 +312,7 @@ public struct ReleasePipeline {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
         // What the copy and the packager would stop at (a FIFO the copy waited on forever) names the input.
-        if kind == .folder { try IPAPackager.checkContents(of: input) }
+        if kind == .folder { try IPAPackager.checkContents(of: input) } else { _ = try UnpackedApp.locate(input) }
         // DIST inside the build would be copied with it, into itself, until the path is too long.
         try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
@@ -408,37 +412,6 @@ public struct ReleasePipeline {
             "the app's \(key) \(String(reflecting: value)) holds \(shown), so it cannot name a release folder; "
                 + "versions are like 42 or 1.4.2", file: input)
     }
-
-    /// Under DIST's lock: moves the assembled release into `DIST/<env>/<releaseName>` (replacing one
-    /// there only with `replace`), points `latest` at it and rewrites the index. Returns the index's problems.
-    private func publish(stage: String, environment: String, releaseName: String) throws -> [String] {
-        try DirectoryLock.withLock(options.out) {
-            let environmentFolder = options.out + "/" + environment
-            let releaseFolder = environmentFolder + "/" + releaseName
-            try FileIO.createFolder(environmentFolder)
-            if FileManager.default.fileExists(atPath: releaseFolder) {
-                guard options.replace else {
-                    throw AdhocBuildError(
-                        "is already published, and testers may be installing it; give the build a new number, "
-                            + "or pass --replace to replace it", file: releaseFolder)
-                }
-                guard rename(releaseFolder, stage + "/replaced") == 0 else {
-                    throw SystemError("cannot be replaced", file: releaseFolder)
-                }
-            }
-            guard rename(stage + "/release", releaseFolder) == 0 else {
-                throw SystemError("cannot be written", file: releaseFolder)
-            }
-            // latest -> the newest release, replaced atomically.
-            let link = environmentFolder + "/latest"
-            FileIO.removeStaleTemporaries(in: environmentFolder)
-            let temporaryLink = FileIO.temporaryPath(for: link)
-            guard symlink(releaseName, temporaryLink) == 0, rename(temporaryLink, link) == 0 else {
-                throw SystemError("cannot be updated", file: link)
-            }
-            return try BuildIndex.write(in: options.out, title: options.indexTitle).problems
-        }
-    }
 }
 
 extension ReleasePipeline {
@@ -502,9 +475,13 @@ final class StagePaths {
     func userFacing(_ text: String) -> String {
         guard text.contains(stage) else { return text }
         let published = releaseFolder ?? out
+        // An unpacked ipa's files are named as entries of the ipa: `in.ipa: Payload/A.app/Info.plist`.
+        let isUnpacked = FileIO.kind(of: input) == .file
         return
             text
-            .replacingOccurrences(of: stage + "/input/" + (input as NSString).lastPathComponent, with: input)
+            .replacingOccurrences(
+                of: stage + "/input/" + (isUnpacked ? "" : (input as NSString).lastPathComponent), with: input + (isUnpacked ? ": " : "")
+            )
             .replacingOccurrences(of: stage + "/release", with: published)
             .replacingOccurrences(of: stage, with: published)
     }

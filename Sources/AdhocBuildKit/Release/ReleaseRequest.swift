@@ -186,7 +186,13 @@ public struct ReleaseRequest: Sendable {
             onStep(step, finished)
         }
         var result: ReleasePipeline.Result
-        do { result = try pipeline.run() } catch let failure as ReleasePipeline.Failure {
+        do {
+            // The report is written after the release is published: its files are checked before.
+            do { try reporter.checkReportFiles() } catch let error as any DiagnosticError {
+                throw ReleasePipeline.Failure(step: "Check the CI report files", reason: error.description, hint: error.hint)
+            }
+            result = try pipeline.run()
+        } catch let failure as ReleasePipeline.Failure {
             reporter.failed(failure)
             throw failure
         }

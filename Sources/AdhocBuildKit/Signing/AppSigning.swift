@@ -55,6 +55,8 @@ public enum AppSigning {
         var succeeded = false
         defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
         guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
+        // Copies that killed runs left beside the output (each as large as the app) go first.
+        FileIO.removeStaleTemporaries(in: parent)
         let work = FileIO.temporaryPath(for: target)
         guard mkdir(work, 0o700) == 0 else {
             throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
@@ -79,15 +81,17 @@ public enum AppSigning {
         -> BundleSigningReport
     {
         let copy: String
-        let report: BundleSigningReport
+        // An ipa is unpacked with every file hashed, and its unchanged entries go into the signed one
+        // as they were compressed.
+        var unpacked: UnpackedApp?
+        var restoredModes: [String] = []
+        var report: BundleSigningReport
         if isIPA {
-            try ZipArchiveReader(path: source).extract(to: work)
-            let apps = ((try? FileManager.default.contentsOfDirectory(atPath: work + "/Payload")) ?? []).filter { $0.hasSuffix(".app") }
-            guard apps.count == 1 else {
-                throw AdhocBuildError(apps.isEmpty ? "holds no Payload/*.app" : "holds \(apps.count) apps in Payload", file: source)
-            }
-            copy = work + "/Payload/" + apps[0]
-            report = try BundleSigner.sign(bundle: copy, options: options)
+            let opened = try UnpackedApp.unpack(source, into: work)
+            unpacked = opened
+            copy = opened.app
+            restoredModes = try ExecutableModes.restore(in: copy)
+            report = try BundleSigner.sign(bundle: copy, options: options, digests: opened.digests)
         } else {
             copy = work + "/" + (source as NSString).lastPathComponent
             let app = try IPAPackager.locateApp(source).app
@@ -100,16 +104,14 @@ public enum AppSigning {
         if target.hasSuffix(".ipa") {
             var packaging = IPAPackager.Options()
             packaging.verify = true
-            if isIPA {
-                // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
-                let top = (try? FileManager.default.contentsOfDirectory(atPath: work)) ?? []
-                packaging.extraItems = top.filter { $0 != "Payload" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map {
-                    work + "/" + $0
-                }
-            }
+            // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
+            if let unpacked { packaging = unpacked.packaging(packaging) }
             _ = try IPAPackager(options: packaging).package(copy, to: target)
         } else {
             try replace(target, with: copy)
+        }
+        if let warning = ExecutableModes.warning(restoredModes, shown: "\(source): Payload/\((copy as NSString).lastPathComponent)") {
+            report.warnings.append(warning)
         }
         return report
     }
@@ -161,6 +163,7 @@ public enum AppSigning {
         T, BundleSigningReport
     ) {
         let root = app.hasSuffix("/") ? String(app.dropLast()) : app
+        FileIO.removeStaleTemporaries(in: FileIO.split(root).folder)
         let copy = FileIO.temporaryPath(for: root)
         defer { try? FileManager.default.removeItem(atPath: copy) }
         do {
@@ -200,22 +203,17 @@ public enum AppSigning {
         }
     }
 
-    /// Puts the folder `replacement` at `target`: renamed over it, the old one removed after.
+    /// Puts the folder `replacement` at `target`: swapped with the one there in one step (so a kill
+    /// never leaves the app only under a temporary name, which the next run would remove), the old one
+    /// then removed from `replacement`.
     static func replace(_ target: String, with replacement: String) throws {
-        let manager = FileManager.default
         guard FileIO.kind(of: target) != nil else {
             guard rename(replacement, target) == 0 else {
                 throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: target)
             }
             return
         }
-        let old = FileIO.temporaryPath(for: target)
-        guard rename(target, old) == 0 else { throw AdhocBuildError("cannot be replaced: \(SystemError.describe(errno))", file: target) }
-        guard rename(replacement, target) == 0 else {
-            let code = errno
-            _ = rename(old, target)
-            throw AdhocBuildError("cannot be replaced: \(SystemError.describe(code))", file: target)
-        }
-        try? manager.removeItem(atPath: old)
+        do { try FileIO.exchange(replacement, target) } catch let error as FileError { throw AdhocBuildError(error.message, file: target) }
+        try? FileManager.default.removeItem(atPath: replacement)
     }
 }

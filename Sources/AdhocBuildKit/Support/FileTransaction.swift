@@ -5,7 +5,8 @@ import SystemSupport
 /// Several files written together: every new content is prepared and written to a temporary
 /// file beside its target before any target is replaced, so a problem with one file (a folder
 /// in its place, a full disk) leaves all of them as they were. Committing also removes temporary
-/// files that killed runs left beside every file the transaction looked at, written or not.
+/// files that killed runs left beside every file the transaction looked at, written or not, and
+/// beside the bundle.
 public struct FileTransaction {
     private var pending: [(path: String, data: Data)] = []
     private var considered: [String] = []
@@ -42,7 +43,9 @@ public struct FileTransaction {
     public func commit() throws {
         if let bundle { for file in pending { try BundleInterior.check(file.path, bundle: bundle) } }
         try FileIO.writeAtomically(together: pending)
-        let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent })
+        // Beside a bundle: the copies a killed signing run (env apply, version bump with a signer) left.
+        let besideBundle = bundle.map { [FileIO.split($0).folder] } ?? []
+        let folders = Set(considered.map { ($0 as NSString).deletingLastPathComponent } + besideBundle)
             .subtracting(pending.map { ($0.path as NSString).deletingLastPathComponent })
         for folder in folders.sorted() { FileIO.removeStaleTemporaries(in: folder) }
     }

@@ -42,6 +42,9 @@ public struct VersionBumper: Sendable {
     /// How to re-sign an app bundle after the bump (resolved and checked by
     /// ``SigningRequest/resolve(_:projectFile:processEnvironment:)``); the signer consumes it.
     public var signing: SigningRequest?
+    /// Where the changed app goes when the target is an `.ipa` or a `.zip` holding an `.app`: the
+    /// new ipa (`--output`; the input's own path replaces it).
+    public var output: String?
     /// Set when the caller signs the app after bumping: breaking the seal is neither refused nor warned about.
     var willBeSigned = false
 
@@ -86,6 +89,9 @@ public struct VersionBumper: Sendable {
     /// (identity, profiles, binaries; a bump changes no bundle id), bumped, then signed, and `signed`
     /// says what was signed.
     public func bump(_ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws -> [Change] {
+        if case .app(let path) = target, ArchivedAppChange.isArchive(path) {
+            return try bumpArchive(path, request, warnings: &warnings, signed: &signed)
+        }
         var signingOptions: BundleSigningOptions?
         if let signing, !dryRun, case .app(let app) = target {
             let options = try signing.options()
@@ -157,9 +163,32 @@ public struct VersionBumper: Sendable {
         } else if !dryRun {
             var bundle: String?
             if case .app(let app) = target { bundle = app }
-            try write(pending, project: project, bundle: bundle)
+            try write(pending, project: project, bundle: bundle, considered: changes)
         }
         return changes
+    }
+
+    /// The bump of the app inside the archive `path`, written as the ipa ``output`` (see ``ArchivedAppChange``).
+    private func bumpArchive(_ path: String, _ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws
+        -> [Change]
+    {
+        let change = try ArchivedAppChange(input: path, output: output, dryRun: dryRun, signing: signing)
+        var inner = self
+        inner.signing = nil
+        inner.willBeSigned = signing != nil
+        var innerWarnings: [String] = []
+        let (changes, signedReport, naming) = try change.run { app in
+            inner.target = .app(app)
+            return try inner.bump(request, warnings: &innerWarnings)
+        }
+        warnings += innerWarnings.map(naming)
+        signed = signedReport
+        return changes.map { change in
+            guard case .plist(let file, let key) = change.site.location else { return change }
+            var named = change
+            named.site.location = .plist(path: naming(file), key: key)
+            return named
+        }
     }
 
     /// `change` with its plist path moved from under `root` to under `copy`.
@@ -171,7 +200,8 @@ public struct VersionBumper: Sendable {
     }
 
     /// Writes `changes`; with `bundle` (an app's own files), none may go through a link leading out of it.
-    private func write(_ changes: [Change], project: XcodeProject?, bundle: String?) throws {
+    /// The folders of every file `considered`, changed or not, are cleared of what killed runs left.
+    private func write(_ changes: [Change], project: XcodeProject?, bundle: String?, considered: [Change] = []) throws {
         var plistEdits: [String: [(String, String)]] = [:]
         var plistOrder: [String] = []
         var replacements: [(range: Range<Int>, text: String)] = []
@@ -189,6 +219,12 @@ public struct VersionBumper: Sendable {
             }
         }
         var files = FileTransaction(bundle: bundle)
+        for change in considered {
+            switch change.site.location {
+            case .plist(let path, _): files.leaveUnchanged(path)
+            case .buildSetting(let path, _, _, _, _): files.leaveUnchanged(path)
+            }
+        }
         for path in plistOrder {
             var plist = try PropertyList(contentsOf: path)
             for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }

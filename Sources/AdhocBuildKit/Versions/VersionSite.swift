@@ -122,7 +122,7 @@ public enum VersionSites {
     /// extensions (`PlugIns/*.appex`), Watch apps and their extensions, App Clips.
     public static func bundlePlists(in app: String) throws -> [String] {
         if FileIO.kind(of: app) == .file {
-            throw AdhocBuildError("is a packaged, signed app; bump the .app or the project before packaging", file: app)
+            throw AdhocBuildError("is a file, not an app bundle; give the .app, an .ipa or .zip (with --output), or the project", file: app)
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")
         guard FileManager.default.fileExists(atPath: info) else {

@@ -1,0 +1,70 @@
+import Foundation
+import PlistKit
+import SystemSupport
+
+/// Execute permissions that a CI artifact lost (GitHub's upload-artifact and download-artifact drop
+/// file modes), given back before an app is signed and packaged: iOS will not run code without them,
+/// and a signature made over a file that is not executable is checked by nobody until install.
+enum ExecutableModes {
+    /// The Mach-O magics (thin and fat, either byte order).
+    static let machOMagics: Set<[UInt8]> = [
+        [0xCF, 0xFA, 0xED, 0xFE], [0xCE, 0xFA, 0xED, 0xFE], [0xFE, 0xED, 0xFA, 0xCF], [0xFE, 0xED, 0xFA, 0xCE],
+        [0xCA, 0xFE, 0xBA, 0xBE], [0xBE, 0xBA, 0xFE, 0xCA], [0xCA, 0xFE, 0xBA, 0xBF], [0xBF, 0xBA, 0xFE, 0xCA]
+    ]
+
+    /// Bundle folders whose Info.plist names an executable.
+    static let bundleSuffixes = [".app", ".appex", ".framework", ".xctest", ".xpc"]
+
+    /// Gives the execute permission back to each Mach-O in `app` that should have it and lost it:
+    /// every bundle's `CFBundleExecutable` and every `.dylib`. Returns their paths relative to `app`.
+    /// Links are not followed; files that are not Mach-O are left alone.
+    static func restore(in app: String) throws -> [String] {
+        var candidates: [String] = []
+        if let executable = try executable(ofBundle: app) { candidates.append(executable) }
+        let walker = FileManager.default.enumerator(atPath: app)
+        while let relative = walker?.nextObject() as? String {
+            if relative.hasSuffix(".dylib") { candidates.append(relative) }
+            if bundleSuffixes.contains(where: { relative.hasSuffix($0) }), let executable = try executable(ofBundle: app + "/" + relative) {
+                candidates.append(relative + "/" + executable)
+            }
+        }
+        var restored: [String] = []
+        for relative in Set(candidates).sorted() {
+            let path = app + "/" + relative
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o100 == 0, isMachO(path) else { continue }
+            // Execute wherever reading is allowed (0644 becomes 0755), as Xcode writes them.
+            let mode = (info.st_mode & 0o7777) | ((info.st_mode & 0o444) >> 2)
+            guard chmod(path, mode | 0o100) == 0 else {
+                throw FileError("cannot be made executable: \(SystemError.describe(errno))", file: path)
+            }
+            restored.append(relative)
+        }
+        return restored
+    }
+
+    /// The executable a bundle's Info.plist names, if it has one that is a plain name.
+    static func executable(ofBundle bundle: String) throws -> String? {
+        let info = bundle + "/Info.plist"
+        guard FileIO.kind(of: info) == .file else { return nil }
+        let plist = try? PropertyList(data: try FileIO.read(info, limit: InputLimits.bundleInfoPlist))
+        guard let name = plist?.value["CFBundleExecutable"]?.stringValue, !name.isEmpty, !name.contains("/"), name != "..", name != "."
+        else { return nil }
+        return name
+    }
+
+    static func isMachO(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 4)).map { Array($0) } ?? []
+        return machOMagics.contains(magic)
+    }
+
+    /// The warning for files `restore(in:)` fixed, named as `shown` (the app as the user knows it).
+    static func warning(_ restored: [String], shown: String) -> String? {
+        guard !restored.isEmpty else { return nil }
+        let listed = restored.prefix(10).map { shown + "/" + $0 }.joined(separator: ", ")
+        let more = restored.count > 10 ? " and \(restored.count - 10) more" : ""
+        return "\(listed)\(more) had lost the execute permission (CI artifact uploads drop file modes); given back before signing"
+    }
+}

@@ -1,0 +1,81 @@
+import CodeSign
+import Foundation
+import IPAKit
+import SystemSupport
+
+/// An `.ipa`, or a `.zip` holding one `.app` (as CI artifacts often are), unpacked into a work
+/// folder to be changed (an environment, a build number, a new signature) and packed again.
+///
+/// Each file is hashed as it is unpacked, so signing reads again only what changed, and every file
+/// still as it was unpacked goes into the new ipa as its compressed bytes, unchanged (see
+/// ``CarriedEntries``). What an ipa holds beside `Payload` (SwiftSupport, Symbols, BCSymbolMaps,
+/// iTunesMetadata.plist) goes back in beside it.
+struct UnpackedApp {
+    /// The work folder the archive was unpacked into.
+    var folder: String
+    /// The app in it (`<folder>/Payload/<Name>.app` for an ipa).
+    var app: String
+    /// What the ipa held beside `Payload`, as paths in the work folder.
+    var besidePayload: [String]
+    var carried: CarriedEntries
+    var digests: DigestCache
+
+    /// Whether `path` is an archive this type unpacks: a file (not a folder) named `.ipa` or `.zip`.
+    static func isArchive(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        return FileIO.kind(of: path) == .file && (lowered.hasSuffix(".ipa") || lowered.hasSuffix(".zip"))
+    }
+
+    /// Unpacks `input` into `folder` (made here; it must not exist). An `.ipa` must hold
+    /// `Payload/<Name>.app`; a `.zip` either that or exactly one `<Name>.app` folder anywhere.
+    static func unpack(_ input: String, into folder: String) throws -> UnpackedApp {
+        let reader = try ZipArchiveReader(path: input)
+        let appEntry = try locate(input, reader)
+        try FileIO.createFolder(folder)
+        let digests = DigestCache()
+        let carried = try reader.unpack(to: folder, threads: ProcessInfo.processInfo.activeProcessorCount, observer: digests)
+        let app = folder + "/" + appEntry
+        guard FileIO.kind(of: app) == .folder else { throw AdhocBuildError("holds \(appEntry), which is not a folder", file: input) }
+        var beside: [String] = []
+        if appEntry.hasPrefix("Payload/") {
+            let top = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            beside = top.filter { $0 != "Payload" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { folder + "/" + $0 }
+        }
+        return UnpackedApp(folder: folder, app: app, besidePayload: beside, carried: carried, digests: digests)
+    }
+
+    /// The app's folder in the archive at `input` (`Payload/<Name>.app`), read from its directory.
+    @discardableResult
+    static func locate(_ input: String, _ opened: ZipArchiveReader? = nil) throws -> String {
+        let reader = try opened ?? ZipArchiveReader(path: input)
+        let hasPayload = reader.entries.contains { $0.name.hasPrefix("Payload/") }
+        if input.lowercased().hasSuffix(".ipa") || hasPayload {
+            return "Payload/" + (try PayloadLayout.app(in: reader.entries, archive: input))
+        }
+        return try zippedApp(in: reader.entries, archive: input)
+    }
+
+    /// The one `<Name>.app` folder a zip holds (the shallowest name ending in `.app` on each path).
+    static func zippedApp(in entries: [ZipArchiveReader.Entry], archive: String) throws -> String {
+        var apps = Set<String>()
+        for entry in entries {
+            let parts = entry.name.split(separator: "/")
+            guard let end = parts.firstIndex(where: { $0.lowercased().hasSuffix(".app") && $0.count > 4 }) else { continue }
+            if end < parts.count - 1 || entry.isDirectory { apps.insert(parts[...end].joined(separator: "/")) }
+        }
+        guard let app = apps.first else { throw AdhocBuildError("holds no <Name>.app folder (nor Payload/<Name>.app)", file: archive) }
+        guard apps.count == 1 else {
+            throw AdhocBuildError(
+                "holds \(apps.count) apps (\(apps.sorted().joined(separator: ", "))); give a zip holding one", file: archive)
+        }
+        return app
+    }
+
+    /// Packaging options for the new ipa: unchanged entries carried, what was beside Payload put back.
+    func packaging(_ base: IPAPackager.Options) -> IPAPackager.Options {
+        var options = base
+        options.carried = carried
+        options.extraItems = besidePayload
+        return options
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import SystemSupport
+
+/// An app's `_CodeSignature/CodeResources` parsed on another thread from the moment its bytes were
+/// read, so the parse runs while other work does (the folder is walked, the executable inflated).
+/// ``BundleFileReader/codeResources(_:)`` takes it for the same bytes instead of parsing again.
+struct PreparsedCodeResources: Sendable {
+    /// The bytes parsed.
+    let data: Data
+    /// The seal, or why the bytes are not one (the error parsing them directly throws).
+    let value: BackgroundResult<CodeResources>
+
+    /// Starts parsing `data`.
+    init(_ data: Data) {
+        self.data = data
+        value = BackgroundResult {
+            let plist = Leftover(try CodeResources.plist(data))
+            // The seal is ready before the plist it was read from is torn down (thousands of values).
+            defer { DispatchQueue.global().async { plist.value = nil } }
+            return try CodeResources(plist: plist.value!)
+        }
+    }
+}
+
+/// A value let go of later, on another thread.
+// @unchecked Sendable: set once, then cleared by the one thread it is handed to.
+final class Leftover<Value>: @unchecked Sendable {
+    var value: Value?
+    init(_ value: Value) { self.value = value }
+}
