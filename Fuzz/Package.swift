@@ -6,7 +6,7 @@ import PackageDescription
 /// runtime; each harness hands its input to one parser through `FuzzDriver.runFuzzer`.
 let harnesses = [
     "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob",
-    "car", "lzfse"
+    "car", "lzfse", "icon-paths", "ci-values"
 ]
 
 let package = Package(

@@ -23,7 +23,7 @@ seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car lzfse)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car lzfse icon-paths ci-values)
 flags=(-c debug -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 for name in "${harnesses[@]}"; do
@@ -46,6 +46,20 @@ if [ -f "$fixtures/SOURCES.md" ]; then
     seed png "$fixtures"/png-cgbi/* "$fixtures"/png-plain/*
     seed ipa "$fixtures"/ipa/*
     seed car "$fixtures"/car/*.car
+    # Cross-format: an Apple-built app whose icon set (in Assets.car and CFBundleIconName) is named '../zzzz'.
+    mkdir -p "$work/generated/icon-paths"
+    python3 - "$fixtures/ipa/ipa-server_Test_dev-xcode12.ipa" "$work/generated/icon-paths/catalog-named-as-a-path.ipa" <<'PYTHON'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as out:
+    for item in z.infolist():
+        data = z.read(item)
+        if item.filename in ("Payload/Test.app/Assets.car", "Payload/Test.app/Info.plist"):
+            data = data.replace(b"AppIcon", b"../zzzz")
+        out.writestr(item, data)
+PYTHON
+    seed icon-paths "$work/generated/icon-paths/catalog-named-as-a-path.ipa"
+    # Certificates of the fixture profiles, whose names CI channels carry.
+    seed ci-values "$fixtures"/mobileprovision/*
     # The Mach-O binaries of the fixture ipas, and each blob of their signatures.
     mkdir -p "$work/generated/fixture-code"
     python3 scripts/fuzz_codesign_seeds.py fixtures "$work/generated/fixture-code" "$fixtures"/ipa/*.ipa
@@ -69,7 +83,10 @@ seed macho "$app/ShoutOut" "$app/Frameworks/ShoutKit.framework/ShoutKit"
 seed template templates/*.mustache
 # LZFSE streams of every block kind, made once by Apple's encoder (Tests/Oracles/lzfse_streams.py --seeds).
 seed lzfse Fuzz/Seeds/lzfse/*
-mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated"
+# Signer names that try to add CI outputs, service messages and workflow commands of their own, as
+# text and in a certificate whose common name holds line ends.
+seed ci-values Fuzz/Seeds/ci-values/*
+mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated/icon-paths"
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > "$work/corpus/json-plist/seed.json"
 printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > "$work/corpus/expander/seed.txt"
 # A profile and ipas made from the example app (deflated, stored, and with the profile inside).
@@ -98,8 +115,27 @@ def write(name, method, extra=None):
 write("example-deflated.ipa", zipfile.ZIP_DEFLATED)
 write("example-stored.ipa", zipfile.ZIP_STORED)
 write("example-with-profile.ipa", zipfile.ZIP_DEFLATED, profile)
+# Cross-format: icon files whose names (in the archive and in CFBundleIconFiles) are paths and control characters.
+import plistlib
+with zipfile.ZipFile(os.path.join(out, "example-deflated.ipa")) as z, \
+        zipfile.ZipFile(os.path.join(out, "icon-paths", "icon-files-named-as-paths.ipa"), "w", zipfile.ZIP_DEFLATED) as hostile:
+    icon = z.read("Payload/ShoutOut.app/AppIcon60x60@3x.png")
+    names = ["../../esc/x.png", "/abs.png", "Icon\x1b[2J\x07.png", "..", "a/../../b.png", "sub/dir/icon.png"]
+    for item in z.infolist():
+        data = z.read(item)
+        if item.filename == "Payload/ShoutOut.app/Info.plist":
+            info = plistlib.loads(data)
+            info["CFBundleIconFiles"] = names
+            info["CFBundleIcons"] = {"CFBundlePrimaryIcon": {"CFBundleIconFiles": names, "CFBundleIconName": "../../esc"}}
+            data = plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+        hostile.writestr(item, data)
+    # The archive itself may not climb out (the reader refuses it whole); the names that stay inside are there.
+    for name in names:
+        if not name.startswith("/") and ".." not in name.split("/"):
+            hostile.writestr("Payload/ShoutOut.app/" + name, icon)
 PYTHON
 seed ipa "$work"/generated/*.ipa
+seed icon-paths "$work"/generated/example-deflated.ipa "$work"/generated/icon-paths/*.ipa
 # A tiny signed Mach-O (thin, fat32, fat64) and its blobs, written here from nothing.
 mkdir -p "$work/generated/made-code"
 python3 scripts/fuzz_codesign_seeds.py made "$work/generated/made-code"

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A compiled asset catalog (`Assets.car`) read from bytes: its header, key format and every
 /// rendition with its facet name, size, scale, idiom, pixel format and encoding.
@@ -27,7 +28,7 @@ public struct AssetCatalog: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw AssetCatalogError("cannot be read: \((error as NSError).localizedDescription)", file: path)
+            throw AssetCatalogError("cannot be read: \(FoundationError.reason(error))", file: path)
         }
         try self.init(bytes: [UInt8](data), file: path)
     }

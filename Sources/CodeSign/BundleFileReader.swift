@@ -44,7 +44,7 @@ struct BundleFileReader: Sendable {
         } catch let error as any DiagnosticError {
             throw CodeSignError("cannot be read: \(error.problem)")
         } catch {
-            throw CodeSignError("cannot be read: \(error)")
+            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -54,7 +54,7 @@ struct BundleFileReader: Sendable {
             do {
                 return try FileManager.default.destinationOfSymbolicLink(atPath: top.isEmpty ? key : top + "/" + key)
             } catch {
-                throw CodeSignError("cannot read the link: \(error.localizedDescription)")
+                throw CodeSignError("cannot read the link: \(FoundationError.reason(error))")
             }
         }
         return String(decoding: try read(key), as: UTF8.self)
@@ -71,7 +71,7 @@ struct BundleFileReader: Sendable {
         } catch let error as any DiagnosticError {
             throw CodeSignError("cannot be read: \(error.problem)")
         } catch {
-            throw CodeSignError("cannot be read: \(error)")
+            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -93,7 +93,7 @@ struct BundleFileReader: Sendable {
         } catch let error as any DiagnosticError {
             throw CodeSignError("cannot be read: \(error.problem)")
         } catch {
-            throw CodeSignError("cannot be read: \(error)")
+            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

@@ -39,7 +39,7 @@ public struct BundleResource: Sendable, Equatable {
                         found.append(
                             BundleResource(path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path))))
                     } catch {
-                        throw CodeSignError("cannot read the link: \(error.localizedDescription)", file: path)
+                        throw CodeSignError("cannot read the link: \(FoundationError.reason(error))", file: path)
                     }
                 case S_IFREG:
                     if let known = cache?.content(of: path, info: info) {
@@ -80,7 +80,7 @@ public struct BundleResource: Sendable, Equatable {
             do {
                 chunk = try handle.read(upToCount: 1 << 20) ?? Data()
             } catch {
-                throw CodeSignError("cannot be read: \(error.localizedDescription)", file: path)
+                throw CodeSignError("cannot be read: \(FoundationError.reason(error))", file: path)
             }
             if chunk.isEmpty { break }
             chunk.withUnsafeBytes { buffer in

@@ -310,7 +310,7 @@ public enum BundleSigner {
         let codeResources = try CodeResourcesBuilder(generation: options.generation, hashTypes: hashTypes).build(
             resources, executable: executableName
         ).data()
-        try FileManager.default.createDirectory(atPath: bundle + "/_CodeSignature", withIntermediateDirectories: true)
+        try FileIO.createFolder(bundle + "/_CodeSignature")
         try FileIO.writeAtomically(codeResources, to: bundle + "/_CodeSignature/CodeResources")
 
         let slots = try bundleSlots(prepared, codeResources: [UInt8](codeResources), options: options)

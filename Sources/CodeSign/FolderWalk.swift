@@ -52,9 +52,7 @@ enum FolderWalk {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = try withUnsafeBytes(of: entry.pointee.d_name) { try DirectoryEntryName.decode($0, in: folder) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A Mach-O file: one thin slice, or a universal binary with a ``FatHeader`` and its slices.
 public struct MachOFile: Sendable {
@@ -63,7 +64,7 @@ public struct MachOFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CodeSignError("cannot read the file: \(error.localizedDescription)", file: path)
+            throw CodeSignError("cannot read the file: \(FoundationError.reason(error))", file: path)
         }
         do {
             try self.init(data: data)

@@ -76,12 +76,14 @@ public struct AppBundle: Sendable {
     /// The embedded provisioning profile, nil when there is none, or the error reading it.
     public func profile() -> Result<ProvisioningProfile, IPAError>? {
         for name in ["embedded.mobileprovision", "Contents/embedded.provisionprofile"] where file(name) != nil {
+            let (file, entry) = storage.place(of: root + "/" + name)
             do {
                 return .success(try ProvisioningProfile(data: try read(name)))
-            } catch let error as IPAError {
-                return .failure(error.inFile(storage.location).withEntry(root + "/" + name))
+            } catch var error as IPAError {
+                if error.file == nil { (error.file, error.entry) = (file, error.entry ?? entry) }
+                return .failure(error)
             } catch {
-                return .failure(IPAError("\(error)", file: storage.location, entry: root + "/" + name))
+                return .failure(IPAError(FoundationError.line(error), file: file, entry: entry))
             }
         }
         return nil
@@ -93,14 +95,17 @@ public struct AppBundle: Sendable {
         self.root = root
         let infoPath = root + "/Info.plist"
         guard storage.files[infoPath] != nil else {
-            throw IPAError("has no Info.plist", file: storage.location, entry: root)
+            let (file, entry) = storage.place(of: root)
+            throw IPAError("has no Info.plist", file: file, entry: entry)
         }
         let plist: PropertyList
         do { plist = try PropertyList(data: try storage.read(infoPath)) } catch let error as PlistError {
-            throw IPAError("is not a valid plist: \(error.description)", file: storage.location, entry: infoPath)
+            let (file, entry) = storage.place(of: infoPath)
+            throw IPAError("is not a valid plist: \(error.description)", file: file, entry: entry)
         }
         guard case .dictionary(let dictionary) = plist.value else {
-            throw IPAError("is not a dictionary", file: storage.location, entry: infoPath)
+            let (file, entry) = storage.place(of: infoPath)
+            throw IPAError("is not a dictionary", file: file, entry: entry)
         }
         info = dictionary
         infoFormat = plist.format
@@ -121,14 +126,6 @@ public struct AppBundle: Sendable {
             }
         }
         self.nested = nested
-    }
-}
-
-extension IPAError {
-    func withEntry(_ entry: String) -> IPAError {
-        var copy = self
-        if copy.entry == nil { copy.entry = entry }
-        return copy
     }
 }
 

@@ -7,15 +7,13 @@ extension ZipArchiveReader {
     /// archive made. Entry names were checked to be plain relative paths when the archive was opened.
     /// Errors are one line naming the archive and the entry.
     public func extract(to folder: String) throws {
-        let manager = FileManager.default
         var links: [(path: String, target: String)] = []
         for entry in entries where entry.isDirectory {
-            try manager.createDirectory(atPath: folder + "/" + entry.name, withIntermediateDirectories: true)
+            try makeFolder(folder + "/" + entry.name, for: entry)
         }
         for entry in entries where !entry.isDirectory {
             let target = folder + "/" + entry.name
-            let parent = (target as NSString).deletingLastPathComponent
-            try manager.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            try makeFolder((target as NSString).deletingLastPathComponent, for: entry)
             if entry.isSymlink {
                 links.append((target, String(decoding: try data(entry), as: UTF8.self)))
                 continue
@@ -33,6 +31,13 @@ extension ZipArchiveReader {
                     "cannot be unpacked as a link: \(SystemError.describe(errno))", file: path,
                     entry: String(link.path.dropFirst(folder.count + 1)))
             }
+        }
+    }
+
+    /// Makes the folder `path` (and those above it) for `entry`; a failure names the archive and the entry.
+    private func makeFolder(_ path: String, for entry: ZipArchiveReader.Entry) throws {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw IPAError("cannot be unpacked: \(FoundationError.reason(error))", file: self.path, entry: entry.name)
         }
     }
 }

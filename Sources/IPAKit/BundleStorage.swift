@@ -19,6 +19,17 @@ public protocol BundleStorage: AnyObject, Sendable {
     /// Reads the file at `path` in pieces of at most `chunkSize` bytes through one buffer, handing
     /// each piece to `body`: memory stays bounded by `chunkSize` whatever the file's size.
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Where the file at `path` is, as the user knows it, for messages: the file on disk
+    /// (`build/A.app/Assets.car`), or the ipa and the entry in it (`A.ipa`, `Payload/A.app/Assets.car`).
+    func place(of path: String) -> (file: String, entry: String?)
+}
+
+extension BundleStorage {
+    /// ``place(of:)`` as one name: `build/A.app/Assets.car`, or `A.ipa: Payload/A.app/Assets.car`.
+    public func displayName(of path: String) -> String {
+        let (file, entry) = place(of: path)
+        return entry.map { "\(file): \($0)" } ?? file
+    }
 }
 
 /// A folder: the paths are relative to the folder holding the `.app`.
@@ -94,6 +105,8 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
 
     private func fullPath(_ path: String) -> String { top.isEmpty ? path : top + "/" + path }
 
+    func place(of path: String) -> (file: String, entry: String?) { (fullPath(path), nil) }
+
     /// A buffer of at least `count` bytes: a spare one when `count` fits in one, else a new one.
     private func takeBuffer(_ count: Int) -> UnsafeMutableRawBufferPointer {
         guard count <= FolderStorage.spareBufferSize else {
@@ -147,6 +160,8 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
         guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
         return try reader.data(entry)
     }
+
+    func place(of path: String) -> (file: String, entry: String?) { (reader.path, path) }
 
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }

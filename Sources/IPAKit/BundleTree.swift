@@ -106,7 +106,7 @@ struct BundleTree {
                 if errno != 0 { throw SystemError("cannot be listed", file: path) }
                 break
             }
-            let name = withUnsafeBytes(of: record.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: path) }
             if name == "." || name == ".." || ignoredNames.contains(name) { continue }
             var childInfo = stat()
             guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {

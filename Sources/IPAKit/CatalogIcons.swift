@@ -24,12 +24,13 @@ public struct CatalogIcons: Sendable {
     public static func load(bundle: AppBundle) throws -> CatalogIcons? {
         guard bundle.file("Assets.car") != nil else { return nil }
         // Named as the user knows it: `App.ipa: Payload/App.app/Assets.car`, or the path of the folder's file.
-        let name =
-            bundle.storage is ArchiveStorage
-            ? "\(bundle.storage.location): \(bundle.root)/Assets.car"
-            : (bundle.storage.location as NSString).deletingLastPathComponent + "/\(bundle.root)/Assets.car"
+        let name = bundle.storage.displayName(of: bundle.root + "/Assets.car")
         let data: Data
-        do { data = try bundle.read("Assets.car") } catch { throw AssetCatalogError("cannot be read: \(error)", file: name) }
+        do { data = try bundle.read("Assets.car") } catch let error as any DiagnosticError {
+            throw AssetCatalogError("cannot be read: \(error.problem)", file: name)
+        } catch {
+            throw AssetCatalogError("cannot be read: \(FoundationError.line(error))", file: name)
+        }
         return CatalogIcons(catalog: try AssetCatalog(bytes: [UInt8](data), file: name), info: bundle.info)
     }
 

@@ -102,9 +102,20 @@ public struct IPAPackager {
         return (trimmed, nil)
     }
 
+    /// Lists what packaging `input` reads (its app, an archive's SwiftSupport) without reading a file,
+    /// and throws what packaging would refuse, naming the file: something that is not a file, folder
+    /// or link (a FIFO, whose copy waits forever), a link leading out of the bundle, a name that is
+    /// not UTF-8. A command that copies the build first checks it here, so the error names the input.
+    public static func checkContents(of input: String) throws {
+        let (app, swiftSupport) = try locateApp(input)
+        _ = try BundleTree.entries(of: app, prefix: "Payload/" + (app as NSString).lastPathComponent)
+        if let swiftSupport { _ = try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
+    }
+
     /// Packages `input` into the ipa at `output`.
     public func package(_ input: String, to output: String) throws -> Report {
         let (app, swiftSupport) = try IPAPackager.locateApp(input)
+        try OutputPlacement.checkOutside(output, input: input)
         let appName = (app as NSString).lastPathComponent
         var warnings: [String] = []
         var entries = [

@@ -16,6 +16,7 @@ extension AppIcons {
     /// what it wrote, `icon.png` last; an app without a readable icon is an error naming the package.
     /// The files are written together: one that cannot be written leaves `folder` as it was.
     public static func extract(_ package: String, to folder: String) throws -> [Extracted] {
+        try OutputPlacement.checkOutside(folder, input: package)
         let app = try AppPackage.open(package).app
         let icons = AppIcons(bundle: app)
         guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder, files: icons) }
@@ -25,7 +26,8 @@ extension AppIcons {
         for icon in icons.icons {
             let image: PNGImage
             do { image = try PNGImage(data: try app.read(icon.path)) } catch let error as PNGImage.Failure {
-                throw IPAError("is not a readable PNG: \(error.description)", file: package, entry: app.root + "/" + icon.path)
+                let (file, entry) = app.storage.place(of: app.root + "/" + icon.path)
+                throw IPAError("is not a readable PNG: \(error.description)", file: file, entry: entry)
             }
             let data = image.pngData()
             // The file's name is the build's: reduced to one safe name, so it lands in `folder`.

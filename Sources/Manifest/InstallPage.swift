@@ -269,7 +269,7 @@ public struct InstallPage {
             try? FileManager.default.removeItem(atPath: temporary)
             // A full disk stays recognisable as one (Foundation's text for it says only "not enough space").
             if DiskSpace.isFull(error) { throw SystemError("cannot be written", file: target, code: ENOSPC) }
-            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(error.localizedDescription)", file: target)
+            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(FoundationError.reason(error))", file: target)
         }
         return target
     }

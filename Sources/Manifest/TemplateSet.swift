@@ -14,7 +14,7 @@ public struct TemplateSet: Sendable {
             guard FileIO.kind(of: folder) == .folder else {
                 throw Template.Failure(description: "\(folder): no templates folder here")
             }
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".mustache") {
+            for name in try FileIO.names(in: folder) where name.hasSuffix(".mustache") {
                 let path = (folder as NSString).appendingPathComponent(name)
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                     throw Template.Failure(description: "\(path): cannot be read as UTF-8 text")

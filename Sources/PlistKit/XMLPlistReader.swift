@@ -55,6 +55,13 @@ public struct XMLPlistReader {
             }
             ctxt.pointee.sax.pointee = XMLPlistParseState.handler
             ctxt.pointee._private = UnsafeMutableRawPointer(stateRef.toOpaque())
+            state.context = ctxt
+            // Errors libxml2 raises without a parser (the encoding converter's, its I/O layer's)
+            // reach the thread's structured handler, and libxml2 printed them itself when there
+            // was none; they become this parse's error instead, and the thread's handler is put back.
+            let previous = (__xmlStructuredError().pointee, __xmlStructuredErrorContext().pointee)
+            xmlSetStructuredErrorFunc(UnsafeMutableRawPointer(stateRef.toOpaque()), XMLPlistParseState.unattachedError)
+            defer { xmlSetStructuredErrorFunc(previous.1, previous.0) }
             let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
             _ = xmlCtxtUseOptions(ctxt, options)
             // xmlCtxtUseOptions may reset these; keep entity substitution and DTD loading off.
@@ -76,6 +83,9 @@ final class XMLPlistParseBox {
     /// Behind a pointer, so each callback skips the dynamic exclusivity checks a stored class
     /// property would cost; only the parse (one thread) touches it.
     private let storage: UnsafeMutablePointer<XMLPlistParseState>
+
+    /// The libxml2 parser reading the document, for the position of errors raised without it.
+    var context: xmlParserCtxtPtr?
 
     init(_ parser: XMLPlistParseState) {
         storage = .allocate(capacity: 1)
@@ -513,13 +523,7 @@ struct XMLPlistParseState {
             guard let ctx, let errorPointer else { return }
             let xmlError = errorPointer.pointee
             guard xmlError.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-            var message = xmlError.message.map { String(cString: $0) } ?? "XML error"
-            // One line: libxml2 puts detail (such as the bytes of bad UTF-8) on a second line.
-            if let newline = message.firstIndex(of: "\n") {
-                let detail = message[message.index(after: newline)...].trimmingCharacters(in: .whitespacesAndNewlines)
-                message = String(message[..<newline]) + (detail.isEmpty ? "" : " (\(detail))")
-            }
-            while message.last?.isWhitespace == true { message.removeLast() }
+            let message = oneLine(xmlError)
             XMLPlistParseState.with(ctx) { state, _ in
                 guard !state.parser.failed else { return }
                 state.parser.error = PlistError(

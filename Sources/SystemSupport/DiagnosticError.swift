@@ -32,13 +32,13 @@ public protocol DiagnosticErrorList: Error, Sendable {
     var diagnostics: [any DiagnosticError] { get }
 }
 
-/// The lines to print for any error: each diagnostic's ``DiagnosticError/report``, or the error's
-/// own description for errors from outside this package.
+/// The lines to print for any error: each diagnostic's ``DiagnosticError/report``, or one line for
+/// errors from outside this package (a Foundation error's path and reason, never its dump).
 public func reportLines(for error: any Error) -> [String] {
     switch error {
     case let list as any DiagnosticErrorList: return list.diagnostics.map(\.report)
     case let diagnostic as any DiagnosticError: return [diagnostic.report]
-    default: return ["\(error)"]
+    default: return [FoundationError.line(error)]
     }
 }
 

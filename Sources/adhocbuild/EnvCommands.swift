@@ -192,6 +192,10 @@ enum EnvCommands {
                 guard (app == nil) != (project == nil) else {
                     throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
                 }
+                // An app folder is changed where it is; an --output for it was ignored (`-o A.app/B.app` wrote into A.app).
+                if let app, !ArchivedAppChange.isArchive(app), parsed.value("output") != nil {
+                    throw parsed.usageError("--output goes with --project or --app IN.ipa; an .app bundle is changed where it is")
+                }
                 let format = parsed.choice("format", as: PlistFormat.self)
                 let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
                 let (environment, environmentWarnings) = try resolver(parsed, passwordVariables: passwordVariables)

@@ -111,6 +111,12 @@ enum VersionCommands {
                     throw parsed.usageError("unexpected argument '\(rest.last!)'")
                 }
                 let bumpTarget = try target(parsed, positional: rest.first)
+                // Only an archive is written elsewhere; an --output for anything else was ignored.
+                if parsed.value("output") != nil {
+                    guard case .app(let app) = bumpTarget, ArchivedAppChange.isArchive(app) else {
+                        throw parsed.usageError("--output goes with an .ipa; an .app bundle or a project is changed where it is")
+                    }
+                }
                 var signsApp = false
                 if case .app = bumpTarget { signsApp = true }
                 var bumper = VersionBumper(

@@ -242,7 +242,7 @@ import Testing
             let profile = try setting.profile { $0.platforms = ["tvOS"] }
             let line = try setting.refusal(try setting.request(profile: profile), input: ipa)
             #expect(
-                line.hasPrefix("\(ipa) Payload/Test.app/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"),
+                line.hasPrefix("\(ipa): Payload/Test.app/Test: slice arm64: is built for ios, but the profile \(profile) is for tvOS"),
                 "\(line)")
         }
     }

@@ -131,6 +131,26 @@ import Testing
         }
     }
 
+    /// Text that its declared encoding cannot convert (Shift_JIS, EUC-JP, ISO-2022-JP): libxml2 raised
+    /// the converter's error without a parser and printed `encoding error : input conversion failed …`
+    /// and `I/O error : encoder error` itself, then the error was a misleading "Premature end of data".
+    /// Now the converter's message is the error, and libxml2 prints nothing.
+    @Test(arguments: [("Shift_JIS", [0x81, 0xFF, 0x82]), ("EUC-JP", [0x8E, 0xFF]), ("ISO-2022-JP", [0x1B, 0x24, 0x42, 0xFF, 0xFE])])
+    func textItsEncodingCannotConvertIsTheConvertersError(_ encoding: String, _ bad: [UInt8]) {
+        let bytes =
+            Array("<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<plist><string>".utf8) + bad + Array("</string></plist>".utf8)
+        FuzzSeeds.export(Data(bytes), harness: "xml-plist", name: "unconvertible \(encoding)")
+        do {
+            let value = try XMLPlistReader().read(Data(bytes))
+            Issue.record("read \(value) instead of failing")
+        } catch let error as PlistError {
+            #expect(error.message.hasPrefix("XML: encoding error: input conversion failed due to input error, bytes 0x"), "\(error)")
+            #expect(!error.description.contains("\n"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     @Test func nestingDeeperThanTheLimitIsRefusedEvenAt300000Levels() {
         let depth = 300_000
         let xml =

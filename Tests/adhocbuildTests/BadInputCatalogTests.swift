@@ -18,11 +18,13 @@ import Testing
         var arguments: [String]
         /// Extra files the command needs beside the bad one.
         var companions: [String: Data]
+        /// Symbolic links to make beside the bad file: where each is, and what it points to.
+        var links: [String: String]
         var environment: [String: String]
 
         init(
             category: String, what: String, file: String, contents: @autoclosure @escaping @Sendable () throws -> Data,
-            arguments: [String], companions: [String: Data] = [:], environment: [String: String] = [:]
+            arguments: [String], companions: [String: Data] = [:], links: [String: String] = [:], environment: [String: String] = [:]
         ) {
             self.category = category
             self.what = what
@@ -30,6 +32,7 @@ import Testing
             self.contents = contents
             self.arguments = arguments
             self.companions = companions
+            self.links = links
             self.environment = environment
         }
     }
@@ -70,7 +73,11 @@ import Testing
         return data
     }
 
-    static let catalogue: [BadInput] = [
+    /// Every bad input the table shows: the readers' and issue 31's.
+    static let catalogue: [BadInput] = readerCatalogue + hostileCatalogue
+
+    /// Bad input for each reader and command.
+    static let readerCatalogue: [BadInput] = [
         // Plists
         BadInput(
             category: "XML plist", what: "not well-formed", file: "Info.plist",
@@ -211,14 +218,83 @@ import Testing
             arguments: ["plist", "print", "FILE"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "lots"])
     ]
 
+    /// Issue 31's classes of hostile builds and files, one bad input each where the answer is an error
+    /// (the README's "Hostile builds and files" says what each class gets).
+    static let hostileCatalogue: [BadInput] = [
+        BadInput(
+            category: "Writes outside", what: "an Info.plist that is a link out of the app", file: "outside.plist",
+            contents: infoPlist, arguments: ["env", "apply", "Staging", "--app", "A.app", "--environments", "envs"],
+            companions: ["envs/Staging.plist": stagingEnvironment], links: ["A.app/Info.plist": "../outside.plist"]),
+        BadInput(
+            category: "Hangs and limits", what: "variables that each use the previous one four times", file: "envs/Staging.plist",
+            contents: text(
+                "<plist><dict><key>Variables</key><dict>"
+                    + (0..<10).map {
+                        "<key>V\($0)</key><string>\($0 == 0 ? "xxxx" : String(repeating: "$(V\($0 - 1))", count: 4))</string>"
+                    }
+                    .joined() + "</dict><key>Settings</key><dict><key>A</key><string>$(V9)</string></dict></dict></plist>"),
+            arguments: ["env", "show", "Staging", "--environments", "envs"]),
+        BadInput(
+            category: "Crashes", what: "a nesting limit above what the stack holds", file: "Info.plist", contents: infoPlist,
+            arguments: ["plist", "print", "FILE"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "100000"]),
+        BadInput(
+            category: "Crashes", what: "a key path deeper than the readers allow", file: "Info.plist", contents: infoPlist,
+            arguments: ["plist", "set", "FILE", "a:b:c:d", "x"], environment: ["ADHOCBUILD_MAX_PLIST_DEPTH": "3"]),
+        BadInput(
+            category: "Unbounded reads", what: "an endless file", file: "Info.plist", contents: infoPlist,
+            arguments: ["plist", "print", "/dev/zero"], environment: ["ADHOCBUILD_MAX_PLIST_SIZE": "1M"]),
+        BadInput(
+            category: "Accepted bad archives", what: "a local header naming another entry than the central directory", file: "A.ipa",
+            contents: try replacingFirst(
+                "Payload/A.app/Info.plist", with: "Payload/A.app/../../evil",
+                in: try zip([("Payload/A.app/Info.plist", infoPlist), ("Payload/A.app/A", text("x"))])),
+            arguments: ["inspect", "FILE"]),
+        BadInput(
+            category: "Messages", what: "DIST inside the app", file: "A.app/Info.plist", contents: infoPlist,
+            arguments: [
+                "release", "-q", "--env", "Staging", "--app", "A.app", "--out", "A.app/dist", "--base-url", "https://x.example/",
+                "--environments", "envs"
+            ],
+            companions: ["envs/Staging.plist": stagingEnvironment]),
+        BadInput(
+            category: "Messages", what: "an ipa written inside the app", file: "A.app/Info.plist", contents: infoPlist,
+            arguments: ["package", "A.app", "-o", "A.app/out.ipa"]),
+        BadInput(
+            category: "Messages", what: "text its declared encoding cannot convert (libxml2 printed lines of its own)",
+            file: "Info.plist",
+            contents: Data("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<plist><string>".utf8) + Data([0x81, 0xFF, 0x82])
+                + text("</string></plist>"),
+            arguments: ["plist", "print", "FILE"])
+    ]
+
+    static let stagingEnvironment = text(
+        "<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>S</string></dict></dict></plist>")
+
+    /// `data` with the first occurrence of `old` (as UTF-8) replaced by `new`, which is as long.
+    static func replacingFirst(_ old: String, with new: String, in data: Data) throws -> Data {
+        guard let range = data.range(of: Data(old.utf8)) else { throw SetupFailure("'\(old)' is not in the archive") }
+        var copy = data
+        copy.replaceSubrange(range, with: Data(new.utf8))
+        return copy
+    }
+
     /// Runs one bad input in a fresh folder and returns its first line of standard error, with the
     /// folder's path taken out, after checking the exit status and that no file was added or changed.
     static func run(_ input: BadInput) throws -> (status: Int32, error: String) {
         return try withTemporaryFolder { folder in
             let path = try folder.create(input.file, try input.contents())
             for (name, data) in input.companions { try folder.create(name, data) }
+            for (name, target) in input.links {
+                try FileManager.default.createDirectory(
+                    atPath: (folder.path(name) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: folder.path(name), withDestinationPath: target)
+            }
             let before = folder.snapshot()
-            let arguments = input.arguments.map { $0 == "FILE" ? path : ($0 == "envs" || $0 == "A.app" ? folder.path($0) : $0) }
+            let arguments = input.arguments.map { argument in
+                if argument == "FILE" { return path }
+                let inFolder = argument == "envs" || argument == "A.app" || argument.hasPrefix("A.app/")
+                return inFolder ? folder.path(argument) : argument
+            }
             let result = try AdhocBuildBinary.run(arguments, extraEnvironment: input.environment)
             #expect(folder.snapshot() == before, "\(input.what): a failed command changed or added files")
             #expect(result.stdoutText.isEmpty, "\(input.what): printed \(result.stdoutText)")

@@ -39,8 +39,9 @@ import Testing
                     "release", "--env", "Staging", "--app", app, "--environments", HostileBuild.environments,
                     "--base-url", "https://builds.example.com/", "--out", folder.path("dist"), "--profile", profile, "--ci", "none"
                 ])
+                // Release refuses the link when it checks its input, before the copy it would change.
                 #expect(release.status == 1)
-                #expect(release.stderrText.contains(problem), "\(release.stderrText)")
+                #expect(release.stderrText.contains("\(link): is a symbolic link to '\(target)', "), "\(release.stderrText)")
             }
             // Only release's named output folder may be new (made for its lock, left empty).
             let changed = HostileBuild.changed(before, try HostileBuild.listing(folder.url.path))

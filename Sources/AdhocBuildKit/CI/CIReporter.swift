@@ -139,15 +139,6 @@ public struct CIReporter: Sendable {
     }
 
     private func append(_ text: String, to path: String) throws {
-        guard
-            let handle = FileHandle(forWritingAtPath: path)
-                ?? {
-                    _ = FileManager.default.createFile(atPath: path, contents: nil)
-                    return FileHandle(forWritingAtPath: path)
-                }()
-        else { throw AdhocBuildError("cannot be written", file: path) }
-        defer { try? handle.close() }
-        handle.seekToEndOfFile()
-        handle.write(Data(text.utf8))
+        try FileIO.append(Data(text.utf8), to: path)
     }
 }

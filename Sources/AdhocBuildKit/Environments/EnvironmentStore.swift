@@ -29,7 +29,7 @@ public struct EnvironmentStore: Sendable {
         }
         var found: [EnvironmentDefinition] = []
         if kind == .folder {
-            let names = try FileManager.default.contentsOfDirectory(atPath: location)
+            let names = try FileIO.names(in: location)
                 .filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.sorted()
             for name in names {
                 let path = (location as NSString).appendingPathComponent(name)

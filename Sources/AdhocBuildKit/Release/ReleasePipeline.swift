@@ -154,7 +154,7 @@ public struct ReleasePipeline {
         } catch let error as any DiagnosticError {
             throw Failure(step: name, reason: error.description, hint: error.hint)
         } catch {
-            throw Failure(step: name, reason: "\(error)")
+            throw Failure(step: name, reason: FoundationError.line(error))
         }
     }
 
@@ -202,7 +202,7 @@ public struct ReleasePipeline {
         try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
-        try FileManager.default.createDirectory(atPath: stage, withIntermediateDirectories: true)
+        try FileIO.createFolder(stage)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
         // When the build was made, read before re-signing replaces its signing time.
@@ -279,12 +279,14 @@ public struct ReleasePipeline {
                 return (opened.app, opened.app)
             }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
-            try FileManager.default.createDirectory(atPath: stage + "/input", withIntermediateDirectories: true)
+            try FileIO.createFolder(stage + "/input")
             if signing != nil {
                 // Hashed as it is copied, so the signer reads again only what the release changes.
                 digests = try HashingCopy.copy(input, to: target)
             } else {
-                try FileManager.default.copyItem(atPath: input, toPath: target)
+                do { try FileManager.default.copyItem(atPath: input, toPath: target) } catch {
+                    throw FoundationError.fileError(error, action: "cannot be copied")
+                }
             }
             return (target, try IPAPackager.locateApp(target).app)
         }
@@ -330,7 +332,10 @@ public struct ReleasePipeline {
     private func checkInputFiles() throws {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
-        if kind == .folder { _ = try IPAPackager.locateApp(input) } else { _ = try UnpackedApp.locate(input) }
+        // What the copy and the packager would stop at (a FIFO the copy waited on forever) names the input.
+        if kind == .folder { try IPAPackager.checkContents(of: input) } else { _ = try UnpackedApp.locate(input) }
+        // DIST inside the build would be copied with it, into itself, until the path is too long.
+        try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
             do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {

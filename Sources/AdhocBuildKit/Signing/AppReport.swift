@@ -2,6 +2,7 @@ import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild inspect`: what ``AppInspection`` says about an app, with a signing section per code
 /// item (the app and everything nested in it) and the profile's own signature checked.
@@ -63,7 +64,7 @@ public enum ProfileCheck {
             if let failure = profile.verificationFailure { return "does not verify: \(failure)" }
             return "verifies" + (profile.signer.map { ", signed by \($0.displayName)" } ?? "")
         } catch {
-            return "cannot be read: \((error as? CodeSignError)?.problem ?? "\(error)")"
+            return "cannot be read: \((error as? CodeSignError)?.problem ?? FoundationError.line(error))"
         }
     }
 

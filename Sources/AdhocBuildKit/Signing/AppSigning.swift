@@ -67,35 +67,46 @@ public enum AppSigning {
             throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
         }
         defer { try? FileManager.default.removeItem(atPath: work) }
+        // Errors found in the work folder name what the user gave: the ipa and its entry, or the bundle's own path.
+        let relocation =
+            isIPA
+            ? PathRelocation(copy: work, original: .archive(source))
+            : PathRelocation(copy: work + "/" + (source as NSString).lastPathComponent, original: .path(source))
+        let report: BundleSigningReport
+        do { report = try sign(source, isIPA: isIPA, work: work, into: target, options: options) } catch {
+            throw relocation.relocate(error)
+        }
+        succeeded = true
+        return report
+    }
 
+    /// Signs `source` in the folder `work` and puts the result at `target`: an ipa unpacked there, a
+    /// bundle copied there as it is signed, then packaged to `target` or renamed over it.
+    private static func sign(_ source: String, isIPA: Bool, work: String, into target: String, options: BundleSigningOptions) throws
+        -> BundleSigningReport
+    {
         let copy: String
         // An ipa is unpacked with every file hashed, and its unchanged entries go into the signed one
         // as they were compressed.
         var unpacked: UnpackedApp?
         var restoredModes: [String] = []
+        var report: BundleSigningReport
         if isIPA {
-            unpacked = try UnpackedApp.unpack(source, into: work)
-            copy = unpacked!.app
+            let opened = try UnpackedApp.unpack(source, into: work)
+            unpacked = opened
+            copy = opened.app
             restoredModes = try ExecutableModes.restore(in: copy)
+            report = try BundleSigner.sign(bundle: copy, options: options, digests: opened.digests)
         } else {
             copy = work + "/" + (source as NSString).lastPathComponent
-        }
-        var report: BundleSigningReport
-        do {
-            if let unpacked {
-                report = try BundleSigner.sign(bundle: copy, options: options, digests: unpacked.digests)
-            } else {
-                let app = try IPAPackager.locateApp(source).app
-                let copiedApp = copy + app.dropFirst(source.count)
-                if app != source {
-                    try AppSigning.copyTree(source, to: copy, except: app)
-                }
-                report = try BundleSigner.sign(copying: app, to: copiedApp, options: options)
+            let app = try IPAPackager.locateApp(source).app
+            let copiedApp = copy + app.dropFirst(source.count)
+            if app != source {
+                try AppSigning.copyTree(source, to: copy, except: app)
             }
-        } catch let error as CodeSignError {
-            throw error.relocated(from: copy, to: isIPA ? "\(input) Payload/\((copy as NSString).lastPathComponent)" : source)
+            report = try BundleSigner.sign(copying: app, to: copiedApp, options: options)
         }
-        if outputIsIPA {
+        if target.hasSuffix(".ipa") {
             var packaging = IPAPackager.Options()
             packaging.verify = true
             // What the ipa held beside Payload (SwiftSupport, Symbols, iTunesMetadata.plist, …) goes back in.
@@ -104,10 +115,9 @@ public enum AppSigning {
         } else {
             try replace(target, with: copy)
         }
-        if let warning = ExecutableModes.warning(restoredModes, shown: "\(input): Payload/\((copy as NSString).lastPathComponent)") {
+        if let warning = ExecutableModes.warning(restoredModes, shown: "\(source): Payload/\((copy as NSString).lastPathComponent)") {
             report.warnings.append(warning)
         }
-        succeeded = true
         return report
     }
 
@@ -119,9 +129,9 @@ public enum AppSigning {
     static func checkOutput(_ target: String, for source: String, isIPA: Bool, outputIsIPA: Bool, given: String) throws {
         let from = IPAPackager.canonicalPath(source)
         // The output as the kernel finds it: its nearest existing folder resolved, the rest as given.
-        let name = FileIO.split(target).name
-        let (existing, missing) = FileIO.missingFolders(above: target)
-        let to = IPAPackager.canonicalPath(existing) + "/" + (missing + [name]).joined(separator: "/")
+        let (folder, name) = FileIO.split(target)
+        let resolvedFolder = OutputPlacement.resolved(folder)
+        let to = (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name
         guard to != from else { return }
         if to.hasPrefix(from + "/") {
             throw AdhocBuildError("is inside the input \(source); write the signed build somewhere else", file: given)
@@ -169,17 +179,10 @@ public enum AppSigning {
                 (root as NSString).lastPathComponent)
             try replace(root, with: copy)
             return (value, report)
-        } catch let error as CodeSignError {
-            throw error.relocated(from: copy, to: root)
-        } catch let error as AdhocBuildError {
-            var moved = error
-            if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
-            throw moved
-        } catch let error as FileError {
-            // A link in the bundle that leads out (``BundleInterior``) is named as the user knows it.
-            var moved = error
-            if let file = error.file, file.hasPrefix(copy) { moved.file = root + file.dropFirst(copy.count) }
-            throw moved
+        } catch {
+            // A link in the bundle that leads out (``BundleInterior``), a file the change cannot read:
+            // named as the user knows it.
+            throw PathRelocation(copy: copy, original: .path(root)).relocate(error)
         }
     }
 
@@ -189,7 +192,7 @@ public enum AppSigning {
         let manager = FileManager.default
         do {
             try manager.createDirectory(atPath: destination, withIntermediateDirectories: false)
-            for name in try manager.contentsOfDirectory(atPath: source) {
+            for name in try FileIO.names(in: source) {
                 let from = source + "/" + name, to = destination + "/" + name
                 if from == excluded { continue }
                 if excluded.hasPrefix(from + "/") {
@@ -198,12 +201,12 @@ public enum AppSigning {
                     try manager.copyItem(atPath: from, toPath: to)
                 }
             }
-        } catch let error as AdhocBuildError {
+        } catch let error as any DiagnosticError {
             throw error
         } catch where DiskSpace.isFull(error) {
             throw SystemError("cannot be written", file: destination, code: ENOSPC)
         } catch {
-            throw AdhocBuildError("cannot be copied to sign: \(error.localizedDescription)", file: source)
+            throw FoundationError.fileError(error, action: "cannot be copied to sign")
         }
     }
 
@@ -219,14 +222,5 @@ public enum AppSigning {
         }
         do { try FileIO.exchange(replacement, target) } catch let error as FileError { throw AdhocBuildError(error.message, file: target) }
         try? FileManager.default.removeItem(atPath: replacement)
-    }
-}
-
-extension CodeSignError {
-    /// The same error with the temporary folder's prefix taken off the file it names.
-    func relocated(from prefix: String, to replacement: String) -> CodeSignError {
-        var copy = self
-        if let file, file.hasPrefix(prefix) { copy.file = replacement + file.dropFirst(prefix.count) }
-        return copy
     }
 }

@@ -9,7 +9,8 @@ import SystemSupport
 /// changed there, signed when asked (reading again only what the change rewrote), and packaged to
 /// the output with every unchanged entry carried as its compressed bytes. The output (which may be
 /// the input itself) is replaced only when all of it has worked; a dry run writes nothing. Paths in
-/// the work folder are named as entries of the output: `out.ipa: Payload/A.app/Info.plist`.
+/// the work folder are named as entries of the output in what was written (`out.ipa:
+/// Payload/A.app/Info.plist`), and as entries of the input in errors, which are about what it holds.
 public struct ArchivedAppChange {
     public var input: String
     public var output: String
@@ -52,10 +53,9 @@ public struct ArchivedAppChange {
         FileIO.removeStaleTemporaries(in: FileIO.split(output).folder)
         let work = FileIO.temporaryPath(for: output)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let output = self.output
-        let naming: @Sendable (String) -> String = { text in
-            text.replacingOccurrences(of: work + "/", with: output + ": ").replacingOccurrences(of: work, with: output)
-        }
+        // What was written is named in the output; a problem found in the unpacked app is the input's.
+        let written = PathRelocation(copy: work, original: .archive(output))
+        let naming: @Sendable (String) -> String = { written.text($0) }
         do {
             let unpacked = try UnpackedApp.unpack(input, into: work)
             let value = try change(unpacked.app)
@@ -67,16 +67,8 @@ public struct ArchivedAppChange {
                 _ = try IPAPackager(options: unpacked.packaging(IPAPackager.Options())).package(unpacked.app, to: output)
             }
             return (value, signed, naming)
-        } catch let error as CodeSignError {
-            throw error.relocated(from: work + "/", to: output + ": ")
-        } catch let error as AdhocBuildError {
-            var moved = error
-            moved.file = error.file.map(naming)
-            throw moved
-        } catch let error as FileError {
-            var moved = error
-            moved.file = error.file.map(naming)
-            throw moved
+        } catch {
+            throw PathRelocation(copy: work, original: .archive(input)).relocate(error)
         }
     }
 }

@@ -98,7 +98,7 @@ public struct XcodeProject: Sendable {
         guard FileIO.kind(of: location) == .folder else {
             throw AdhocBuildError("no such project folder", file: location)
         }
-        let projects = (try FileManager.default.contentsOfDirectory(atPath: location)).filter { $0.hasSuffix(".xcodeproj") }.sorted()
+        let projects = (try FileIO.names(in: location)).filter { $0.hasSuffix(".xcodeproj") }.sorted()
         switch projects.count {
         case 0: throw AdhocBuildError("holds no .xcodeproj", file: location)
         case 1: return ((location as NSString).appendingPathComponent(projects[0]) as NSString).appendingPathComponent("project.pbxproj")

@@ -1,0 +1,64 @@
+import Foundation
+import SystemSupport
+import Testing
+
+/// Issue 31, messages: an error found in a temporary copy names what the user gave, never
+/// `.adhocbuild-tmp-…`: the bundle's own path, or the ipa and the entry in it.
+@Suite struct PathRelocationTests {
+    static let work = "/out/.adhocbuild-tmp-out.ipa-77.123-abc"
+
+    @Test func aFileInAnUnpackedIpaIsTheIpaAndItsEntry() {
+        let relocation = PathRelocation(copy: Self.work, original: .archive("in.ipa"))
+        let error = FileError("cannot be read: Permission denied", file: Self.work + "/Payload/X.app/Assets.car")
+        let moved = relocation.relocate(error) as? any DiagnosticError
+        #expect(moved?.description == "in.ipa: Payload/X.app/Assets.car: cannot be read: Permission denied")
+    }
+
+    @Test func theEntryComesBeforeThePlaceInsideIt() {
+        struct Located: DiagnosticError {
+            var file: String? = PathRelocationTests.work + "/Payload/X.app/Info.plist"
+            var location: String? = "1:29"
+            var problem = "XML: Opening and ending tag mismatch"
+        }
+        let moved = PathRelocation(copy: Self.work, original: .archive("in.ipa")).relocate(Located()) as? any DiagnosticError
+        #expect(moved?.description == "in.ipa: Payload/X.app/Info.plist: 1:29: XML: Opening and ending tag mismatch")
+    }
+
+    @Test func aCopiedBundleIsTheBundlesOwnPathInTheFileAndInTheText() {
+        let copy = "/build/.adhocbuild-tmp-A.app-77.123-abc"
+        let relocation = PathRelocation(copy: copy, original: .path("build/A.app"))
+        let error = FileError("is a link to '\(copy)/Other', which leads through \(copy)/Frameworks", file: copy + "/Info.plist")
+        let moved = relocation.relocate(error) as? any DiagnosticError
+        #expect(
+            moved?.description == "build/A.app/Info.plist: is a link to 'build/A.app/Other', which leads through build/A.app/Frameworks")
+        // A name that only starts like the copy's is another file.
+        #expect(relocation.text(copy + "x/y") == copy + "x/y")
+        #expect(relocation.text("at \(copy)") == "at build/A.app")
+    }
+
+    @Test func errorsNamingNothingInTheCopyAreLeftAsTheyWere() {
+        let relocation = PathRelocation(copy: Self.work, original: .archive("in.ipa"))
+        let error = FileError("is not a provisioning profile", file: "p.mobileprovision")
+        #expect((relocation.relocate(error) as? FileError) == error)
+    }
+
+    @Test func aFoundationErrorInTheCopyBecomesOneLineNamingTheEntry() {
+        let relocation = PathRelocation(copy: Self.work, original: .archive("in.ipa"))
+        let foundation = CocoaError(.fileWriteInvalidFileName, userInfo: [NSFilePathErrorKey: Self.work + "/Payload/X.app/a"])
+        #expect(
+            reportLines(for: relocation.relocate(foundation)) == [
+                "in.ipa: Payload/X.app/a: the name is not valid here (too long, or not UTF-8)"
+            ])
+    }
+
+    @Test func everyDiagnosticOfAListIsRelocated() {
+        struct Several: DiagnosticErrorList { var diagnostics: [any DiagnosticError] }
+        let list = Several(diagnostics: [
+            FileError("is bad", file: Self.work + "/Payload/X.app/a"), FileError("is bad too", file: Self.work + "/Payload/X.app/b")
+        ])
+        #expect(
+            reportLines(for: PathRelocation(copy: Self.work, original: .archive("in.ipa")).relocate(list)) == [
+                "in.ipa: Payload/X.app/a: is bad", "in.ipa: Payload/X.app/b: is bad too"
+            ])
+    }
+}
