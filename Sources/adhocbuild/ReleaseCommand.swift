@@ -49,7 +49,9 @@ enum ReleaseCommand {
                 EnvCommands.allowBrokenSignatureOption,
                 .flag(
                     "--allow-expired",
-                    help: "Publish a build whose provisioning profile or signing certificate has expired (its page says it cannot be installed)."),
+                    help:
+                        "Publish a build whose provisioning profile or signing certificate has expired (its page says it cannot be installed)."
+                ),
                 .value(
                     "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
                     defaultDescription: "Distribution:Profile, else Profile, else the app's own"),

@@ -23,7 +23,8 @@ import Testing
         try withTemporaryFolder { folder in
             let app = Fixtures.packageRoot.appendingPathComponent("examples/ShoutOut/ShoutOut.app").path
             #expect(BuildTime.of(app) == nil)
-            try FileManager.default.createDirectory(atPath: folder.path("A.xcarchive/Products/Applications"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: folder.path("A.xcarchive/Products/Applications"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: app, toPath: folder.path("A.xcarchive/Products/Applications/ShoutOut.app"))
             let created = PlistDate(iso8601: "2026-03-04T05:06:07Z")!
             try folder.create(

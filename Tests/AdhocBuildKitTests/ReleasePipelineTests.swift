@@ -189,7 +189,8 @@ import Testing
             let url = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
             #expect(url?.step == "Check the base URL")
             #expect(
-                url?.reason.hasSuffix("({HOST} is HOST from the process environment, 'ci example.com')") == true, "\(String(describing: url))")
+                url?.reason.hasSuffix("({HOST} is HOST from the process environment, 'ci example.com')") == true,
+                "\(String(describing: url))")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
         }
     }

@@ -200,7 +200,9 @@ import Testing
                     (String(line.split(separator: " ").first!), line)
                 })
             #expect(
-                Set(byName.keys) == ["ProjectFile", "App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"])
+                Set(byName.keys) == [
+                    "ProjectFile", "App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"
+                ])
             #expect(byName["ProjectFile"]!.hasSuffix("from --project-file"))
             #expect(byName["App"]!.hasSuffix("from \(folder.path("adhocbuild.plist")) at 'App'"))
             #expect(byName["BaseURL"]!.contains("Base.plist at 'Distribution:BaseURL'"))

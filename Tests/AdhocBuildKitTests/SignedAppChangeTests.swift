@@ -149,7 +149,10 @@ import Testing
             options.allowExpired = true
             let result = try ReleasePipeline(options: options).run()
             #expect(result.signature == "valid", "\(result.signatureSummary)")
-            #expect(result.warnings.contains { $0.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)") })
+            #expect(
+                result.warnings.contains {
+                    $0.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)")
+                })
             #expect(
                 result.warnings.contains {
                     $0.hasPrefix("Payload/Test.app: signer certificate \"Apple Development: Qin Junru (CSBXB8DEZA)\" expired on 2022-04-17")

@@ -179,7 +179,8 @@ import Testing
                 let lines = ReleaseSetting.explanation(try request.plan(processEnvironment: environment).settings)
                 return try #require(lines.first { $0.hasPrefix("  Profile ") })
             }
-            let embedded = "SignProfile \(folder.path("App.mobileprovision")) (from --sign-profile) is embedded, as the app is re-signed with it"
+            let embedded =
+                "SignProfile \(folder.path("App.mobileprovision")) (from --sign-profile) is embedded, as the app is re-signed with it"
             #expect(try profileLine().hasSuffix("not set: " + embedded))
             request.profile = folder.path("Other.mobileprovision")
             #expect(try profileLine().hasSuffix("from --profile; not used: " + embedded))

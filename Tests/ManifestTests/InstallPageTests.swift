@@ -237,7 +237,8 @@ import Testing
             #expect(
                 warned.warnings.contains(
                     "\(ipa): its provisioning profile \"iOS Team Inhouse Provisioning Profile: com.icyleaf.test.Demo\" expired on "
-                        + "2022-01-15 06:40 UTC, so iOS will not install it and the page says it cannot be installed (going on: --allow-expired)"),
+                        + "2022-01-15 06:40 UTC, so iOS will not install it and the page says it cannot be installed (going on: --allow-expired)"
+                ),
                 "\(warned.warnings)")
             options.expiredProfile = .refuse
             let expired = try String(contentsOfFile: folder.path("expired/index.html"), encoding: .utf8)

@@ -25,6 +25,7 @@ import Testing
         #expect(DiskSpace.mountPoint(of: "/proc/no/such/file") == "/proc")
         #expect(DiskSpace.mountPoint(of: "/") == "/")
         #expect(
-            DiskSpace.fullError(writing: "/proc/x").description == "no space left on the disk holding /proc/x (the file system mounted at /proc)")
+            DiskSpace.fullError(writing: "/proc/x").description
+                == "no space left on the disk holding /proc/x (the file system mounted at /proc)")
     }
 }

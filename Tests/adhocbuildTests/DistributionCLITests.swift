@@ -36,7 +36,8 @@ import Testing
     /// package URL and exited 0.
     @Test func manifestAndPageRefuseAnAppFolder() throws {
         try withTemporaryFolder { folder in
-            let info = #"<plist><dict><key>CFBundleIdentifier</key><string>com.example.a</string><key>CFBundleShortVersionString</key><string>1.0</string></dict></plist>"#
+            let info =
+                #"<plist><dict><key>CFBundleIdentifier</key><string>com.example.a</string><key>CFBundleShortVersionString</key><string>1.0</string></dict></plist>"#
             _ = try folder.create("Test.app/Info.plist", Data(info.utf8))
             let app = folder.path("Test.app")
             let expected = "error: \(app): is a folder, not an .ipa; package it first (adhocbuild package)\n"

@@ -26,7 +26,8 @@ struct FullDiskCLITests {
         merged["NO_COLOR"] = "1"
         let script = "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" && shift 2 && exec \"$@\""
         return try ProcessResult.run(
-            try #require(ProcessResult.which("unshare")), ["-rm", "/bin/sh", "-c", script, "sh", size, disk, AdhocBuildBinary.path] + arguments,
+            try #require(ProcessResult.which("unshare")),
+            ["-rm", "/bin/sh", "-c", script, "sh", size, disk, AdhocBuildBinary.path] + arguments,
             environment: merged, in: folder)
     }
 

@@ -163,14 +163,16 @@ import Testing
                 try releaseArguments(folder) + ["--from-ci"], extraEnvironment: ["BUILD_NUMBER": "1207-rc"])
             #expect(counter.status == 1)
             #expect(
-                counter.stderrText.hasPrefix("error: Check the build number failed: '1207-rc' (from BUILD_NUMBER) is not a valid build number"),
+                counter.stderrText.hasPrefix(
+                    "error: Check the build number failed: '1207-rc' (from BUILD_NUMBER) is not a valid build number"),
                 "\(counter.stderrText)")
             #expect(!counter.stdoutText.contains("Copy the build"))
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
             let root = Fixtures.packageRoot.path
             let jenkins = try AdhocBuildBinary.run(
                 [
-                    "release", "--env", "Staging", "--app", root + "/examples/ShoutOut/ShoutOut.app", "--environments", root + "/environments",
+                    "release", "--env", "Staging", "--app", root + "/examples/ShoutOut/ShoutOut.app", "--environments",
+                    root + "/environments",
                     "--out", "dist", "--profile", try profile(folder), "--ci", "jenkins"
                 ], in: folder.url.path, extraEnvironment: ["BUILD_URL": "http://jenkins.example.com/job/shoutout/12/"])
             #expect(jenkins.status == 1)

@@ -143,7 +143,7 @@ public struct ReleasePipeline {
             return value
         } catch let failure as Failure {
             throw failure
-        } catch where DiskSpace.isFull(error) {
+        } catch  where DiskSpace.isFull(error) {
             // Whatever was being written (a copy named like the input, a file of the release being
             // assembled, which never appears under that name), it was written into DIST.
             throw Failure(

@@ -68,7 +68,8 @@ public struct ReleaseRequest: Sendable {
         let project = try ProjectFile.load(projectFile ?? search?.found)
         var chooser = SettingChooser()
         chooser.choose(
-            "ProjectFile", [(projectFile, .flag("--project-file")), (search?.found, .search("the nearest of the current folder and those above it"))],
+            "ProjectFile",
+            [(projectFile, .flag("--project-file")), (search?.found, .search("the nearest of the current folder and those above it"))],
             whenUnset: search?.notFound)
         /// Where a missing setting could have come from, saying where adhocbuild.plist was looked for.
         let inProjectFile = "in \(ProjectFile.defaultName)" + (project == nil ? "; \(search?.notFound ?? "")" : "")

@@ -203,7 +203,7 @@ public enum AppSigning {
             }
         } catch let error as any DiagnosticError {
             throw error
-        } catch where DiskSpace.isFull(error) {
+        } catch  where DiskSpace.isFull(error) {
             throw SystemError("cannot be written", file: destination, code: ENOSPC)
         } catch {
             throw FoundationError.fileError(error, action: "cannot be copied to sign")

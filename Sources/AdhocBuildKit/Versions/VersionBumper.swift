@@ -195,7 +195,9 @@ public struct VersionBumper: Sendable {
             throw AdhocBuildError(
                 "--from-ci found no build counter: none of " + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
         }
-        guard BundleVersion(counter) != nil else { throw AdhocBuildError(BundleVersion.problem(counter, field: field.label, from: variable)) }
+        guard BundleVersion(counter) != nil else {
+            throw AdhocBuildError(BundleVersion.problem(counter, field: field.label, from: variable))
+        }
         return counter
     }
 
