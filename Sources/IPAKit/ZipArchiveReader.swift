@@ -121,7 +121,7 @@ public final class ZipArchiveReader {
                 }
                 if size >= limits.ratioCheckSize && size / max(compressed, 1) > limits.maxRatio {
                     throw IPAError(
-                        "expands \(size / compressed) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
+                        "expands \(size / max(compressed, 1)) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
                         file: path, entry: name, isLimitExceeded: true)
                 }
                 var system: UInt8 = 0

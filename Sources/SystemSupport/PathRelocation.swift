@@ -68,8 +68,9 @@ public struct PathRelocation: Sendable {
         while let range = rest.range(of: copy) {
             result += rest[..<range.lowerBound]
             let after = rest[range.upperBound...]
-            // Only a whole path: the copy's top, then the end, a slash or something that is not part of a name.
-            let boundary = after.first.map { $0 == "/" || $0 == " " || $0 == ":" || $0 == "'" || $0 == ")" || $0 == ";" } ?? true
+            // Only a whole path: the copy's top, then the end or something that cannot go on its name
+            // (a temporary name ends in letters and digits, so another name may only add those, `-`, `.` or `_`).
+            let boundary = after.first.map { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") } ?? true
             guard boundary else {
                 result += rest[range]
                 rest = after

@@ -130,6 +130,29 @@ import Testing
         }
     }
 
+    /// An entry declaring 64 MiB from no compressed bytes at all: the zip-bomb message divided by the
+    /// compressed size and crashed (`Division by zero`; found by the icon-paths fuzz harness).
+    @Test func anEntryDeclaringSizeFromNoBytesIsAZipBombNotACrash() throws {
+        try withTemporaryFolder { folder in
+            let bomb = try makeZip(
+                folder, "empty.ipa",
+                """
+                z = zipfile.ZipFile(out, 'w', zipfile.ZIP_STORED); z.writestr('Payload/A.app/zeros', b''); z.close()
+                d = bytearray(open(out, 'rb').read())
+                struct.pack_into('<I', d, d.find(b'PK\\x01\\x02') + 24, 64 << 20)
+                struct.pack_into('<I', d, d.find(b'PK\\x03\\x04') + 22, 64 << 20)
+                open(out, 'wb').write(d)
+                """)
+            #expect(
+                throws: IPAError(
+                    "expands 67108864 times (0 bytes to 67108864); refusing a likely zip bomb", file: bomb, entry: "Payload/A.app/zeros",
+                    isLimitExceeded: true)
+            ) {
+                try ZipArchiveReader(path: bomb)
+            }
+        }
+    }
+
     @Test func anArchiveWithoutAPayloadAppIsNotAnIPA() throws {
         try withTemporaryFolder { folder in
             let path = try makeZip(folder, "plain.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('readme.txt', 'hello'); z.close()")

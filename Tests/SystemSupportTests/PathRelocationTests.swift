@@ -34,6 +34,7 @@ import Testing
         // A name that only starts like the copy's is another file.
         #expect(relocation.text(copy + "x/y") == copy + "x/y")
         #expect(relocation.text("at \(copy)") == "at build/A.app")
+        #expect(relocation.text("\"\(copy)\", \(copy),\(copy)") == "\"build/A.app\", build/A.app,build/A.app")
     }
 
     @Test func errorsNamingNothingInTheCopyAreLeftAsTheyWere() {

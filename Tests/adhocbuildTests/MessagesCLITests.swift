@@ -12,6 +12,24 @@ import Testing
         return folder.path(name)
     }
 
+    /// `bad.ipa` in `folder`: the example app (copied there as ShoutOut.app) packaged, with the plist
+    /// entry `plist` not well-formed (`1:29: … tag mismatch`).
+    static func badIpa(_ folder: TemporaryFolder, plist: String) throws {
+        let packaged = try AdhocBuildBinary.run(["package", "ShoutOut.app", "-o", "in.ipa"], in: folder.url.path)
+        try #require(packaged.status == 0, "\(packaged.stderrText)")
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile('in.ipa') as z, zipfile.ZipFile('bad.ipa', 'w', zipfile.ZIP_DEFLATED) as out:
+                for item in z.infolist():
+                    data = z.read(item)
+                    if item.filename == sys.argv[1]:
+                        data = b'<plist><dict><key>a</string></dict></plist>'
+                    out.writestr(item, data)
+            """
+        let rewritten = try ProcessResult.run("/usr/bin/python3", ["-c", script, plist], in: folder.url.path)
+        try #require(rewritten.status == 0, "\(rewritten.stderrText)")
+    }
+
     /// A relative app's damaged Assets.car was named `/A.app/Assets.car`, a path that does not exist.
     @Test func aDamagedCatalogInAnAppFolderIsNamedByItsOwnPath() throws {
         try withTemporaryFolder { folder in
@@ -117,19 +135,7 @@ import Testing
             _ = try Self.exampleApp(folder)
             try FileManager.default.copyItem(
                 atPath: Fixtures.packageRoot.appendingPathComponent("environments").path, toPath: folder.path("environments"))
-            let packaged = try AdhocBuildBinary.run(["package", "ShoutOut.app", "-o", "in.ipa"], in: folder.url.path)
-            try #require(packaged.status == 0, "\(packaged.stderrText)")
-            let script = """
-                import zipfile
-                with zipfile.ZipFile('in.ipa') as z, zipfile.ZipFile('bad.ipa', 'w', zipfile.ZIP_DEFLATED) as out:
-                    for item in z.infolist():
-                        data = z.read(item)
-                        if item.filename == 'Payload/ShoutOut.app/Info.plist':
-                            data = b'<plist><dict><key>a</string></dict></plist>'
-                        out.writestr(item, data)
-                """
-            let rewritten = try ProcessResult.run("/usr/bin/python3", ["-c", script], in: folder.url.path)
-            try #require(rewritten.status == 0, "\(rewritten.stderrText)")
+            try Self.badIpa(folder, plist: "Payload/ShoutOut.app/Info.plist")
             let expected = "bad.ipa: Payload/ShoutOut.app/Info.plist: 1:29: XML: Opening and ending tag mismatch: key line 1 and string"
             for arguments in [
                 ["env", "apply", "Staging", "--app", "bad.ipa", "-o", "out.ipa"], ["version", "bump", "build", "bad.ipa", "-o", "out.ipa"]
@@ -169,19 +175,7 @@ import Testing
         try withTemporaryFolder { folder in
             let (made, profile) = try CodeSignSignCLITests.setUp(folder)
             _ = try Self.exampleApp(folder)
-            let packaged = try AdhocBuildBinary.run(["package", "ShoutOut.app", "-o", "in.ipa"], in: folder.url.path)
-            try #require(packaged.status == 0, "\(packaged.stderrText)")
-            let script = """
-                import zipfile
-                with zipfile.ZipFile('in.ipa') as z, zipfile.ZipFile('bad.ipa', 'w', zipfile.ZIP_DEFLATED) as out:
-                    for item in z.infolist():
-                        data = z.read(item)
-                        if item.filename.endswith('ShoutKit.framework/Info.plist'):
-                            data = b'<plist><dict><key>a</string></dict></plist>'
-                        out.writestr(item, data)
-                """
-            let rewritten = try ProcessResult.run("/usr/bin/python3", ["-c", script], in: folder.url.path)
-            try #require(rewritten.status == 0, "\(rewritten.stderrText)")
+            try Self.badIpa(folder, plist: "Payload/ShoutOut.app/Frameworks/ShoutKit.framework/Info.plist")
             let result = try AdhocBuildBinary.run(
                 [
                     "codesign", "sign", "bad.ipa", "-o", "out.ipa", "--identity", made.rsa, "--password-file", made.passwordFile,

@@ -39,68 +39,62 @@ func githubOutputs(_ text: String) -> [(String, String)] {
     return outputs
 }
 
-/// `java.util.Properties.load` on one logical line per key (no continuation lines are written).
+/// `java.util.Properties.load` on one logical line per key (no continuation lines are written): it
+/// reads UTF-16 units, so the two `\uXXXX` of a character beyond U+FFFF make one character.
 func javaProperties(_ text: String) -> [(String, String)] {
     text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).map { line in
-        var key = "", value = "", inValue = false
+        var key: [UInt16] = [], value: [UInt16] = [], inValue = false
         var scalars = line.unicodeScalars.makeIterator()
         while let scalar = scalars.next() {
-            var decoded = String(scalar)
+            var units = Array(String(scalar).utf16)
             if scalar == "\\" {
                 guard let next = scalars.next() else { preconditionFailure("properties: a line ends in a backslash") }
                 switch next {
-                case "t": decoded = "\t"
-                case "n": decoded = "\n"
-                case "r": decoded = "\r"
-                case "f": decoded = "\u{0C}"
+                case "t": units = [0x09]
+                case "n": units = [0x0A]
+                case "r": units = [0x0D]
+                case "f": units = [0x0C]
                 case "u":
                     var hex = ""
                     for _ in 0..<4 { hex.unicodeScalars.append(scalars.next()!) }
-                    decoded = String(UnicodeScalar(UInt16(hex, radix: 16)!).map(Character.init) ?? "\u{FFFD}")
-                default: decoded = String(next)
+                    units = [UInt16(hex, radix: 16)!]
+                default: units = Array(String(next).utf16)
                 }
             } else if !inValue && (scalar == "=" || scalar == ":") {
                 inValue = true
                 continue
             }
-            if inValue { value += decoded } else { key += decoded }
+            if inValue { value += units } else { key += units }
         }
-        return (key, value)
+        return (String(decoding: key, as: UTF16.self), String(decoding: value, as: UTF16.self))
     }
 }
 
-/// TeamCity's reading of one service message's attribute values, `|x` escapes undone.
+/// TeamCity's reading of one service message's attribute values, `|x` escapes undone (`|0xNNNN` is
+/// one UTF-16 unit, so two make a character beyond U+FFFF).
 func teamCityValues(_ message: String) -> [String] {
     var values: [String] = []
     var scalars = Array(message.unicodeScalars)[...]
     while let open = scalars.firstIndex(of: "'") {
         scalars = scalars[(open + 1)...]
-        var value = String.UnicodeScalarView()
         var units: [UInt16] = []
         while let scalar = scalars.popFirst(), scalar != "'" {
             guard scalar == "|" else {
-                value.append(contentsOf: String(decoding: units, as: UTF16.self).unicodeScalars)
-                units = []
-                value.append(scalar)
+                units += String(scalar).utf16
                 continue
             }
             let next = scalars.popFirst()!
             switch next {
-            case "n": value.append("\n")
-            case "r": value.append("\r")
+            case "n": units.append(0x0A)
+            case "r": units.append(0x0D)
             case "0":
                 precondition(scalars.popFirst() == "x", "TeamCity: |0 without x")
-                let hex = String(String.UnicodeScalarView(scalars.prefix(4)))
+                units.append(UInt16(String(String.UnicodeScalarView(scalars.prefix(4))), radix: 16)!)
                 scalars = scalars.dropFirst(4)
-                units.append(UInt16(hex, radix: 16)!)
-                continue
-            default: value.append(next)
+            default: units += String(next).utf16
             }
-            value.append(contentsOf: String(decoding: units, as: UTF16.self).unicodeScalars)
-            units = []
         }
-        value.append(contentsOf: String(decoding: units, as: UTF16.self).unicodeScalars)
-        values.append(String(value))
+        values.append(String(decoding: units, as: UTF16.self))
     }
     return values
 }
