@@ -41,8 +41,7 @@ import Testing
         let name = (entry.name as NSString).lastPathComponent
         if ["Info.plist", "CodeResources", "embedded.mobileprovision", "environment.plist"].contains(name) { return true }
         guard entry.size >= 4, let zipEntry = archive.entry(named: entry.name), !zipEntry.isSymlink else { return false }
-        let magic = Array(try archive.data(zipEntry).prefix(4))
-        return [[0xCF, 0xFA, 0xED, 0xFE], [0xCE, 0xFA, 0xED, 0xFE], [0xCA, 0xFE, 0xBA, 0xBE], [0xBE, 0xBA, 0xFE, 0xCA]].contains(magic)
+        return MachOFile.looksLikeMachO(try archive.data(zipEntry).prefix(4))
     }
 
     /// Every entry of `input` that the release had no reason to change is in `output` under its

@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import PlistKit
 import SystemSupport
@@ -6,12 +7,6 @@ import SystemSupport
 /// file modes), given back before an app is signed and packaged: iOS will not run code without them,
 /// and a signature made over a file that is not executable is checked by nobody until install.
 enum ExecutableModes {
-    /// The Mach-O magics (thin and fat, either byte order).
-    static let machOMagics: Set<[UInt8]> = [
-        [0xCF, 0xFA, 0xED, 0xFE], [0xCE, 0xFA, 0xED, 0xFE], [0xFE, 0xED, 0xFA, 0xCF], [0xFE, 0xED, 0xFA, 0xCE],
-        [0xCA, 0xFE, 0xBA, 0xBE], [0xBE, 0xBA, 0xFE, 0xCA], [0xCA, 0xFE, 0xBA, 0xBF], [0xBF, 0xBA, 0xFE, 0xCA]
-    ]
-
     /// Bundle folders whose Info.plist names an executable.
     static let bundleSuffixes = [".app", ".appex", ".framework", ".xctest", ".xpc"]
 
@@ -53,11 +48,11 @@ enum ExecutableModes {
         return name
     }
 
+    /// Whether the file at `path` starts as Mach-O does (``MachOFile/looksLikeMachO(_:)``).
     static func isMachO(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 4)).map { Array($0) } ?? []
-        return machOMagics.contains(magic)
+        return MachOFile.looksLikeMachO((try? handle.read(upToCount: 4)).map { Array($0) } ?? [])
     }
 
     /// The warning for files `restore(in:)` fixed, named as `shown` (the app as the user knows it).
