@@ -40,6 +40,12 @@ deps:
 		|| python3 -m pip install --quiet --break-system-packages lzfse \
 		|| echo "warning: could not install lzfse for $$(command -v python3); the LZFSE oracle tests will say so"
 
+	@# cryptography writes PKCS#12 files whose MAC and encryption iteration counts differ (openssl 3.0 cannot).
+	@python3 -c "from cryptography.hazmat.primitives.serialization import pkcs12; pkcs12.PBES.PBESv2SHA256AndAES256CBC" 2>/dev/null \
+		|| python3 -m pip install --quiet cryptography 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages cryptography \
+		|| echo "warning: could not install cryptography for $$(command -v python3); the PKCS#12 iteration tests will say so"
+
 build: deps
 	$(SWIFT) build
 

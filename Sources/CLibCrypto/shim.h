@@ -37,6 +37,20 @@ static inline STACK_OF(ASN1_TYPE) *shim_sk_ASN1_TYPE_new_null(void) { return sk_
 static inline int shim_sk_ASN1_TYPE_push(STACK_OF(ASN1_TYPE) *stack, ASN1_TYPE *value) { return sk_ASN1_TYPE_push(stack, value); }
 static inline void shim_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) { sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free); }
 
+static inline int shim_sk_PKCS7_num(const STACK_OF(PKCS7) *stack) { return sk_PKCS7_num(stack); }
+static inline PKCS7 *shim_sk_PKCS7_value(const STACK_OF(PKCS7) *stack, int index) { return sk_PKCS7_value(stack, index); }
+static inline void shim_sk_PKCS7_pop_free(STACK_OF(PKCS7) *stack) { sk_PKCS7_pop_free(stack, PKCS7_free); }
+static inline int shim_PKCS7_type_is_data(const PKCS7 *p7) { return PKCS7_type_is_data(p7); }
+static inline int shim_PKCS7_type_is_encrypted(const PKCS7 *p7) { return PKCS7_type_is_encrypted(p7); }
+
+static inline int shim_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) *stack) { return sk_PKCS12_SAFEBAG_num(stack); }
+static inline PKCS12_SAFEBAG *shim_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index) {
+    return sk_PKCS12_SAFEBAG_value(stack, index);
+}
+static inline void shim_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) *stack) {
+    sk_PKCS12_SAFEBAG_pop_free(stack, PKCS12_SAFEBAG_free);
+}
+
 static inline void shim_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 static inline long shim_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 

@@ -81,13 +81,14 @@ public struct SigningIdentity {
             throw wrongPassword
         }
         defer { PKCS12_free(p12) }
-        try checkMACIterations(p12, file: file)
+        try PKCS12WorkLimit.checkMAC(p12, file: file)
         // An empty password may have been applied as no password at all; PKCS12_parse tries both too.
         let macVerifies = PKCS12_verify_mac(p12, password, -1) == 1 || (password.isEmpty && PKCS12_verify_mac(p12, nil, 0) == 1)
         if PKCS12_mac_present(p12) == 1, !macVerifies {
             LibCrypto.clearErrors()
             throw wrongPassword
         }
+        try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         if let parsed = try parseVerified(p12, password: password, file: file) { return parsed }
         let reason = LibCrypto.errors()
         guard legacyProviderLoaded else {
@@ -96,28 +97,12 @@ public struct SigningIdentity {
                     + "and that provider is not available", file: file,
                 hint: "install OpenSSL's legacy provider, or re-export the identity with AES encryption")
         }
+        // Parts only the legacy provider decrypts are opened, and their keys checked, now.
+        try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         guard let parsed = try parseVerified(p12, password: password, file: file) else {
             throw CodeSignError("cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
         }
         return parsed
-    }
-
-    /// The most MAC iterations a PKCS#12 file may ask for. Exporters use 1 to 2,048 (Keychain Access,
-    /// `openssl pkcs12 -export`) and at most a few hundred thousand; a hostile file asking for 2^31 - 1
-    /// held the signer for minutes before the password could be checked.
-    static let maxMACIterations = 1_000_000
-
-    /// Refuses a MAC whose iteration count is over ``maxMACIterations``, before any key is derived.
-    private static func checkMACIterations(_ p12: OpaquePointer, file: String) throws {
-        var iterations: UnsafePointer<ASN1_INTEGER>?
-        PKCS12_get0_mac(nil, nil, nil, &iterations, p12)
-        guard let iterations else { return }
-        let count = ASN1_INTEGER_get(iterations)
-        guard count < 1 || count > maxMACIterations else { return }
-        LibCrypto.clearErrors()
-        throw CodeSignError(
-            "its MAC asks for \(count) iterations, outside the 1 to \(maxMACIterations) adhocbuild computes", file: file,
-            hint: "re-export the identity (Keychain Access or openssl pkcs12 -export use 2048)")
     }
 
     /// `PKCS12_parse`, with everything it returns taken into Swift values (and freed); nil when it

@@ -80,12 +80,38 @@ extension BuildSettingExpander {
         #expect(Date().timeIntervalSince(start) < 5)
     }
 
-    @Test func aChainOfEmptyValuesIsRefusedByItsReferenceCount() throws {
-        let expander = BuildSettingExpander(variables: Self.chain(20, seed: ""))
+    /// Each variable is expanded once per expansion, however often it is used: 20 levels that each use
+    /// the previous one four times are 80 references, not 4^20 (which took seconds to refuse).
+    @Test func aVariableUsedManyTimesIsExpandedOnce() throws {
+        #expect(try BuildSettingExpander(variables: Self.chain(20, seed: "")).expand("$(V19)") == "")
+        var looked = 0
+        let counting = BuildSettingExpander { name in
+            looked += 1
+            return Self.chain(20, seed: "")[name]
+        }
+        _ = try counting.expand("$(V19)")
+        #expect(looked == 1 + 19 * 4)
+    }
+
+    @Test func aTextWithTooManyReferencesIsRefusedByItsReferenceCount() throws {
+        let expander = BuildSettingExpander(variables: ["E": ""])
         #expect(
             throws: BuildSettingExpander.Failure(
                 message: "the expansion takes more than 100000 references; variables refer to each other too often")
-        ) { try expander.expand("$(V19)") }
+        ) { try expander.expand(String(repeating: "$(E)", count: 100_001)) }
+        #expect(try expander.expand(String(repeating: "$(E)", count: 100_000)) == "")
+    }
+
+    /// A chain of variables that each hold the previous one copies the value once per link: a 1 MB
+    /// value through 20 links is 20 M characters copied, refused past the copy limit.
+    @Test func aLongValueCopiedThroughAChainIsRefusedByWhatItCopies() throws {
+        var variables = ["L0": String(repeating: "a", count: 1_000_000)]
+        for link in 1..<20 { variables["L\(link)"] = "$(L\(link - 1))" }
+        #expect(
+            throws: BuildSettingExpander.Failure(
+                message: "the expansion copies more than 16777216 characters; variables refer to each other too often")
+        ) { try BuildSettingExpander(variables: variables).expand("$(L19)") }
+        #expect(try BuildSettingExpander(variables: variables).expand("$(L10)").count == 1_000_000)
     }
 
     @Test func aChainWithinTheLimitsExpandsInFull() throws {

@@ -94,6 +94,55 @@ import Testing
         }
     }
 
+    /// A p12 written by Python's `cryptography`, which takes the MAC's iteration count (2,048) apart
+    /// from the encryption's (`rounds`), as `openssl pkcs12` 3.0 cannot; `withCertificate: false` leaves
+    /// the certificate out, so the private key's bag is the only encrypted part.
+    static func p12(
+        _ name: String, rounds: Int, scheme: String, withCertificate: Bool, made: TestIdentities, in folder: TemporaryFolder
+    ) throws -> String {
+        let script = """
+            import sys
+            from cryptography import x509
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.serialization import pkcs12
+            key = serialization.load_pem_private_key(open('rsa.key', 'rb').read(), None)
+            cert = x509.load_pem_x509_certificate(open('rsa.crt', 'rb').read()) if sys.argv[4] == 'yes' else None
+            encryption = (serialization.PrivateFormat.PKCS12.encryption_builder().kdf_rounds(int(sys.argv[2]))
+                          .key_cert_algorithm(getattr(pkcs12.PBES, sys.argv[3])).hmac_hash(hashes.SHA256())
+                          .build(open('password.txt', 'rb').read().strip()))
+            open(sys.argv[1], 'wb').write(pkcs12.serialize_key_and_certificates(b'test', key, cert, None, encryption))
+            """
+        let arguments = ["python3", "-c", script, name, String(rounds), scheme, withCertificate ? "yes" : "no"]
+        let result = try ProcessResult.run("/usr/bin/env", arguments, in: folder.url.path)
+        try #require(result.status == 0, "\(result.stderrText)")
+        return folder.path(name)
+    }
+
+    /// Issue 31: each encrypted part of a PKCS#12 file names its own iteration count apart from the
+    /// MAC's: the certificates' encryption (PBES2 with PBKDF2) and the private key's (PBES2, and
+    /// PKCS#12's own 3DES scheme) are each refused over the limit, before that work is done; the same
+    /// file with 2,048 iterations loads.
+    @Test func encryptedPartsAskingForTooManyIterationsAreRefused() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let made = try TestIdentities.make(in: folder)
+            let cases: [(name: String, scheme: String, withCertificate: Bool, part: String)] = [
+                ("certs.p12", "PBESv2SHA256AndAES256CBC", true, "the encryption of its certificates"),
+                ("key-pbes2.p12", "PBESv2SHA256AndAES256CBC", false, "the encryption of its private key"),
+                ("key-3des.p12", "PBESv1SHA1And3KeyTripleDESCBC", false, "the encryption of its private key")
+            ]
+            for (name, scheme, withCertificate, part) in cases {
+                let path = try Self.p12(name, rounds: 1_000_001, scheme: scheme, withCertificate: withCertificate, made: made, in: folder)
+                let error = try #require(throws: CodeSignError.self, "\(name)") {
+                    try SigningIdentity(p12: path, password: .file(made.passwordFile))
+                }
+                #expect(error.description == "\(path): \(part) asks for 1000001 iterations, outside the 1 to 1000000 adhocbuild computes")
+            }
+            let usual = try Self.p12(
+                "usual.p12", rounds: 2048, scheme: "PBESv2SHA256AndAES256CBC", withCertificate: true, made: made, in: folder)
+            #expect(try SigningIdentity(p12: usual, password: .file(made.passwordFile)).keyMatchesCertificate)
+        }
+    }
+
     @Test func aKeyThatDoesNotMatchItsCertificateIsRefused() throws {
         try withTemporaryFolder { folder in
             let made = try TestIdentities.make(in: folder)

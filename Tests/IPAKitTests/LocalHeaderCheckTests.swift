@@ -89,4 +89,49 @@ import Testing
             #expect(throws: IPAError("overlaps the bytes of 'A.bin'", file: path, entry: "B.txt")) { try ZipArchiveReader(path: path) }
         }
     }
+
+    /// A ZIP64 archive (an app over 4 GB or 65,535 entries) as Python's `zipfile` writes one, with its
+    /// limits lowered so that every size, offset and the entry count go through ZIP64 fields.
+    static func zip64Archive(at path: String) throws -> Data {
+        let script = """
+            import sys, zipfile
+            zipfile.ZIP64_LIMIT = 0
+            zipfile.ZIP_FILECOUNT_LIMIT = 0
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+                z.writestr('Payload/A.app/Info.plist', b'<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>')
+                z.writestr('Payload/A.app/A', b'x' * 1000)
+            """
+        let made = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, path])
+        try #require(made.status == 0, "\(made.stderrText)")
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    /// The checks hold in ZIP64 form too, where the sizes and offsets come from ZIP64 fields (they were
+    /// skipped there, so a renamed local header passed in a ZIP64 archive).
+    @Test func zip64ArchivesAreCheckedThroughTheirZIP64Fields() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let original = try Self.zip64Archive(at: folder.path("good.ipa"))
+            #expect(
+                try ZipArchiveReader(path: folder.path("good.ipa")).entries.map(\.name) == ["Payload/A.app/Info.plist", "Payload/A.app/A"])
+
+            let renamed = try folder.write("renamed.ipa", try Self.patchedLocalName(original, "Payload/A.app/A", "Payload/../../B"))
+            #expect(
+                throws: IPAError("has a local header that names 'Payload/../../B' instead", file: renamed, entry: "Payload/A.app/A")
+            ) { try ZipArchiveReader(path: renamed) }
+
+            // The local ZIP64 field: id 1, length 16, the uncompressed then the compressed size.
+            var bytes = [UInt8](original)
+            let name = try #require(Self.localName("Payload/A.app/A", in: bytes))
+            let field = name + "Payload/A.app/A".utf8.count
+            try #require(bytes[field] == 1 && bytes[field + 1] == 0 && bytes[field + 2] == 16)
+            let compressed = Int(bytes[field + 12]) | Int(bytes[field + 13]) << 8
+            bytes[field + 12] &+= 1
+            let lying = try folder.write("lying.ipa", Data(bytes))
+            #expect(
+                throws: IPAError(
+                    "declares \(compressed + 1) compressed bytes in its local header and \(compressed) in the central directory",
+                    file: lying, entry: "Payload/A.app/A")
+            ) { try ZipArchiveReader(path: lying) }
+        }
+    }
 }

@@ -54,7 +54,10 @@ public struct TestIdentities {
     }
 
     /// Runs `openssl` with `arguments` in the folder; fails the setup when it fails.
-    public func run(_ arguments: String...) throws {
+    public func run(_ arguments: String...) throws { try run(arguments) }
+
+    /// Runs `openssl` with `arguments` in the folder; fails the setup when it fails.
+    public func run(_ arguments: [String]) throws {
         guard let openssl = ProcessResult.which("openssl") else {
             throw SetupFailure("openssl is not on PATH; install the openssl package")
         }

@@ -229,10 +229,10 @@ import Testing
             category: "Hangs and limits", what: "variables that each use the previous one four times", file: "envs/Staging.plist",
             contents: text(
                 "<plist><dict><key>Variables</key><dict>"
-                    + (0..<10).map {
+                    + (0..<11).map {
                         "<key>V\($0)</key><string>\($0 == 0 ? "xxxx" : String(repeating: "$(V\($0 - 1))", count: 4))</string>"
                     }
-                    .joined() + "</dict><key>Settings</key><dict><key>A</key><string>$(V9)</string></dict></dict></plist>"),
+                    .joined() + "</dict><key>Settings</key><dict><key>A</key><string>$(V10)</string></dict></dict></plist>"),
             arguments: ["env", "show", "Staging", "--environments", "envs"]),
         BadInput(
             category: "Crashes", what: "a nesting limit above what the stack holds", file: "Info.plist", contents: infoPlist,
@@ -243,6 +243,9 @@ import Testing
         BadInput(
             category: "Unbounded reads", what: "an endless file", file: "Info.plist", contents: infoPlist,
             arguments: ["plist", "print", "/dev/zero"], environment: ["ADHOCBUILD_MAX_PLIST_SIZE": "1M"]),
+        halfDone("DIST's latest a folder, not the link adhocbuild keeps", in: "dist/Staging/latest/keep.txt"),
+        halfDone("DIST's index.html a folder", in: "dist/index.html/keep.txt"),
+        halfDone("the environment's folder in DIST a file", in: "dist/Staging"),
         BadInput(
             category: "Accepted bad archives", what: "a local header naming another entry than the central directory", file: "A.ipa",
             contents: try replacingFirst(
@@ -266,6 +269,17 @@ import Testing
                 + text("</string></plist>"),
             arguments: ["plist", "print", "FILE"])
     ]
+
+    /// A release into `dist` that finds `file` there, which makes `dist` a state it must not change.
+    static func halfDone(_ what: String, in file: String) -> BadInput {
+        BadInput(
+            category: "Half-done states", what: what, file: "A.app/Info.plist", contents: infoPlist,
+            arguments: [
+                "release", "-q", "--env", "Staging", "--app", "A.app", "--out", "dist", "--base-url", "https://x.example/",
+                "--environments", "envs"
+            ],
+            companions: ["envs/Staging.plist": stagingEnvironment, file: text("kept")])
+    }
 
     static let stagingEnvironment = text(
         "<plist><dict><key>Info</key><dict><key>CFBundleDisplayName</key><string>S</string></dict></dict></plist>")
@@ -292,7 +306,7 @@ import Testing
             let before = folder.snapshot()
             let arguments = input.arguments.map { argument in
                 if argument == "FILE" { return path }
-                let inFolder = argument == "envs" || argument == "A.app" || argument.hasPrefix("A.app/")
+                let inFolder = argument == "envs" || argument == "dist" || argument == "A.app" || argument.hasPrefix("A.app/")
                 return inFolder ? folder.path(argument) : argument
             }
             let result = try AdhocBuildBinary.run(arguments, extraEnvironment: input.environment)

@@ -40,11 +40,28 @@ public struct BuildSettingExpander {
     public static let maxReferences = 100_000
     /// The longest text an expansion may produce, in Unicode scalars (a 1 KB file expanded to 268 M).
     public static let maxLength = 1 << 20
+    /// The most characters one expansion may copy, nested expansions included: a chain of variables
+    /// that each hold the previous one copies a long value once per link.
+    public static let maxCopied = 16 << 20
 
-    /// The variables being expanded (for cycles) and what the expansion has spent so far.
+    /// The variables being expanded (for cycles), each variable's value once expanded (a variable
+    /// expands to the same text wherever it is used, so it is expanded once), and what the
+    /// expansion has spent so far.
     private struct State {
         var active: [String] = []
+        var expanded: [String: String] = [:]
         var references = 0
+        var copied = 0
+
+        /// Counts `count` characters copied; fails past ``maxCopied``.
+        mutating func copy(_ count: Int) throws {
+            copied += count
+            guard copied <= BuildSettingExpander.maxCopied else {
+                throw Failure(
+                    message: "the expansion copies more than \(BuildSettingExpander.maxCopied) characters; "
+                        + "variables refer to each other too often")
+            }
+        }
     }
 
     public func expand(_ text: String) throws -> String {
@@ -102,8 +119,10 @@ public struct BuildSettingExpander {
                 throw Failure(message: "unterminated reference '\(String(String.UnicodeScalarView(text[index...])))'")
             }
             let value = try reference(text[bodyStart..<end], active: &active).unicodeScalars
+            let count = value.count
+            try active.copy(count)
             output.append(contentsOf: value)
-            length += value.count
+            length += count
             index = end + 1
         }
         guard length <= Self.maxLength else {
@@ -152,13 +171,19 @@ public struct BuildSettingExpander {
         guard !name.isEmpty else { throw Failure(message: "empty variable name in '$(\(String(String.UnicodeScalarView(body))))'") }
         var value: String?
         if let raw = try lookup(name) {
-            if active.active.contains(name) {
-                throw Failure(
-                    message: "$(\(name)) refers to itself (\((active.active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
+            if let expanded = active.expanded[name] {
+                value = expanded
+            } else {
+                if active.active.contains(name) {
+                    throw Failure(
+                        message: "$(\(name)) refers to itself (\((active.active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
+                }
+                active.active.append(name)
+                let expanded = try expand(Array(raw.unicodeScalars)[...], active: &active)
+                active.active.removeLast()
+                active.expanded[name] = expanded
+                value = expanded
             }
-            active.active.append(name)
-            value = try expand(Array(raw.unicodeScalars)[...], active: &active)
-            active.active.removeLast()
         }
         for part in parts.dropFirst() {
             let op = String(String.UnicodeScalarView(part))
