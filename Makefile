@@ -15,7 +15,7 @@ WERROR := $(if $(CI),-Xswiftc -warnings-as-errors,)
 # Every Swift file the project holds, for the formatter.
 SWIFT_SOURCES := Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources bench/FoundationPlistBench bench/LZFSEBench
 
-.PHONY: all build release deps test lint format demo bench fuzz clean
+.PHONY: all build release deps test check lint format demo bench fuzz clean
 
 all: build
 
@@ -63,6 +63,11 @@ test: deps lint
 	./scripts/fresh-clone-check.sh
 	$(SWIFT) build $(RELEASE) --product adhocbuild
 	ADHOCBUILD_BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)/adhocbuild" $(SWIFT) test --disable-xctest --filter adhocbuildTests $(WERROR)
+
+## check: the quick inner loop: builds everything with its tests, runs the tests of the modules whose files
+##        changed (scripts/check.sh says which); installs nothing. `make test` is the full run.
+check:
+	SWIFT="$(SWIFT)" ./scripts/check.sh
 
 ## lint: the toolchain's swift-format checks every Swift file against .swift-format (140 columns).
 lint:
