@@ -1,13 +1,15 @@
 // swift-tools-version:5.9
+import Foundation
 import PackageDescription
 
 /// libFuzzer harnesses for every parser adhocbuild exposes to untrusted input. Built by `make fuzz`
 /// with AddressSanitizer and libFuzzer's coverage instrumentation, linked with libFuzzer's no-main
 /// runtime; each harness hands its input to one parser through `FuzzDriver.runFuzzer`.
-let harnesses = [
-    "binary-plist", "xml-plist", "openstep-plist", "json-plist", "profile", "png", "ipa", "template", "expander", "macho", "codesign-blob",
-    "car", "lzfse", "icon-paths", "ci-values"
-]
+/// Every folder of `Sources/` but `FuzzDriver` is a harness, built as `fuzz-<folder>`: adding a harness
+/// is adding its folder. `scripts/fuzz.sh` and `scripts/fresh-clone-check.sh` read the same folders.
+let harnesses = ((try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Sources")) ?? [])
+    .filter { $0 != "FuzzDriver" && !$0.hasPrefix(".") }
+    .sorted()
 
 let package = Package(
     name: "adhocbuild-fuzz",

@@ -23,7 +23,8 @@ seconds="${FUZZ_SECONDS:-60}"
 fixtures="${ADHOCBUILD_FIXTURES:-$(dirname "$root")/shared/fixtures/real}"
 runtime="$(dirname "$(dirname "$(command -v swift)")")/lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(binary-plist xml-plist openstep-plist json-plist profile png ipa template expander macho codesign-blob car lzfse icon-paths ci-values)
+# Every harness by default: each folder of Fuzz/Sources but FuzzDriver (Fuzz/Package.swift reads the same).
+[ ${#harnesses[@]} -gt 0 ] || mapfile -t harnesses < <(ls "$root/Fuzz/Sources" | grep -vx FuzzDriver)
 flags=(-c debug -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 for name in "${harnesses[@]}"; do
@@ -161,7 +162,9 @@ if [ "$replay" = 1 ]; then
         inputs=("$work/corpus/$name"/*)
         log="$work/logs/$name-replay.log"
         mkdir -p "$work/logs"
-        if "$bin/fuzz-$name" -timeout=1 -rss_limit_mb=2048 "${inputs[@]}" > "$log" 2>&1; then
+        # A replay looks for crashes and hangs in known inputs: 10 s each, so that a large real input
+        # (an Assets.car's pixels under AddressSanitizer) on a busy agent is not called a hang.
+        if "$bin/fuzz-$name" -timeout=10 -rss_limit_mb=2048 "${inputs[@]}" > "$log" 2>&1; then
             printf '%-16s %5d inputs replayed, no finding\n' "$name" "${#inputs[@]}"
         else
             failed=1
