@@ -7,11 +7,13 @@ import PackageDescription
 ///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
-///       -> IPAKit (app bundles, ipas, provisioning profiles, icons)
-///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources; beside IPAKit)
-///       -> PlistKit (plist model and codecs)
-///         -> SystemSupport (errors, system calls, locks, worker pool, version)
-///         -> C* system libraries (one small target per C library)
+///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources, CMS)
+///         -> IPAKit (app bundles, ipas, provisioning profiles, icons; Manifest uses it too)
+///           -> AssetCatalog (Assets.car) -> LZFSE (Sources/Compression)
+///           -> PlistKit (plist model and codecs)
+///             -> SystemSupport (errors, system calls, locks, worker pool, version)
+///               -> C* system libraries (one small target per C library; CLinux for Linux calls)
+///   CommandLineOptions (the option parser) -> SystemSupport
 let package = Package(
     name: "adhocbuild",
     products: [
@@ -86,7 +88,7 @@ let package = Package(
             name: "AdhocBuildKit",
             dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
         ),
-        // Declared, typed options: parsing, checking, usage and help. Depends on nothing.
+        // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
