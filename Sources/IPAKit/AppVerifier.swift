@@ -27,6 +27,10 @@ public struct AppVerifier: Sendable {
     public var warnWithin: TimeInterval = 14 * 86_400
     /// An expired profile is a warning, not an error (`release --allow-expired`).
     public var allowExpired = false
+    /// Inflates every entry and checks it against its CRC (on by default). `release` turns it off
+    /// for an ipa its packager has just written and checked entry by entry, so it is not read a
+    /// second time for the same proof.
+    public var checkEntries = true
 
     public init(udids: [String] = [], now: Date = Date()) {
         self.udids = udids
@@ -44,7 +48,9 @@ public struct AppVerifier: Sendable {
         let app = package.app
         // Every entry's data against its CRC: a damaged file outside what the signature seals (or
         // in an unsigned app) is found nowhere else.
-        for (name, problem) in package.damagedEntries() { error(problem, name) }
+        if checkEntries {
+            for (name, problem) in package.damagedEntries() { error(problem, name) }
+        }
         check(app, isMain: true, error: error, warning: warning)
         for nested in app.nested {
             check(nested, isMain: false, error: error, warning: warning)

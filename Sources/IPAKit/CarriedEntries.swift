@@ -7,7 +7,11 @@ import SystemSupport
 /// in as its stored (compressed) bytes, re-framed, instead of being compressed again.
 ///
 /// Only deflated and stored entries whose data offset is known (archives without ZIP64) are
-/// carried; the new archive is checked entry by entry after it is written, as any other.
+/// carried, and only while the archive is still the file it was when it was opened (same inode,
+/// size and change time): then the bytes carried are the ones inflated and CRC-checked as they were
+/// unpacked. Each carried entry's stored bytes have their own CRC-32, taken as they were unpacked:
+/// the new archive's check compares its copy's with it instead of inflating them again (see
+/// ``ZipArchiveVerifier``), which still catches a damaged write.
 // @unchecked Sendable: `files` is only touched under its lock; the descriptor is set once in init
 // and only read with pread afterwards.
 public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
@@ -19,6 +23,8 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         var size: Int64
         var crc: UInt32
         var isDeflated: Bool
+        /// The CRC-32 of the entry's stored (compressed) bytes.
+        var storedCRC: UInt32
     }
 
     /// The archive the entries come from, as the user named it.
@@ -26,6 +32,8 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// The archive's entry names in its order (folders end in `/`).
     public let entryOrder: [String]
     private let fileDescriptor: Int32
+    /// The archive's identity when it was opened, before any entry was read.
+    private let archiveIdentity: FileIdentity
     private let files = Locked<[String: Carried]>([:])
 
     /// Opens the archive `reader` reads for carrying its entries.
@@ -34,17 +42,49 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         entryOrder = reader.entries.map(\.name)
         fileDescriptor = open(reader.path, O_RDONLY | O_CLOEXEC)
         guard fileDescriptor >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: reader.path) }
+        var info = stat()
+        guard fstat(fileDescriptor, &info) == 0 else {
+            close(fileDescriptor)
+            throw IPAError("cannot be read: \(SystemError.describe(errno))", file: reader.path)
+        }
+        archiveIdentity = FileIdentity(info)
     }
 
     deinit { close(fileDescriptor) }
 
     /// Records that `path` was written with `entry`'s content and has the identity `info` describes.
+    /// Its stored bytes' CRC-32 is taken here; an entry whose bytes cannot be read is not carried.
     func record(_ path: String, entry: ZipArchiveReader.Entry, dataOffset: Int64?, info: stat) {
-        guard let dataOffset, entry.compressionMethod == ZIP_CM_DEFLATE || entry.compressionMethod == ZIP_CM_STORE else { return }
+        guard let dataOffset, entry.compressionMethod == ZIP_CM_DEFLATE || entry.compressionMethod == ZIP_CM_STORE,
+            let storedCRC = crcOfStoredBytes(at: dataOffset, count: entry.compressedSize)
+        else { return }
         let carried = Carried(
             identity: FileIdentity(info), dataOffset: dataOffset, compressedSize: entry.compressedSize, size: entry.size,
-            crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE)
+            crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE, storedCRC: storedCRC)
         files.withLock { $0[path] = carried }
+    }
+
+    /// The CRC-32 of `count` bytes of the archive from `offset`, read in pieces; nil when they cannot be read.
+    private func crcOfStoredBytes(at offset: Int64, count: Int64) -> UInt32? {
+        let pieceSize = Int(min(count, 1 << 20))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, pieceSize), alignment: 16)
+        defer { buffer.deallocate() }
+        var crc: UInt32 = 0
+        var done: Int64 = 0
+        while done < count {
+            let wanted = Int(min(Int64(pieceSize), count - done))
+            let got = read(at: offset + done, into: buffer.baseAddress!, count: wanted)
+            guard got > 0 else { return nil }
+            crc = Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            done += Int64(got)
+        }
+        return crc
+    }
+
+    /// Whether the archive is still the file it was when it was opened.
+    private var archiveIsUnchanged: Bool {
+        var info = stat()
+        return fstat(fileDescriptor, &info) == 0 && FileIdentity(info) == archiveIdentity
     }
 
     /// How many files are recorded.
@@ -53,14 +93,25 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// The stored bytes of the file at `path` as they go into a new archive, if it is still the
     /// file that was unpacked there (read from this object at the offsets given).
     func prepared(for path: String) -> PreparedEntry? {
-        guard let carried = files.withLock({ $0[path] }), FileIdentity(path: path) == carried.identity else { return nil }
+        guard let carried = files.withLock({ $0[path] }), FileIdentity(path: path) == carried.identity, archiveIsUnchanged else {
+            return nil
+        }
         var entry = PreparedEntry()
         entry.segments = [(carried.dataOffset, Int(carried.compressedSize))]
         entry.uncompressedSize = carried.size
         entry.crc = carried.crc
         entry.isDeflated = carried.isDeflated
         entry.isCarried = true
+        entry.storedCRC = carried.storedCRC
         return entry
+    }
+
+    /// Where the deflate stream the file at `path` was unpacked from is, when it was deflated and
+    /// the archive is unchanged, whether or not the file still is: what a changed file's new stream
+    /// can keep blocks of (``DeflateSplice``).
+    func previousStream(for path: String) -> (offset: Int64, compressedSize: Int64, size: Int64)? {
+        guard let carried = files.withLock({ $0[path] }), carried.isDeflated, archiveIsUnchanged else { return nil }
+        return (carried.dataOffset, carried.compressedSize, carried.size)
     }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {

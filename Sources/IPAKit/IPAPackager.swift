@@ -28,12 +28,17 @@ public struct IPAPackager {
         public var extraItems: [String] = []
         public var verify = true
         /// The entries of the ipa the input was unpacked from: a file still as it was unpacked goes
-        /// in as its stored bytes, not compressed again (when `level` is above 0), and the ipa's
-        /// entries keep their order, new ones following the entry before them in the folder.
+        /// in as its stored bytes, not compressed again (when `level` is above 0), a large one that
+        /// changed (a re-signed executable) keeps the blocks of its old stream that still hold its
+        /// bytes (``DeflateSplice``), and the ipa's entries keep their order, new ones following the
+        /// entry before them in the folder.
         public var carried: CarriedEntries?
         public var threads = ProcessInfo.processInfo.activeProcessorCount
         /// Called from the packaging thread with bytes read so far and the total.
         public var progress: (@Sendable (Int64, Int64) -> Void)?
+        /// Called with the archive's temporary path once it is written, before it is checked (tests
+        /// damage it here, to prove the check finds it).
+        var afterWriting: (@Sendable (String) throws -> Void)?
 
         public init() {}
     }
@@ -197,6 +202,7 @@ public struct IPAPackager {
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
             warnings.append("the ipa needs ZIP64 (over 4 GB or 65,535 entries); over-the-air installs of such ipas are known to fail")
         }
+        try options.afterWriting?(temporary)
         if options.verify {
             try ZipArchiveVerifier.verify(temporary, layouts: layouts, threads: options.threads, displayName: output)
         }
@@ -265,6 +271,9 @@ public struct IPAPackager {
             spool = newSpool
             if let carried = options.carried {
                 for index in files { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
+                for index in files where prepared[index] == nil {
+                    prepared[index] = try spliced(entries[index], from: carried, spool: newSpool)
+                }
             }
             let fresh = files.filter { prepared[$0] == nil }
             let freshTotal = fresh.reduce(Int64(0)) { $0 + entries[$1].size }
@@ -283,7 +292,15 @@ public struct IPAPackager {
         try writer.add(entries) { index, entry, time in
             if let ready = prepared[index], let spool {
                 compressed += ready.compressedSize
-                if ready.isDeflated && ready.segments.count > 1 {
+                if ready.isDeflated, let kept = ready.kept {
+                    layouts[entry.archivePath] = ZipArchiveVerifier.Layout(
+                        segmentLengths: ready.segments.map(\.length), uncompressedSize: ready.uncompressedSize,
+                        chunkSize: IPAPackager.chunkSize, segmentSizes: ready.segmentSizes, kept: kept)
+                } else if ready.isDeflated, let storedCRC = ready.storedCRC {
+                    layouts[entry.archivePath] = ZipArchiveVerifier.Layout(
+                        segmentLengths: ready.segments.map(\.length), uncompressedSize: ready.uncompressedSize,
+                        chunkSize: IPAPackager.chunkSize, storedCRC: storedCRC)
+                } else if ready.isDeflated && ready.segments.count > 1 {
                     layouts[entry.archivePath] = ZipArchiveVerifier.Layout(
                         segmentLengths: ready.segments.map(\.length),
                         uncompressedSize: ready.uncompressedSize,

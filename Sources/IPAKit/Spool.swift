@@ -60,6 +60,21 @@ final class Spool: @unchecked Sendable {
         return offset
     }
 
+    /// Sets aside `count` bytes of the spool's file, for ``write(_:at:)`` to fill in pieces, and
+    /// returns where they start: one segment however many pieces it is written in.
+    func reserve(_ count: Int64) -> Int64 {
+        end.withLock { end in
+            defer { end += count }
+            return end
+        }
+    }
+
+    /// Writes `bytes` at `offset`, inside bytes set aside by ``reserve(_:)``.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
+        if failure != 0 { throw SystemError("cannot write a temporary file", code: failure) }
+    }
+
     /// Copies `bytes` into a memory block and returns their offset, or nil once the memory is used up.
     private func keepInMemory(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         memory.withLock { memory in
@@ -107,4 +122,10 @@ struct PreparedEntry {
     var isDeflated = true
     /// Whether the bytes are an unchanged entry's, read from ``CarriedEntries`` instead of the spool.
     var isCarried = false
+    /// For a carried entry, the CRC-32 of its stored bytes as they were in the archive they come from.
+    var storedCRC: UInt32?
+    /// For an entry spliced from its old stream (``DeflateSplice``): each segment's uncompressed size,
+    /// and the segment of kept blocks with the CRC-32 of its bytes as written and of what they hold.
+    var segmentSizes: [Int]?
+    var kept: ZipArchiveVerifier.KeptSegment?
 }

@@ -13,7 +13,9 @@ import SystemSupport
 /// chunk is an independent deflate segment ending in a sync-flush marker), inflated in parallel
 /// with libdeflate, and their CRCs combined; other deflated entries up to ``wholeLimit`` are
 /// inflated whole with libdeflate on every core too, in batches, so an app of many small files
-/// is not checked one file at a time. Then the central directory, read from its end record back,
+/// is not checked one file at a time; an entry carried unchanged from the archive it was unpacked
+/// from, whose content was checked then, has the CRC-32 of its stored bytes compared with theirs
+/// instead. Then the central directory, read from its end record back,
 /// must agree with the local headers entry by entry: names, methods, sizes, CRCs, and where each
 /// local header is.
 ///
@@ -30,6 +32,25 @@ enum ZipArchiveVerifier {
         var segmentLengths: [Int]
         var uncompressedSize: Int64
         var chunkSize: Int
+        /// For an entry carried unchanged from another archive (see ``CarriedEntries``), the CRC-32
+        /// of its stored bytes there, which were inflated and checked as they were unpacked: its copy
+        /// here is checked against that instead of being inflated again.
+        var storedCRC: UInt32? = nil
+        /// Each segment's uncompressed size, when they are not `chunkSize` each (a spliced entry).
+        var segmentSizes: [Int]? = nil
+        /// The segment a spliced entry kept from its old stream (see ``DeflateSplice``).
+        var kept: KeptSegment? = nil
+    }
+
+    /// Deflate blocks kept from an entry's old stream: they go on from the segment before, so they
+    /// do not inflate on their own. They were inflated when they were kept, and found to hold the
+    /// new file's bytes; here the bytes written are checked against the CRC-32 of those made.
+    struct KeptSegment: Sendable, Equatable {
+        var index: Int
+        /// The CRC-32 of the segment's stored bytes as they were made.
+        var storedCRC: UInt32
+        /// The CRC-32 of the bytes the segment inflates to (the new file's, where it lies).
+        var contentCRC: UInt32
     }
 
     static func verify(_ path: String, layouts: [String: Layout], threads: Int, displayName: String) throws {
@@ -88,10 +109,11 @@ enum ZipArchiveVerifier {
             of: stored.map { locals[$0].dataOffset..<(locals[$0].dataOffset + locals[$0].compressedSize) },
             threads: threads)
         for (position, index) in stored.enumerated() { result.storedCRCs[index] = storedCRCs[position] }
+        let carried = try checkCarried(locals, in: mapped, layouts: layouts, threads: threads, displayName: displayName)
         // Only entries larger than one chunk were written in chunks.
         let smallestChunked = layouts.values.lazy.filter { $0.segmentLengths.count > 1 }.map(\.uncompressedSize).min() ?? .max
         var batch = WorkerBatch<WholeEntry>(maxCount: 64, maxBytes: 1 << 20) { try WholeEntry.check($0, reading: mapped) }
-        for (index, local) in locals.enumerated() where local.method == UInt16(ZIP_CM_DEFLATE) {
+        for (index, local) in locals.enumerated() where local.method == UInt16(ZIP_CM_DEFLATE) && !carried.contains(index) {
             if pool.hasFailed { break }
             let name = local.nameText
             @Sendable func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: name) }
@@ -105,9 +127,21 @@ enum ZipArchiveVerifier {
                 var segmentStart = local.dataOffset
                 for (segment, length) in layout.segmentLengths.enumerated() {
                     let isLast = segment == layout.segmentLengths.count - 1
-                    let expected = isLast ? Int(layout.uncompressedSize) - segment * layout.chunkSize : layout.chunkSize
-                    var compressed = try mapped.read(segmentStart..<(segmentStart + length))
+                    let expected =
+                        layout.segmentSizes?[segment]
+                        ?? (isLast ? Int(layout.uncompressedSize) - segment * layout.chunkSize : layout.chunkSize)
+                    let range = segmentStart..<(segmentStart + length)
                     segmentStart += length
+                    if let kept = layout.kept, kept.index == segment {
+                        let crc = try mapped.crcs(of: [range], threads: threads)[0]
+                        guard crc == kept.storedCRC else {
+                            throw fail(
+                                "the deflate blocks kept from its old stream are not the bytes made (\(crcMismatch(crc, kept.storedCRC)))")
+                        }
+                        crcs.set(segment, crc: kept.contentCRC, length: expected)
+                        continue
+                    }
+                    var compressed = try mapped.read(range)
                     if !isLast {
                         guard length >= 4, compressed[(length - 4)..<length].elementsEqual([0, 0, 0xFF, 0xFF]) else {
                             throw fail("chunk \(segment) does not end with a sync-flush marker")
@@ -135,6 +169,38 @@ enum ZipArchiveVerifier {
         }
         batch.submit(to: pool)
         return result
+    }
+
+    /// Checks each deflated entry carried from another archive (its layout has a `storedCRC`) by the
+    /// CRC-32 of its stored bytes, taken on every core, and returns the indices of those checked.
+    /// The entry's sizes must be the ones written. Its CRC in the directory is the one its content
+    /// was checked against when it was unpacked, and the directory is checked against the local
+    /// headers as any other entry's.
+    private static func checkCarried(
+        _ locals: [MappedArchive.LocalEntry], in mapped: MappedArchive, layouts: [String: Layout], threads: Int,
+        displayName: String
+    ) throws -> Set<Int> {
+        guard layouts.values.contains(where: { $0.storedCRC != nil }) else { return [] }
+        var carried: [(index: Int, layout: Layout)] = []
+        for (index, local) in locals.enumerated() where local.method == UInt16(ZIP_CM_DEFLATE) {
+            guard let layout = layouts[local.nameText], layout.storedCRC != nil else { continue }
+            guard Int64(local.size) == layout.uncompressedSize, local.compressedSize == layout.segmentLengths.reduce(0, +) else {
+                throw failure(
+                    "sizes in the archive (\(local.size), \(local.compressedSize)) are not the ones written", in: displayName,
+                    entry: local.nameText)
+            }
+            carried.append((index, layout))
+        }
+        let crcs = try mapped.crcs(
+            of: carried.map { locals[$0.index].dataOffset..<(locals[$0.index].dataOffset + locals[$0.index].compressedSize) },
+            threads: threads)
+        for (position, entry) in carried.enumerated() where crcs[position] != entry.layout.storedCRC {
+            throw failure(
+                "its compressed bytes are not the ones carried from the archive it was unpacked from ("
+                    + crcMismatch(crcs[position], entry.layout.storedCRC ?? 0) + ")",
+                in: displayName, entry: locals[entry.index].nameText)
+        }
+        return Set(carried.map(\.index))
     }
 
     /// Checks the central directory's records against the local headers, entry by entry: names,

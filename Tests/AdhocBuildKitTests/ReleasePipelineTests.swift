@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 import TestSupport
@@ -160,6 +161,35 @@ import Testing
             #expect(retargeted.releasePath.hasPrefix("Release/"))
             #expect(try IPAKitBridge.open(retargeted.ipa).identifier == "com.example.shoutout")
             #expect(try IPAKitBridge.open(staging.ipa).identifier == "com.example.shoutout.staging", "the input is left alone")
+        }
+    }
+
+    /// The Verify step leaves the entries of an ipa the release packaged to the packager's own check,
+    /// but an ipa published as it was given is still inflated entry by entry.
+    @Test func aDamagedIPAPublishedAsItIsFailsVerifyNamingTheEntry() throws {
+        try withTemporaryFolder { folder in
+            let staging = try ReleasePipeline(options: try options(folder)).run()
+            let damaged = folder.path("damaged.ipa")
+            try FileManager.default.copyItem(atPath: staging.ipa, toPath: damaged)
+            let reader = try ZipArchiveReader(path: damaged)
+            let entry = try #require(
+                reader.entries.filter { !$0.isDirectory && !$0.name.hasSuffix(".plist") && $0.compressedSize > 64 }
+                    .max { $0.compressedSize < $1.compressedSize })
+            let offset = try #require(reader.dataOffset(of: entry)) + entry.compressedSize / 2
+            let handle = try #require(FileHandle(forUpdatingAtPath: damaged))
+            try handle.seek(toOffset: UInt64(offset))
+            let byte = try #require(try handle.read(upToCount: 1)?.first)
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.write(contentsOf: [byte ^ 0x5A])
+            try handle.close()
+            var again = try options(folder)
+            again.input = damaged
+            again.out = folder.path("dist2")
+            again.profile = nil
+            let error = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: again).run() }
+            #expect(error?.step == "Verify")
+            #expect(error?.reason.contains(entry.name) == true, "\(error?.reason ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist2/Staging")))
         }
     }
 

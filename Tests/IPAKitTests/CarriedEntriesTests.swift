@@ -81,4 +81,73 @@ import Testing
             #expect(unzip.status == 0, "\(unzip.stdoutText)")
         }
     }
+
+    /// An ipa made by Info-ZIP at its fastest level (so what this tool compresses again comes out
+    /// other bytes), unpacked into `work`: the reader's carried entries and the unpacked app.
+    static func unpackedZip(in folder: TemporaryFolder) throws -> (ipa: String, carried: CarriedEntries, app: String) {
+        let app = folder.path("in/Payload/A.app")
+        try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
+        let text = (0..<2000).map { "carried text \($0 % 7), compressible. " }.joined()
+        for name in ["Info.plist", "kept.txt", "other.txt"] { _ = try folder.write("in/Payload/A.app/" + name, text + name) }
+        let ipa = folder.path("in.ipa")
+        let zipped = try ProcessResult.run("/usr/bin/zip", ["-1", "-qry", ipa, "Payload"], in: folder.path("in"))
+        try #require(zipped.status == 0, "zip: \(zipped.stderrText)")
+        let work = folder.path("work")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let carried = try ZipArchiveReader(path: ipa).unpack(to: work, threads: 2)
+        return (ipa, carried, work + "/Payload/A.app")
+    }
+
+    /// Flips one byte in the middle of `name`'s stored bytes in the archive at `path`, in place.
+    static func damage(_ name: String, in path: String) throws {
+        let reader = try ZipArchiveReader(path: path)
+        let entry = try #require(reader.entries.first { $0.name == name })
+        let offset = try #require(reader.dataOffset(of: entry)) + entry.compressedSize / 2
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: [byte ^ 0x5A])
+    }
+
+    @Test func aCarriedEntryDamagedAfterWritingIsCaughtByTheCheckOfItsStoredBytes() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let (_, carried, app) = try Self.unpackedZip(in: folder)
+            var options = IPAPackager.Options()
+            options.carried = carried
+            options.afterWriting = { try Self.damage("Payload/A.app/kept.txt", in: $0) }
+            let out = folder.path("out.ipa")
+            let error = #expect(throws: IPAError.self) { try IPAPackager(options: options).package(app, to: out) }
+            let message = error.map { "\($0)" } ?? ""
+            #expect(message.contains("Payload/A.app/kept.txt"), "\(message)")
+            // Found by the CRC of its stored bytes, not by inflating it.
+            #expect(message.contains("compressed bytes are not the ones carried"), "\(message)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+            // Undamaged, the same packaging passes its check.
+            options.afterWriting = nil
+            _ = try IPAPackager(options: options).package(app, to: out)
+            #expect(try ProcessResult.run("/usr/bin/unzip", ["-tq", out]).status == 0)
+        }
+    }
+
+    @Test func anArchiveChangedAfterItWasUnpackedIsNotCarriedFrom() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let (ipa, carried, app) = try Self.unpackedZip(in: folder)
+            let before = try Self.storedBytes(ipa)
+            // Changed in place (same inode): its bytes are no longer the ones checked as they were unpacked.
+            try Self.damage("Payload/A.app/kept.txt", in: ipa)
+            var options = IPAPackager.Options()
+            options.carried = carried
+            let out = folder.path("out.ipa")
+            _ = try IPAPackager(options: options).package(app, to: out)
+            let after = try Self.storedBytes(out)
+            for name in ["Info.plist", "kept.txt", "other.txt"] {
+                #expect(after["Payload/A.app/" + name] != before["Payload/A.app/" + name], "\(name) compressed again")
+                let content = try ZipArchiveReader(path: out).data(named: "Payload/A.app/" + name)
+                #expect(content == (try Data(contentsOf: URL(fileURLWithPath: app + "/" + name))))
+            }
+            #expect(try ProcessResult.run("/usr/bin/unzip", ["-tq", out]).status == 0)
+        }
+    }
 }

@@ -205,11 +205,15 @@ public struct ReleasePipeline {
         try FileIO.createFolder(stage)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
-        // When the build was made, read before re-signing replaces its signing time.
-        let built = BuildTime.of(options.input)
-        let ipa = try makeIPA(environment: environment, stage: stage, signing: signing, warnings: &warnings)
-        let app = try verify(ipa, warnings: &warnings)
-        let signature = try checkSignature(ipa, warnings: &warnings)
+        // When the build was made, read before re-signing replaces its signing time (from an ipa's
+        // unpacked app, so its executable is not inflated once more for it).
+        var built: BuildTime?
+        var signed: String?
+        let ipa = try makeIPA(
+            environment: environment, stage: stage, signing: signing, built: &built, signed: &signed, warnings: &warnings)
+        // An ipa packaged here was read back and checked entry by entry as it was written.
+        let app = try verify(ipa, checkEntries: ipa == options.input, warnings: &warnings)
+        let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
         let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
         try step("Check the versions name a folder") {
             for (key, value) in [("CFBundleShortVersionString", version), ("CFBundleVersion", build)] {
@@ -256,10 +260,12 @@ public struct ReleasePipeline {
     /// (the environment's values, no build number, no signing); otherwise the build (an .app or
     /// .xcarchive copied, an .ipa or a .zip holding an .app unpacked) in the stage, given the
     /// environment and build number, signed when asked, and packaged (an ipa's unchanged entries
-    /// carried into the new one as they were compressed).
-    private func makeIPA(environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, warnings: inout [String])
-        throws -> String
-    {
+    /// carried into the new one as they were compressed). `built` is when the build was made;
+    /// `signed` the app folder signed here, which the ipa holds file for file (see ``checkSignature``).
+    private func makeIPA(
+        environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, built: inout BuildTime?,
+        signed: inout String?, warnings: inout [String]
+    ) throws -> String {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
         let input = isFolder ? IPAPackager.bundlePath(options.input) : options.input
@@ -267,8 +273,12 @@ public struct ReleasePipeline {
             let differences = try step("Check the .ipa against \(environment.name)") {
                 try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
             }
-            if differences.isEmpty { return input }  // published as it is
+            if differences.isEmpty {
+                built = BuildTime.of(input)
+                return input  // published as it is
+            }
         }
+        if isFolder { built = BuildTime.of(input) }
         var digests: DigestCache?
         var unpacked: UnpackedApp?
         let (copy, app) = try step(isFolder ? "Copy the build" : "Unpack the build") {
@@ -276,6 +286,7 @@ public struct ReleasePipeline {
                 let opened = try UnpackedApp.unpack(input, into: stage + "/input")
                 unpacked = opened
                 digests = opened.digests
+                built = BuildTime.of(opened.app)
                 return (opened.app, opened.app)
             }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
@@ -320,7 +331,10 @@ public struct ReleasePipeline {
             // When signing, the signer has embedded each bundle's profile already.
             packaging.profile = signing == nil ? options.profile : nil
             if let unpacked { packaging = unpacked.packaging(packaging) }
-            let report = try IPAPackager(options: packaging).package(copy, to: stage + "/" + name)
+            // Written where the release is assembled, so the page has no copy of it to make.
+            try FileIO.createFolder(stage + "/release")
+            let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
+            if signing != nil { signed = app }
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
             return report.output
@@ -389,11 +403,12 @@ public struct ReleasePipeline {
     }
 
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
-    private func verify(_ ipa: String, warnings: inout [String]) throws -> AppBundle {
+    private func verify(_ ipa: String, checkEntries: Bool, warnings: inout [String]) throws -> AppBundle {
         try step("Verify") { () -> AppBundle in
             let package = try AppPackage.open(ipa)
             var verifier = AppVerifier(now: options.now)
             verifier.allowExpired = options.allowExpired
+            verifier.checkEntries = checkEntries
             let findings = verifier.verify(package)
             warnings += findings.filter { $0.severity == .warning }.map(\.description)
             let errors = findings.filter { $0.severity == .error }
@@ -416,9 +431,15 @@ public struct ReleasePipeline {
 
     /// Verifies the seal and signature of the ipa about to be published. Unsigned and ad-hoc builds
     /// are warnings; a broken signature fails the step unless `allowBrokenSignature` (then a warning).
-    private func checkSignature(_ ipa: String, warnings: inout [String]) throws -> SignatureCheck {
+    ///
+    /// An app signed here (`signedApp`) is checked in its folder rather than inflated from the ipa
+    /// once more: the packager proved the ipa holds exactly its files (every entry compressed here
+    /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
+    /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
+    /// nothing else writes to the folder.
+    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureCheck {
         try step("Check the signature") { () -> SignatureCheck in
-            let check = try SignatureCheck.run(path: ipa, now: options.now, allowExpired: options.allowExpired)
+            let check = try SignatureCheck.run(path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired)
             warnings += check.expiredLetThrough.map { "\($0); iOS will not install it (going on: --allow-expired)" }
             switch check.state {
             case .valid:
