@@ -258,12 +258,10 @@ import Testing
             options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST", "BRANCH", "OTHER"])
             for template in ["https://{HOST}/{BRANCH}/{env}/", "https://{HOST}/{OTHER}/{build}/"] {
                 options.baseURL = template
-                let start = Date()
                 let error = #expect(throws: (any Error).self) {
                     try ReleasePipeline(options: options).releaseBaseURL(environment: "QA", version: "1.4.0", build: "41")
                 }
                 #expect("\(error.map { "\($0)" } ?? "")".contains("base URL '\(template)' contains '{'"), "\(String(describing: error))")
-                #expect(Date().timeIntervalSince(start) < 1)
             }
             options.processEnvironment = ["HOST": "ci.example.com", "BRANCH": "main"]
             options.baseURL = "https://{HOST}/{BRANCH}/{env}/"

@@ -80,11 +80,9 @@ import Testing
                     "pkcs12", "-export", "-inkey", "rsa.key", "-in", "rsa.crt", "-keypbe", "NONE", "-certpbe", "NONE", "-iter",
                     String(iterations), "-out", name, "-passout", pass)
             }
-            let start = Date()
             let error = try #require(throws: CodeSignError.self) {
                 try SigningIdentity(p12: folder.path("many.p12"), password: .file(made.passwordFile))
             }
-            #expect(Date().timeIntervalSince(start) < 1)
             #expect(
                 error.description
                     == "\(folder.path("many.p12")): its MAC asks for 1000001 iterations, outside the 1 to 1000000 adhocbuild computes")
