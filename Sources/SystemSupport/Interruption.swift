@@ -28,11 +28,22 @@ public enum Interruption {
         sigemptyset(&signals)
         for signal in [SIGINT, SIGTERM, SIGHUP] where !isIgnored(signal) { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        let waiting = signals
-        let thread = Thread { cleanUp(after: wait(for: waiting)) }
-        thread.stackSize = 1 << 20
-        thread.start()
+        awaited = signals
+        // A POSIX thread: Foundation's `Thread` would be set up in every command for this alone.
+        var thread = pthread_t()
+        if pthread_create(
+            &thread, nil,
+            { _ in
+                Interruption.waitAndCleanUp()
+                return nil
+            }, nil) == 0
+        {
+            pthread_detach(thread)
+        }
     }
+
+    /// The signals the clean-up thread waits for; set once, before it starts.
+    nonisolated(unsafe) private static var awaited = sigset_t()
 
     /// Sets what the line says was left as it was (`nothing was published`), for a command that knows better.
     public static func setNothingDone(_ text: String) {
@@ -79,6 +90,11 @@ public enum Interruption {
         var current = sigaction()
         guard sigaction(signal, nil, &current) == 0, let handler = current.__sigaction_handler.sa_handler else { return false }
         return unsafeBitCast(handler, to: Int.self) == 1  // SIG_IGN
+    }
+
+    /// The clean-up thread: waits for one of the awaited signals, then cleans up and exits.
+    private static func waitAndCleanUp() {
+        cleanUp(after: wait(for: awaited))
     }
 
     /// The first of `signals` to arrive.

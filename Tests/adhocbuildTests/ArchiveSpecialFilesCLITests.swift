@@ -16,21 +16,26 @@ import Testing
         return archive
     }
 
-    /// Runs `adhocbuild` with `arguments`, ended after 20 seconds (exit 124) when it hangs.
+    /// Runs `adhocbuild` with `arguments`, killed after 20 seconds (exit 137) when it hangs (with SIGKILL: a process the tests start may inherit SIGTERM blocked).
     func run(_ arguments: [String]) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        return try ProcessResult.run("/usr/bin/timeout", ["20", AdhocBuildBinary.path] + arguments, environment: environment)
+        return try ProcessResult.run("/usr/bin/timeout", ["-s", "KILL", "20", AdhocBuildBinary.path] + arguments, environment: environment)
+    }
+
+    /// `release` of `archive` for Staging into `folder/dist`, unsigned, under `timeout`.
+    func release(_ archive: String, in folder: TemporaryFolder) throws -> ProcessResult {
+        try run([
+            "release", "--env", "Staging", "--app", archive, "--environments", HostileBuild.environments, "--out",
+            folder.path("dist"), "--base-url", "https://builds.example.com/", "--ci", "none", "--profile",
+            try ReleaseCLITests().profile(folder), "-q"
+        ])
     }
 
     @Test func aReleaseOfAnArchiveCopiesOnlyWhatGoesIntoTheIpaSoAFIFOInItsDSYMsIsNeverOpened() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
             let archive = try archive(folder, fifoAt: "dSYMs/ShoutOut.app.dSYM/fifo")
-            let result = try run([
-                "release", "--env", "Staging", "--app", archive, "--environments", HostileBuild.environments, "--out",
-                folder.path("dist"), "--base-url", "https://builds.example.com/", "--ci", "none", "--profile",
-                try ReleaseCLITests().profile(folder), "-q"
-            ])
+            let result = try release(archive, in: folder)
             #expect(result.status == 0, "\(result.status): \(result.stderrText)")
             #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-41/ShoutOut.ipa")))
         }
@@ -39,11 +44,7 @@ import Testing
     @Test func aFIFOInTheSwiftSupportAnArchivePutsIntoTheIpaIsRefusedNamingIt() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
             let archive = try archive(folder, fifoAt: "SwiftSupport/iphoneos/fifo")
-            let result = try run([
-                "release", "--env", "Staging", "--app", archive, "--environments", HostileBuild.environments, "--out",
-                folder.path("dist"), "--base-url", "https://builds.example.com/", "--ci", "none", "--profile",
-                try ReleaseCLITests().profile(folder), "-q"
-            ])
+            let result = try release(archive, in: folder)
             #expect(result.status == 1)
             #expect(
                 result.stderrText

@@ -31,15 +31,7 @@ struct InterruptedRun {
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let out = Box()
-        let group = DispatchGroup()
-        group.enter()
-        let outHandle = outPipe.fileHandleForReading
-        DispatchQueue.global().async {
-            out.data = outHandle.readDataToEndOfFile()
-            group.leave()
-        }
+        let out = ProcessResult.readInBackground(outPipe.fileHandleForReading)
         let errHandle = errPipe.fileHandleForReading
         var stderr = Data()
         var paused = false
@@ -54,11 +46,11 @@ struct InterruptedRun {
         }
         if paused { kill(process.processIdentifier, signal) }
         stderr.append(errHandle.readDataToEndOfFile())
-        group.wait()
+        let stdout = out()
         process.waitUntilExit()
         return InterruptedRun(
             status: process.terminationStatus, paused: paused, killedBySignal: process.terminationReason == .uncaughtSignal,
-            stdout: String(decoding: out.data, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+            stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     /// Standard error without the hook's own line.

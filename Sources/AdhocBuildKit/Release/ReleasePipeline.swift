@@ -8,9 +8,10 @@ import SystemSupport
 /// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
 /// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
 ///
-/// What publishing writes is checked before DIST is changed. The release is assembled in a temporary
-/// folder inside DIST and moved into place only when every step has succeeded, so a failure leaves no
-/// half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
+/// What publishing writes is checked before DIST is changed. The release is assembled in a work folder
+/// inside DIST (hidden, its owner's alone, on DIST's file system so the move is one step, removed when
+/// the run fails or is interrupted: ``Interruption``) and moved into place only when every step has
+/// succeeded, so a failure leaves no half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
 /// or nothing (``ReleasePublication``), under a lock so concurrent releases into one DIST do not
 /// trample each other. Inputs are never modified: an `.app` is copied first.
 public struct ReleasePipeline {

@@ -81,13 +81,13 @@ struct ReleasePublication {
         let releaseFolder = environmentFolder + "/" + name
         // What has been done, undone in reverse when a later step fails.
         var undo: [() -> Void] = []
+        let marker = staged + "/" + Self.incompleteMarker
         do {
             if FileIO.kind(of: environmentFolder) == nil {
                 try FileIO.createFolder(environmentFolder)
                 undo.append { [environmentFolder] in _ = rmdir(environmentFolder) }
             }
             try checkNotPublished(name, replace: replace)
-            let marker = staged + "/" + Self.incompleteMarker
             let fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw SystemError("cannot be written", file: releaseFolder) }
             close(fd)
@@ -111,6 +111,7 @@ struct ReleasePublication {
             return problems
         } catch {
             for step in undo.reversed() { step() }
+            unlink(marker)  // the release is back where it was assembled, as it was
             throw error
         }
     }
