@@ -43,7 +43,8 @@ public enum HashingCopy {
     public static func copy(_ source: String, to destination: String, skipping: Set<String> = []) throws -> DigestCache {
         let cache = DigestCache()
         let manager = FileManager.default
-        try makeFolder(destination, like: source)
+        // The copy is a work folder (made under the lock an interrupt takes before removing such folders).
+        try WorkFiles.creating { try makeFolder(destination, like: source) }
         let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
         var folders: [(String, mode_t)] = []
         do {

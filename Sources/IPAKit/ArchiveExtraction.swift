@@ -36,7 +36,8 @@ extension ZipArchiveReader {
 
     /// Makes the folder `path` (and those above it) for `entry`; a failure names the archive and the entry.
     private func makeFolder(_ path: String, for entry: ZipArchiveReader.Entry) throws {
-        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+        // Under the lock an interrupt takes: a work folder it removed is not made again above `path`.
+        do { try WorkFiles.creating { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } } catch {
             throw IPAError("cannot be unpacked: \(FoundationError.reason(error))", file: self.path, entry: entry.name)
         }
     }

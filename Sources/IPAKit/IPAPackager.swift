@@ -197,6 +197,10 @@ public struct IPAPackager {
             FileIO.removeStaleTemporaries(in: FileIO.temporaryFolder)
             temporary = FileIO.temporaryPath(for: FileIO.temporaryFolder + "/" + appName.replacingOccurrences(of: ".app", with: ".ipa"))
         }
+        // Made here, under the lock an interrupt takes before removing this process's work files.
+        let made = WorkFiles.creating { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        guard made >= 0 else { throw SystemError("cannot be written", file: output) }
+        close(made)
         defer { unlink(temporary) }
         let (totals, layouts) = try write(entries, to: temporary)
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
@@ -208,7 +212,9 @@ public struct IPAPackager {
         }
         switch destination {
         case .file(let target):
-            guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: output) }
+            guard Interruption.pointOfNoReturn(writing: target, { rename(temporary, target) }) == 0 else {
+                throw SystemError("cannot be written", file: output)
+            }
         case .stream, .descriptor:
             try FileIO.copyContents(of: temporary, to: output)
         }

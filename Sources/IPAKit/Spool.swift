@@ -34,9 +34,13 @@ final class Spool: @unchecked Sendable {
     /// it at once: it disappears when closed, even after a crash.
     init(in folder: String, memoryPieceLimit: Int = 64 << 10, memoryLimit: Int = 32 << 20) throws {
         var template = Array((folder + "/" + FileIO.temporaryPrefix + "spool-\(getpid())-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        // Made and unlinked under the lock an interrupt takes, so an interrupt never finds it made and named.
+        let fd = WorkFiles.creating { () -> Int32 in
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if fd >= 0 { unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }) }
+            return fd
+        }
         guard fd >= 0 else { throw SystemError("cannot create a temporary file", file: folder) }
-        unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         fileDescriptor = fd
         self.memoryPieceLimit = min(memoryPieceLimit, Spool.memoryBlockSize)
         self.memoryLimit = memoryLimit

@@ -109,7 +109,9 @@ public enum FileIO {
 
     /// A temporary name for `name` in `folder`, a folder as `split(_:)` gives it.
     static func temporaryPath(in folder: String, name: String) -> String {
-        folder + "/" + temporaryPrefix + shortened(name) + "-" + ownerTag + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        WorkFiles.register(folder: folder)
+        let random = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return folder + "/" + temporaryPrefix + shortened(name) + "-" + ownerTag + "-" + random
     }
 
     /// Longest part of the target's name a temporary name carries: with the prefix, the owner tag
@@ -164,14 +166,26 @@ public enum FileIO {
     public static func removeStaleTemporaries(in folder: String) {
         let folder = folder.isEmpty ? "." : folder
         for name in temporaryNames(in: folder) {
-            let parts = name.split(separator: "-")
-            guard parts.count >= 2 else { continue }
-            let owner = parts[parts.count - 2].split(separator: ".")
-            guard let pid = Int32(owner[0]), pid > 0, pid != getpid() else { continue }
-            if !isRunning(pid: pid, startTime: owner.count > 1 ? UInt64(owner[1]) : nil) {
+            guard let (pid, startTime) = owner(of: name), pid > 0, pid != getpid() else { continue }
+            if !isRunning(pid: pid, startTime: startTime) {
                 try? FileManager.default.removeItem(atPath: folder + "/" + name)
             }
         }
+    }
+
+    /// The process id and (when the name carries it) start time a temporary name was made by.
+    static func owner(of name: String) -> (pid: Int32, startTime: UInt64?)? {
+        let parts = name.split(separator: "-")
+        guard parts.count >= 2 else { return nil }
+        let owner = parts[parts.count - 2].split(separator: ".")
+        guard let first = owner.first, let pid = Int32(first) else { return nil }
+        return (pid, owner.count > 1 ? UInt64(owner[1]) : nil)
+    }
+
+    /// Whether the temporary name `name` is this process's: its id, and its start time when the name carries one.
+    static func isOwnTemporary(_ name: String) -> Bool {
+        guard let (pid, startTime) = owner(of: name), pid == getpid() else { return false }
+        return startTime == nil || ownerTag == "\(pid).\(startTime!)"
     }
 
     /// The names in `folder` that start with ``temporaryPrefix``. Read with `readdir`, comparing
@@ -240,7 +254,7 @@ public enum FileIO {
                 }
                 continue
             }
-            if mkdir(prefix, 0o777) != 0 {
+            if WorkFiles.creating({ mkdir(prefix, 0o777) }) != 0 {
                 let code = errno
                 // EEXIST with nothing stat can follow: a link to nothing (an unmounted share) is in the way.
                 guard code == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
@@ -325,7 +339,8 @@ public enum FileIO {
                 }
             }
             try beforeRenaming()
-            for writer in writers { try writer.commit() }
+            if let first = files.first { Interruption.pause(at: "commit:" + split(first.path).name) }
+            try Interruption.pointOfNoReturn { for writer in writers { try writer.commit() } }
         } catch {
             for writer in writers { writer.abort() }
             throw error
@@ -417,7 +432,8 @@ public final class AtomicFileWriter {
             umask(mask)
             mode = 0o666 & ~mask
         }
-        let fd = open(temporaryPath!, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporary = temporaryPath!
+        let fd = WorkFiles.creating { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
         fileDescriptor = fd
     }
@@ -434,7 +450,7 @@ public final class AtomicFileWriter {
         var failure: Int32? = nil
         if fchmod(fileDescriptor, mode) != 0 || (replacesExistingFile && fsync(fileDescriptor) != 0) { failure = errno }
         close(fileDescriptor)
-        if failure == nil && rename(temporaryPath, target) != 0 { failure = errno }
+        if failure == nil && Interruption.pointOfNoReturn(writing: path, { rename(temporaryPath, target) }) != 0 { failure = errno }
         if let failure {
             unlink(temporaryPath)
             throw FileError.system("cannot be written", file: path, code: failure)

@@ -8,6 +8,11 @@ extension FileIO {
     /// `b` is moved aside under a temporary name, `a` renamed to `b` and the old `b` renamed to `a`.
     /// Errors name `b` (what the user sees replaced) with the system's reason.
     public static func exchange(_ a: String, _ b: String) throws {
+        // An interrupt waits: while `b` is aside, the clean-up would remove it as a work file.
+        try Interruption.pointOfNoReturn(writing: b) { try swap(a, b) }
+    }
+
+    private static func swap(_ a: String, _ b: String) throws {
         if adhocbuild_exchange(a, b) == 0 { return }
         let code = errno
         guard code == EINVAL || code == ENOSYS || code == ENOTSUP else {

@@ -2,6 +2,7 @@ import AdhocBuildKit
 import CommandLineOptions
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild release`: the one-command pipeline for a CI step.
 enum ReleaseCommand {
@@ -114,6 +115,7 @@ enum ReleaseCommand {
 
     static func run(_ parsed: ParsedCommand) throws -> Int32 {
         let quiet = parsed.flag("quiet"), json = parsed.flag("json"), explain = parsed.flag("explain")
+        Interruption.setNothingDone("nothing was published")
         var explained: [ReleaseSetting] = []
         let result: ReleasePipeline.Result
         do {

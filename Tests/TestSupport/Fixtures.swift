@@ -107,19 +107,28 @@ public struct ProcessResult {
         try process.run()
         if let input { inPipe.fileHandleForWriting.write(input) }
         try inPipe.fileHandleForWriting.close()
+        let err = readInBackground(errPipe.fileHandleForReading)
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        let errData = err()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: out, stderr: errData)
+    }
+
+    /// Starts reading `handle` to its end on another thread (so a pipe the program fills never blocks
+    /// it); the function returned waits for the end and gives what was read.
+    public static func readInBackground(_ handle: FileHandle) -> () -> Data {
         final class Box: @unchecked Sendable { var data = Data() }
-        let err = Box()
+        let box = Box()
         let group = DispatchGroup()
         group.enter()
-        let errHandle = errPipe.fileHandleForReading
         DispatchQueue.global().async {
-            err.data = errHandle.readDataToEndOfFile()
+            box.data = handle.readDataToEndOfFile()
             group.leave()
         }
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err.data)
+        return {
+            group.wait()
+            return box.data
+        }
     }
 
     /// The absolute path of a program on PATH, or nil.

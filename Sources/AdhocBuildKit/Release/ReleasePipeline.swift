@@ -8,9 +8,10 @@ import SystemSupport
 /// `adhocbuild release`: environment, build number, package, verify, icons, manifest, page,
 /// feeds and index, in order, into `DIST/<env>/<version>-<build>/`.
 ///
-/// What publishing writes is checked before DIST is changed. The release is assembled in a temporary
-/// folder inside DIST and moved into place only when every step has succeeded, so a failure leaves no
-/// half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
+/// What publishing writes is checked before DIST is changed. The release is assembled in a work folder
+/// inside DIST (hidden, its owner's alone, on DIST's file system so the move is one step, removed when
+/// the run fails or is interrupted: ``Interruption``) and moved into place only when every step has
+/// succeeded, so a failure leaves no half-written release; `DIST/<env>/latest` then points at it and `DIST/index.html` is rewritten, all
 /// or nothing (``ReleasePublication``), under a lock so concurrent releases into one DIST do not
 /// trample each other. Inputs are never modified: an `.app` is copied first.
 public struct ReleasePipeline {
@@ -137,6 +138,7 @@ public struct ReleasePipeline {
 
     private func step<T>(_ name: String, _ body: () throws -> T) throws -> T {
         onStep?(name, false)
+        Interruption.pause(at: "step:" + name)
         do {
             let value = try body()
             onStep?(name, true)
@@ -198,11 +200,19 @@ public struct ReleasePipeline {
         // What publishing will write is checked before DIST is first changed (a `latest` that is a folder
         // failed only after the release was published, and every retry was refused as already published).
         let publication = ReleasePublication(out: options.out, environment: environment.name)
-        try step("Check \(options.out)") { try publication.check() }
+        try step("Check \(options.out)") {
+            try publication.check()
+            // A release already published is refused before the build is copied (and again when publishing).
+            if let name = try expectedReleaseName(environment: environment) {
+                try publication.checkNotPublished(name, replace: options.replace)
+            }
+        }
         try FileIO.createFolder(options.out)
         FileIO.removeStaleTemporaries(in: options.out)
         let stage = paths.stage
         try FileIO.createFolder(stage)
+        // Hidden, and readable by this user alone: a web server serving DIST as another user is refused it.
+        chmod(stage, 0o700)
         defer { try? FileManager.default.removeItem(atPath: stage) }
 
         // When the build was made, read before re-signing replaces its signing time (from an ipa's
@@ -243,8 +253,11 @@ public struct ReleasePipeline {
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
             try DirectoryLock.withLock(options.out) {
-                try publication.publish(
-                    stage + "/release", as: "\(version)-\(build)", replace: options.replace, indexTitle: options.indexTitle)
+                // Once begun, publishing finishes (or undoes itself) before an interrupt is let through.
+                try Interruption.pointOfNoReturn(done: "\(releaseFolder) was published") {
+                    try publication.publish(
+                        stage + "/release", as: "\(version)-\(build)", replace: options.replace, indexTitle: options.indexTitle)
+                }
             }
         }
         var result = Result(
@@ -291,14 +304,8 @@ public struct ReleasePipeline {
             }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
             try FileIO.createFolder(stage + "/input")
-            if signing != nil {
-                // Hashed as it is copied, so the signer reads again only what the release changes.
-                digests = try HashingCopy.copy(input, to: target)
-            } else {
-                do { try FileManager.default.copyItem(atPath: input, toPath: target) } catch {
-                    throw FoundationError.fileError(error, action: "cannot be copied")
-                }
-            }
+            // Hashed as it is copied when signing, so the signer reads again only what the release changes.
+            digests = try BuildCopy.copy(input, to: target, hashing: signing != nil)
             return (target, try IPAPackager.locateApp(target).app)
         }
         if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app), shown: app) { warnings.append(warning) }
@@ -326,7 +333,8 @@ public struct ReleasePipeline {
             if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
                 warnings.append(warning)
             }
-            let name = ((app as NSString).lastPathComponent as NSString).deletingPathExtension + ".ipa"
+            // Named after the app's folder, which the build names: one safe file name, as every published name.
+            let name = SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
             var packaging = IPAPackager.Options()
             // When signing, the signer has embedded each bundle's profile already.
             packaging.profile = signing == nil ? options.profile : nil
@@ -383,7 +391,7 @@ public struct ReleasePipeline {
 
     /// The build number a request sets, checked as the version bumper checks it, so a bad one (from the
     /// CI's counter, named) is refused before the build is copied.
-    private func checkedBuildNumber(_ request: VersionBumper.NewValue) throws -> String? {
+    func checkedBuildNumber(_ request: VersionBumper.NewValue) throws -> String? {
         switch request {
         case .exactly(let text):
             guard BundleVersion(text) != nil else { throw AdhocBuildError(BundleVersion.problem(text, field: VersionField.build.label)) }
@@ -394,7 +402,7 @@ public struct ReleasePipeline {
     }
 
     /// What `options.buildNumber` asks the version bumper for; nil to leave it alone.
-    private var buildNumberRequest: VersionBumper.NewValue? {
+    var buildNumberRequest: VersionBumper.NewValue? {
         switch options.buildNumber {
         case .unchanged: return nil
         case .exactly(let value): return .exactly(value)

@@ -63,7 +63,7 @@ public enum AppSigning {
         // Copies that killed runs left beside the output (each as large as the app) go first.
         FileIO.removeStaleTemporaries(in: parent)
         let work = FileIO.temporaryPath(for: target)
-        guard mkdir(work, 0o700) == 0 else {
+        guard WorkFiles.creating({ mkdir(work, 0o700) }) == 0 else {
             throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
         }
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -198,6 +198,7 @@ public enum AppSigning {
                 if excluded.hasPrefix(from + "/") {
                     try copyTree(from, to: to, except: excluded)
                 } else {
+                    try ArchiveContentsCheck.check(from)
                     try manager.copyItem(atPath: from, toPath: to)
                 }
             }
@@ -215,7 +216,7 @@ public enum AppSigning {
     /// then removed from `replacement`.
     static func replace(_ target: String, with replacement: String) throws {
         guard FileIO.kind(of: target) != nil else {
-            guard rename(replacement, target) == 0 else {
+            guard Interruption.pointOfNoReturn(writing: target, { rename(replacement, target) }) == 0 else {
                 throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: target)
             }
             return
