@@ -73,7 +73,7 @@ public struct CodeResources: Sendable, Equatable {
     /// straight into the seal (``CodeResourcesSink``); any other document is read as a plist tree,
     /// which gives the same seal and names any problem.
     public init(data: Data) throws {
-        let sink = CodeResourcesSink()
+        let sink = CodeResourcesSink(size: data.count)
         if XMLPlistReader().readPlainXML(data, into: sink), let resources = sink.result {
             self = resources
             return

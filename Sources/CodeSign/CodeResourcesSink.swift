@@ -37,7 +37,12 @@ final class CodeResourcesSink: PlistEventSink {
     private var isFinished = false
     private var isUnsupported = false
 
-    init() {}
+    /// A sink for a document of `size` bytes: room is made for the seals at once (Apple's layout
+    /// takes some 300 bytes a file for the two lists), not grown and rehashed as they arrive.
+    init(size: Int = 0) {
+        files.reserveCapacity(size / 320)
+        files2.reserveCapacity(size / 320)
+    }
 
     /// The seal, when the whole document was of the shape this reads.
     var result: CodeResources? {
