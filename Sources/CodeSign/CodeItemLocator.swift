@@ -28,7 +28,9 @@ struct CodeItemLocator {
     /// Deeper than any real app nests code; bounds the walk on a hostile layout.
     static let maxDepth = 6
 
-    /// The names directly inside each folder of the storage.
+    /// The names directly inside each folder of the storage that ``locate(app:)`` looks into: the
+    /// folders of ``places`` and the folders named as bundles (an app's thousands of resources in
+    /// other folders are not split and sorted for nothing).
     let children: [String: [String]]
     let files: [String: BundleFile]
 
@@ -36,10 +38,25 @@ struct CodeItemLocator {
         self.files = files
         var children: [String: Set<String>] = [:]
         for path in files.keys {
-            guard let slash = path.lastIndex(of: "/") else { continue }
-            children[String(path[..<slash]), default: []].insert(String(path[path.index(after: slash)...]))
+            guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
+            let parent = path[..<slash]
+            guard CodeItemLocator.isLookedInto(parent) else { continue }
+            children[String(parent), default: []].insert(String(path[path.utf8.index(after: slash)...]))
         }
         self.children = children.mapValues { $0.sorted() }
+    }
+
+    /// The last names of the folders whose contents ``locate(app:)`` reads: where nested code lives.
+    private static let placeNames = Set(places.map(\.folder))
+    /// The suffixes of the bundles whose contents it reads (to tell an empty one from one with code).
+    private static let bundleSuffixes = Set(places.flatMap(\.suffixes)).subtracting([".dylib"])
+
+    /// Whether `folder` is a place of nested code or named as a bundle (its last name).
+    static func isLookedInto(_ folder: Substring) -> Bool {
+        let name = folder.utf8.lastIndex(of: UInt8(ascii: "/")).map { folder[folder.utf8.index(after: $0)...] } ?? folder
+        if placeNames.contains(String(name)) { return true }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        return bundleSuffixes.contains(String(name[dot...]))
     }
 
     /// The app at `key` and everything nested in it.

@@ -69,8 +69,15 @@ public struct CodeResources: Sendable, Equatable {
         self.files2HasBareHashes = files2HasBareHashes
     }
 
-    /// Parses the plist bytes of a CodeResources file.
+    /// Parses the plist bytes of a CodeResources file. The plain XML Apple's signers write is read
+    /// straight into the seal (``CodeResourcesSink``); any other document is read as a plist tree,
+    /// which gives the same seal and names any problem.
     public init(data: Data) throws {
+        let sink = CodeResourcesSink(size: data.count)
+        if XMLPlistReader().readPlainXML(data, into: sink), let resources = sink.result {
+            self = resources
+            return
+        }
         try self.init(plist: try CodeResources.plist(data))
     }
 

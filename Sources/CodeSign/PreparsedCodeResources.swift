@@ -13,12 +13,7 @@ struct PreparsedCodeResources: Sendable {
     /// Starts parsing `data`.
     init(_ data: Data) {
         self.data = data
-        value = BackgroundResult {
-            let plist = Leftover(try CodeResources.plist(data))
-            // The seal is ready before the plist it was read from is torn down (thousands of values).
-            defer { DispatchQueue.global().async { plist.value = nil } }
-            return try CodeResources(plist: plist.value!)
-        }
+        value = BackgroundResult { try CodeResources(data: data) }
     }
 }
 

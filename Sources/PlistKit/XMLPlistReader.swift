@@ -30,6 +30,16 @@ public struct XMLPlistReader {
         return sink
     }
 
+    /// Sends the document in `bytes` to `sink` through the fast reader alone, which reads the
+    /// plain XML plist writers produce (see `XMLPlistFastScanner`); false when it declines a
+    /// document outside that subset or with an error. The sink may then hold part of the
+    /// document and must be dropped: ``read(_:into:)`` reads any document and names its errors.
+    /// Accepted documents give the events libxml2 would give.
+    public func readPlainXML(_ bytes: Data, into sink: PlistEventSink) -> Bool {
+        guard bytes.count < Int(Int32.max), (try? limits.checkInputSize(bytes.count)) != nil else { return false }
+        return bytes.withUnsafeBytes { XMLPlistFastScanner.read($0, limits: limits, into: sink) }
+    }
+
     /// Parses `bytes`, sending each value to `sink` as it is read.
     public func read(_ bytes: Data, into sink: PlistEventSink) throws {
         guard bytes.count < Int(Int32.max) else {

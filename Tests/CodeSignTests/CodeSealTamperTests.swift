@@ -49,6 +49,28 @@ import Testing
         }
     }
 
+    /// A sealed file replaced by a link: named as such.
+    @Test func aResourceReplacedByALink() throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(Self.test, in: folder)
+            try FileManager.default.removeItem(atPath: app.path("Assets.car"))
+            try FileManager.default.createSymbolicLink(atPath: app.path("Assets.car"), withDestinationPath: "Info.plist")
+            #expect(try app.problems() == ["Test.app: Assets.car: sealed as a file, now a symbolic link to 'Info.plist'"])
+        }
+    }
+
+    /// A FIFO where the seal names a file: the folder cannot be read, and verify says so at once,
+    /// never waiting on the FIFO for a writer.
+    @Test(.timeLimit(.minutes(1))) func aResourceReplacedByAFIFOIsAnErrorNotAHang() throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(Self.test, in: folder)
+            try FileManager.default.removeItem(atPath: app.path("Assets.car"))
+            #expect(mkfifo(app.path("Assets.car"), 0o644) == 0)
+            let error = #expect(throws: (any Error).self) { try CodeSealVerifier().verify(path: app.app) }
+            #expect(String(describing: error).contains("Assets.car"))
+        }
+    }
+
     @Test func oneByteOfTheTextSegment() throws {
         try withTemporaryFolder { folder in
             let app = try TamperedApp(Self.test, in: folder)
