@@ -113,8 +113,8 @@ public struct IPAPackager {
     /// not UTF-8. A command that copies the build first checks it here, so the error names the input.
     public static func checkContents(of input: String) throws {
         let (app, swiftSupport) = try locateApp(input)
-        _ = try BundleTree.entries(of: app, prefix: "Payload/" + (app as NSString).lastPathComponent)
-        if let swiftSupport { _ = try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport") }
+        try ArchiveEntryNames.check(BundleTree.entries(of: app, prefix: "Payload/" + (app as NSString).lastPathComponent))
+        if let swiftSupport { try ArchiveEntryNames.check(BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport")) }
     }
 
     /// Packages `input` into the ipa at `output`.
@@ -178,6 +178,7 @@ public struct IPAPackager {
             default: throw IPAError("is neither a file nor a folder", file: item)
             }
         }
+        try ArchiveEntryNames.check(entries)
         if let carried = options.carried { entries = IPAPackager.ordered(entries, like: carried.entryOrder) }
         if options.reproducible { normalise(&entries) }
 

@@ -96,6 +96,27 @@ import Testing
         }
     }
 
+    /// A name with a control character cannot be read back the same way (libzip refuses it flagged
+    /// UTF-8 and reads it as CP437 otherwise; an ipa with a BEL in its app's name was written, then
+    /// called damaged by the reader): refused before anything is written, in the app's own name too.
+    @Test func aNameWithAControlCharacterIsRefusedBeforeWriting() throws {
+        let cases = [
+            ("ShoutOut.app/a\u{07}b.png", "a\\u{07}b.png", "\\u{07}"), ("ShoutOut.app/Base.lproj/x\ny", "x\\u{0A}y", "\\u{0A}"),
+            ("ShoutOut.app/del\u{7F}", "del\\u{7F}", "\\u{7F}"), ("Shout\u{07}Out.app/Info.plist", "Shout\\u{07}Out.app", "\\u{07}")
+        ]
+        for (file, shown, character) in cases {
+            try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+                let app = try Self.makeApp(in: folder, name: String(file.prefix { $0 != "/" }))
+                try folder.create(file, Data("x".utf8))
+                let output = folder.path("out.ipa")
+                let error = try #require(throws: IPAError.self, "\(file)") { try IPAPackager().package(app, to: output) }
+                let expected = "\(shown): has a control character (\(character)) in its name, which zip readers read differently; rename it"
+                #expect(error.description.hasSuffix(expected), "\(error)")
+                #expect(!FileManager.default.fileExists(atPath: output))
+            }
+        }
+    }
+
     @Test func reproducibleOutputIsByteIdenticalWhateverTheTimesAndTimeZone() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
