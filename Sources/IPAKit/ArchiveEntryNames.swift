@@ -7,8 +7,15 @@ enum ArchiveEntryNames {
     /// as CP437 when it is not, so an ipa holding one is not read back as written (one with a BEL in
     /// its app's name was packaged, then called damaged by the reader). No app needs one, and a
     /// newline in a name forges lines in whatever prints it. Reading such an app is not refused.
+    /// A backslash is refused too: unzip tools take it for a folder separator, and this reader refuses
+    /// such a name, so an ipa holding one could not be checked after it was written.
     static func check(_ entries: [BundleTree.Entry]) throws {
         for entry in entries {
+            if entry.archivePath.contains("\\") {
+                throw IPAError(
+                    "has a backslash in its name, which unzip tools take for a folder separator; rename it",
+                    file: UntrustedText.line(entry.sourcePath))
+            }
             guard let control = entry.archivePath.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) else { continue }
             throw IPAError(
                 "has a control character (\(UntrustedText.line(String(control)))) in its name, which zip readers read "

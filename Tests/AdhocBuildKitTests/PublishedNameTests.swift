@@ -7,12 +7,12 @@ import Testing
 
 /// Issue 31: the published ipa is named after the app's folder, which the build names; it goes
 /// through the rule every published name does (``SafeFileName``), so a build cannot publish a hidden
-/// ipa (which CI uploads and web listings skip) or a name holding control characters.
+/// ipa (which CI uploads and web listings skip). A folder name holding a control character or a
+/// backslash is refused when the app is packaged, before any name is made.
 @Suite struct PublishedNameTests {
     @Test(arguments: [
         (".ShoutOut.app", "_ShoutOut.ipa"),
-        ("..app", "_.ipa"),
-        ("Shout\nOut.app", "Shout_Out.ipa")
+        ("..app", "_.ipa")
     ])
     func theIpaOfAnAppWhoseFolderNameIsUnsafeIsPublishedUnderASafeName(folderName: String, published: String) throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in

@@ -102,7 +102,8 @@ import Testing
     @Test func aNameWithAControlCharacterIsRefusedBeforeWriting() throws {
         let cases = [
             ("ShoutOut.app/a\u{07}b.png", "a\\u{07}b.png", "\\u{07}"), ("ShoutOut.app/Base.lproj/x\ny", "x\\u{0A}y", "\\u{0A}"),
-            ("ShoutOut.app/del\u{7F}", "del\\u{7F}", "\\u{7F}"), ("Shout\u{07}Out.app/Info.plist", "Shout\\u{07}Out.app", "\\u{07}")
+            ("ShoutOut.app/del\u{7F}", "del\\u{7F}", "\\u{7F}"), ("Shout\u{07}Out.app/Info.plist", "Shout\\u{07}Out.app", "\\u{07}"),
+            ("ShoutOut.app/back\\slash.png", "back\\slash.png", "\\")
         ]
         for (file, shown, character) in cases {
             try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
@@ -110,7 +111,10 @@ import Testing
                 try folder.create(file, Data("x".utf8))
                 let output = folder.path("out.ipa")
                 let error = try #require(throws: IPAError.self, "\(file)") { try IPAPackager().package(app, to: output) }
-                let expected = "\(shown): has a control character (\(character)) in its name, which zip readers read differently; rename it"
+                let expected =
+                    character == "\\"
+                    ? "\(shown): has a backslash in its name, which unzip tools take for a folder separator; rename it"
+                    : "\(shown): has a control character (\(character)) in its name, which zip readers read differently; rename it"
                 #expect(error.description.hasSuffix(expected), "\(error)")
                 #expect(!FileManager.default.fileExists(atPath: output))
             }
