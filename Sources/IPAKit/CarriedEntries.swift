@@ -6,8 +6,8 @@ import SystemSupport
 /// when it was written there: a file still the same when a new archive is made of the folder goes
 /// in as its stored (compressed) bytes, re-framed, instead of being compressed again.
 ///
-/// Only deflated and stored entries whose data offset is known (archives without ZIP64) are
-/// carried, and only while the archive is still the file it was when it was opened (same inode,
+/// Only deflated and stored entries whose data offset is known (from the local header check, which
+/// reads ZIP64 archives too) are carried, and only while the archive is still the file it was when it was opened (same inode,
 /// size and change time): then the bytes carried are the ones inflated and CRC-checked as they were
 /// unpacked. Each carried entry's stored bytes have their own CRC-32, taken as they were unpacked:
 /// the new archive's check compares its copy's with it instead of inflating them again (see

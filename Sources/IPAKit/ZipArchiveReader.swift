@@ -60,7 +60,8 @@ public final class ZipArchiveReader {
     /// inflate at once (ZipEntryChunks.swift). Opened on demand, at most one per concurrent read.
     let spareHandles = Locked(SpareZipHandles())
     private let byName: [String: Int]
-    /// Where each entry's data starts in the file, by index (nil for archives left to libzip: ZIP64).
+    /// Where each entry's data starts in the file, by index (nil when the local header check could not
+    /// place them, and the archive is read through libzip alone).
     private let dataOffsets: [Int64]?
 
     public init(path: String, limits: Limits = .standard) throws {
@@ -208,7 +209,8 @@ public final class ZipArchiveReader {
     public func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
 
     /// Where `entry`'s data, as stored (compressed), starts in the archive file; nil when unknown
-    /// (an archive in ZIP64 form), and then the entry can only be read through libzip.
+    /// (a directory the local header check could not read), and then the entry can only be read
+    /// through libzip.
     public func dataOffset(of entry: Entry) -> Int64? { dataOffsets?[Int(entry.index)] }
 
     /// Reads an entry whole, checking that its size is what the directory declared (libzip
