@@ -82,6 +82,40 @@ import Testing
         }
     }
 
+    /// A ZIP64 input (as Python's `zipfile` writes one with its limits lowered, so every size, offset
+    /// and the entry count go through ZIP64 fields) has known data offsets, so its entries are
+    /// carried as their stored bytes too, and the new ipa reads back whole.
+    @Test func entriesOfAZIP64ArchiveAreCarriedAsTheirStoredBytes() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let script = """
+                import sys, zipfile
+                zipfile.ZIP64_LIMIT = 0
+                zipfile.ZIP_FILECOUNT_LIMIT = 0
+                text = ''.join('carried text %d, compressible. ' % (i % 7) for i in range(2000))
+                with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+                    for name in ['Info.plist', 'kept.txt', 'other.txt']:
+                        z.writestr('Payload/A.app/' + name, text + name)
+                """
+            let ipa = folder.path("in.ipa")
+            let made = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, ipa])
+            try #require(made.status == 0, "\(made.stderrText)")
+            let work = folder.path("work")
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            let carried = try ZipArchiveReader(path: ipa).unpack(to: work, threads: 2)
+            #expect(carried.count == 3)
+            var options = IPAPackager.Options()
+            options.carried = carried
+            let out = folder.path("out.ipa")
+            _ = try IPAPackager(options: options).package(work + "/Payload/A.app", to: out)
+            let before = try Self.storedBytes(ipa), after = try Self.storedBytes(out)
+            for name in ["Info.plist", "kept.txt", "other.txt"] {
+                #expect(after["Payload/A.app/" + name] == before["Payload/A.app/" + name], "\(name) carried")
+            }
+            let unzip = try ProcessResult.run("/usr/bin/unzip", ["-tq", out])
+            #expect(unzip.status == 0, "\(unzip.stdoutText)")
+        }
+    }
+
     /// An ipa made by Info-ZIP at its fastest level (so what this tool compresses again comes out
     /// other bytes), unpacked into `work`: the reader's carried entries and the unpacked app.
     static func unpackedZip(in folder: TemporaryFolder) throws -> (ipa: String, carried: CarriedEntries, app: String) {
