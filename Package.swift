@@ -25,7 +25,8 @@ let package = Package(
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
-        .library(name: "LZFSE", targets: ["LZFSE"])
+        .library(name: "LZFSE", targets: ["LZFSE"]),
+        .library(name: "SystemSupport", targets: ["SystemSupport"])
     ],
     targets: [
         .systemLibrary(
@@ -107,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["PlistKit"],
+            dependencies: ["PlistKit", "SystemSupport"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

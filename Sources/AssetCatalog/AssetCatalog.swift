@@ -28,7 +28,7 @@ public struct AssetCatalog: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw AssetCatalogError("cannot be read: \(FoundationError.reason(error))", file: path)
+            throw Diagnostic.assetCatalog("cannot be read: \(FoundationError.reason(error))", file: path)
         }
         try self.init(bytes: [UInt8](data), file: path)
     }
@@ -37,11 +37,11 @@ public struct AssetCatalog: Sendable {
     public init(bytes: [UInt8], file: String) throws {
         store = try BOMStore(bytes: bytes, file: file)
         guard let headerView = try store.variable("CARHEADER") else {
-            throw AssetCatalogError("the catalog has no CARHEADER", file: file, location: "variables table")
+            throw Diagnostic.assetCatalog("the catalog has no CARHEADER", file: file, location: "variables table")
         }
         header = try CARHeader(headerView)
         guard let formatView = try store.variable("KEYFORMAT") else {
-            throw AssetCatalogError("the catalog has no KEYFORMAT", file: file, location: "variables table")
+            throw Diagnostic.assetCatalog("the catalog has no KEYFORMAT", file: file, location: "variables table")
         }
         keyFormat = try KeyFormat(formatView)
         let facets = try FacetKeys(store: store)

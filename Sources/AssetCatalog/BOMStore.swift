@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The BOM container (`BOMStore`) that holds a compiled asset catalog: numbered blocks of bytes
 /// and a table of named variables, each naming one block.
 ///
@@ -76,7 +78,7 @@ public struct BOMStore: Sendable {
     /// A view of block `number`, or an error naming the block and what referred to it.
     func block(_ number: Int, _ what: String) throws -> ByteView {
         guard number > 0, number < blocks.count else {
-            throw AssetCatalogError("\(what) refers to block \(number), but there are \(blocks.count) blocks", file: file)
+            throw Diagnostic.assetCatalog("\(what) refers to block \(number), but there are \(blocks.count) blocks", file: file)
         }
         return ByteView(bytes: bytes, range: blocks[number], file: file, what: "block \(number) (\(what))")
     }

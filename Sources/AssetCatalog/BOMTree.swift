@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A B-tree stored in a BOM container: a `tree` header block, index nodes that lead down to leaf
 /// nodes, and leaves chained by forward links. Each leaf entry names a key block and a value block.
 ///
@@ -13,7 +15,7 @@ enum BOMTree {
     /// Every entry of the tree stored in the variable `name`, in leaf order.
     static func entries(of store: BOMStore, named name: String) throws -> [Entry] {
         guard let header = try store.variable(name) else {
-            throw AssetCatalogError("the catalog has no '\(name)' tree", file: store.file, location: "variables table")
+            throw Diagnostic.assetCatalog("the catalog has no '\(name)' tree", file: store.file, location: "variables table")
         }
         guard header.hasTag(0, "tree") else {
             throw header.failure("the '\(name)' tree does not start with 'tree'")

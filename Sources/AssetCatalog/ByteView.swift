@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Bounds-checked reads of little- and big-endian integers from a window of a byte array.
 ///
 /// Every read checks its offset against the window first and throws a one-line error naming the
@@ -19,8 +21,8 @@ struct ByteView {
 
     var count: Int { range.count }
 
-    func failure(_ problem: String) -> AssetCatalogError {
-        AssetCatalogError(problem, file: file, location: what)
+    func failure(_ problem: String) -> Diagnostic {
+        Diagnostic.assetCatalog(problem, file: file, location: what)
     }
 
     /// Throws unless `length` bytes at `offset` lie inside the window.

@@ -16,8 +16,8 @@ public typealias RenditionDecompressor =
 /// Decodes `ARGB` (stored BGRA, premultiplied) and `GA8 ` (grey and alpha, premultiplied) pixels,
 /// raw or zlib-compressed, whole or in `KCBC` chunks, and internal references into packed atlases.
 /// LZFSE and LZVN need ``decompress`` (``withBuiltInDecompressors(_:)`` plugs in this project's
-/// decoders); anything else throws an ``AssetCatalogError`` of kind
-/// `.notDecodable` naming the rendition and its encoding.
+/// decoders); anything else throws an ``Diagnostic`` of kind
+/// `.assetCatalog(.notDecodable)` naming the rendition and its encoding.
 public struct RenditionDecoder: Sendable {
     /// The catalog whose renditions (and atlases) are decoded.
     public var catalog: AssetCatalog
@@ -41,14 +41,14 @@ public struct RenditionDecoder: Sendable {
         return try pixels(of: rendition)
     }
 
-    func notDecodable(_ rendition: Rendition, _ encoding: String) -> AssetCatalogError {
-        AssetCatalogError(
-            "not decodable here (\(encoding))", kind: .notDecodable(encoding), file: catalog.file,
+    func notDecodable(_ rendition: Rendition, _ encoding: String) -> Diagnostic {
+        Diagnostic.assetCatalog(
+            "not decodable here (\(encoding))", kind: .notDecodable, file: catalog.file,
             location: "rendition \(rendition.label)")
     }
 
-    func malformed(_ rendition: Rendition, _ problem: String) -> AssetCatalogError {
-        AssetCatalogError(problem, file: catalog.file, location: "rendition \(rendition.label)")
+    func malformed(_ rendition: Rendition, _ problem: String) -> Diagnostic {
+        Diagnostic.assetCatalog(problem, file: catalog.file, location: "rendition \(rendition.label)")
     }
 
     /// The rectangle of the referenced atlas; the reference's y counts from the atlas's bottom.
@@ -136,12 +136,12 @@ public struct RenditionDecoder: Sendable {
             let output: [UInt8]
             do {
                 output = try decompress(compression, bytes, size)
-            } catch let error as AssetCatalogError {
-                throw error.kind == .malformed
-                    ? malformed(rendition, "chunk \(chunk): \(error.problem)") : notDecodable(rendition, compression.description)
-            } catch let error as any DiagnosticError {
+            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+                throw error.code == .assetCatalog(.malformed)
+                    ? malformed(rendition, "chunk \(chunk): \(error.message)") : notDecodable(rendition, compression.description)
+            } catch let error as Diagnostic {
                 let place = error.location.map { " (\($0))" } ?? ""
-                throw malformed(rendition, "chunk \(chunk): \(compression) data\(place): \(error.problem)")
+                throw malformed(rendition, "chunk \(chunk): \(compression) data\(place): \(error.message)")
             }
             guard output.count == size else {
                 throw malformed(rendition, "chunk \(chunk): \(compression) data gave \(output.count) bytes, \(size) expected")

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The block structure of an LZFSE stream: each block's kind, payload and size, read from its
 /// header without decoding it.
 ///
@@ -87,11 +89,11 @@ enum BlockMap {
         while true {
             let block: Block
             do { block = try self.block(input, at: offset, count: count) } catch {
-                throw LZFSEError(error.message, block: number, offset: offset)
+                throw Diagnostic.lzfse(error.message, block: number, offset: offset)
             }
             if case .end = block.kind { return total }
             guard block.rawCount <= maxOutput - total else {
-                throw LZFSEError(
+                throw Diagnostic.lzfse(
                     "decodes to more than maxOutput (\(maxOutput) bytes): \(total) before this block, which adds \(block.rawCount)",
                     block: number, offset: offset, isLimitExceeded: true)
             }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Decodes LZFSE, Apple's LZ77 + finite state entropy compression (the pixel data of `Assets.car`
 /// renditions, `compression_decode_buffer` with `COMPRESSION_LZFSE`).
 ///
@@ -12,10 +14,10 @@ public enum LZFSEDecoder {
     ///
     /// - Parameter maxOutput: the most bytes the stream may decode to (an `Assets.car` rendition
     ///   says its size); a stream declaring more is refused before its output is allocated.
-    /// - Throws: ``LZFSEError`` naming the block and its byte offset.
+    /// - Throws: ``Diagnostic`` naming the block and its byte offset.
     public static func decode(_ input: UnsafeRawBufferPointer, maxOutput: Int) throws -> [UInt8] {
         guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else {
-            throw LZFSEError("empty input: no LZFSE block", block: 0, offset: 0)
+            throw Diagnostic.lzfse("empty input: no LZFSE block", block: 0, offset: 0)
         }
         let total = try BlockMap.outputSize(base, count: input.count, maxOutput: maxOutput)
         return try [UInt8](unsafeUninitializedCapacity: total + ByteCopy.slack) { buffer, initializedCount in
@@ -72,7 +74,7 @@ public enum LZFSEDecoder {
                 written += block.rawCount
                 number += 1
             } catch let fault as StreamFault {
-                throw LZFSEError(fault.message, block: number, offset: fault.offset ?? offset, isLimitExceeded: fault.isLimitExceeded)
+                throw Diagnostic.lzfse(fault.message, block: number, offset: fault.offset ?? offset, isLimitExceeded: fault.isLimitExceeded)
             }
         }
     }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Decodes LZVN, the byte-oriented LZ77 code LZFSE uses for small blocks (`bvxn`), also usable on
 /// its own.
 ///
@@ -20,10 +22,10 @@ public enum LZVNDecoder {
     /// Decodes an LZVN stream up to its end-of-stream opcode (bytes after it are ignored).
     ///
     /// - Parameter maxOutput: the most bytes the stream may decode to; more is an error.
-    /// - Throws: ``LZFSEError`` naming the byte offset of the faulty opcode.
+    /// - Throws: ``Diagnostic`` naming the byte offset of the faulty opcode.
     public static func decode(_ input: UnsafeRawBufferPointer, maxOutput: Int) throws -> [UInt8] {
         guard let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count > 0 else {
-            throw LZFSEError("empty LZVN stream: no end-of-stream opcode", offset: 0)
+            throw Diagnostic.lzfse("empty LZVN stream: no end-of-stream opcode", offset: 0)
         }
         var capacity = min(max(maxOutput, 0), max(4096, input.count * 4))
         var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + ByteCopy.slack)
@@ -34,11 +36,11 @@ public enum LZVNDecoder {
             do {
                 outcome = try LZVNState.run(&state, input: base, inputEnd: input.count, output: buffer, outputEnd: capacity)
             } catch {
-                throw LZFSEError(error.message, offset: error.offset)
+                throw Diagnostic.lzfse(error.message, offset: error.offset)
             }
             if outcome == .endOfStream { break }
             guard capacity < maxOutput else {
-                throw LZFSEError("decodes to more than maxOutput (\(maxOutput) bytes)", offset: state.source, isLimitExceeded: true)
+                throw Diagnostic.lzfse("decodes to more than maxOutput (\(maxOutput) bytes)", offset: state.source, isLimitExceeded: true)
             }
             capacity = min(maxOutput, capacity * 2)
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + ByteCopy.slack)

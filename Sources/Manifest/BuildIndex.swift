@@ -75,7 +75,7 @@ public enum BuildIndex {
         var releases: [Release] = []
         var problems: [String] = []
         guard let enumerator = FileManager.default.enumerator(atPath: root) else {
-            throw ManifestError("is not a folder", file: root)
+            throw Diagnostic.manifest("is not a folder", file: root)
         }
         while let relative = enumerator.nextObject() as? String {
             if enumerator.level > 3 { enumerator.skipDescendants(); continue }
@@ -86,7 +86,7 @@ public enum BuildIndex {
             let path = (root as NSString).appendingPathComponent(relative)
             do {
                 releases.append(Release(folder: folder, info: try BuildInfo(json: try FileIO.read(path, limit: InputLimits.buildInfo))))
-            } catch let failure as BuildInfo.Failure {
+            } catch let failure as Diagnostic where failure.code == .manifest(.buildInfo) {
                 problems.append("\(path): \(failure.description)")
             } catch {
                 problems.append("\(error)")

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// `build.json`: what the index of builds needs to know about one release, written by `page` (and
 /// `release`) beside the install page and read back by `index`. Every field is optional when
@@ -73,13 +74,8 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     /// Reads a `build.json`; a file that is not one is an error that says what is wrong in one line.
     public init(json data: Data) throws {
         do { self = try JSONDecoder().decode(BuildInfo.self, from: data) } catch let error as DecodingError {
-            throw Failure(description: Self.describe(error))
+            throw Diagnostic.manifest(.buildInfo, Self.describe(error))
         }
-    }
-
-    /// Why a `build.json` could not be read.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var description: String
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -79,10 +79,10 @@ public struct InstallPage {
         let app = package.app
         if options.checkEntries && !package.isArchive {
             // The manifest would point at a folder, which no device can download.
-            throw ManifestError.notAnIPA(ipa)
+            throw Diagnostic.notAnIPA(ipa)
         }
         if options.checkEntries, let first = package.damagedEntries().first {
-            throw ManifestError("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
+            throw Diagnostic.manifest("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
         }
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
@@ -93,7 +93,7 @@ public struct InstallPage {
                 app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
                 bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
                 title: options.title, subtitle: options.subtitle ?? options.environment)
-        } catch let error as ManifestError { throw error.inFile(ipa) }
+        } catch let error as Diagnostic where error.code.domain == ManifestProblem.domain { throw error.inFile(ipa) }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
@@ -115,7 +115,7 @@ public struct InstallPage {
             "its provisioning profile \"\(profile.name)\" expired on \(Self.format(expires)), so iOS will not install it "
             + "and the page says it cannot be installed"
         guard options.expiredProfile == .warn else {
-            throw ManifestError(
+            throw Diagnostic.manifest(
                 "\(problem); publish a build with a current profile, or pass --allow-expired to write the page anyway", file: ipa)
         }
         return "\(ipa): \(problem) (going on: --allow-expired)"
@@ -131,8 +131,10 @@ public struct InstallPage {
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
         let image: PNGImage
         if let icon = options.icon {
-            do { image = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
-                throw ManifestError("is not a readable PNG: \(error.description)", file: icon)
+            do { image = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
+                where error.code == .ipa(.image)
+            {
+                throw Diagnostic.manifest("is not a readable PNG: \(error.description)", file: icon)
             }
         } else {
             let lookup = AppIconLookup(bundle: app)
@@ -265,12 +267,12 @@ public struct InstallPage {
         let temporary = FileIO.temporaryPath(for: target)
         do {
             try FileManager.default.copyItem(atPath: ipa, toPath: temporary)
-            guard rename(temporary, target) == 0 else { throw SystemError("cannot be written", file: target) }
+            guard rename(temporary, target) == 0 else { throw Diagnostic.system("cannot be written", file: target) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             // A full disk stays recognisable as one (Foundation's text for it says only "not enough space").
-            if DiskSpace.isFull(error) { throw SystemError("cannot be written", file: target, code: ENOSPC) }
-            throw error as? any DiagnosticError ?? ManifestError("cannot be copied: \(FoundationError.reason(error))", file: target)
+            if DiskSpace.isFull(error) { throw Diagnostic.system("cannot be written", file: target, code: ENOSPC) }
+            throw error as? Diagnostic ?? Diagnostic.manifest("cannot be copied: \(FoundationError.reason(error))", file: target)
         }
         return target
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The over-the-air install manifest (`manifest.plist`) that an `itms-services` link points at,
 /// built as a plist value and written by PlistKit, never by string templates.
@@ -51,7 +52,9 @@ public struct OTAManifest: Sendable {
     /// A value the manifest's XML cannot carry (a control character in a title, say) is named by
     /// what it is, not by its place in the manifest.
     public func data() throws -> Data {
-        do { return try PropertyList.encode(value, format: .xml) } catch let error as PlistError where error.kind == .unrepresentable {
+        do { return try PropertyList.encode(value, format: .xml) } catch let error as Diagnostic
+            where error.plistProblem == .unrepresentable
+        {
             let field = error.keyPath.map { String($0.split(separator: ":").last ?? Substring($0)) } ?? "value"
             let what =
                 [
@@ -60,7 +63,7 @@ public struct OTAManifest: Sendable {
                 ][field] ?? "a value"
             let detail = (error.message.components(separatedBy: ";").first ?? error.message)
                 .replacingOccurrences(of: "the string ", with: "").replacingOccurrences(of: "which XML", with: "which the manifest's XML")
-            throw ManifestError("\(what) \(detail)")
+            throw Diagnostic.manifest("\(what) \(detail)")
         }
     }
 }

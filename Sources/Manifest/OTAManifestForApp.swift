@@ -27,10 +27,10 @@ extension OTAManifest {
         func required(_ key: String) throws -> String {
             switch app.info[key] {
             case .string(let text)? where !text.isEmpty: return text
-            case nil: throw ManifestError("the app's Info.plist has no \(key), which the manifest must carry")
-            case .string?: throw ManifestError("the app's Info.plist has an empty \(key), which the manifest must carry")
+            case nil: throw Diagnostic.manifest("the app's Info.plist has no \(key), which the manifest must carry")
+            case .string?: throw Diagnostic.manifest("the app's Info.plist has an empty \(key), which the manifest must carry")
             case let value?:
-                throw ManifestError(
+                throw Diagnostic.manifest(
                     "the app's Info.plist has \(key) as \(value.kindWithArticle), not a string"
                 )
             }
@@ -78,7 +78,7 @@ extension OTAManifest {
         let ipaURL = try request.ipaURL.map { try URLEncoding.ipaURL($0, allowHTTP: request.allowHTTP) }
         let package = try AppPackage.open(request.ipa)
         // The manifest would point at a folder, which no device can download.
-        guard package.isArchive else { throw ManifestError.notAnIPA(request.ipa) }
+        guard package.isArchive else { throw Diagnostic.notAnIPA(request.ipa) }
         let app = package.app
         // Only `page` writes the icons beside the manifest; a manifest alone names none, so that it
         // never points at images that are not there.
@@ -87,7 +87,7 @@ extension OTAManifest {
             manifest = try OTAManifest(
                 app: app, base: base, ipaURL: ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
                 withIcons: false, bundleVersion: request.bundleVersion, subtitle: request.subtitle)
-        } catch let error as ManifestError { throw error.inFile(request.ipa) }
+        } catch let error as Diagnostic where error.code.domain == ManifestProblem.domain { throw error.inFile(request.ipa) }
         try FileIO.writeAtomically(try manifest.data(), to: output)
         return warnings
     }

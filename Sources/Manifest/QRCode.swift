@@ -5,18 +5,10 @@ import SystemSupport
 /// A QR code (through libqrencode) drawn as inline SVG, so a tester on a desktop can scan the
 /// page's address with a phone; no image files, no network.
 public enum QRCode {
-    public struct Failure: DiagnosticError {
-        public var description: String
-
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { description }
-    }
-
     /// The modules of `text`'s QR code (error correction M), row by row; true is dark.
     public static func modules(_ text: String) throws -> [[Bool]] {
         guard let code = QRcode_encodeString8bit(text, 0, QR_ECLEVEL_M) else {
-            throw Failure(description: "cannot make a QR code of \(text.utf8.count) bytes")
+            throw Diagnostic.manifest(.qrCode, "cannot make a QR code of \(text.utf8.count) bytes")
         }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)

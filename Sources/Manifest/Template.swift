@@ -49,16 +49,6 @@ public struct Template: Sendable {
         case partial(String)
     }
 
-    public struct Failure: DiagnosticError, Equatable {
-        public var description: String
-
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { description }
-
-        public init(description: String) { self.description = description }
-    }
-
     public let name: String
     let nodes: [Node]
 
@@ -94,7 +84,9 @@ public struct Template: Sendable {
         _ nodes: [Node], stack: [TemplateValue], partials: [String: Template], into out: inout String,
         depth: Int, name: String
     ) throws {
-        guard depth < 32 else { throw Failure(description: "\(name): partials nest deeper than 32 levels (a partial includes itself?)") }
+        guard depth < 32 else {
+            throw Diagnostic.manifest(.template, "\(name): partials nest deeper than 32 levels (a partial includes itself?)")
+        }
         for node in nodes {
             switch node {
             case .text(let text): out += text
@@ -117,7 +109,7 @@ public struct Template: Sendable {
                 }
             case .partial(let partial):
                 guard let template = partials[partial] else {
-                    throw Failure(description: "\(name): no partial named '\(partial)'")
+                    throw Diagnostic.manifest(.template, "\(name): no partial named '\(partial)'")
                 }
                 try render(template.nodes, stack: stack, partials: partials, into: &out, depth: depth + 1, name: template.name)
             }
@@ -137,8 +129,8 @@ struct TemplateParser {
 
     func line(at position: Int) -> Int { source[0..<min(position, source.count)].filter { $0 == "\n" }.count + 1 }
 
-    func failure(_ message: String, at position: Int) -> Template.Failure {
-        Template.Failure(description: "\(name):\(line(at: position)): \(message)")
+    func failure(_ message: String, at position: Int) -> Diagnostic {
+        Diagnostic.manifest(.template, "\(name):\(line(at: position)): \(message)")
     }
 
     /// Whether `text` appears at `position`, compared in place (this runs at every position).

@@ -12,12 +12,12 @@ public struct TemplateSet: Sendable {
         var sources = DefaultTemplates.sources.mapValues { ($0, "built-in") }
         if let folder {
             guard FileIO.kind(of: folder) == .folder else {
-                throw Template.Failure(description: "\(folder): no templates folder here")
+                throw Diagnostic.manifest(.template, "\(folder): no templates folder here")
             }
             for name in try FileIO.names(in: folder) where name.hasSuffix(".mustache") {
                 let path = (folder as NSString).appendingPathComponent(name)
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw Template.Failure(description: "\(path): cannot be read as UTF-8 text")
+                    throw Diagnostic.manifest(.template, "\(path): cannot be read as UTF-8 text")
                 }
                 sources[String(name.dropLast(".mustache".count))] = (text, path)
             }
@@ -30,7 +30,7 @@ public struct TemplateSet: Sendable {
     }
 
     public func render(_ name: String, _ context: TemplateValue) throws -> String {
-        guard let template = templates[name] else { throw Template.Failure(description: "no template named '\(name)'") }
+        guard let template = templates[name] else { throw Diagnostic.manifest(.template, "no template named '\(name)'") }
         return try template.render(context, partials: templates)
     }
 }

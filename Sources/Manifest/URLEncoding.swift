@@ -18,17 +18,6 @@ public enum URLEncoding {
         return out
     }
 
-    /// A problem with a base URL.
-    public struct Failure: DiagnosticError, Equatable {
-        public var description: String
-
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { description }
-
-        public init(description: String) { self.description = description }
-    }
-
     /// Checks that `text` is an absolute https URL that file names can be joined to, and returns it as
     /// the user wrote it, with a `/` added at the end if it lacks one.
     ///
@@ -56,7 +45,7 @@ public enum URLEncoding {
 
     private static func checkedURL(_ text: String, what: String, allowHTTP: Bool, allowsQuery: Bool, shownAs: String?) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        func failure(_ problem: String) -> Failure { Failure(description: "\(what) '\(shownAs ?? text)' \(problem)") }
+        func failure(_ problem: String) -> Diagnostic { Diagnostic.manifest(.baseURL, "\(what) '\(shownAs ?? text)' \(problem)") }
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw failure("is not an absolute URL (like https://builds.example.com/app/)")
         }

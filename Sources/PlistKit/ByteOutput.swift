@@ -148,7 +148,7 @@ struct ByteOutput: ~Copyable {
     private mutating func flushLarge() throws {
         guard fileDescriptor != nil else {
             guard count > flushThreshold else { return }
-            throw PlistError(.limitExceeded, "the output grew past \(flushThreshold) bytes in memory")
+            throw Diagnostic.plist(.limitExceeded, "the output grew past \(flushThreshold) bytes in memory")
         }
         try write(syncing: true)
     }

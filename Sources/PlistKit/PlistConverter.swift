@@ -23,14 +23,16 @@ public enum PlistConverter {
         limits: PlistLimits = .default
     ) throws -> Int {
         guard format != .openStep else {
-            throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
+            throw Diagnostic.plist(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
         }
         var data: Data? = try FileIO.read(input, limit: limits.maxInputSize)
         let source = PlistFormat.detect(data!)
         let streams = !sortKeys && (source == .xml || source == .binary) && (format == .xml || format == .binary)
         func throughValue() throws {
             let value: PlistValue
-            do { value = try PropertyList(data: data!, limits: limits).value } catch let error as PlistError {
+            do { value = try PropertyList(data: data!, limits: limits).value } catch let error as Diagnostic
+                where error.code.domain == PlistProblem.domain
+            {
                 throw error.inFile(input)
             }
             data = nil
@@ -42,8 +44,8 @@ public enum PlistConverter {
         }
         do {
             return try stream(&data, from: input, source: source, to: format, output: output, limits: limits)
-        } catch let error as PlistError
-            where source == .xml && error.kind == .malformed
+        } catch let error as Diagnostic
+            where source == .xml && error.plistProblem == .malformed
             && (try? OpenStepPlistReader(limits: limits).read(data!)) != nil
         {
             try throughValue()  // `<0a0b>` is OpenStep data, not broken XML (see `PropertyList(data:)`)
@@ -58,8 +60,8 @@ public enum PlistConverter {
         output: String, limits: PlistLimits
     ) throws -> Int {
         func namingTheFile<T>(_ body: () throws -> T) throws -> T {
-            do { return try body() } catch let error as PlistError {
-                throw error.keyPath == nil || error.kind != .unrepresentable
+            do { return try body() } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+                throw error.keyPath == nil || error.plistProblem != .unrepresentable
                     ? error.inFile(input) : error.inFile(output == "-" ? "standard output" : output)
             }
         }
@@ -117,7 +119,7 @@ public enum PlistConverter {
             try file.commit()
         } catch {
             file.abort()
-            if let error = error as? FileError { throw error.inFile(output) }
+            if let error = error as? Diagnostic, error.code.domain == FileProblem.domain { throw error.inFile(output) }
             throw error
         }
     }

@@ -32,6 +32,6 @@ public struct PlistLimits: Sendable, Equatable {
     /// Throws a `limitExceeded` error when a document of `size` bytes is over `maxInputSize`.
     public func checkInputSize(_ size: Int) throws {
         guard size > maxInputSize else { return }
-        throw PlistError(.limitExceeded, "the file is \(size) bytes, more than the limit of \(maxInputSize)")
+        throw Diagnostic.plist(.limitExceeded, "the file is \(size) bytes, more than the limit of \(maxInputSize)")
     }
 }

@@ -14,7 +14,7 @@ public enum BundleInterior {
     public static func check(_ path: String, bundle: String) throws {
         let top = bundle.hasSuffix("/") && bundle.count > 1 ? String(bundle.dropLast()) : bundle
         guard path.hasPrefix(top + "/") else {
-            throw FileError("is not inside the bundle \(top), so adhocbuild does not change it", file: path)
+            throw Diagnostic.io("is not inside the bundle \(top), so adhocbuild does not change it", file: path)
         }
         guard let realTop = FileIO.realPath(top) else { return }  // no bundle: the write fails naming it
         var current = top
@@ -25,12 +25,12 @@ public enum BundleInterior {
             guard info.st_mode & S_IFMT == S_IFLNK else { continue }
             let target = FileIO.linkTarget(current) ?? "?"
             guard let resolved = FileIO.realPath(current) else {
-                throw FileError(
+                throw Diagnostic.io(
                     "is a symbolic link to '\(UntrustedText.line(target))', which leads to nothing; adhocbuild does not write through it",
                     file: current)
             }
             guard resolved == realTop || resolved.hasPrefix(realTop == "/" ? "/" : realTop + "/") else {
-                throw FileError(
+                throw Diagnostic.io(
                     "is a symbolic link to '\(UntrustedText.line(target))', which leads outside the bundle (to \(UntrustedText.line(resolved))); "
                         + "adhocbuild does not change files outside it", file: current)
             }

@@ -10,7 +10,7 @@ public enum DirectoryEntryName {
     public static func decode(_ bytes: UnsafeRawBufferPointer, in folder: String) throws -> String {
         let name = bytes.prefix { $0 != 0 }
         if let text = String(validating: name, as: UTF8.self) { return text }
-        throw FileError(
+        throw Diagnostic.io(
             "holds a file whose name is not UTF-8 ('\(shown(Array(name)))'); an ipa names its files in UTF-8, so rename it",
             file: folder)
     }

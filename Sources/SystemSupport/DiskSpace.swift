@@ -7,23 +7,23 @@ public enum DiskSpace {
     /// The errno values that mean "the disk is full".
     static let fullCodes: [Int32] = [ENOSPC, EDQUOT]
 
-    /// Whether `error` is, or was made from, a full disk: a ``SystemError`` with its code, Foundation's
+    /// Whether `error` is, or was made from, a full disk: a diagnostic with its errno, Foundation's
     /// out-of-space error (or one whose underlying POSIX error is), or any error whose text carries the
     /// system's words for it (errors that wrap a system call's failure keep `strerror`'s text).
     public static func isFull(_ error: any Error) -> Bool {
-        if let system = error as? SystemError { return fullCodes.contains(system.code) }
+        if let code = (error as? Diagnostic)?.systemCode { return fullCodes.contains(code) }
         let nsError = error as NSError
         if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileWriteOutOfSpace.rawValue { return true }
         if nsError.domain == NSPOSIXErrorDomain, fullCodes.contains(Int32(nsError.code)) { return true }
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying !== nsError, isFull(underlying) { return true }
-        let text = (error as? any DiagnosticError)?.description ?? "\(error)"
+        let text = (error as? Diagnostic)?.description ?? "\(error)"
         return fullCodes.contains { text.contains(SystemError.describe($0)) }
     }
 
     /// The one-line error for a write into `output` (a file or folder the user named) that found the
     /// disk full: `no space left on the disk holding dist (the file system mounted at /mnt/builds)`.
-    public static func fullError(writing output: String) -> FileError {
-        FileError("no space left on the disk holding \(output) (the file system mounted at \(mountPoint(of: output)))")
+    public static func fullError(writing output: String) -> Diagnostic {
+        Diagnostic.io("no space left on the disk holding \(output) (the file system mounted at \(mountPoint(of: output)))")
     }
 
     /// The folder the file system holding `path` is mounted at: the highest folder above `path` (or

@@ -31,11 +31,11 @@ public enum FileIO {
     public static func read(_ path: String, limit: Int = defaultReadLimit) throws -> Data {
         let name = path == "-" ? "standard input" : path
         if path == "-" { return try readAll(STDIN_FILENO, sizeHint: 0, limit: limit, name: name) }
-        guard let kind = kind(of: path) else { throw FileError("no such file", file: path) }
-        if kind == .folder { throw FileError("is a folder, not a file", file: path) }
+        guard let kind = kind(of: path) else { throw Diagnostic.io("no such file", file: path) }
+        if kind == .folder { throw Diagnostic.io("is a folder, not a file", file: path) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw FileError(
+            throw Diagnostic.io(
                 errno == EACCES ? "cannot be read (permission denied)" : "cannot be read: \(SystemError.describe(errno))", file: path)
         }
         defer { close(fd) }
@@ -46,9 +46,11 @@ public enum FileIO {
     }
 
     /// The one-line error for an input over its limit.
-    static func tooLarge(_ name: String, limit: Int, size: Int?) -> FileError {
-        guard let size else { return FileError("goes on past \(limit) bytes, the most adhocbuild reads of it", file: name) }
-        return FileError("is \(size) bytes, more than the \(limit) bytes adhocbuild reads of it", file: name)
+    static func tooLarge(_ name: String, limit: Int, size: Int?) -> Diagnostic {
+        guard let size else {
+            return Diagnostic(.file(.limitExceeded), "goes on past \(limit) bytes, the most adhocbuild reads of it", file: name)
+        }
+        return Diagnostic(.file(.limitExceeded), "is \(size) bytes, more than the \(limit) bytes adhocbuild reads of it", file: name)
     }
 
     /// The alignment of buffers that `read(2)` fills: a page. The kernel copies file data from
@@ -84,7 +86,7 @@ public enum FileIO {
             if got < 0 {
                 let code = errno
                 buffer.deallocate()
-                throw FileError("cannot be read: \(SystemError.describe(code))", file: name)
+                throw Diagnostic.io("cannot be read: \(SystemError.describe(code))", file: name)
             }
             if got == 0 { break }
             count += got
@@ -223,7 +225,7 @@ public enum FileIO {
         var offset = 0
         while offset < raw.count {
             let written = retryingInterrupted { Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            if written < 0 { throw FileError.system("cannot be written", code: errno) }
+            if written < 0 { throw Diagnostic.system("cannot be written", code: errno) }
             offset += written
         }
     }
@@ -249,8 +251,8 @@ public enum FileIO {
             var info = stat()
             if stat(prefix, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
-                    if index == components.count - 1 { throw FileError("is a file, not a folder", file: path) }
-                    throw FileError("cannot be made: \(blocker) is a file, not a folder", file: path)
+                    if index == components.count - 1 { throw Diagnostic.io("is a file, not a folder", file: path) }
+                    throw Diagnostic.io("cannot be made: \(blocker) is a file, not a folder", file: path)
                 }
                 continue
             }
@@ -258,8 +260,8 @@ public enum FileIO {
                 let code = errno
                 // EEXIST with nothing stat can follow: a link to nothing (an unmounted share) is in the way.
                 guard code == EEXIST, stat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                    if code == EEXIST { throw FileError("cannot be made: \(blocker) is a symbolic link to nothing", file: path) }
-                    throw FileError.system("cannot be made", file: path, code: code)
+                    if code == EEXIST { throw Diagnostic.io("cannot be made: \(blocker) is a symbolic link to nothing", file: path) }
+                    throw Diagnostic.system("cannot be made", file: path, code: code)
                 }
             }
         }
@@ -305,7 +307,7 @@ public enum FileIO {
     /// pipe is opened for writing), for output that cannot be renamed into place.
     public static func copyContents(of source: String, to target: String) throws {
         let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw FileError.system("cannot be read", file: source, code: errno) }
+        guard input >= 0 else { throw Diagnostic.system("cannot be read", file: source, code: errno) }
         defer { close(input) }
         let output = target == "-" ? STDOUT_FILENO : try WriteDestination.openForWriting(target)
         defer { if output != STDOUT_FILENO { close(output) } }
@@ -313,9 +315,11 @@ public enum FileIO {
         defer { buffer.deallocate() }
         while true {
             let got = retryingInterrupted { Foundation.read(input, buffer.baseAddress!, buffer.count) }
-            if got < 0 { throw FileError.system("cannot be read", file: source, code: errno) }
+            if got < 0 { throw Diagnostic.system("cannot be read", file: source, code: errno) }
             if got == 0 { return }
-            do { try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<got])) } catch let error as FileError {
+            do { try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<got])) } catch let error as Diagnostic
+                where error.code.domain == FileProblem.domain
+            {
                 throw error.inFile(target == "-" ? "standard output" : target)
             }
         }
@@ -334,7 +338,9 @@ public enum FileIO {
             for (path, data) in files {
                 let writer = try AtomicFileWriter(path: path)
                 writers.append(writer)
-                do { try data.withUnsafeBytes { try writeAll(writer.fileDescriptor, $0) } } catch let error as FileError {
+                do { try data.withUnsafeBytes { try writeAll(writer.fileDescriptor, $0) } } catch let error as Diagnostic
+                    where error.code.domain == FileProblem.domain
+                {
                     throw error.inFile(path)
                 }
             }
@@ -359,14 +365,16 @@ public enum FileIO {
 
     static func writeAtomically(_ raw: UnsafeRawBufferPointer, to path: String) throws {
         if path == "-" {
-            do { try writeAll(STDOUT_FILENO, raw) } catch let error as FileError { throw error.inFile("standard output") }
+            do { try writeAll(STDOUT_FILENO, raw) } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
+                throw error.inFile("standard output")
+            }
             return
         }
         let file = try AtomicFileWriter(path: path)
         do {
             try writeAll(file.fileDescriptor, raw)
             try file.commit()
-        } catch let error as FileError {
+        } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
             file.abort()
             throw error.inFile(path)
         }
@@ -434,7 +442,7 @@ public final class AtomicFileWriter {
         }
         let temporary = temporaryPath!
         let fd = WorkFiles.creating { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+        guard fd >= 0 else { throw Diagnostic.system("cannot be written", file: path, code: errno) }
         fileDescriptor = fd
     }
 
@@ -444,7 +452,7 @@ public final class AtomicFileWriter {
         guard !finished else { return }
         finished = true
         guard let temporaryPath else {
-            if close(fileDescriptor) != 0 && errno != EINTR { throw FileError.system("cannot be written", file: path, code: errno) }
+            if close(fileDescriptor) != 0 && errno != EINTR { throw Diagnostic.system("cannot be written", file: path, code: errno) }
             return
         }
         var failure: Int32? = nil
@@ -453,7 +461,7 @@ public final class AtomicFileWriter {
         if failure == nil && Interruption.pointOfNoReturn(writing: path, { rename(temporaryPath, target) }) != 0 { failure = errno }
         if let failure {
             unlink(temporaryPath)
-            throw FileError.system("cannot be written", file: path, code: failure)
+            throw Diagnostic.system("cannot be written", file: path, code: failure)
         }
     }
 

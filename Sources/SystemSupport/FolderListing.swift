@@ -13,8 +13,9 @@ extension FileIO {
     /// files are written to; a failure is one line naming the file.
     public static func append(_ data: Data, to path: String) throws {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+        guard fd >= 0 else { throw Diagnostic.system("cannot be written", file: path, code: errno) }
         defer { close(fd) }
-        do { try data.withUnsafeBytes { try writeAll(fd, $0) } } catch let error as FileError { throw error.inFile(path) }
+        do { try data.withUnsafeBytes { try writeAll(fd, $0) } } catch let error as Diagnostic where error.code.domain == FileProblem.domain
+        { throw error.inFile(path) }
     }
 }

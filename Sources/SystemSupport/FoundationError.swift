@@ -9,15 +9,15 @@ import Foundation
 public enum FoundationError {
     /// Whether `error` is one of Foundation's own (Cocoa or POSIX domain), which has no line of its own to print.
     public static func isFoundationError(_ error: any Error) -> Bool {
-        guard !(error is any DiagnosticError), !(error is any DiagnosticErrorList) else { return false }
+        guard !(error is Diagnostic), !(error is Diagnostics) else { return false }
         let domain = (error as NSError).domain
         return domain == NSCocoaErrorDomain || domain == NSPOSIXErrorDomain
     }
 
-    /// `error` as a ``FileError``: `action` (`cannot be copied`) and the reason, naming `file`, or
+    /// `error` as a ``Diagnostic``: `action` (`cannot be copied`) and the reason, naming `file`, or
     /// the path the error carries when `file` is nil.
-    public static func fileError(_ error: any Error, action: String, file: String? = nil) -> FileError {
-        FileError("\(action): \(reason(error))", file: file ?? path(of: error))
+    public static func fileError(_ error: any Error, action: String, file: String? = nil) -> Diagnostic {
+        Diagnostic.io("\(action): \(reason(error))", file: file ?? path(of: error))
     }
 
     /// The path a Foundation error names (`NSFilePath`, else its URL's), if any.
@@ -58,8 +58,8 @@ public enum FoundationError {
     /// One line for any error: a diagnostic's report, a Foundation error's path and reason, anything
     /// else its description with line ends shown, not obeyed.
     public static func line(_ error: any Error) -> String {
-        if let diagnostic = error as? any DiagnosticError { return diagnostic.report }
-        if let list = error as? any DiagnosticErrorList { return list.diagnostics.map(\.report).joined(separator: "; ") }
+        if let diagnostic = error as? Diagnostic { return diagnostic.report }
+        if let list = error as? Diagnostics { return list.items.map(\.report).joined(separator: "; ") }
         if isFoundationError(error) {
             return [path(of: error), reason(error)].compactMap { $0 }.joined(separator: ": ")
         }

@@ -28,6 +28,6 @@ public enum OutputPlacement {
     public static func checkOutside(_ output: String, input: String) throws {
         guard output != "-", FileIO.kind(of: input) == .folder, isWithin(output, input) else { return }
         let relation = resolved(output) == resolved(input) ? "is the input" : "is inside the input"
-        throw FileError("\(relation) \(input), which writing it would change; write it somewhere else", file: output)
+        throw Diagnostic.io("\(relation) \(input), which writing it would change; write it somewhere else", file: output)
     }
 }

@@ -16,15 +16,15 @@ extension FileIO {
         if adhocbuild_exchange(a, b) == 0 { return }
         let code = errno
         guard code == EINVAL || code == ENOSYS || code == ENOTSUP else {
-            throw FileError.system("cannot be replaced", file: b, code: code)
+            throw Diagnostic.system("cannot be replaced", file: b, code: code)
         }
         let aside = temporaryPath(for: b)
-        guard rename(b, aside) == 0 else { throw FileError.system("cannot be replaced", file: b, code: errno) }
+        guard rename(b, aside) == 0 else { throw Diagnostic.system("cannot be replaced", file: b, code: errno) }
         guard rename(a, b) == 0 else {
             let failure = errno
             _ = rename(aside, b)
-            throw FileError.system("cannot be replaced", file: b, code: failure)
+            throw Diagnostic.system("cannot be replaced", file: b, code: failure)
         }
-        guard rename(aside, a) == 0 else { throw FileError.system("cannot be replaced", file: b, code: errno) }
+        guard rename(aside, a) == 0 else { throw Diagnostic.system("cannot be replaced", file: b, code: errno) }
     }
 }

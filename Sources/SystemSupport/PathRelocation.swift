@@ -25,31 +25,44 @@ public struct PathRelocation: Sendable {
     /// nothing in the copy come back as they were.
     public func relocate(_ error: any Error) -> any Error {
         switch error {
-        case let list as any DiagnosticErrorList:
-            return RelocatedErrors(diagnostics: list.diagnostics.map(relocate(diagnostic:)))
-        case let diagnostic as any DiagnosticError:
+        case let list as Diagnostics:
+            return Diagnostics(list.items.map { mentionsCopy($0) ? relocate(diagnostic: $0) : $0 })
+        case let diagnostic as Diagnostic:
             return mentionsCopy(diagnostic) ? relocate(diagnostic: diagnostic) : diagnostic
         default:
             guard FoundationError.isFoundationError(error) else { return error }
-            return relocate(diagnostic: FileError(FoundationError.reason(error), file: FoundationError.path(of: error)))
+            return relocate(diagnostic: Diagnostic.io(FoundationError.reason(error), file: FoundationError.path(of: error)))
         }
     }
 
     /// Whether any part of `diagnostic` names a path in the copy.
-    private func mentionsCopy(_ diagnostic: any DiagnosticError) -> Bool {
-        [diagnostic.file, diagnostic.location, diagnostic.problem, diagnostic.hint].contains { $0?.contains(copy) == true }
+    private func mentionsCopy(_ diagnostic: Diagnostic) -> Bool {
+        [diagnostic.file, diagnostic.location, diagnostic.message, diagnostic.hint].contains { $0?.contains(copy) == true }
     }
 
-    private func relocate(diagnostic: any DiagnosticError) -> any DiagnosticError {
-        var file = diagnostic.file.map(text)
-        var location = diagnostic.location.map(text)
+    /// `diagnostic` with every path in the copy said as the user's; a file inside an unpacked archive
+    /// becomes the archive, with the entry as the first place.
+    private func relocate(diagnostic: Diagnostic) -> Diagnostic {
+        var relocated = diagnostic
+        relocated.file = diagnostic.file.map(text)
+        relocated.places = diagnostic.places.map(relocate(place:))
+        relocated.message = text(diagnostic.message)
+        relocated.hint = diagnostic.hint.map(text)
         if let named = diagnostic.file, let rest = inside(named), case .archive(let archive) = original {
-            file = archive
+            relocated.file = archive
             let entry = String(rest.hasPrefix("/") ? rest.dropFirst() : rest)
-            location = [entry.isEmpty ? nil : entry, location].compactMap { $0 }.joined(separator: ": ")
+            if !entry.isEmpty { relocated.places.insert(.entry(entry), at: 0) }
         }
-        return RelocatedError(
-            file: file, location: location, problem: text(diagnostic.problem), hint: diagnostic.hint.map(text))
+        return relocated
+    }
+
+    private func relocate(place: Diagnostic.Place) -> Diagnostic.Place {
+        switch place {
+        case .keyPath(let path): return .keyPath(text(path))
+        case .entry(let name): return .entry(text(name))
+        case .text(let words): return .text(text(words))
+        case .byte, .hexByte, .line, .block: return place
+        }
     }
 
     /// What follows the copy's top in `path` (`""` or `/…`), nil when `path` is not in the copy.
@@ -90,17 +103,4 @@ public struct PathRelocation: Sendable {
         }
         return result + rest
     }
-}
-
-/// A diagnostic found in a temporary copy, with the user's paths (``PathRelocation``).
-public struct RelocatedError: DiagnosticError {
-    public var file: String?
-    public var location: String?
-    public var problem: String
-    public var hint: String?
-}
-
-/// Several diagnostics found in a temporary copy, each with the user's paths.
-public struct RelocatedErrors: DiagnosticErrorList {
-    public var diagnostics: [any DiagnosticError]
 }

@@ -37,7 +37,8 @@ public enum SafeFileName {
     /// Throws naming the folder and the name otherwise.
     public static func path(_ name: String, inside folder: String) throws -> String {
         guard !name.isEmpty, name != ".", name != "..", name.utf8.count <= 255, !name.unicodeScalars.contains(where: isUnsafe) else {
-            throw FileError("refusing to write '\(UntrustedText.line(name))' here: not one safe file name inside the folder", file: folder)
+            throw Diagnostic.io(
+                "refusing to write '\(UntrustedText.line(name))' here: not one safe file name inside the folder", file: folder)
         }
         return (folder.hasSuffix("/") ? folder : folder + "/") + name
     }

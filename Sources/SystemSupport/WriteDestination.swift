@@ -33,7 +33,7 @@ public enum WriteDestination: Equatable, Sendable {
             guard lstat(current, &info) == 0 else { return .file(physical(current)) }  // nothing there yet
             switch info.st_mode & S_IFMT {
             case S_IFREG: return .file(physical(current))
-            case S_IFDIR: throw FileError("is a folder, not a file", file: path)
+            case S_IFDIR: throw Diagnostic.io("is a folder, not a file", file: path)
             case S_IFLNK:
                 guard let target = FileIO.linkTarget(current), !target.isEmpty else { return .file(physical(current)) }
                 // A relative target is read from the link's own folder, as the kernel finds it.
@@ -41,7 +41,7 @@ public enum WriteDestination: Equatable, Sendable {
             default: return .stream
             }
         }
-        throw FileError("cannot be written: too many levels of symbolic links", file: path)
+        throw Diagnostic.io("cannot be written: too many levels of symbolic links", file: path)
     }
 
     /// Opens what `path` names for writing into it: a copy of the descriptor it names, or the
@@ -53,7 +53,7 @@ public enum WriteDestination: Equatable, Sendable {
         } else {
             fd = open(path, O_WRONLY | O_CLOEXEC)
         }
-        guard fd >= 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+        guard fd >= 0 else { throw Diagnostic.system("cannot be written", file: path, code: errno) }
         return fd
     }
 

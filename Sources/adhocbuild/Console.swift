@@ -34,7 +34,9 @@ enum Console {
         do {
             try data.withUnsafeBytes { try FileIO.writeAll(STDOUT_FILENO, $0) }
         } catch {
-            for line in reportLines(for: (error as? FileError)?.inFile("standard output") ?? error) { Console.error(line) }
+            for line in reportLines(
+                for: (error as? Diagnostic).flatMap { $0.code.domain == FileProblem.domain ? $0.inFile("standard output") : nil } ?? error)
+            { Console.error(line) }
             exit(1)
         }
     }

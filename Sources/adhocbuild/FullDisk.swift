@@ -8,7 +8,7 @@ import SystemSupport
 enum FullDisk {
     /// The error naming the command's output and its disk; nil when the output is standard output,
     /// which its own error names.
-    static func error(for parsed: ParsedCommand) -> FileError? {
+    static func error(for parsed: ParsedCommand) -> Diagnostic? {
         let output =
             ["output", "out", "app", "project", "plist"].lazy.compactMap(parsed.value).first
             ?? parsed.positionals.last { FileIO.kind(of: $0) != nil } ?? "."

@@ -1,5 +1,6 @@
 import AdhocBuildKit
 import Foundation
+import SystemSupport
 import Testing
 
 @Suite struct BuildSettingExpanderTests {
@@ -39,19 +40,19 @@ import Testing
 
     @Test func undefinedUnknownCyclicAndUnterminatedReferencesAreErrors() {
         #expect(
-            throws: BuildSettingExpander.Failure(
-                message: "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)",
+            throws: Diagnostic.expansion(
+                "$(API_URL) is not defined (give it with --setting API_URL=VALUE, or add :default=VALUE)",
                 undefinedVariable: "API_URL")
         ) {
             try expander.expand("$(API_URL)/v2")
         }
-        #expect(throws: BuildSettingExpander.Failure(message: "unknown operator ':snake' in $(NAME:snake)")) {
+        #expect(throws: Diagnostic.expansion("unknown operator ':snake' in $(NAME:snake)")) {
             try expander.expand("$(NAME:snake)")
         }
-        #expect(throws: BuildSettingExpander.Failure(message: "$(LOOP) refers to itself ($(LOOP) -> $(LOOP2) -> $(LOOP))")) {
+        #expect(throws: Diagnostic.expansion("$(LOOP) refers to itself ($(LOOP) -> $(LOOP2) -> $(LOOP))")) {
             try expander.expand("$(LOOP)")
         }
-        #expect(throws: BuildSettingExpander.Failure(message: "unterminated reference '$(NAME'")) { try expander.expand("$(NAME") }
+        #expect(throws: Diagnostic.expansion("unterminated reference '$(NAME'")) { try expander.expand("$(NAME") }
     }
 }
 
@@ -73,8 +74,8 @@ extension BuildSettingExpander {
     @Test func aChainThatGrowsPastTheLengthLimitIsRefusedAtOnce() throws {
         let expander = BuildSettingExpander(variables: Self.chain(15, seed: String(repeating: "abcd", count: 25)))
         #expect(
-            throws: BuildSettingExpander.Failure(
-                message: "the expansion is longer than 1048576 characters; variables refer to each other too often")
+            throws: Diagnostic.expansion(
+                "the expansion is longer than 1048576 characters; variables refer to each other too often")
         ) { try expander.expand("$(V14)") }
     }
 
@@ -94,8 +95,8 @@ extension BuildSettingExpander {
     @Test func aTextWithTooManyReferencesIsRefusedByItsReferenceCount() throws {
         let expander = BuildSettingExpander(variables: ["E": ""])
         #expect(
-            throws: BuildSettingExpander.Failure(
-                message: "the expansion takes more than 100000 references; variables refer to each other too often")
+            throws: Diagnostic.expansion(
+                "the expansion takes more than 100000 references; variables refer to each other too often")
         ) { try expander.expand(String(repeating: "$(E)", count: 100_001)) }
         #expect(try expander.expand(String(repeating: "$(E)", count: 100_000)) == "")
     }
@@ -106,8 +107,8 @@ extension BuildSettingExpander {
         var variables = ["L0": String(repeating: "a", count: 1_000_000)]
         for link in 1..<20 { variables["L\(link)"] = "$(L\(link - 1))" }
         #expect(
-            throws: BuildSettingExpander.Failure(
-                message: "the expansion copies more than 16777216 characters; variables refer to each other too often")
+            throws: Diagnostic.expansion(
+                "the expansion copies more than 16777216 characters; variables refer to each other too often")
         ) { try BuildSettingExpander(variables: variables).expand("$(L19)") }
         #expect(try BuildSettingExpander(variables: variables).expand("$(L10)").count == 1_000_000)
     }

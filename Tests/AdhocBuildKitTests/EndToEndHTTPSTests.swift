@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -187,7 +188,7 @@ enum FreePort {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw AdhocBuildError("cannot find a free port") }
+        guard bound == 0 else { throw Diagnostic.build("cannot find a free port") }
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return Int(UInt16(bigEndian: address.sin_port))
     }

@@ -98,7 +98,7 @@ import Testing
             try folder.create("Widget/Info.plist", try PropertyList.encode(Self.appInfo, format: .xml))
             let before = folder.snapshot()
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "has 2 Info.plist files (App/Info.plist, Widget/Info.plist); choose one with --info-plist",
                     file: folder.url.path)
             ) {
@@ -114,7 +114,7 @@ import Testing
             defer { chmod(folder.path("ShoutOut.app"), 0o755) }
             let app = try makeApp(folder)
             chmod(app, 0o555)
-            #expect(throws: FileError.self) {
+            expectDiagnostic(FileProblem.self) {
                 try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toApp: app)
             }
         }
@@ -125,7 +125,7 @@ import Testing
             let app = try makeApp(folder)
             try FileManager.default.createDirectory(atPath: app + "/environment.plist", withIntermediateDirectories: true)
             let before = folder.snapshot()
-            #expect(throws: FileError("is a folder, not a file", file: app + "/environment.plist")) {
+            #expect(throws: Diagnostic.io("is a folder, not a file", file: app + "/environment.plist")) {
                 try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("QA")).apply(toApp: app)
             }
             // Neither file was written (the Info.plist is replaced only once both are ready) and no temporary file remains.

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -106,9 +107,9 @@ import Testing
             do {
                 _ = try resolver.resolveForApplying("QA")
                 Issue.record("QA was applied")
-            } catch let errors as AdhocBuildErrors {
+            } catch let errors as Diagnostics {
                 #expect(
-                    errors.problems.map(\.description) == [
+                    errors.items.map(\.description) == [
                         "\(path)/QA.plist: at 'Settings:DebugMenu': only QA has this key (Debug, Release do not)"
                     ])
             }

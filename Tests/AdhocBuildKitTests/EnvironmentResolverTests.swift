@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -37,8 +38,9 @@ import Testing
         #expect(staging.settings["Extra"] == ["Flag": "on"])
         #expect(staging.leaf(at: ["Settings", "RequestTimeout"])?.file == "--set")
         let bad = try SampleEnvironments.resolver(overrides: [(["Settings", "RequestTimeout"], "soon")])
-        #expect(throws: AdhocBuildError("'soon' is not an integer from -2^63 to 2^64-1", file: "--set", keyPath: "Settings:RequestTimeout"))
-        {
+        #expect(
+            throws: Diagnostic.build("'soon' is not an integer from -2^63 to 2^64-1", file: "--set", keyPath: "Settings:RequestTimeout")
+        ) {
             try bad.resolve("Staging")
         }
     }
@@ -69,7 +71,7 @@ import Testing
             let path = try folder.environments(["Base": ["Settings": ["API": "https://$(API_HOST)/"]], "Debug": [:]])
             let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "$(API_HOST) is not defined in Debug (define it in Variables, give it with --setting API_HOST=VALUE, "
                         + "or add :default=VALUE)",
                     file: path + "/Base.plist", keyPath: "Settings:API")
@@ -86,11 +88,11 @@ import Testing
                 "D": ["Inherits": "Nowhere"]
             ])
             let resolver = EnvironmentResolver(store: try EnvironmentStore(at: path))
-            #expect(throws: AdhocBuildError("inheritance cycle: A -> B -> C -> A", file: path + "/A.plist", keyPath: "Inherits")) {
+            #expect(throws: Diagnostic.build("inheritance cycle: A -> B -> C -> A", file: path + "/A.plist", keyPath: "Inherits")) {
                 try resolver.resolve("A")
             }
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "inherits 'Nowhere', which does not exist (D -> Nowhere)", file: path + "/D.plist",
                     keyPath: "Inherits")
             ) {

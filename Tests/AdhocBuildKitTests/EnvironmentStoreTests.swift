@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -16,11 +17,11 @@ import Testing
     @Test func findsEnvironmentsRegardlessOfCaseAndSuggestsNearNames() throws {
         let store = try EnvironmentStore(at: SampleEnvironments.path)
         #expect(try store.environment(named: "staging").name == "Staging")
-        #expect(throws: AdhocBuildError("no environment 'Stagin'; did you mean 'Staging'?", file: SampleEnvironments.path)) {
+        #expect(throws: Diagnostic.build("no environment 'Stagin'; did you mean 'Staging'?", file: SampleEnvironments.path)) {
             try store.environment(named: "Stagin")
         }
         #expect(
-            throws: AdhocBuildError(
+            throws: Diagnostic.build(
                 "no environment 'Production'; there are Debug, QA, Release, Staging",
                 file: SampleEnvironments.path)
         ) {
@@ -28,7 +29,7 @@ import Testing
         }
         // Base is the layer under every environment: said so, not "did you mean 'QA'?".
         #expect(
-            throws: AdhocBuildError(
+            throws: Diagnostic.build(
                 "'Base' is the layer every environment is built on, not an environment of its own; "
                     + "there are Debug, QA, Release, Staging", file: SampleEnvironments.path + "/Base.plist")
         ) {
@@ -36,12 +37,12 @@ import Testing
         }
         // A one-letter slip in Base's name is told the same; any other short name is not ("Nope"
         // was three letters from Base, and got the sentence about Base).
-        #expect(throws: AdhocBuildError.self) { try store.environment(named: "Bse") }
-        do { _ = try store.environment(named: "Bse") } catch let error as AdhocBuildError {
+        expectDiagnostic(BuildProblem.self) { try store.environment(named: "Bse") }
+        do { _ = try store.environment(named: "Bse") } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
             #expect(error.message.hasPrefix("no environment 'Bse'; 'Base' is the layer every environment is built on"))
         }
         #expect(
-            throws: AdhocBuildError("no environment 'Nope'; there are Debug, QA, Release, Staging", file: SampleEnvironments.path)
+            throws: Diagnostic.build("no environment 'Nope'; there are Debug, QA, Release, Staging", file: SampleEnvironments.path)
         ) {
             try store.environment(named: "Nope")
         }
@@ -81,12 +82,12 @@ import Testing
             let store = try EnvironmentStore(at: environments)
             let debug = environments + "/Debug.plist"
             let expected = [
-                AdhocBuildError("Base.plist cannot inherit (it names 'Debug')", file: environments + "/Base.plist", keyPath: "Inherits"),
-                AdhocBuildError("unknown key 'Setings'; did you mean 'Settings'?", file: debug, keyPath: "Setings"),
-                AdhocBuildError("Inherits must name an environment (a string), not an integer", file: debug, keyPath: "Inherits"),
-                AdhocBuildError("Info must be a dictionary, not a string", file: debug, keyPath: "Info"),
-                AdhocBuildError("unknown Distribution key 'Titel'; did you mean 'Title'?", file: debug, keyPath: "Distribution:Titel"),
-                AdhocBuildError("a variable must be a string, not an integer", file: debug, keyPath: "Variables:N")
+                Diagnostic.build("Base.plist cannot inherit (it names 'Debug')", file: environments + "/Base.plist", keyPath: "Inherits"),
+                Diagnostic.build("unknown key 'Setings'; did you mean 'Settings'?", file: debug, keyPath: "Setings"),
+                Diagnostic.build("Inherits must name an environment (a string), not an integer", file: debug, keyPath: "Inherits"),
+                Diagnostic.build("Info must be a dictionary, not a string", file: debug, keyPath: "Info"),
+                Diagnostic.build("unknown Distribution key 'Titel'; did you mean 'Title'?", file: debug, keyPath: "Distribution:Titel"),
+                Diagnostic.build("a variable must be a string, not an integer", file: debug, keyPath: "Variables:N")
             ]
             #expect((store.base?.problems ?? []) + store.environments[0].problems == expected)
             let body = store.environments[0].body
@@ -95,12 +96,12 @@ import Testing
             do {
                 _ = try EnvironmentResolver(store: store).resolveForApplying("Debug")
                 Issue.record("resolved an environment with schema mistakes")
-            } catch let errors as AdhocBuildErrors {
-                #expect(errors.problems == expected)
+            } catch let errors as Diagnostics {
+                #expect(errors.items == expected)
             }
             #expect(throws: expected[0]) { try EnvironmentResolver(store: store).resolve("Debug") }
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "no environments here (expected a folder of environment plists or an Environments.plist)",
                     file: folder.path("missing"))
             ) {
@@ -116,10 +117,10 @@ import Testing
             let store = try EnvironmentStore(at: folder.path("environments"))
             let debug = try store.environment(named: "Debug")
             // The plist reader's file, position and message are kept, not flattened into one string.
-            #expect(debug.problems.map(\.position) == ["1:40"])
+            #expect(debug.problems.map(\.location) == ["1:40"])
             #expect(debug.problems.map(\.description) == ["\(path): 1:40: key 'Settings' has no value before </dict>"])
             #expect(!debug.wasRead)
-            #expect(throws: AdhocBuildError.self) { try EnvironmentResolver(store: store).resolve("Debug") }
+            expectDiagnostic(PlistProblem.self) { try EnvironmentResolver(store: store).resolve("Debug") }
             #expect(try EnvironmentResolver(store: store).resolve("Release").name == "Release")
         }
     }

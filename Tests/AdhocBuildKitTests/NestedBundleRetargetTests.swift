@@ -78,15 +78,15 @@ import Testing
         try withTemporaryFolder { folder in
             let app = try makeApp(folder, shareID: "com.other.share")
             let before = folder.snapshot()
-            var expected = AdhocBuildError(
+            var expected = Diagnostic.build(
                 "'com.other.share' is not under the app's bundle id 'com.example.shoutout', so it cannot follow it to "
                     + "'com.example.shoutout.staging'; iOS would refuse to install the app (AppexBundleIDNotPrefixed)",
                 file: folder.path(Self.share), keyPath: "CFBundleIdentifier")
             expected.hint = "give the nested bundle an id that starts with 'com.example.shoutout.' or 'com.example.shoutout.staging.'"
-            let error = #expect(throws: AdhocBuildErrors.self) {
+            let error = #expect(throws: Diagnostics.self) {
                 try EnvironmentApplier(environment: try SampleEnvironments.resolver().resolve("Staging")).apply(toApp: app)
             }
-            #expect(error?.problems == [expected])
+            #expect(error?.items == [expected])
             #expect(folder.snapshot() == before)
         }
     }

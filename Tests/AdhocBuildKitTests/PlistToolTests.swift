@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -74,10 +75,12 @@ import Testing
     @Test func aBadValueIsAnErrorNamingFileAndKeyPathAndChangesNothing() throws {
         try withFolder { folder in
             let path = try folder.write("Info.plist", Self.infoXML)
-            #expect(throws: PlistError(.unrepresentable, "'four' is not an integer from -2^63 to 2^64-1", keyPath: "Count", file: path)) {
+            #expect(
+                throws: Diagnostic.plist(.unrepresentable, "'four' is not an integer from -2^63 to 2^64-1", keyPath: "Count", file: path)
+            ) {
                 try PlistTool.set(path, keyPath: "Count", text: "four")
             }
-            #expect(throws: PlistError(.keyPath, "cannot set 'x' inside a string", keyPath: "CFBundleVersion", file: path)) {
+            #expect(throws: Diagnostic.plist(.keyPath, "cannot set 'x' inside a string", keyPath: "CFBundleVersion", file: path)) {
                 try PlistTool.set(path, keyPath: "CFBundleVersion:x", text: "1")
             }
             #expect(try text(path) == Self.infoXML)
@@ -90,7 +93,7 @@ import Testing
             let path = try folder.write("Info.plist", Self.infoXML)
             try PlistTool.delete(path, keyPath: "Count")
             #expect(try PropertyList(contentsOf: path).value["Count"] == nil)
-            #expect(throws: PlistError(.keyPath, "no key 'Count'", keyPath: "", file: path)) {
+            #expect(throws: Diagnostic.plist(.keyPath, "no key 'Count'", keyPath: "", file: path)) {
                 try PlistTool.delete(path, keyPath: "Count")
             }
         }
@@ -115,7 +118,7 @@ import Testing
     @Test func editingAnOpenStepFileInPlaceIsRefused() throws {
         try withFolder { folder in
             let path = try folder.write("project.pbxproj", "{ a = b; }")
-            #expect(throws: PlistError.self) { try PlistTool.set(path, keyPath: "a", text: "c") }
+            expectDiagnostic(PlistProblem.self) { try PlistTool.set(path, keyPath: "a", text: "c") }
             #expect(try text(path) == "{ a = b; }")
             try PlistTool.set(path, keyPath: "a", text: "c", output: folder.path("out.plist"))
             #expect(try PropertyList(contentsOf: folder.path("out.plist")).value == ["a": "c"])

@@ -32,11 +32,11 @@ import Testing
                     defer { steps = collected.withLock { $0 } }
                     _ = try pipeline.run()
                     Issue.record("\(out): released into the app")
-                } catch let failure as ReleasePipeline.Failure {
-                    #expect(failure.step == "Check the input files", "\(out): \(failure)")
+                } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                    #expect(failure.subject == "Check the input files", "\(out): \(failure)")
                     let relation = out == app ? "is the input" : "is inside the input"
                     #expect(
-                        failure.reason == "\(out): \(relation) \(app), which writing it would change; write it somewhere else",
+                        failure.message == "\(out): \(relation) \(app), which writing it would change; write it somewhere else",
                         "\(failure)")
                     // The step is named once.
                     #expect(failure.description.components(separatedBy: "Check the input files").count == 2)
@@ -59,9 +59,9 @@ import Testing
             do {
                 _ = try ReleasePipeline(options: options(folder, app: app, out: folder.path("dist"))).run()
                 Issue.record("released an app holding a socket")
-            } catch let failure as ReleasePipeline.Failure {
-                #expect(failure.step == "Check the input files", "\(failure)")
-                #expect(failure.reason == "\(app)/sock: is neither a file, a folder nor a symbolic link", "\(failure)")
+            } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                #expect(failure.subject == "Check the input files", "\(failure)")
+                #expect(failure.message == "\(app)/sock: is neither a file, a folder nor a symbolic link", "\(failure)")
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
         }

@@ -66,15 +66,15 @@ import Testing
             do {
                 _ = try ReleasePipeline(options: options).run()
                 Issue.record("released without a profile")
-            } catch let failure as ReleasePipeline.Failure {
-                #expect(failure.step == "Verify")
-                #expect(failure.reason.contains("has no embedded.mobileprovision"))
+            } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                #expect(failure.subject == "Verify")
+                #expect(failure.message.contains("has no embedded.mobileprovision"))
             }
             #expect(
                 try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")) == [])
             var bad = try self.options(folder, environment: "Nowhere")
             bad.out = folder.path("dist2")
-            #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: bad).run() }
+            #expect(throws: Diagnostic.self) { try ReleasePipeline(options: bad).run() }
         }
     }
 
@@ -92,10 +92,11 @@ import Testing
             do {
                 _ = try ReleasePipeline(options: options).run()
                 Issue.record("released a build named \(build)")
-            } catch let failure as ReleasePipeline.Failure {
-                #expect(failure.step == "Check the versions name a folder")
+            } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                #expect(failure.subject == "Check the versions name a folder")
                 #expect(
-                    failure.reason.hasPrefix("\(app): the app's CFBundleVersion \(String(reflecting: build)) holds "), "\(failure.reason)")
+                    failure.message.hasPrefix("\(app): the app's CFBundleVersion \(String(reflecting: build)) holds "), "\(failure.message)"
+                )
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("dist")).filter { !$0.hasPrefix(".") } == [])
             #expect(
@@ -130,9 +131,9 @@ import Testing
                     defer { steps = collected.withLock { $0 } }
                     _ = try pipeline.run()
                     Issue.record("\(name): released")
-                } catch let failure as ReleasePipeline.Failure {
-                    #expect(failure.step == "Check the input files", "\(name): \(failure)")
-                    #expect(failure.reason.contains(expected), "\(name): \(failure.reason)")
+                } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                    #expect(failure.subject == "Check the input files", "\(name): \(failure)")
+                    #expect(failure.message.contains(expected), "\(name): \(failure.message)")
                     #expect(!failure.description.contains(".adhocbuild-tmp"), "\(name): \(failure)")
                 }
                 #expect(!steps.contains("Package") && !steps.contains("Copy the build"), "\(name): \(steps)")
@@ -186,9 +187,9 @@ import Testing
             again.input = damaged
             again.out = folder.path("dist2")
             again.profile = nil
-            let error = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: again).run() }
-            #expect(error?.step == "Verify")
-            #expect(error?.reason.contains(entry.name) == true, "\(error?.reason ?? "")")
+            let error = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: again).run() }
+            #expect(error?.subject == "Verify")
+            #expect(error?.message.contains(entry.name) == true, "\(error?.message ?? "")")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist2/Staging")))
         }
     }
@@ -201,25 +202,25 @@ import Testing
             var options = try options(folder)
             options.buildNumber = .fromCI
             options.processEnvironment = ["BUILD_NUMBER": "1207-rc", "GITHUB_RUN_NUMBER": "5"]
-            let failure = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
-            #expect(failure?.step == "Check the build number")
+            let failure = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure?.subject == "Check the build number")
             #expect(
-                failure?.reason
+                failure?.message
                     == "'1207-rc' (from BUILD_NUMBER) is not a valid build number: it must be one to three period-separated "
                     + "non-negative integers (like 42 or 1.4.2)")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
             options.buildNumber = .exactly("12.x")
-            let given = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
-            #expect(given?.step == "Check the build number")
+            let given = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
+            #expect(given?.subject == "Check the build number")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
             options.buildNumber = .unchanged
             options.baseURL = "https://{HOST}/apps/"
             options.processEnvironment = ["HOST": "ci example.com"]
             options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST"])
-            let url = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
-            #expect(url?.step == "Check the base URL")
+            let url = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
+            #expect(url?.subject == "Check the base URL")
             #expect(
-                url?.reason.hasSuffix("({HOST} is HOST from the process environment, 'ci example.com')") == true,
+                url?.message.hasSuffix("({HOST} is HOST from the process environment, 'ci example.com')") == true,
                 "\(String(describing: url))")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
         }
@@ -229,8 +230,8 @@ import Testing
         try withTemporaryFolder { folder in
             var options = try options(folder)
             options.baseURL = "http://b.example.com/{env}/{version}-{build}/"
-            let failure = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
-            #expect(failure?.reason.contains("base URL 'http://b.example.com/{env}/{version}-{build}/' uses http") == true, "\(failure!)")
+            let failure = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure?.message.contains("base URL 'http://b.example.com/{env}/{version}-{build}/' uses http") == true, "\(failure!)")
         }
     }
 
@@ -244,7 +245,7 @@ import Testing
             // The template's own '+' is the user's and stays; the values put into it are encoded.
             #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
             options.baseURL = "https://{MISSING}/"
-            #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
         }
     }
 
@@ -278,15 +279,15 @@ import Testing
             options.processEnvironment = ["ADHOCBUILD_SIGN_PASSWORD": "hunter2-p12", "HOST": "ci.example.com"]
             options.variablePolicy = ProcessVariablePolicy(allowed: ["ADHOCBUILD_SIGN_PASSWORD"])
             options.baseURL = "https://evil.example/{ADHOCBUILD_SIGN_PASSWORD}/"
-            let secret = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            let secret = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
             #expect(
-                secret?.reason
+                secret?.message
                     == "the base URL template's {ADHOCBUILD_SIGN_PASSWORD} is never expanded from the process environment: "
                     + "adhocbuild reads it for signing, and --allow-env cannot allow it")
             options.baseURL = "https://{HOST}/"
-            let notAllowed = #expect(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
+            let notAllowed = #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
             #expect(
-                notAllowed?.reason
+                notAllowed?.message
                     == "the base URL template's {HOST} is not allowed from the process environment (allow it with --allow-env HOST)")
             #expect(!FileManager.default.fileExists(atPath: folder.path("dist/index.html")))
         }
@@ -348,7 +349,7 @@ import Testing
             do {
                 _ = try ReleasePipeline(options: options).run()
                 Issue.record("released an app with a link pointing outside it")
-            } catch let failure as ReleasePipeline.Failure {
+            } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
                 #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")
                 #expect(failure.description.contains(app), "\(failure)")
             }

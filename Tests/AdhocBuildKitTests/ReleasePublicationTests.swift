@@ -21,7 +21,7 @@ import Testing
     }
 
     /// Runs the release and returns the steps it started and how it failed, if it did.
-    func release(_ options: ReleasePipeline.Options) -> (steps: [String], failure: ReleasePipeline.Failure?) {
+    func release(_ options: ReleasePipeline.Options) -> (steps: [String], failure: Diagnostic?) {
         let started = Locked<[String]>([])
         var pipeline = ReleasePipeline(options: options)
         pipeline.onStep = { step, finished in if !finished { started.withLock { $0.append(step) } } }
@@ -29,7 +29,7 @@ import Testing
             _ = try pipeline.run()
             return (started.withLock { $0 }, nil)
         } catch {
-            return (started.withLock { $0 }, error as? ReleasePipeline.Failure)
+            return (started.withLock { $0 }, error as? Diagnostic)
         }
     }
 
@@ -55,8 +55,8 @@ import Testing
             let before = folder.listing("dist")
             let options = try options(folder)
             let (steps, failure) = release(options)
-            #expect(failure?.step == "Check \(folder.path("dist"))", "\(String(describing: failure))")
-            #expect(failure?.reason == folder.path(cause) + ": " + problem)
+            #expect(failure?.subject == "Check \(folder.path("dist"))", "\(String(describing: failure))")
+            #expect(failure?.message == folder.path(cause) + ": " + problem)
             #expect(!steps.contains("Copy the build"), "\(steps)")
             #expect(folder.listing("dist") == before)
             // The cause moved away, the same release is published, not refused as published already.

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -173,7 +174,7 @@ import Testing
     @Test func aDistributionValueThatIsNotAStringNamesItsFileAndKeyPath() throws {
         try withTemporaryFolder { folder in
             let request = try project(folder, distribution: "<key>Profile</key><integer>3</integer>")
-            let error = #expect(throws: AdhocBuildError.self) { try request.plan(processEnvironment: [:]) }
+            let error = expectDiagnostic(BuildProblem.self) { try request.plan(processEnvironment: [:]) }
             #expect(error?.description.contains("Staging.plist") == true)
             #expect(error?.description.contains("Distribution:Profile") == true)
         }
@@ -185,7 +186,7 @@ import Testing
             request.app = "A.app"
             request.projectFile = nil
             request.environmentsFolder = try project(folder).environmentsFolder ?? folder.path("config/environments")
-            let error = #expect(throws: AdhocBuildErrors.self) { try request.plan(processEnvironment: [:]) }
+            let error = #expect(throws: Diagnostics.self) { try request.plan(processEnvironment: [:]) }
             #expect(error?.description.contains("did you mean 'Staging'") == true)
         }
     }

@@ -50,7 +50,7 @@ import Testing
             do {
                 _ = try EnvironmentApplier(environment: try Self.staging(folder)).apply(toApp: app)
                 Issue.record("applied to a signed app")
-            } catch let error as AdhocBuildError {
+            } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
                 #expect(
                     error.description.contains(
                         "\(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals; "
@@ -79,7 +79,7 @@ import Testing
             do {
                 try VersionBumper(target: .app(app), field: .build).bump(.exactly("999"))
                 Issue.record("bumped a signed app")
-            } catch let error as AdhocBuildError {
+            } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
                 #expect(
                     error.description.contains("setting the build number to 999 changes Info.plist, which the signature of Test.app seals"),
                     "\(error)")
@@ -98,13 +98,13 @@ import Testing
             let app = try Self.signedApp(folder)
             let environment = try Self.staging(folder)
             let before = folder.snapshot()
-            let real = #expect(throws: AdhocBuildError.self) { try EnvironmentApplier(environment: environment).apply(toApp: app) }
-            let dry = #expect(throws: AdhocBuildError.self) {
+            let real = expectDiagnostic(BuildProblem.self) { try EnvironmentApplier(environment: environment).apply(toApp: app) }
+            let dry = expectDiagnostic(BuildProblem.self) {
                 try EnvironmentApplier(environment: environment, dryRun: true).apply(toApp: app)
             }
             #expect(dry == real)
-            let realBump = #expect(throws: AdhocBuildError.self) { try VersionBumper(target: .app(app), field: .build).bump(.exactly("9")) }
-            let dryBump = #expect(throws: AdhocBuildError.self) {
+            let realBump = expectDiagnostic(BuildProblem.self) { try VersionBumper(target: .app(app), field: .build).bump(.exactly("9")) }
+            let dryBump = expectDiagnostic(BuildProblem.self) {
                 try VersionBumper(target: .app(app), field: .build, dryRun: true).bump(.exactly("9"))
             }
             #expect(dryBump == realBump)
@@ -138,10 +138,10 @@ import Testing
             var options = try releaseOptions(folder, app: app)
             options.now = Date()
             options.environmentsFolder = try folder.environments(["Staging": [:]])
-            let failure = try #require(throws: ReleasePipeline.Failure.self) { try ReleasePipeline(options: options).run() }
-            #expect(failure.step == "Check the provisioning profile")
+            let failure = try #require(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
+            #expect(failure.subject == "Check the provisioning profile")
             #expect(
-                failure.reason
+                failure.message
                     == "\(app): the provisioning profile \"iOS Team Provisioning Profile: com.ineva.test-rtmp.Test\" it embeds expired on "
                     + "2022-05-09T06:59:38Z; iOS will not install the build, and its page would say it cannot be installed")
             #expect(failure.hint?.contains("--allow-expired") == true)
@@ -169,10 +169,10 @@ import Testing
             do {
                 _ = try ReleasePipeline(options: try releaseOptions(folder, app: app)).run()
                 Issue.record("released a broken signature")
-            } catch let failure as ReleasePipeline.Failure {
-                #expect(failure.step == "Apply environment Staging")
+            } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+                #expect(failure.subject == "Apply environment Staging")
                 #expect(
-                    failure.reason.contains(
+                    failure.message.contains(
                         "\(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals"),
                     "\(failure)")
                 #expect(!failure.description.contains(".adhocbuild-tmp"), "\(failure)")

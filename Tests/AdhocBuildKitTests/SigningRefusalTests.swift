@@ -74,7 +74,7 @@ import Testing
             do {
                 _ = try AppSigning.sign(input, output: target, options: try request.options())
                 Issue.record("signed, not refused", sourceLocation: sourceLocation)
-            } catch let error as any DiagnosticError {
+            } catch let error as Diagnostic {
                 line = error.report
             }
             #expect(!line.contains("\n"), "\(line)", sourceLocation: sourceLocation)

@@ -2,6 +2,7 @@ import AdhocBuildKit
 import CodeSign
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -146,13 +147,13 @@ import Testing
             let flags = SigningRequest.Flags(
                 identity: folder.path("id.p12"), passwordVariable: "UNSET",
                 profiles: ["com.example.app.share=" + folder.path("Missing.mobileprovision")])
-            let error = #expect(throws: AdhocBuildErrors.self) {
+            let error = #expect(throws: Diagnostics.self) {
                 try SigningRequest.resolve(flags, projectFile: nil, processEnvironment: [:])
             }
             #expect(
-                error?.problems == [
-                    AdhocBuildError("environment variable UNSET is not set; it should hold the signing identity's password"),
-                    AdhocBuildError(
+                error?.items == [
+                    Diagnostic.build("environment variable UNSET is not set; it should hold the signing identity's password"),
+                    Diagnostic.build(
                         "no such provisioning profile (from --sign-profile com.example.app.share=)",
                         file: folder.path("Missing.mobileprovision"))
                 ])
@@ -228,20 +229,20 @@ import Testing
             #expect(project.dictionaries["SignProfiles"] == ["com.a.share": folder.path("p/Share.mobileprovision")])
             #expect(project.values["SignPasswordEnv"] == "P12_PASSWORD")
             _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfiles</key><string>x</string></dict></plist>")
-            #expect(throws: AdhocBuildError("must be a dictionary, not a string", file: path, keyPath: "SignProfiles")) {
+            #expect(throws: Diagnostic.build("must be a dictionary, not a string", file: path, keyPath: "SignProfiles")) {
                 try ProjectFile.load(path)
             }
             _ = try folder.write(
                 "adhocbuild.plist", "<plist><dict><key>SignProfiles</key><dict><key>com.a</key><true/></dict></dict></plist>")
-            #expect(throws: AdhocBuildError("must be a string, not a bool", file: path, keyPath: "SignProfiles:com.a")) {
+            #expect(throws: Diagnostic.build("must be a string, not a bool", file: path, keyPath: "SignProfiles:com.a")) {
                 try ProjectFile.load(path)
             }
             _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfile</key><dict/></dict></plist>")
-            #expect(throws: AdhocBuildError("must be a string, not a dict", file: path, keyPath: "SignProfile")) {
+            #expect(throws: Diagnostic.build("must be a string, not a dict", file: path, keyPath: "SignProfile")) {
                 try ProjectFile.load(path)
             }
             _ = try folder.write("adhocbuild.plist", "<plist><dict><key>SignProfles</key><dict/></dict></plist>")
-            #expect(throws: AdhocBuildError("unknown key 'SignProfles'; did you mean 'SignProfiles'?", file: path, keyPath: "SignProfles"))
+            #expect(throws: Diagnostic.build("unknown key 'SignProfles'; did you mean 'SignProfiles'?", file: path, keyPath: "SignProfles"))
             {
                 try ProjectFile.load(path)
             }

@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -63,7 +64,7 @@ import Testing
             let utf16 = Data([0xFF, 0xFE] + String(decoding: fixture, as: UTF8.self).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
             try utf16.write(to: URL(fileURLWithPath: pbxproj))
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "is UTF-16 text, which adhocbuild reads but does not edit; save it as UTF-8 (as Xcode does)", file: pbxproj)
             ) {
                 try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("8"))
@@ -108,10 +109,10 @@ import Testing
             do {
                 try VersionBumper(target: .project(folder.url.path), field: .build).bump(.increment)
                 Issue.record("bumped without Info.plists")
-            } catch let errors as AdhocBuildErrors {
-                #expect(errors.problems.count == 6)
+            } catch let errors as Diagnostics {
+                #expect(errors.items.count == 6)
                 #expect(
-                    errors.problems.first?.description
+                    errors.items.first?.description
                         == "\(folder.url.path)/isignTestApp/Info.plist: isignTestApp (Debug) builds from this Info.plist, which does not exist"
                 )
             }
@@ -129,9 +130,9 @@ import Testing
             do {
                 try VersionBumper(target: .project(folder.url.path), field: .build).bump(.exactly("3"))
                 Issue.record("bumped a setting that does not exist")
-            } catch let errors as AdhocBuildErrors {
+            } catch let errors as Diagnostics {
                 #expect(
-                    errors.problems.first?.description == "\(folder.url.path)/App.xcodeproj/project.pbxproj: isignTestApp (Debug) "
+                    errors.items.first?.description == "\(folder.url.path)/App.xcodeproj/project.pbxproj: isignTestApp (Debug) "
                         + "uses $(CURRENT_PROJECT_VERSION), which no build configuration sets")
             }
         }
@@ -171,7 +172,8 @@ import Testing
             try VersionBumper(target: .app(app), field: .build).bump(.fromCI(["GITHUB_RUN_NUMBER": "77", "CI_PIPELINE_IID": "5"]))
             #expect(try PropertyList(contentsOf: app + "/Info.plist").value["CFBundleVersion"] == "77")
             #expect(
-                throws: AdhocBuildError("--from-ci found no build counter: none of BUILD_NUMBER, GITHUB_RUN_NUMBER, CI_PIPELINE_IID is set")
+                throws: Diagnostic.build(
+                    "--from-ci found no build counter: none of BUILD_NUMBER, GITHUB_RUN_NUMBER, CI_PIPELINE_IID is set")
             ) {
                 try VersionBumper(target: .app(app), field: .build).bump(.fromCI([:]))
             }
@@ -184,20 +186,20 @@ import Testing
             let before = folder.snapshot()
             let bumper = VersionBumper(target: .app(app), field: .build)
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "'42a' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2)")
             ) {
                 try bumper.bump(.exactly("42a"))
             }
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "the build number would go backwards from 41 to 40; pass --allow-decrease if that is intended",
                     file: "\(app)/Info.plist: CFBundleVersion")
             ) {
                 try bumper.bump(.exactly("40"))
             }
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "'18446744073709551615' is not a valid build number: each of its numbers may have at most 18 digits")
             ) {
                 try bumper.bump(.exactly("18446744073709551615"))
@@ -212,7 +214,7 @@ import Testing
         try withTemporaryFolder { folder in
             let app = try makeApp(folder, appBuild: "41b")
             #expect(
-                throws: AdhocBuildError(
+                throws: Diagnostic.build(
                     "'41b' is not a valid build number: it must be one to three period-separated non-negative integers (like 42 or 1.4.2); give the new value with --to",
                     file: "\(app)/Info.plist: CFBundleVersion")
             ) {
@@ -229,7 +231,7 @@ import Testing
             do {
                 try VersionBumper(target: .plist(plist), field: .build).bump(.increment)
                 Issue.record("bumped a reference")
-            } catch let errors as AdhocBuildErrors {
+            } catch let errors as Diagnostics {
                 #expect(
                     errors.description
                         == "\(plist): at 'CFBundleVersion': refers to '$(CURRENT_PROJECT_VERSION)'; change the project's build setting instead (--project)"

@@ -1,5 +1,6 @@
 import AssetCatalog
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -10,8 +11,8 @@ import Testing
     /// hands back zeros of the expected size), checking that any error is a one-line catalog error.
     static func exercise(_ bytes: [UInt8], name: String, withPixels: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) {
         func check(_ error: any Error) {
-            guard let error = error as? AssetCatalogError else {
-                Issue.record("\(name): not an AssetCatalogError: \(error)", sourceLocation: sourceLocation)
+            guard let error = error as? Diagnostic else {
+                Issue.record("\(name): not an asset catalog diagnostic: \(error)", sourceLocation: sourceLocation)
                 return
             }
             if error.description.contains("\n") || !error.description.hasPrefix(name + ": ") {
@@ -98,7 +99,7 @@ import Testing
         let leafNumber = bytes[(index + 12)..<(index + 16)].reduce(0) { $0 << 8 | Int($1) }
         let leaf = addresses[leafNumber]
         bytes.replaceSubrange((leaf + 4)..<(leaf + 8), with: TestCatalogWriter.be32(leafNumber))
-        let error = try #require(throws: AssetCatalogError.self) { try AssetCatalog(bytes: bytes, file: "loop.car") }
+        let error = try requireDiagnostic(AssetCatalogProblem.self) { try AssetCatalog(bytes: bytes, file: "loop.car") }
         #expect(
             error.description
                 == "loop.car: block \(leafNumber) (RENDITIONS index child): the 'RENDITIONS' tree's leaves loop back to block \(leafNumber)"
@@ -108,14 +109,15 @@ import Testing
 
     @Test func outOfBoundsBlocksAndNonsenseAreNamed() throws {
         #expect(
-            throws: AssetCatalogError("not a BOM store: the file does not start with 'BOMStore'", file: "x.car", location: "BOM header")
+            throws: Diagnostic.assetCatalog(
+                "not a BOM store: the file does not start with 'BOMStore'", file: "x.car", location: "BOM header")
         ) {
             try AssetCatalog(bytes: Array("PK\u{3}\u{4}".utf8), file: "x.car")
         }
         var bytes = SyntheticCatalog.bytes
         let index = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
         bytes.replaceSubrange((index + 4 + 8 * 3 + 4)..<(index + 4 + 8 * 3 + 8), with: TestCatalogWriter.be32(0x7FFF_FFFF))
-        let error = try #require(throws: AssetCatalogError.self) { try AssetCatalog(bytes: bytes, file: "x.car") }
+        let error = try requireDiagnostic(AssetCatalogProblem.self) { try AssetCatalog(bytes: bytes, file: "x.car") }
         #expect(error.description.hasPrefix("x.car: block index at byte \(index): block 3 at byte "))
         #expect(error.description.hasSuffix("(2147483647 bytes) runs past the end of the file (\(bytes.count) bytes)"))
     }

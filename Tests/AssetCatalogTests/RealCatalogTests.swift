@@ -1,6 +1,7 @@
 import AssetCatalog
 import Foundation
 import IPAKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -17,12 +18,12 @@ import Testing
             do {
                 _ = try decoder.image(for: rendition)
                 counts["decoded", default: 0] += 1
-            } catch let error as AssetCatalogError {
-                guard case .notDecodable(let encoding) = error.kind else {
+            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+                guard error.code == .assetCatalog(.notDecodable), error.message.hasPrefix("not decodable here (") else {
                     Issue.record("\(error)")
                     continue
                 }
-                counts[encoding, default: 0] += 1
+                counts[String(error.message.dropFirst("not decodable here (".count).dropLast()), default: 0] += 1
             } catch {
                 Issue.record("\(error)")
             }
@@ -95,8 +96,8 @@ import Testing
             let image: RGBAImage
             do {
                 image = try decoder.image(for: rendition)
-            } catch let error as AssetCatalogError {
-                tally["not decodable: \(error.problem)", default: 0] += 1
+            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+                tally["not decodable: \(error.message)", default: 0] += 1
                 continue
             }
             #expect(image.width == rendition.width && image.height == rendition.height, "\(rendition.label)")
@@ -164,7 +165,7 @@ import Testing
         }
         #expect(payload.chunks.map(\.rows) == [60, 60, 60])
         #expect(icon.header.bytesPerRow == 736)  // 180 × 4 = 720, rows padded to 736
-        let error = try #require(throws: AssetCatalogError.self) { try RenditionDecoder(catalog: catalog).image(for: icon) }
+        let error = try requireDiagnostic(AssetCatalogProblem.self) { try RenditionDecoder(catalog: catalog).image(for: icon) }
         #expect(error.description == "Test.app/Assets.car: rendition 'AppIcon' icon-1.png 180x180 @3x iphone: not decodable here (lzfse)")
         let image = try RenditionDecoder.withBuiltInDecompressors(catalog).image(for: icon)
         #expect(image.width == 180 && image.height == 180)

@@ -1,6 +1,8 @@
 import AssetCatalog
 import Foundation
 import IPAKit
+import SystemSupport
+import TestSupport
 import Testing
 
 /// zlib data holding `bytes` in one stored deflate block (enough to drive the zlib path).
@@ -109,8 +111,8 @@ enum SyntheticCatalog {
 
     @Test func lzfseWaitsForAnInjectedDecompressor() throws {
         let squeezed = try rendition("squeezed.png")
-        let error = try #require(throws: AssetCatalogError.self) { try RenditionDecoder(catalog: catalog).image(for: squeezed) }
-        #expect(error.kind == .notDecodable("lzfse"))
+        let error = try requireDiagnostic(AssetCatalogProblem.self) { try RenditionDecoder(catalog: catalog).image(for: squeezed) }
+        #expect(error.code == .assetCatalog(.notDecodable) && error.message == "not decodable here (lzfse)")
         #expect(error.description == "synthetic.car: rendition 'squeezed' squeezed.png 2x2 @1x universal: not decodable here (lzfse)")
         let decoder = RenditionDecoder(catalog: catalog) { kind, bytes, size in
             #expect(kind == .lzfse && bytes == [1, 2, 3] && size == 16)
@@ -118,14 +120,14 @@ enum SyntheticCatalog {
         }
         #expect(try decoder.image(for: squeezed).pixels == SyntheticCatalog.straight)
         let short = RenditionDecoder(catalog: catalog) { _, _, _ in [0, 0] }
-        #expect(throws: AssetCatalogError.self) { try short.image(for: squeezed) }
+        expectDiagnostic(AssetCatalogProblem.self) { try short.image(for: squeezed) }
     }
 
     @Test func otherEncodingsAreNamed() throws {
         let decoder = RenditionDecoder(catalog: catalog)
         for (name, encoding) in [("deep.png", "deepmap2"), ("vector.pdf", "pdf")] {
-            let error = try #require(throws: AssetCatalogError.self) { try decoder.image(for: rendition(name)) }
-            #expect(error.kind == .notDecodable(encoding))
+            let error = try requireDiagnostic(AssetCatalogProblem.self) { try decoder.image(for: rendition(name)) }
+            #expect(error.code == .assetCatalog(.notDecodable) && error.message == "not decodable here (\(encoding))")
             #expect(!error.description.contains("\n"))
         }
     }

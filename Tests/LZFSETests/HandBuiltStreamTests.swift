@@ -1,3 +1,5 @@
+import SystemSupport
+import TestSupport
 import Testing
 
 @testable import LZFSE
@@ -83,7 +85,7 @@ import Testing
     }
 
     func refusal(_ stream: [UInt8], maxOutput: Int = 1 << 20) throws -> String {
-        let error = try #require(throws: LZFSEError.self) { try LZFSEDecoder.decode(stream, maxOutput: maxOutput) }
+        let error = try requireDiagnostic(LZFSEProblem.self) { try LZFSEDecoder.decode(stream, maxOutput: maxOutput) }
         #expect(!error.description.contains("\n"))
         return error.description
     }
@@ -111,11 +113,11 @@ import Testing
     }
 
     @Test func lzvnRefusalsNameTheOffset() throws {
-        let error = try #require(throws: LZFSEError.self) { try LZVNDecoder.decode([0xE1, 65, 0xD5, 0], maxOutput: 100) }
+        let error = try requireDiagnostic(LZFSEProblem.self) { try LZVNDecoder.decode([0xE1, 65, 0xD5, 0], maxOutput: 100) }
         #expect(error.description == "byte 2: LZVN opcode 0xd5 is undefined")
-        let limit = try #require(throws: LZFSEError.self) { try LZVNDecoder.decode(Self.everyOpcode.payload, maxOutput: 10) }
+        let limit = try requireDiagnostic(LZFSEProblem.self) { try LZVNDecoder.decode(Self.everyOpcode.payload, maxOutput: 10) }
         #expect(limit.isLimitExceeded)
-        #expect(throws: LZFSEError.self) { try LZVNDecoder.decode([UInt8](), maxOutput: 10) }
-        #expect(throws: LZFSEError.self) { try LZVNDecoder.decode([0x06, 0, 0], maxOutput: 10) }
+        expectDiagnostic(LZFSEProblem.self) { try LZVNDecoder.decode([UInt8](), maxOutput: 10) }
+        expectDiagnostic(LZFSEProblem.self) { try LZVNDecoder.decode([0x06, 0, 0], maxOutput: 10) }
     }
 }

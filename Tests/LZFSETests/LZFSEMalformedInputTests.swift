@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -7,16 +8,16 @@ import Testing
 /// Truncated and corrupted streams (from the committed seeds, which every kind of block is in) are
 /// clear errors or bounded output, never a crash, a hang or an error of another type.
 @Suite struct LZFSEMalformedInputTests {
-    /// Decodes `stream`, requiring an ``LZFSEError`` or at most `maxOutput` bytes; returns whether it decoded.
+    /// Decodes `stream`, requiring an ``Diagnostic`` or at most `maxOutput` bytes; returns whether it decoded.
     @discardableResult
     func survive(_ stream: [UInt8], maxOutput: Int, _ label: @autoclosure () -> String) -> Bool {
         do {
             let output = try LZFSEDecoder.decode(stream, maxOutput: maxOutput)
             #expect(output.count <= maxOutput, "\(label())")
             return true
-        } catch let error as LZFSEError {
+        } catch let error as Diagnostic where error.code.domain == LZFSEProblem.domain {
             #expect(!error.description.isEmpty && !error.description.contains("\n"), "\(label())")
-            #expect(error.block != nil && error.offset != nil, "\(label()): \(error)")
+            #expect(error.places.contains { if case .block(_, byte: .some) = $0 { true } else { false } }, "\(label()): \(error)")
             return false
         } catch {
             Issue.record("\(label()): an error of another type: \(error)")
@@ -36,7 +37,7 @@ import Testing
         for (name, stream) in try LZFSETestStreams.seeds() {
             let step = stream.count < 4096 ? 1 : 13
             for length in stride(from: 0, to: stream.count, by: step) {
-                let error = #expect(throws: LZFSEError.self, "\(name) cut at \(length)") {
+                let error = expectDiagnostic(LZFSEProblem.self, "\(name) cut at \(length)") {
                     try LZFSEDecoder.decode(Array(stream[..<length]), maxOutput: 1 << 20)
                 }
                 if length == stream.count / 2, let error {
@@ -77,8 +78,8 @@ import Testing
             if random.below(3) == 0 { stream.removeLast(random.below(stream.count)) }
             do {
                 #expect(try LZVNDecoder.decode(stream, maxOutput: output.count * 4).count <= output.count * 4)
-            } catch let error as LZFSEError {
-                #expect(error.offset != nil, "round \(round)")
+            } catch let error as Diagnostic where error.code.domain == LZFSEProblem.domain {
+                #expect(error.places.contains { if case .byte = $0 { true } else { false } }, "round \(round)")
             } catch {
                 Issue.record("round \(round): an error of another type: \(error)")
             }

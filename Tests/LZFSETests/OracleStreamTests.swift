@@ -1,3 +1,5 @@
+import SystemSupport
+import TestSupport
 import Testing
 
 @testable import LZFSE
@@ -34,7 +36,7 @@ struct OracleStreamTests {
             for (payload, rawCount) in LZFSETestStreams.lzvnPayloads(stream) {
                 #expect(rawCount == raw.count)
                 #expect(try LZVNDecoder.decode(payload, maxOutput: raw.count) == raw, "\(name)")
-                #expect(throws: LZFSEError.self) { try LZVNDecoder.decode(payload, maxOutput: raw.count - 1) }
+                expectDiagnostic(LZFSEProblem.self) { try LZVNDecoder.decode(payload, maxOutput: raw.count - 1) }
                 checked += 1
             }
         }
@@ -43,7 +45,7 @@ struct OracleStreamTests {
 
     @Test func maxOutputIsRefusedBeforeDecoding() throws {
         for (name, stream, raw) in try LZFSETestStreams.oracleCases() where !raw.isEmpty {
-            let error = try #require(throws: LZFSEError.self) { try LZFSEDecoder.decode(stream, maxOutput: raw.count - 1) }
+            let error = try requireDiagnostic(LZFSEProblem.self) { try LZFSEDecoder.decode(stream, maxOutput: raw.count - 1) }
             #expect(error.isLimitExceeded, "\(name)")
             #expect(error.description.contains("maxOutput"), "\(name): \(error)")
         }

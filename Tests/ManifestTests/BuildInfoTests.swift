@@ -1,5 +1,7 @@
 import Foundation
 import Manifest
+import SystemSupport
+import TestSupport
 import Testing
 
 @Suite struct BuildInfoTests {
@@ -15,8 +17,10 @@ import Testing
     }
 
     @Test func aBuildJSONThatIsNotOneSaysWhyInOneLine() {
-        #expect(throws: BuildInfo.Failure.self) { try BuildInfo(json: Data("[1]".utf8)) }
-        do { _ = try BuildInfo(json: Data(#"{"version": 7}"#.utf8)) } catch let failure as BuildInfo.Failure {
+        expectDiagnostic(ManifestProblem.self) { try BuildInfo(json: Data("[1]".utf8)) }
+        do { _ = try BuildInfo(json: Data(#"{"version": 7}"#.utf8)) } catch let failure as Diagnostic
+            where failure.code == .manifest(.buildInfo)
+        {
             #expect(failure.description == "expected a string at 'version'")
         } catch { Issue.record("\(error)") }
     }

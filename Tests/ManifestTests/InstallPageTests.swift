@@ -121,7 +121,7 @@ import Testing
             func field(_ at: Int) -> Int { Int(bytes[header + at]) | Int(bytes[header + at + 1]) << 8 }
             bytes[header + 30 + field(26) + field(28) + (field(18) | field(20) << 16) / 2] ^= 0x55
             try Data(bytes).write(to: URL(fileURLWithPath: ipa))
-            #expect(throws: ManifestError.self) {
+            expectDiagnostic(ManifestProblem.self) {
                 _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/")).write(ipa: ipa, to: folder.path("page"))
             }
             do {
@@ -131,8 +131,10 @@ import Testing
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("page")))
             // An app folder is not an ipa to publish.
-            #expect(throws: ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: folder.path("Evil.app")))
-            {
+            #expect(
+                throws: Diagnostic.manifest(
+                    "is a folder, not an .ipa; package it first (adhocbuild package)", file: folder.path("Evil.app"))
+            ) {
                 _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/")).write(
                     ipa: folder.path("Evil.app"), to: folder.path("page"))
             }
@@ -147,7 +149,7 @@ import Testing
             try folder.create("page/index.html/notes.txt", Data("the user's".utf8))
             try folder.create("page/\(Leftover.dead("Evil App #1.ipa"))", Data(count: 1 << 16))
             let before = folder.listing("page")
-            #expect(throws: FileError("is a folder, not a file", file: folder.path("page/index.html"))) {
+            #expect(throws: Diagnostic.io("is a folder, not a file", file: folder.path("page/index.html"))) {
                 _ = try InstallPage(options: InstallPage.Options(baseURL: "https://builds.example.com/")).write(
                     ipa: ipa, to: folder.path("page"))
             }
@@ -195,10 +197,12 @@ import Testing
             let ipa = try Self.hostileIPA(folder)
             try folder.create("afile", Data("x".utf8))
             let options = InstallPage.Options(baseURL: "https://builds.example.com/")
-            #expect(throws: FileError("is a file, not a folder", file: folder.path("afile"))) {
+            #expect(throws: Diagnostic.io("is a file, not a folder", file: folder.path("afile"))) {
                 _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("afile"))
             }
-            #expect(throws: FileError("cannot be made: \(folder.path("afile")) is a file, not a folder", file: folder.path("afile/sub"))) {
+            #expect(
+                throws: Diagnostic.io("cannot be made: \(folder.path("afile")) is a file, not a folder", file: folder.path("afile/sub"))
+            ) {
                 _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("afile/sub"))
             }
         }
@@ -230,7 +234,7 @@ import Testing
             #expect(valid.contains("“Untrusted Enterprise Developer”"))
             options.now = PlistDate(iso8601: "2022-02-01")!.date
             // An expired profile is refused unless allowed, then warned about (it was silent, with exit 0).
-            #expect(throws: ManifestError.self) { try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired")) }
+            expectDiagnostic(ManifestProblem.self) { try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired")) }
             #expect(!FileManager.default.fileExists(atPath: folder.path("expired")))
             options.expiredProfile = .warn
             let warned = try InstallPage(options: options).write(ipa: ipa, to: folder.path("expired"))
@@ -256,7 +260,7 @@ import Testing
     @Test func anHTTPBaseURLIsRefusedUnlessAllowed() throws {
         try withTemporaryFolder { folder in
             let ipa = try Self.hostileIPA(folder)
-            #expect(throws: URLEncoding.Failure.self) {
+            expectDiagnostic(ManifestProblem.self) {
                 try InstallPage(options: InstallPage.Options(baseURL: "http://b.example/")).write(ipa: ipa, to: folder.path("site"))
             }
             var options = InstallPage.Options(baseURL: "http://b.example/")

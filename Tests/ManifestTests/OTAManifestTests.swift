@@ -2,6 +2,7 @@ import Foundation
 import IPAKit
 import Manifest
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -44,7 +45,7 @@ import Testing
                 (numberVersion, "the app's Info.plist has CFBundleShortVersionString as an integer, not a string")
             ] {
                 let ipa = try Self.ipa(folder, .dictionary(info))
-                #expect(throws: ManifestError(message, file: ipa)) {
+                #expect(throws: Diagnostic.manifest(message, file: ipa)) {
                     try OTAManifest.write(OTAManifest.Request(ipa: ipa, baseURL: "https://b.example/"), to: folder.path("m.plist"))
                 }
                 #expect(!FileManager.default.fileExists(atPath: folder.path("m.plist")))
@@ -58,7 +59,7 @@ import Testing
         try withTemporaryFolder { folder in
             _ = try Self.ipa(folder, .dictionary(Self.complete))
             let app = folder.path("A.app")
-            #expect(throws: ManifestError("is a folder, not an .ipa; package it first (adhocbuild package)", file: app)) {
+            #expect(throws: Diagnostic.manifest("is a folder, not an .ipa; package it first (adhocbuild package)", file: app)) {
                 try OTAManifest.write(OTAManifest.Request(ipa: app, baseURL: "https://b.example/"), to: folder.path("m.plist"))
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("m.plist")))
@@ -86,7 +87,7 @@ import Testing
             let ipa = try Self.ipa(folder, .dictionary(Self.complete))
             var request = OTAManifest.Request(ipa: ipa, baseURL: "https://b.example/")
             request.subtitle = "a\u{7}b"
-            #expect(throws: ManifestError("the subtitle holds U+0007, which the manifest's XML cannot carry")) {
+            #expect(throws: Diagnostic.manifest("the subtitle holds U+0007, which the manifest's XML cannot carry")) {
                 try manifest(request, folder)
             }
         }
@@ -110,7 +111,7 @@ import Testing
                 ("https://cdn.example.com/A.ipa#top", "has a fragment ('#…'), which is not sent to the server; leave it out")
             ] {
                 request.ipaURL = bad
-                #expect(throws: URLEncoding.Failure(description: "ipa URL '\(bad)' \(problem)")) { try manifest(request, folder) }
+                #expect(throws: Diagnostic.manifest(.baseURL, "ipa URL '\(bad)' \(problem)")) { try manifest(request, folder) }
             }
         }
     }

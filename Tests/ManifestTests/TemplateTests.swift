@@ -1,5 +1,6 @@
 import Foundation
 import Manifest
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -31,15 +32,15 @@ import Testing
     }
 
     @Test func mistakesNameTheTemplateAndLine() {
-        #expect(throws: Template.Failure(description: "test:2: section 'items' is never closed")) {
+        #expect(throws: Diagnostic.manifest(.template, "test:2: section 'items' is never closed")) {
             try Template(name: "test", source: "ok\n{{#items}}\nno end")
         }
-        #expect(throws: Template.Failure(description: "test:1: '{{/b}}' closes 'a', opened on line 1")) {
+        #expect(throws: Diagnostic.manifest(.template, "test:1: '{{/b}}' closes 'a', opened on line 1")) {
             try Template(name: "test", source: "{{#a}}{{/b}}")
         }
-        #expect(throws: Template.Failure(description: "test:3: unclosed tag")) { try Template(name: "test", source: "\n\n{{oops") }
-        #expect(throws: Template.Failure(description: "test: no partial named 'nope'")) { try render("{{> nope}}", [:]) }
-        #expect(throws: Template.Failure.self) { try render("{{> loop}}", [:], partials: ["loop": "{{> loop}}"]) }
+        #expect(throws: Diagnostic.manifest(.template, "test:3: unclosed tag")) { try Template(name: "test", source: "\n\n{{oops") }
+        #expect(throws: Diagnostic.manifest(.template, "test: no partial named 'nope'")) { try render("{{> nope}}", [:]) }
+        expectDiagnostic(ManifestProblem.self) { try render("{{> loop}}", [:], partials: ["loop": "{{> loop}}"]) }
     }
 
     @Test func theBuiltInTemplatesMatchTheTemplatesFolder() throws {
@@ -58,7 +59,7 @@ import Testing
             let set = try TemplateSet(folder: folder.url.path)
             #expect(try set.render("page", ["appName": "ShoutOut"]) == "<p>ShoutOut</p>/* team style */")
             _ = try folder.write("index.mustache", "{{#broken}}")
-            #expect(throws: Template.Failure(description: "\(folder.path("index.mustache")):1: section 'broken' is never closed")) {
+            #expect(throws: Diagnostic.manifest(.template, "\(folder.path("index.mustache")):1: section 'broken' is never closed")) {
                 try TemplateSet(folder: folder.url.path)
             }
         }
@@ -72,12 +73,12 @@ import Testing
         ("{{a b}}", "'a b' is not a tag name (names joined by single dots)")
     ])
     func tagsWithoutAUsableNameAreErrors(source: String, message: String) throws {
-        #expect(throws: Template.Failure(description: "test:2: \(message)")) { try Template(name: "test", source: "x\n" + source) }
+        #expect(throws: Diagnostic.manifest(.template, "test:2: \(message)")) { try Template(name: "test", source: "x\n" + source) }
     }
 
     @Test func theFuzzerFindingRendersNothingAndThrowsNothingElse() throws {
         let input = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("Fuzz/Regressions/template/empty-tag-name"))
-        #expect(throws: Template.Failure(description: "fuzz:2: a tag without a name")) {
+        #expect(throws: Diagnostic.manifest(.template, "fuzz:2: a tag without a name")) {
             try Template(name: "fuzz", source: String(decoding: input, as: UTF8.self))
         }
     }
@@ -133,7 +134,7 @@ import Testing
             )
         ]
         for (url, problem) in cases {
-            #expect(throws: URLEncoding.Failure(description: "base URL '\(url)' \(problem)")) { try URLEncoding.baseURL(url) }
+            #expect(throws: Diagnostic.manifest(.baseURL, "base URL '\(url)' \(problem)")) { try URLEncoding.baseURL(url) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -145,7 +146,7 @@ import Testing
         do {
             let value = try BinaryPlistReader().read(testCase.data)
             Issue.record("read \(value) instead of failing")
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -157,7 +158,7 @@ import Testing
         do {
             try BinaryPlistReader().read(testCase.data, into: PlistTreeBuilder())
             Issue.record("streamed instead of failing")
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -168,8 +169,8 @@ import Testing
         let value: PlistValue = ["name": "ShoutOut", "list": [1, 2.5, "três", ["deep": .data(Data(count: 40))]]]
         let full = try BinaryPlistWriter().write(value)
         for length in 0..<full.count {
-            #expect(throws: PlistError.self) { try BinaryPlistReader().read(full.prefix(length)) }
-            #expect(throws: PlistError.self) { try BinaryPlistReader().read(full.prefix(length), into: PlistTreeBuilder()) }
+            expectDiagnostic(PlistProblem.self) { try BinaryPlistReader().read(full.prefix(length)) }
+            expectDiagnostic(PlistProblem.self) { try BinaryPlistReader().read(full.prefix(length), into: PlistTreeBuilder()) }
         }
     }
 
@@ -180,7 +181,7 @@ import Testing
         builder.refSize = 2
         for index in 0..<depth { builder.add([0xA1, UInt8((index + 1) >> 8), UInt8((index + 1) & 0xFF)]) }
         builder.add([0x09])
-        #expect(throws: PlistError(.limitExceeded, "nesting deeper than 512 levels", at: .byteOffset(8 + 512 * 3))) {
+        #expect(throws: Diagnostic.plist(.limitExceeded, "nesting deeper than 512 levels", at: .byte(8 + 512 * 3))) {
             try BinaryPlistReader().read(builder.build())
         }
     }
@@ -193,8 +194,8 @@ import Testing
         do {
             _ = try BinaryPlistReader().read(builder.build())
             Issue.record("an exponential plist was read")
-        } catch let error as PlistError {
-            #expect(error.kind == .limitExceeded)
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            #expect(error.plistProblem == .limitExceeded)
             #expect(error.message == "the plist expands to more than 100000000 values")
         } catch {
             Issue.record("unexpected \(error)")

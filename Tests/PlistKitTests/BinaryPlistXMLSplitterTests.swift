@@ -10,13 +10,13 @@ import Testing
 /// and the converter then reports the one-thread walk's error, first in document order.
 @Suite struct BinaryPlistXMLSplitterTests {
     /// XML from the one-thread walk, or its error.
-    static func oneThread(_ data: Data, limits: PlistLimits = .default) -> Result<[UInt8], PlistError> {
+    static func oneThread(_ data: Data, limits: PlistLimits = .default) -> Result<[UInt8], Diagnostic> {
         let writer = XMLPlistStreamWriter(output: ByteOutput())
         do {
             try BinaryPlistReader(limits: limits).read(data, into: writer)
             return .success(try writer.finish())
         } catch {
-            return .failure(error as! PlistError)
+            return .failure(error as! Diagnostic)
         }
     }
 
@@ -125,7 +125,7 @@ import Testing
     @Test func brokenObjectsInTwoChunksAreReportedFirstInDocumentOrder() throws {
         let items = PlistValue.array((0..<2_000).map { .string("item-\($0)") })
         let data = try Self.breakingString("item-1900", in: try Self.breakingString("item-150", in: try Self.binary(items)))
-        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        expectDiagnostic(PlistProblem.self) { try Self.split(data, threads: 2) }
         try Self.expectOneThreadError(data)
         guard case .failure(let error) = Self.oneThread(data) else { return }
         #expect(error.description.contains("unknown marker 0x78"), "\(error)")
@@ -137,7 +137,7 @@ import Testing
         builder.add([0xAF, 0x10, 200] + (0..<200).map { $0 == 150 ? 0 : UInt8(1 + $0 % 50) })
         for value in 1...50 { builder.add([0x10, UInt8(value)]) }
         let data = builder.build()
-        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        expectDiagnostic(PlistProblem.self) { try Self.split(data, threads: 2) }
         try Self.expectOneThreadError(data)
     }
 
@@ -145,12 +145,12 @@ import Testing
         var records = (0..<300).map(Self.record)
         records[211] = ["name": "bell \u{7}"]
         let data = try Self.binary(["records": .array(records)])
-        #expect(throws: PlistError.self) { try Self.split(data, threads: 2) }
+        expectDiagnostic(PlistProblem.self) { try Self.split(data, threads: 2) }
         try withTemporaryFolder { folder in
             let input = try folder.write("input.plist", data)
             let output = folder.url.appendingPathComponent("output.plist").path
             #expect(
-                throws: PlistError(
+                throws: Diagnostic.plist(
                     .unrepresentable, "the string holds U+0007, which XML cannot carry; write binary instead",
                     keyPath: "records:211:name", file: output)
             ) {
@@ -163,7 +163,7 @@ import Testing
         // 1,001 values: each chunk is far below the limit, all of them together above it.
         let data = try Self.binary(.array((0..<1_000).map { .integer(PlistInteger(Int64($0))) }))
         let limits = PlistLimits(maxValues: 1_000)
-        #expect(throws: PlistError.self) { try Self.split(data, threads: 2, limits: limits) }
+        expectDiagnostic(PlistProblem.self) { try Self.split(data, threads: 2, limits: limits) }
         try Self.expectOneThreadError(data, limits: limits)
         #expect(try Self.split(data, threads: 2, limits: PlistLimits(maxValues: 1_001)).splits == 1)
     }
@@ -171,7 +171,7 @@ import Testing
     @Test func aChunkPastItsMemoryBoundFailsTheSplitWalk() throws {
         let data = try Self.binary(.array((0..<400).map(Self.record)))
         let writer = XMLPlistStreamWriter(output: ByteOutput())
-        #expect(throws: PlistError.self) {
+        expectDiagnostic(PlistProblem.self) {
             try BinaryPlistReader().read(data, intoXML: writer, threads: 2, chunkByteLimit: 4_096)
         }
     }
@@ -213,7 +213,7 @@ import Testing
         try #require(fd >= 0)
         defer { close(fd) }
         let writer = XMLPlistStreamWriter(output: ByteOutput(fileDescriptor: fd, startsWriteback: false))
-        #expect(throws: FileError.self) {
+        expectDiagnostic(FileProblem.self) {
             _ = try BinaryPlistReader().read(data, intoXML: writer, threads: 2)
             _ = try writer.finish()
         }

@@ -1,5 +1,6 @@
 import Foundation
 import SystemSupport
+import TestSupport
 import Testing
 
 @testable import PlistKit
@@ -126,18 +127,18 @@ import Testing
         out.append([UInt8](repeating: 0x41, count: 1_000))
         try out.flushIfLarge()
         out.append(0x42)
-        #expect(throws: PlistError.self) { try out.flushIfLarge() }
+        expectDiagnostic(PlistProblem.self) { try out.flushIfLarge() }
         #expect(out.count == 1_001)
     }
 
-    /// A chunk that cannot be written is a `FileError` from the flush that writes it.
-    @Test func aFailedWriteIsThrownAsAFileError() throws {
+    /// A chunk that cannot be written is a file diagnostic from the flush that writes it.
+    @Test func aFailedWriteIsThrownAsAFileDiagnostic() throws {
         let fd = open("/dev/full", O_WRONLY)
         try #require(fd >= 0)
         defer { close(fd) }
         var out = ByteOutput(fileDescriptor: fd, startsWriteback: false)
         out.append([UInt8](repeating: 0x41, count: 300_000))
-        #expect(throws: FileError.self) {
+        expectDiagnostic(FileProblem.self) {
             try out.flushIfLarge()
             out.append("<plist/>")
             try out.flush()

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -83,7 +84,7 @@ import Testing
         do {
             let value = try PropertyList(data: testCase.bytes).value
             Issue.record("read \(value) instead of failing")
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -94,9 +95,9 @@ import Testing
         try withTemporaryFolder { folder in
             let path = try folder.write("Empty.plist", Data())
             #expect(
-                throws: PlistError(
+                throws: Diagnostic.plist(
                     .malformed, "the file is empty; a property list needs at least a value",
-                    at: .byteOffset(0), file: path)
+                    at: .byte(0), file: path)
             ) {
                 try PropertyList(contentsOf: path)
             }
@@ -138,7 +139,7 @@ import Testing
         let read = try PropertyList(data: Data("<0a0B >".utf8))
         #expect(read.value == .data(Data([0x0A, 0x0B])) && read.format == .openStep)
         // Broken XML that is not OpenStep either keeps its XML error.
-        #expect(throws: PlistError(.malformed, "XML: StartTag: invalid element name", at: .line(1, column: 2))) {
+        #expect(throws: Diagnostic.plist(.malformed, "XML: StartTag: invalid element name", at: .line(1, column: 2))) {
             try PropertyList(data: Data("<<".utf8))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -45,11 +46,11 @@ import Testing
     }
 
     @Test func refusesNullNonFiniteRealsAndDuplicateKeysWithTheirPlace() throws {
-        #expect(throws: PlistError(.unrepresentable, "JSON null has no plist equivalent", at: .line(1, column: 11), keyPath: "a:1")) {
+        #expect(throws: Diagnostic.plist(.unrepresentable, "JSON null has no plist equivalent", at: .line(1, column: 11), keyPath: "a:1")) {
             try read(#"{"a": [1, null]}"#)
         }
-        #expect(throws: PlistError(.unrepresentable, "JSON cannot hold nan", keyPath: "r")) { try write(["r": .real(.nan)]) }
-        #expect(throws: PlistError(.malformed, "JSON: key 'a' appears twice in the same object", at: .line(2, column: 1))) {
+        #expect(throws: Diagnostic.plist(.unrepresentable, "JSON cannot hold nan", keyPath: "r")) { try write(["r": .real(.nan)]) }
+        #expect(throws: Diagnostic.plist(.malformed, "JSON: key 'a' appears twice in the same object", at: .line(2, column: 1))) {
             try read("{\"a\": 1,\n\"a\": 2}")
         }
     }
@@ -68,7 +69,7 @@ import Testing
             do {
                 _ = try read(text)
                 Issue.record("\(text) was read")
-            } catch let error as PlistError {
+            } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
                 #expect(error.description == message)
             }
         }
@@ -76,7 +77,7 @@ import Testing
 
     @Test func deepNestingStopsAtTheLimitWithoutExhaustingTheStack() {
         let text = String(repeating: "[", count: 300_000)
-        #expect(throws: PlistError(.limitExceeded, "nesting deeper than 512 levels", at: .line(1, column: 513))) {
+        #expect(throws: Diagnostic.plist(.limitExceeded, "nesting deeper than 512 levels", at: .line(1, column: 513))) {
             try read(text)
         }
     }

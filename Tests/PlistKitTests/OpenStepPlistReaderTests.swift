@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -28,7 +29,7 @@ import Testing
 
     @Test func readsSurrogatePairsWrittenAsTwoUnicodeEscapes() throws {
         #expect(try read(#""\UD83D\UDE80 \U00e9""#) == "🚀 é")
-        #expect(throws: PlistError.self) { try read(#""\UD800x""#) }
+        expectDiagnostic(PlistProblem.self) { try read(#""\UD800x""#) }
     }
 
     @Test func readsStringsFilesWithoutBraces() throws {
@@ -105,7 +106,7 @@ import Testing
     func malformedOpenStepGetsAnExactError(_ testCase: Case) {
         FuzzSeeds.export(Data(testCase.text.utf8), harness: "openstep-plist", name: testCase.name)
         #expect(throws: Error.self) { try read(testCase.text) }
-        do { _ = try read(testCase.text) } catch let error as PlistError {
+        do { _ = try read(testCase.text) } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -114,7 +115,7 @@ import Testing
 
     @Test func deepNestingStopsAtTheLimit() {
         let text = String(repeating: "(", count: 300_000)
-        #expect(throws: PlistError(.limitExceeded, "nesting deeper than 512 levels", at: .line(1, column: 513))) {
+        #expect(throws: Diagnostic.plist(.limitExceeded, "nesting deeper than 512 levels", at: .line(1, column: 513))) {
             try read(text)
         }
     }

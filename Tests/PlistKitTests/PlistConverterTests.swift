@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -49,12 +50,12 @@ import Testing
         try withTemporaryFolder { folder in
             let bad = try folder.write("bad.plist", "<plist><dict><key>a</key><integer>1</integer><key>a</key><true/></dict></plist>")
             let target = try folder.write("target.plist", "old contents")
-            #expect(throws: PlistError(.malformed, "key 'a' appears twice in the same <dict>", at: .line(1, column: 58), file: bad)) {
+            #expect(throws: Diagnostic.plist(.malformed, "key 'a' appears twice in the same <dict>", at: .line(1, column: 58), file: bad)) {
                 try PlistConverter.convert(bad, to: .binary, output: target)
             }
             let controls = try folder.write("controls.plist", try PropertyList.encode(["k": ["x\u{1}"]], format: .binary))
             #expect(
-                throws: PlistError(
+                throws: Diagnostic.plist(
                     .unrepresentable, "the string holds U+0001, which XML cannot carry; write binary instead",
                     keyPath: "k:0", file: target)
             ) {

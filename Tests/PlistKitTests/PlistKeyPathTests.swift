@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 import Testing
 
 @Suite struct PlistKeyPathTests {
@@ -22,17 +23,17 @@ import Testing
     }
 
     @Test func explainsTheFirstStepThatDoesNotResolve() {
-        #expect(throws: PlistError(.keyPath, "no key 'Missing'", keyPath: "CFBundleIcons")) {
+        #expect(throws: Diagnostic.plist(.keyPath, "no key 'Missing'", keyPath: "CFBundleIcons")) {
             try Self.info.value(at: "CFBundleIcons:Missing:Deeper")
         }
         #expect(
-            throws: PlistError(
+            throws: Diagnostic.plist(
                 .keyPath, "index 5 is out of range (the array has 2 items)",
                 keyPath: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles")
         ) {
             try Self.info.value(at: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles:5")
         }
-        #expect(throws: PlistError(.keyPath, "cannot look up 'x' in a string", keyPath: "com.apple\\:colon")) {
+        #expect(throws: Diagnostic.plist(.keyPath, "cannot look up 'x' in a string", keyPath: "com.apple\\:colon")) {
             try Self.info.value(at: "com.apple\\:colon:x")
         }
     }
@@ -44,7 +45,7 @@ import Testing
         try value.setValue("replaced", at: "CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles:0")
         #expect(value["A:B:C"] == "new")
         #expect(value["CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles"] == ["replaced", "AppIcon76x76", "AppIcon83"])
-        #expect(throws: PlistError(.keyPath, "cannot set 'x' inside a string", keyPath: "A:B:C")) {
+        #expect(throws: Diagnostic.plist(.keyPath, "cannot set 'x' inside a string", keyPath: "A:B:C")) {
             try value.setValue(1, at: "A:B:C:x")
         }
     }
@@ -62,11 +63,11 @@ import Testing
         #expect(value["CFBundleURLTypes:0:CFBundleURLName"] == "com.example.shoutout")
         try value.setValue("x", at: "Grid:0:0")
         #expect(value["Grid"] == [["x"]])
-        #expect(throws: PlistError(.keyPath, "'3' is not an index of this array of 2 items", keyPath: "CFBundleURLTypes")) {
+        #expect(throws: Diagnostic.plist(.keyPath, "'3' is not an index of this array of 2 items", keyPath: "CFBundleURLTypes")) {
             try value.setValue("y", at: "CFBundleURLTypes:3:Name")
         }
         let before = value
-        #expect(throws: PlistError(.keyPath, "'2' is not an index of this array of 0 items", keyPath: "Fresh")) {
+        #expect(throws: Diagnostic.plist(.keyPath, "'2' is not an index of this array of 0 items", keyPath: "Fresh")) {
             try value.setValue("y", at: "Fresh:2:Name")
         }
         #expect(value == before, "a failed set changed the value")
@@ -78,7 +79,7 @@ import Testing
         #expect(try value.removeValue(at: "a") == 1)
         #expect(value == ["b": [1, 3], "c": 3])
         #expect(value.dictionaryValue?.keys == ["b", "c"])
-        #expect(throws: PlistError(.keyPath, "no key 'zz'", keyPath: "")) { try value.removeValue(at: "zz") }
+        #expect(throws: Diagnostic.plist(.keyPath, "no key 'zz'", keyPath: "")) { try value.removeValue(at: "zz") }
     }
 }
 

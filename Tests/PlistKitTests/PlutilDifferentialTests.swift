@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -97,16 +98,16 @@ import Testing
     /// What our reader made of one input.
     enum Outcome {
         case accepted(PlistValue)
-        case refused(PlistError)
+        case refused(Diagnostic)
     }
 
     static func ours(_ bytes: Data) -> Outcome {
         do {
             return .accepted(try PropertyList(data: bytes).value)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             return .refused(error)
         } catch {
-            return .refused(PlistError(.io, "not a PlistError: \(error)"))
+            return .refused(Diagnostic.plist(.io, "not a Diagnostic: \(error)"))
         }
     }
 
@@ -136,7 +137,7 @@ import Testing
                 let ours = Self.ours(testCase.bytes)
                 if case .refused(let error) = ours {
                     #expect(
-                        error.kind != .io && !error.description.contains("\n"),
+                        error.plistProblem != .io && !error.description.contains("\n"),
                         "\(testCase.name): not one clear error line: \(error.description)")
                 }
                 let documented = Self.intentional[testCase.name]

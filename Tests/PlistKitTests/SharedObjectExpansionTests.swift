@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -22,11 +23,11 @@ import Testing
     @Test func convertingRefusesWhatBuildingTheValueRefusesAtOnceWithTheSameError() throws {
         try withTemporaryFolder { folder in
             let input = try folder.write("bomb.plist", Self.bomb(levels: 9))
-            let built = try #require(throws: PlistError.self) { try PropertyList(contentsOf: input) }
-            #expect(built.kind == .limitExceeded)
+            let built = try requireDiagnostic(PlistProblem.self) { try PropertyList(contentsOf: input) }
+            #expect(built.plistProblem == .limitExceeded)
             for format in [PlistFormat.xml, .binary, .json] {
                 let output = folder.path("out." + format.rawValue)
-                let converted = try #require(throws: PlistError.self) { try PlistConverter.convert(input, to: format, output: output) }
+                let converted = try requireDiagnostic(PlistProblem.self) { try PlistConverter.convert(input, to: format, output: output) }
                 #expect(converted.description == built.description, "\(format)")
                 #expect(!FileManager.default.fileExists(atPath: output))
             }
@@ -42,7 +43,7 @@ import Testing
                 let value = try PropertyList(contentsOf: folder.path("out." + format.rawValue)).value
                 #expect(value.arrayValue?.count == 10)
                 let small = PlistLimits(maxValues: 1000)
-                #expect(throws: PlistError.self) {
+                expectDiagnostic(PlistProblem.self) {
                     try PlistConverter.convert(input, to: format, output: folder.path("small." + format.rawValue), limits: small)
                 }
             }

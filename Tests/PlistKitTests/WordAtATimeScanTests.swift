@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Testing
 
 @testable import PlistKit
@@ -62,7 +63,7 @@ import Testing
             for position in 0..<20 {
                 let text = String(repeating: "y", count: position) + scalar + String(repeating: "z", count: 19 - position)
                 #expect(
-                    throws: PlistError(
+                    throws: Diagnostic.plist(
                         .unrepresentable, "the string holds U+\(name), which XML cannot carry; write binary instead", keyPath: "")
                 ) {
                     try XMLPlistWriter().write(.string(text))
@@ -99,7 +100,7 @@ import Testing
         var builder = BinaryPlistBuilder()
         builder.add([0x5D] + Array("abcdefghijkl".utf8) + [0xC3])
         #expect(
-            throws: PlistError(.malformed, "object 0 is an ASCII string holding byte 0xC3", at: .byteOffset(8 + 1 + 12))
+            throws: Diagnostic.plist(.malformed, "object 0 is an ASCII string holding byte 0xC3", at: .byte(8 + 1 + 12))
         ) {
             try BinaryPlistReader().read(builder.build())
         }

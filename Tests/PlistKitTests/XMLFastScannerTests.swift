@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
         outcome {
             let builder = PlistTreeBuilder()
             try XMLPlistReader().read(data, into: builder)
-            guard let root = builder.root else { throw PlistError(.malformed, "the document holds no plist value") }
+            guard let root = builder.root else { throw Diagnostic.plist(.malformed, "the document holds no plist value") }
             return root
         }
     }

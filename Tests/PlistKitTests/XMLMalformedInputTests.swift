@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -111,7 +112,7 @@ import Testing
         do {
             let value = try XMLPlistReader().read(Data(testCase.xml.utf8))
             Issue.record("read \(value) instead of failing")
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -123,7 +124,7 @@ import Testing
         bytes += [0xC3, 0x28]
         bytes += Array("</string></plist>".utf8)
         #expect(
-            throws: PlistError(
+            throws: Diagnostic.plist(
                 .malformed, "XML: Input is not proper UTF-8, indicate encoding ! (Bytes: 0xC3 0x28 0x3C 0x2F)",
                 at: .line(2, column: 16))
         ) {
@@ -143,7 +144,7 @@ import Testing
         do {
             let value = try XMLPlistReader().read(Data(bytes))
             Issue.record("read \(value) instead of failing")
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             #expect(error.message.hasPrefix("XML: encoding error: input conversion failed due to input error, bytes 0x"), "\(error)")
             #expect(!error.description.contains("\n"))
         } catch {
@@ -156,7 +157,7 @@ import Testing
         let xml =
             Self.prolog + "<plist>" + String(repeating: "<array>", count: depth)
             + String(repeating: "</array>", count: depth) + "</plist>"
-        #expect(throws: PlistError(.limitExceeded, "nesting deeper than 512 levels", at: .line(2, column: 3598))) {
+        #expect(throws: Diagnostic.plist(.limitExceeded, "nesting deeper than 512 levels", at: .line(2, column: 3598))) {
             try XMLPlistReader().read(Data(xml.utf8))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -94,7 +95,7 @@ import Testing
         var dict = PlistDictionary()
         dict["outer"] = .array(["fine", "bell\u{7}"])
         #expect(
-            throws: PlistError(
+            throws: Diagnostic.plist(
                 .unrepresentable, "the string holds U+0007, which XML cannot carry; write binary instead",
                 keyPath: "outer:1")
         ) {
@@ -109,11 +110,11 @@ import Testing
         let value: PlistValue = [
             "outer": .array([.date(PlistDate(secondsSinceReferenceDate: 0)), .date(PlistDate(secondsSinceReferenceDate: seconds))])
         ]
-        #expect(throws: PlistError.self) { try XMLPlistWriter().write(value) }
-        do { _ = try XMLPlistWriter().write(value) } catch let error as PlistError {
-            #expect(error.keyPath == "outer:1" && error.kind == .unrepresentable, "\(error)")
+        expectDiagnostic(PlistProblem.self) { try XMLPlistWriter().write(value) }
+        do { _ = try XMLPlistWriter().write(value) } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            #expect(error.keyPath == "outer:1" && error.plistProblem == .unrepresentable, "\(error)")
         }
-        #expect(throws: PlistError.self) { try PropertyList(value).data(format: .json) }
+        expectDiagnostic(PlistProblem.self) { try PropertyList(value).data(format: .json) }
         for edge in [253_402_300_799 - 978_307_200, -377_705_116_800 - 978_307_200] as [Double] {
             let text = try xml(.date(PlistDate(secondsSinceReferenceDate: edge)))
             #expect(try XMLPlistReader().read(Data(text.utf8)) == .date(PlistDate(secondsSinceReferenceDate: edge)), "\(text)")

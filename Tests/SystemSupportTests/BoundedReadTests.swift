@@ -10,14 +10,15 @@ import Testing
         try withTemporaryFolder { folder in
             let path = try folder.write("notes.txt", Data(repeating: 0x61, count: 2000))
             #expect(try FileIO.read(path, limit: 2000).count == 2000)
-            #expect(throws: FileError("is 2000 bytes, more than the 1999 bytes adhocbuild reads of it", file: path)) {
+            #expect(throws: Diagnostic(.file(.limitExceeded), "is 2000 bytes, more than the 1999 bytes adhocbuild reads of it", file: path))
+            {
                 try FileIO.read(path, limit: 1999)
             }
         }
     }
 
     @Test func anEndlessDeviceEndsAtItsLimit() throws {
-        #expect(throws: FileError("goes on past 65536 bytes, the most adhocbuild reads of it", file: "/dev/zero")) {
+        #expect(throws: Diagnostic(.file(.limitExceeded), "goes on past 65536 bytes, the most adhocbuild reads of it", file: "/dev/zero")) {
             try FileIO.read("/dev/zero", limit: 1 << 16)
         }
     }
@@ -27,7 +28,7 @@ import Testing
             let fifo = folder.path("pipe")
             #expect(mkfifo(fifo, 0o600) == 0)
             #expect(try Self.readFIFO(fifo, writing: 100_000, limit: 100_000) == 100_000)
-            #expect(throws: FileError.self) { try Self.readFIFO(fifo, writing: 100_001, limit: 100_000) }
+            expectDiagnostic(FileProblem.self) { try Self.readFIFO(fifo, writing: 100_001, limit: 100_000) }
         }
     }
 

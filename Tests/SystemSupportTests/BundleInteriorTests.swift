@@ -37,18 +37,18 @@ import Testing
                 ("up/outside/Info.plist", "up", "..", try #require(FileIO.realPath(folder.path("."))))
             ]
             for (path, link, target, resolved) in cases {
-                let error = #expect(throws: FileError.self) { try BundleInterior.check(app + "/" + path, bundle: app) }
+                let error = expectDiagnostic(FileProblem.self) { try BundleInterior.check(app + "/" + path, bundle: app) }
                 #expect(
                     error?.description
                         == "\(app)/\(link): is a symbolic link to '\(target)', which leads outside the bundle (to \(resolved)); "
                         + "adhocbuild does not change files outside it")
             }
-            let dangling = #expect(throws: FileError.self) { try BundleInterior.check(app + "/environment.plist", bundle: app) }
+            let dangling = expectDiagnostic(FileProblem.self) { try BundleInterior.check(app + "/environment.plist", bundle: app) }
             #expect(
                 dangling?.description
                     == "\(app)/environment.plist: is a symbolic link to '../outside/none.plist', which leads to nothing; "
                     + "adhocbuild does not write through it")
-            #expect(throws: FileError.self) { try BundleInterior.check(folder.path("B.app/Info.plist"), bundle: app) }
+            expectDiagnostic(FileProblem.self) { try BundleInterior.check(folder.path("B.app/Info.plist"), bundle: app) }
         }
     }
 }

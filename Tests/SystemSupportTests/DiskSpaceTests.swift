@@ -5,17 +5,17 @@ import Testing
 /// A full disk is recognised however the failed write was wrapped, and told by the output and the disk.
 @Suite struct DiskSpaceTests {
     @Test func aFullDiskIsRecognisedWhereverItsErrorWasWrapped() {
-        #expect(DiskSpace.isFull(SystemError("cannot be written", file: "x", code: ENOSPC)))
-        #expect(DiskSpace.isFull(SystemError("cannot be written", file: "x", code: EDQUOT)))
-        #expect(!DiskSpace.isFull(SystemError("cannot be written", file: "x", code: EACCES)))
+        #expect(DiskSpace.isFull(Diagnostic.system("cannot be written", file: "x", code: ENOSPC)))
+        #expect(DiskSpace.isFull(Diagnostic.system("cannot be written", file: "x", code: EDQUOT)))
+        #expect(!DiskSpace.isFull(Diagnostic.system("cannot be written", file: "x", code: EACCES)))
         #expect(DiskSpace.isFull(NSError(domain: NSCocoaErrorDomain, code: CocoaError.fileWriteOutOfSpace.rawValue)))
         #expect(
             DiskSpace.isFull(
                 NSError(
                     domain: NSCocoaErrorDomain, code: 512,
                     userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(ENOSPC))])))
-        #expect(DiskSpace.isFull(FileError.system("cannot be written", file: "x", code: ENOSPC)))
-        #expect(!DiskSpace.isFull(FileError("no such file", file: "x")))
+        #expect(DiskSpace.isFull(Diagnostic.system("cannot be written", file: "x", code: ENOSPC)))
+        #expect(!DiskSpace.isFull(Diagnostic.io("no such file", file: "x")))
         // Its own error is not taken for another.
         #expect(!DiskSpace.isFull(DiskSpace.fullError(writing: "dist")))
     }

@@ -41,8 +41,8 @@ import Testing
 
     @Test func ourOwnErrorsAndOthersStayOneLine() {
         struct Foreign: Error, CustomStringConvertible { var description: String { "two\nlines" } }
-        #expect(FoundationError.line(FileError("is bad", file: "a")) == "a: is bad")
+        #expect(FoundationError.line(Diagnostic.io("is bad", file: "a")) == "a: is bad")
         #expect(FoundationError.line(Foreign()) == "two\\u{0A}lines")
-        #expect(!FoundationError.isFoundationError(FileError("is bad")))
+        #expect(!FoundationError.isFoundationError(Diagnostic.io("is bad")))
     }
 }

@@ -28,7 +28,7 @@ import Testing
         try withTemporaryFolder { folder in
             try folder.create("App.app/Info.plist", Data("old".utf8))
             let before = folder.listing()
-            #expect(throws: FileError("cannot be replaced: No such file or directory", file: folder.path("App.app"))) {
+            #expect(throws: Diagnostic.system("cannot be replaced", file: folder.path("App.app"), code: ENOENT)) {
                 try FileIO.exchange(folder.path("missing"), folder.path("App.app"))
             }
             #expect(folder.listing() == before)

@@ -9,26 +9,24 @@ import Testing
 
     @Test func aFileInAnUnpackedIpaIsTheIpaAndItsEntry() {
         let relocation = PathRelocation(copy: Self.work, original: .archive("in.ipa"))
-        let error = FileError("cannot be read: Permission denied", file: Self.work + "/Payload/X.app/Assets.car")
-        let moved = relocation.relocate(error) as? any DiagnosticError
+        let error = Diagnostic.io("cannot be read: Permission denied", file: Self.work + "/Payload/X.app/Assets.car")
+        let moved = relocation.relocate(error) as? Diagnostic
         #expect(moved?.description == "in.ipa: Payload/X.app/Assets.car: cannot be read: Permission denied")
     }
 
     @Test func theEntryComesBeforeThePlaceInsideIt() {
-        struct Located: DiagnosticError {
-            var file: String? = PathRelocationTests.work + "/Payload/X.app/Info.plist"
-            var location: String? = "1:29"
-            var problem = "XML: Opening and ending tag mismatch"
-        }
-        let moved = PathRelocation(copy: Self.work, original: .archive("in.ipa")).relocate(Located()) as? any DiagnosticError
+        let located = Diagnostic(
+            .file(.io), "XML: Opening and ending tag mismatch", file: PathRelocationTests.work + "/Payload/X.app/Info.plist",
+            places: [.line(1, column: 29)])
+        let moved = PathRelocation(copy: Self.work, original: .archive("in.ipa")).relocate(located) as? Diagnostic
         #expect(moved?.description == "in.ipa: Payload/X.app/Info.plist: 1:29: XML: Opening and ending tag mismatch")
     }
 
     @Test func aCopiedBundleIsTheBundlesOwnPathInTheFileAndInTheText() {
         let copy = "/build/.adhocbuild-tmp-A.app-77.123-abc"
         let relocation = PathRelocation(copy: copy, original: .path("build/A.app"))
-        let error = FileError("is a link to '\(copy)/Other', which leads through \(copy)/Frameworks", file: copy + "/Info.plist")
-        let moved = relocation.relocate(error) as? any DiagnosticError
+        let error = Diagnostic.io("is a link to '\(copy)/Other', which leads through \(copy)/Frameworks", file: copy + "/Info.plist")
+        let moved = relocation.relocate(error) as? Diagnostic
         #expect(
             moved?.description == "build/A.app/Info.plist: is a link to 'build/A.app/Other', which leads through build/A.app/Frameworks")
         // A name that only starts like the copy's is another file.
@@ -39,8 +37,8 @@ import Testing
 
     @Test func errorsNamingNothingInTheCopyAreLeftAsTheyWere() {
         let relocation = PathRelocation(copy: Self.work, original: .archive("in.ipa"))
-        let error = FileError("is not a provisioning profile", file: "p.mobileprovision")
-        #expect((relocation.relocate(error) as? FileError) == error)
+        let error = Diagnostic.io("is not a provisioning profile", file: "p.mobileprovision")
+        #expect((relocation.relocate(error) as? Diagnostic) == error)
     }
 
     @Test func aFoundationErrorInTheCopyBecomesOneLineNamingTheEntry() {
@@ -53,9 +51,8 @@ import Testing
     }
 
     @Test func everyDiagnosticOfAListIsRelocated() {
-        struct Several: DiagnosticErrorList { var diagnostics: [any DiagnosticError] }
-        let list = Several(diagnostics: [
-            FileError("is bad", file: Self.work + "/Payload/X.app/a"), FileError("is bad too", file: Self.work + "/Payload/X.app/b")
+        let list = Diagnostics([
+            Diagnostic.io("is bad", file: Self.work + "/Payload/X.app/a"), Diagnostic.io("is bad too", file: Self.work + "/Payload/X.app/b")
         ])
         #expect(
             reportLines(for: PathRelocation(copy: Self.work, original: .archive("in.ipa")).relocate(list)) == [

@@ -28,9 +28,9 @@ import Testing
         #expect(try SafeFileName.path("AppIcon-60x60@3x~iphone.png", inside: "/out") == "/out/AppIcon-60x60@3x~iphone.png")
         #expect(try SafeFileName.path("a.png", inside: "/out/") == "/out/a.png")
         for bad in ["", ".", "..", "../x.png", "a/b.png", "a\u{0}.png", "a\nb.png", String(repeating: "x", count: 256)] {
-            #expect(throws: FileError.self, "\(bad)") { try SafeFileName.path(bad, inside: "/out") }
+            expectDiagnostic(FileProblem.self, "\(bad)") { try SafeFileName.path(bad, inside: "/out") }
         }
-        let error = #expect(throws: FileError.self) { try SafeFileName.path("../esc", inside: "/out") }
+        let error = expectDiagnostic(FileProblem.self) { try SafeFileName.path("../esc", inside: "/out") }
         #expect(error?.description == "/out: refusing to write '../esc' here: not one safe file name inside the folder")
     }
 }

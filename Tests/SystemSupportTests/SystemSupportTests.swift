@@ -2,36 +2,75 @@ import Foundation
 import SystemSupport
 import Testing
 
-@Suite struct DiagnosticErrorTests {
-    struct Sample: DiagnosticError {
-        var file: String?
-        var location: String?
-        var problem: String
-        var hint: String?
+@Suite struct DiagnosticTests {
+    enum SampleProblem: String, DiagnosticKind {
+        case bad
+        case limitExceeded
+        static let domain = "sample"
     }
 
-    struct Several: DiagnosticErrorList {
-        var diagnostics: [any DiagnosticError]
+    static func sample(_ message: String, file: String? = nil, places: [Diagnostic.Place] = [], hint: String? = nil) -> Diagnostic {
+        Diagnostic(DiagnosticCode(SampleProblem.bad), message, file: file, places: places, hint: hint)
     }
 
-    @Test func theDescriptionJoinsFilePlaceAndProblemAndTheReportAddsTheHint() {
-        let error = Sample(file: "Info.plist", location: "3:7", problem: "'x' is not an integer", hint: "write a number")
+    @Test func theDescriptionJoinsFilePlacesAndMessageAndTheReportAddsTheHint() {
+        let error = Self.sample("'x' is not an integer", file: "Info.plist", places: [.line(3, column: 7)], hint: "write a number")
         #expect(error.description == "Info.plist: 3:7: 'x' is not an integer")
         #expect(error.report == "Info.plist: 3:7: 'x' is not an integer (write a number)")
-        #expect(Sample(file: nil, location: nil, problem: "bad", hint: nil).report == "bad")
+        #expect(Self.sample("bad").report == "bad")
+    }
+
+    @Test func eachPlaceReadsAsTheLineSaysIt() {
+        let places: [Diagnostic.Place] = [
+            .byte(40), .hexByte(40), .line(3, column: 7), .keyPath("A:0"), .keyPath(""), .entry("Payload/A.app/Info.plist"),
+            .block(3, byte: 5), .block(2, byte: nil), .text("slice arm64")
+        ]
+        #expect(
+            places.map(\.text) == [
+                "byte 40", "byte 0x28", "3:7", "at 'A:0'", "at the root", "Payload/A.app/Info.plist", "block 3 at byte 5", "block 2",
+                "slice arm64"
+            ])
+    }
+
+    @Test func contextIsAddedWithoutReplacingWhatIsThere() throws {
+        let inner = Self.sample("bad magic", places: [.hexByte(16)])
+        #expect(inner.within("slice arm64").inFile("A").description == "A: slice arm64: byte 0x10: bad magic")
+        #expect(inner.inFile("A").inFile("B").file == "A")
+        let thrown = #expect(throws: Diagnostic.self) { try inFile("X.plist") { throw inner } }
+        #expect(thrown?.file == "X.plist" && thrown?.code == DiagnosticCode(SampleProblem.bad))
+    }
+
+    @Test func theKeyPathIsOnePlaceThatCanBeSetOrReplaced() {
+        var error = Self.sample("expected a string", places: [.line(3, column: 7)])
+        #expect(error.keyPath == nil)
+        error.keyPath = "CFBundleVersion"
+        #expect(error.description == "3:7: at 'CFBundleVersion': expected a string")
+        error.keyPath = "Other"
+        #expect(error.places == [.line(3, column: 7), .keyPath("Other")])
+        #expect(error.lineAndColumn?.line == 3)
+    }
+
+    @Test func codesCompareByDomainAndKind() {
+        let bad = DiagnosticCode(SampleProblem.bad)
+        #expect(bad.description == "sample.bad" && bad.domain == SampleProblem.domain)
+        #expect(bad != DiagnosticCode(SampleProblem.limitExceeded))
+        #expect(Diagnostic(DiagnosticCode(SampleProblem.limitExceeded), "too big").isLimitExceeded)
+        #expect(!Self.sample("bad").isLimitExceeded)
+        #expect(Self.sample("bad").asWarning.severity == .warning)
     }
 
     @Test func everyErrorHasReportLines() {
-        let one = Sample(file: "a", location: nil, problem: "first", hint: nil)
-        let two = Sample(file: "b", location: "at 'K'", problem: "second", hint: "fix it")
+        let one = Self.sample("first", file: "a")
+        let two = Self.sample("second", file: "b", places: [.keyPath("K")], hint: "fix it")
         #expect(reportLines(for: one) == ["a: first"])
-        #expect(reportLines(for: Several(diagnostics: [one, two])) == ["a: first", "b: at 'K': second (fix it)"])
+        #expect(reportLines(for: Diagnostics([one, two])) == ["a: first", "b: at 'K': second (fix it)"])
         #expect(reportLines(for: CocoaError(.fileNoSuchFile)).count == 1)
     }
 
     @Test func aSystemErrorSaysWhatFailedOnWhichFileAndErrnosText() {
-        let error = SystemError("cannot be read", file: "/x/y", code: ENOENT)
+        let error = Diagnostic.system("cannot be read", file: "/x/y", code: ENOENT)
         #expect(error.description == "/x/y: cannot be read: No such file or directory")
+        #expect(error.code == .file(.system) && error.systemCode == ENOENT)
     }
 }
 

@@ -25,7 +25,7 @@ import Testing
         try withTemporaryFolder { folder in
             try FileManager.default.createDirectory(atPath: folder.path("index.html"), withIntermediateDirectories: false)
             var ran = false
-            #expect(throws: FileError("is a folder, not a file", file: folder.path("index.html"))) {
+            #expect(throws: Diagnostic.io("is a folder, not a file", file: folder.path("index.html"))) {
                 try FileIO.writeAtomically(together: [(folder.path("a.json"), Data()), (folder.path("index.html"), Data())]) { ran = true }
             }
             #expect(!ran)

@@ -37,10 +37,10 @@ import Testing
     @Test func aFailingItemFailsThePool() {
         let pool = WorkerPool(label: "test.batches", capacity: 2)
         var batch = WorkerBatch<Int>(maxCount: 2, maxBytes: .max) { item in
-            if item == 3 { throw FileError("cannot be read", file: "item \(item)") }
+            if item == 3 { throw Diagnostic.io("cannot be read", file: "item \(item)") }
         }
         for item in 1...4 { batch.add(item, bytes: 1, to: pool) }
-        #expect(throws: FileError("cannot be read", file: "item 3")) { try pool.wait() }
+        #expect(throws: Diagnostic.io("cannot be read", file: "item 3")) { try pool.wait() }
     }
 
     /// Work on a whole batch gets each batch's items together, as cut by count and size.

@@ -109,7 +109,7 @@ import Testing
         try withTemporaryFolder { folder in
             #expect(symlink("/nonexistent/share", folder.path("dist")) == 0)
             #expect(
-                throws: FileError("cannot be made: \(folder.path("dist")) is a symbolic link to nothing", file: folder.path("dist/sub"))
+                throws: Diagnostic.io("cannot be made: \(folder.path("dist")) is a symbolic link to nothing", file: folder.path("dist/sub"))
             ) {
                 try FileIO.createFolder(folder.path("dist/sub"))
             }
@@ -119,12 +119,12 @@ import Testing
 
     @Test func aFolderAndALoopOfLinksAreClearErrors() throws {
         try withTemporaryFolder { folder in
-            #expect(throws: FileError("is a folder, not a file", file: folder.url.path)) {
+            #expect(throws: Diagnostic.io("is a folder, not a file", file: folder.url.path)) {
                 try WriteDestination.of(folder.url.path)
             }
             #expect(symlink("b", folder.path("a")) == 0)
             #expect(symlink("a", folder.path("b")) == 0)
-            #expect(throws: FileError("cannot be written: too many levels of symbolic links", file: folder.path("a"))) {
+            #expect(throws: Diagnostic.io("cannot be written: too many levels of symbolic links", file: folder.path("a"))) {
                 try write("x", to: folder.path("a"))
             }
         }

@@ -1,14 +1,17 @@
 import AssetCatalog
 import Foundation
 import FuzzDriver
+import SystemSupport
 
 // Opens the input as a compiled asset catalog and decodes every rendition three times: with no
 // decompressor (LZFSE not decodable), with the built-in LZFSE and LZVN decoders, and with a
 // stand-in that returns zeros of the expected size, so the pixel paths run even where the fuzzer's
-// LZFSE data is garbage. Every failure must be a one-line AssetCatalogError.
+// LZFSE data is garbage. Every failure must be a one-line asset catalog diagnostic.
 runFuzzer { data in
     func check(_ error: any Error) {
-        guard let error = error as? AssetCatalogError else { preconditionFailure("not an AssetCatalogError: \(error)") }
+        guard let error = error as? Diagnostic, error.code.domain == AssetCatalogProblem.domain else {
+            preconditionFailure("not an asset catalog diagnostic: \(error)")
+        }
         precondition(!error.description.contains("\n"), "error spans lines: \(error.description)")
     }
     let catalog: AssetCatalog

@@ -31,7 +31,7 @@ public struct CIReporter: Sendable {
         if server == .teamcity { print(TeamCityMessage.single("progressFinish", step)) }
     }
 
-    public func failed(_ failure: ReleasePipeline.Failure) {
+    public func failed(_ failure: Diagnostic) {
         if server == .teamcity {
             print(TeamCityMessage.attributes("buildProblem", [("description", failure.description), ("identity", "adhocbuild-release")]))
         }
@@ -64,7 +64,7 @@ public struct CIReporter: Sendable {
         for file in reportFiles {
             _ = try WriteDestination.of(file)
             guard FileIO.kind(of: FileIO.split(file).folder) == .folder else {
-                throw FileError("cannot be written: its folder does not exist", file: file)
+                throw Diagnostic.io("cannot be written: its folder does not exist", file: file)
             }
         }
     }

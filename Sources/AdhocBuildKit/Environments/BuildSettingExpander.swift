@@ -9,24 +9,9 @@ import SystemSupport
 /// an error. `:default=` takes the rest of the reference (it may contain `:` and references of
 /// its own, expanded only when used), and applies when the variable is undefined or empty.
 public struct BuildSettingExpander {
-    /// Why a text could not be expanded.
-    public struct Failure: DiagnosticError, Equatable {
-        public var message: String
-        /// The variable, when the failure is a reference to one that is not defined.
-        public var undefinedVariable: String?
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { message }
-
-        public init(message: String, undefinedVariable: String? = nil) {
-            self.message = message
-            self.undefinedVariable = undefinedVariable
-        }
-    }
-
     private let lookup: (String) throws -> String?
 
-    /// `lookup` returns a variable's raw value, or nil when it is undefined; it throws (a ``Failure``)
+    /// `lookup` returns a variable's raw value, or nil when it is undefined; it throws (an `.expansion` ``Diagnostic``)
     /// for a variable that may not be read, which fails the expansion even where `:default=` is given.
     public init(lookup: @escaping (String) throws -> String?) { self.lookup = lookup }
 
@@ -57,8 +42,8 @@ public struct BuildSettingExpander {
         mutating func copy(_ count: Int) throws {
             copied += count
             guard copied <= BuildSettingExpander.maxCopied else {
-                throw Failure(
-                    message: "the expansion copies more than \(BuildSettingExpander.maxCopied) characters; "
+                throw Diagnostic.expansion(
+                    "the expansion copies more than \(BuildSettingExpander.maxCopied) characters; "
                         + "variables refer to each other too often")
             }
         }
@@ -75,7 +60,8 @@ public struct BuildSettingExpander {
         var index = text.startIndex
         while index < text.endIndex {
             guard length <= Self.maxLength else {
-                throw Failure(message: "the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
+                throw Diagnostic.expansion(
+                    "the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
             }
             let scalar = text[index]
             guard scalar == "$", index + 1 < text.endIndex else {
@@ -116,7 +102,7 @@ public struct BuildSettingExpander {
                 end += 1
             }
             guard end < text.endIndex, text[end] == close else {
-                throw Failure(message: "unterminated reference '\(String(String.UnicodeScalarView(text[index...])))'")
+                throw Diagnostic.expansion("unterminated reference '\(String(String.UnicodeScalarView(text[index...])))'")
             }
             let value = try reference(text[bodyStart..<end], active: &active).unicodeScalars
             let count = value.count
@@ -126,7 +112,7 @@ public struct BuildSettingExpander {
             index = end + 1
         }
         guard length <= Self.maxLength else {
-            throw Failure(message: "the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
+            throw Diagnostic.expansion("the expansion is longer than \(Self.maxLength) characters; variables refer to each other too often")
         }
         return String(output)
     }
@@ -163,20 +149,20 @@ public struct BuildSettingExpander {
     private func reference(_ body: ArraySlice<Unicode.Scalar>, active: inout State) throws -> String {
         active.references += 1
         guard active.references <= Self.maxReferences else {
-            throw Failure(
-                message: "the expansion takes more than \(Self.maxReferences) references; variables refer to each other too often")
+            throw Diagnostic.expansion(
+                "the expansion takes more than \(Self.maxReferences) references; variables refer to each other too often")
         }
         let parts = splitOperators(body)
         let name = try expand(parts[0], active: &active)
-        guard !name.isEmpty else { throw Failure(message: "empty variable name in '$(\(String(String.UnicodeScalarView(body))))'") }
+        guard !name.isEmpty else { throw Diagnostic.expansion("empty variable name in '$(\(String(String.UnicodeScalarView(body))))'") }
         var value: String?
         if let raw = try lookup(name) {
             if let expanded = active.expanded[name] {
                 value = expanded
             } else {
                 if active.active.contains(name) {
-                    throw Failure(
-                        message: "$(\(name)) refers to itself (\((active.active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
+                    throw Diagnostic.expansion(
+                        "$(\(name)) refers to itself (\((active.active + [name]).map { "$(\($0))" }.joined(separator: " -> ")))")
                 }
                 active.active.append(name)
                 let expanded = try expand(Array(raw.unicodeScalars)[...], active: &active)
@@ -208,12 +194,12 @@ public struct BuildSettingExpander {
                                 ? scalar : "-"
                         }))
             default:
-                throw Failure(message: "unknown operator ':\(op)' in $(\(String(String.UnicodeScalarView(body))))")
+                throw Diagnostic.expansion("unknown operator ':\(op)' in $(\(String(String.UnicodeScalarView(body))))")
             }
         }
         guard let value else {
-            throw Failure(
-                message: "$(\(name)) is not defined (give it with --setting \(name)=VALUE, "
+            throw Diagnostic.expansion(
+                "$(\(name)) is not defined (give it with --setting \(name)=VALUE, "
                     + "or add :default=VALUE)", undefinedVariable: name)
         }
         return value

@@ -130,7 +130,7 @@ public struct EnvironmentApplier: Sendable {
 
     public func apply(toApp app: String, format: PlistFormat = .binary) throws -> Report {
         guard FileIO.kind(of: app) == .folder else {
-            throw AdhocBuildError("no app bundle here", file: app)
+            throw Diagnostic.build("no app bundle here", file: app)
         }
         if let signing, dryRun {
             // What the real run reads before it changes anything (the identity, its password, the
@@ -162,7 +162,7 @@ public struct EnvironmentApplier: Sendable {
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")
         guard FileManager.default.fileExists(atPath: info) else {
-            throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
+            throw Diagnostic.build("has no Info.plist; is it an app bundle?", file: app)
         }
         // The app's files are the build's: none may be a link that leads out of the bundle.
         var files = FileTransaction(bundle: app)
@@ -235,7 +235,7 @@ public struct EnvironmentApplier: Sendable {
     /// The single Info.plist of an app under `project`; an error naming them when there are several.
     public static func findInfoPlist(in project: String) throws -> String {
         guard let enumerator = FileManager.default.enumerator(atPath: project) else {
-            throw AdhocBuildError("cannot be read as a folder", file: project)
+            throw Diagnostic.build("cannot be read as a folder", file: project)
         }
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
@@ -251,11 +251,11 @@ public struct EnvironmentApplier: Sendable {
         }
         found.sort()
         switch found.count {
-        case 0: throw AdhocBuildError("has no Info.plist; name one with --info-plist", file: project)
+        case 0: throw Diagnostic.build("has no Info.plist; name one with --info-plist", file: project)
         case 1: return (project as NSString).appendingPathComponent(found[0])
         default:
             if let app = try? applicationInfoPlist(in: project, among: found) { return app }
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "has \(found.count) Info.plist files (\(found.joined(separator: ", "))); "
                     + "choose one with --info-plist", file: project)
         }
@@ -280,10 +280,10 @@ public struct EnvironmentApplier: Sendable {
         let original: PropertyList
         original = try PropertyList(contentsOf: path)
         guard case .dictionary = original.value else {
-            throw AdhocBuildError("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: "")
+            throw Diagnostic.build("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: "")
         }
         guard original.format != .openStep else {
-            throw AdhocBuildError("is an OpenStep plist, which adhocbuild does not rewrite", file: path)
+            throw Diagnostic.build("is an OpenStep plist, which adhocbuild does not rewrite", file: path)
         }
         let patch = PlistValue.dictionary(info)
         let merged = PlistMerge([.init(name: "old", value: original.value), .init(name: "new", value: patch)]).value

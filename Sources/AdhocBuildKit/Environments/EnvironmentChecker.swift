@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 
 /// `env check`: every environment resolves, all have the same `Settings` key paths with the
 /// same types, no variable is undefined, bundle identifiers are valid, and URLs use https.
@@ -13,11 +14,11 @@ public struct EnvironmentChecker: Sendable {
     public struct Result: Sendable {
         public var name: String
         public var file: String
-        public var problems: [AdhocBuildError]
+        public var problems: [Diagnostic]
         /// False for a name asked for that is no environment (its one problem says so).
         public var isEnvironment = true
-        public var errors: [AdhocBuildError] { problems.filter { $0.severity == .error } }
-        public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
+        public var errors: [Diagnostic] { problems.filter { $0.severity == .error } }
+        public var warnings: [Diagnostic] { problems.filter { $0.severity == .warning } }
     }
 
     /// The outcome of a check: one result per environment checked, and every problem once, in order.
@@ -25,11 +26,11 @@ public struct EnvironmentChecker: Sendable {
         /// One per environment checked (and per name that is not one), for JUnit.
         public var results: [Result]
         /// What to print: each problem of `results` once.
-        public var problems: [AdhocBuildError]
+        public var problems: [Diagnostic]
         /// The distinct errors; any makes the check fail.
-        public var errors: [AdhocBuildError] { problems.filter { $0.severity == .error } }
+        public var errors: [Diagnostic] { problems.filter { $0.severity == .error } }
         /// The distinct warnings.
-        public var warnings: [AdhocBuildError] { problems.filter { $0.severity == .warning } }
+        public var warnings: [Diagnostic] { problems.filter { $0.severity == .warning } }
 
         /// "4 environments checked: 1 error, 0 warnings" (a name that is no environment is not counted).
         public var summary: String {
@@ -75,7 +76,7 @@ public struct EnvironmentChecker: Sendable {
         for name in names.isEmpty ? store.environments.map(\.name) : names {
             let definition: EnvironmentDefinition
             do { definition = try store.environment(named: name) } catch {
-                let problem = error as? AdhocBuildError ?? AdhocBuildError("\(error)")
+                let problem = error as? Diagnostic ?? Diagnostic.build("\(error)")
                 results.append(Result(name: name, file: problem.file ?? store.location, problems: [problem], isEnvironment: false))
                 continue
             }
@@ -94,7 +95,7 @@ public struct EnvironmentChecker: Sendable {
 
     /// The problems of environment `name` that only a comparison with every other shows: `Settings`
     /// key paths or types that differ (what `env check` reports as "only QA has this key").
-    public func consistencyProblems(of name: String) -> [AdhocBuildError] {
+    public func consistencyProblems(of name: String) -> [Diagnostic] {
         let store = resolver.store
         var resolved: [ResolvedEnvironment] = []
         let merges = LayerMerges()
@@ -120,28 +121,28 @@ public struct EnvironmentChecker: Sendable {
     }
 
     /// Bundle identifiers and URLs in one resolved environment.
-    static func checkValues(_ environment: ResolvedEnvironment) -> [AdhocBuildError] {
-        var problems: [AdhocBuildError] = []
+    static func checkValues(_ environment: ResolvedEnvironment) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
         for leaf in environment.leaves {
             let place = (file: leaf.file, keyPath: leaf.sourceKeyPath.description)
             if leaf.keyPath == PlistKeyPath(["Info", "CFBundleIdentifier"]) {
                 if case .string(let identifier) = leaf.value {
                     if let reason = BundleIdentifier.problem(identifier) {
                         problems.append(
-                            AdhocBuildError(
+                            Diagnostic.build(
                                 "'\(identifier)' is not a valid bundle identifier: \(reason)",
                                 file: place.file, keyPath: place.keyPath))
                     }
                 } else {
                     problems.append(
-                        AdhocBuildError(
+                        Diagnostic.build(
                             "a bundle identifier must be a string, not \(leaf.value.kindWithArticle)",
                             file: place.file, keyPath: place.keyPath))
                 }
             }
             for text in strings(in: leaf.value) where text.lowercased().hasPrefix("http://") {
                 problems.append(
-                    AdhocBuildError(
+                    Diagnostic.build(
                         "'\(text)' is not https; iOS refuses OTA installs and App Transport "
                             + "Security blocks plain http", file: place.file, keyPath: place.keyPath,
                         severity: .warning))

@@ -23,7 +23,7 @@ public struct EnvironmentDefinition: Sendable {
     /// What is wrong with the file's schema (an unknown key, a section that is not a dictionary, a misspelt
     /// Info.plist key, …), each naming the file and key path. The part at fault is left out of `body`, so
     /// the rest can still be resolved and checked; resolving an environment that uses this file reports them.
-    public var problems: [AdhocBuildError] = []
+    public var problems: [Diagnostic] = []
     /// False when the file could not be read or parsed: the environment is empty, its one problem says
     /// why, and it takes no part in comparing the environments' keys.
     public internal(set) var wasRead = true
@@ -41,7 +41,7 @@ public struct EnvironmentDefinition: Sendable {
         self.file = file
         self.keyPathPrefix = keyPathPrefix
         guard case .dictionary(var dict) = value else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "an environment must be a dictionary, not \(value.kindWithArticle)", file: file,
                 keyPath: keyPathPrefix.description)
         }
@@ -50,10 +50,10 @@ public struct EnvironmentDefinition: Sendable {
             wrapped["Settings"] = .dictionary(dict)
             dict = wrapped
         }
-        var found: [AdhocBuildError] = []
+        var found: [Diagnostic] = []
         func problem(_ message: String, at keyPath: PlistKeyPath) {
             found.append(
-                AdhocBuildError(message, file: file, keyPath: PlistKeyPath(keyPathPrefix.components + keyPath.components).description))
+                Diagnostic.build(message, file: file, keyPath: PlistKeyPath(keyPathPrefix.components + keyPath.components).description))
         }
         for key in dict.keys {
             if let message = EnvironmentSchema.topLevelKeyProblem(key) {

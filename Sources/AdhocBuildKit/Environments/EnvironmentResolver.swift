@@ -44,18 +44,18 @@ public struct EnvironmentResolver: Sendable {
     /// it must pass the checks `env check` makes of it (valid bundle identifier, the same `Settings`
     /// keys as every other environment, …). Throws every error together; returns the warnings
     /// (plain http URLs, …) beside the environment.
-    public func resolveForApplying(_ name: String) throws -> (environment: ResolvedEnvironment, warnings: [AdhocBuildError]) {
+    public func resolveForApplying(_ name: String) throws -> (environment: ResolvedEnvironment, warnings: [Diagnostic]) {
         let (resolved, problems) = resolveCollectingProblems(name)
         var all = problems + (resolved.map(EnvironmentChecker.checkValues) ?? [])
         if let resolved { all += EnvironmentChecker(resolver: self).consistencyProblems(of: resolved.name) }
         let errors = all.filter { $0.severity == .error }
-        guard let resolved, errors.isEmpty else { throw AdhocBuildErrors(errors) }
+        guard let resolved, errors.isEmpty else { throw Diagnostics(errors) }
         return (resolved, all.filter { $0.severity == .warning })
     }
 
     /// Resolves `name`, collecting every problem (each undefined variable, say) instead of
     /// stopping at the first. The environment is nil when it could not be merged at all.
-    public func resolveCollectingProblems(_ name: String) -> (ResolvedEnvironment?, [AdhocBuildError]) {
+    public func resolveCollectingProblems(_ name: String) -> (ResolvedEnvironment?, [Diagnostic]) {
         let (resolved, findings) = resolveCollectingFindings(name)
         return (resolved, findings.map(\.error))
     }
@@ -63,7 +63,7 @@ public struct EnvironmentResolver: Sendable {
     /// A problem found while resolving, with the variable when it is an undefined `$(NAME)`, so that
     /// `env check` can report one line for a reference every environment misses.
     struct Finding {
-        var error: AdhocBuildError
+        var error: Diagnostic
         var undefinedVariable: String?
     }
 
@@ -74,10 +74,10 @@ public struct EnvironmentResolver: Sendable {
     }
 
     /// The problems of an override before it is applied: the section and key it names.
-    func overrideProblems() -> [AdhocBuildError] {
+    func overrideProblems() -> [Diagnostic] {
         overrides.compactMap { keyPath, text in
             EnvironmentSchema.overrideProblem(keyPath).map {
-                AdhocBuildError($0, file: "\(EnvironmentResolver.overrideSource) '\(keyPath)=\(text)'")
+                Diagnostic.build($0, file: "\(EnvironmentResolver.overrideSource) '\(keyPath)=\(text)'")
             }
         }
     }
@@ -99,10 +99,12 @@ public struct EnvironmentResolver: Sendable {
     func resolveCollectingFindings(_ name: String, merges: LayerMerges = LayerMerges()) -> (ResolvedEnvironment?, [Finding]) {
         var problems: [Finding] = (store.base?.problems ?? []).map { Finding(error: $0) }
         let layers: LayerMerges.Layers
-        do { layers = try merges.layers(of: try store.position(of: name), in: store) } catch let error as AdhocBuildError {
+        do { layers = try merges.layers(of: try store.position(of: name), in: store) } catch let error as Diagnostic
+            where error.code.domain == BuildProblem.domain
+        {
             return (nil, problems + [Finding(error: error)])
         } catch {
-            return (nil, problems + [Finding(error: AdhocBuildError("\(error)"))])
+            return (nil, problems + [Finding(error: Diagnostic.build("\(error)"))])
         }
         let environmentName = layers.chain.last!
         problems += layers.problems.map { Finding(error: $0) }
@@ -115,7 +117,7 @@ public struct EnvironmentResolver: Sendable {
                 if let guess = likelyMisspeltSetting(keyPath, in: merge.value) {
                     problems.append(
                         Finding(
-                            error: AdhocBuildError(
+                            error: Diagnostic.build(
                                 "no environment file has '\(keyPath)'; did you mean '\(guess)'?",
                                 file: "\(EnvironmentResolver.overrideSource) '\(keyPath)=\(text)'")))
                     continue
@@ -124,15 +126,15 @@ public struct EnvironmentResolver: Sendable {
                     let existing = merge.value[keyPath] ?? overlay[keyPath]
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
                     try overlay.setValue(try type.parse(text), at: keyPath)
-                } catch let error as PlistError {
+                } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
                     problems.append(
                         Finding(
-                            error: AdhocBuildError(
+                            error: Diagnostic.build(
                                 error.message, file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
                 } catch {
                     problems.append(
                         Finding(
-                            error: AdhocBuildError("\(error)", file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
+                            error: Diagnostic.build("\(error)", file: EnvironmentResolver.overrideSource, keyPath: keyPath.description)))
                 }
             }
             merge.apply(PlistMerge.Source(name: EnvironmentResolver.overrideSource, value: overlay))
@@ -156,7 +158,7 @@ public struct EnvironmentResolver: Sendable {
             if let builtIn = builtIns[variable] { return builtIn }
             let value = environment[variable]
             if let problem = policy.problem(reading: variable, as: "$(\(variable))", isSet: value != nil, settable: true) {
-                throw BuildSettingExpander.Failure(message: problem)
+                throw Diagnostic.expansion(problem)
             }
             return value
         }
@@ -166,10 +168,11 @@ public struct EnvironmentResolver: Sendable {
             case .string(let text) where BuildSettingExpander.containsReference(text):
                 do { value = .string(try expander.expand(text)) } catch {
                     let (file, sourcePath) = locate(keyPath)
-                    let undefined = (error as? BuildSettingExpander.Failure)?.undefinedVariable
+                    let undefined = (error as? Diagnostic)?.subject
                     let message = undefined.map { EnvironmentResolver.undefinedMessage($0, in: [environmentName]) } ?? "\(error)"
                     problems.append(
-                        Finding(error: AdhocBuildError(message, file: file, keyPath: sourcePath.description), undefinedVariable: undefined))
+                        Finding(error: Diagnostic.build(message, file: file, keyPath: sourcePath.description), undefinedVariable: undefined)
+                    )
                 }
             case .array(var items):
                 for index in items.indices { expandStrings(&items[index], at: keyPath.appending(index)) }

@@ -23,7 +23,7 @@ public struct EnvironmentStore: Sendable {
     public init(at location: String) throws {
         self.location = location
         guard let kind = FileIO.kind(of: location) else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "no environments here (expected a folder of environment plists or an Environments.plist)",
                 file: location)
         }
@@ -42,7 +42,7 @@ public struct EnvironmentStore: Sendable {
                     var definition = definition
                     if let inherits = definition.inherits {
                         definition.problems.append(
-                            AdhocBuildError("Base.plist cannot inherit (it names '\(inherits)')", file: path, keyPath: "Inherits"))
+                            Diagnostic.build("Base.plist cannot inherit (it names '\(inherits)')", file: path, keyPath: "Inherits"))
                         definition.inherits = nil
                     }
                     base = definition
@@ -56,7 +56,7 @@ public struct EnvironmentStore: Sendable {
         var seen: [String: String] = [:]
         for definition in found {
             if let other = seen[definition.name] {
-                throw AdhocBuildError("environment '\(definition.name)' is defined twice (also in \(other))", file: definition.file)
+                throw Diagnostic.build("environment '\(definition.name)' is defined twice (also in \(other))", file: definition.file)
             }
             seen[definition.name] = definition.file
         }
@@ -66,7 +66,7 @@ public struct EnvironmentStore: Sendable {
         if environments.isEmpty {
             // Base's own problem (a file that cannot be read, say) explains more than "no environments".
             if let problem = base?.problems.first { throw problem }
-            throw AdhocBuildError("holds no environments", file: location)
+            throw Diagnostic.build("holds no environments", file: location)
         }
     }
 
@@ -77,9 +77,9 @@ public struct EnvironmentStore: Sendable {
     /// that uses this one reports it.
     static func definition(named name: String, at path: String) throws -> EnvironmentDefinition {
         let value: PlistValue
-        do { value = try read(path) } catch let error as any DiagnosticError {
+        do { value = try read(path) } catch let error as Diagnostic {
             var empty = try EnvironmentDefinition(name: name, file: path, value: .dictionary(PlistDictionary()))
-            empty.problems.append(AdhocBuildError(collecting: error))
+            empty.problems.append(error)
             empty.wasRead = false
             return empty
         }
@@ -88,7 +88,7 @@ public struct EnvironmentStore: Sendable {
 
     static func readSingleFile(_ path: String) throws -> [EnvironmentDefinition] {
         guard case .dictionary(let root) = try read(path) else {
-            throw AdhocBuildError("must be a dictionary of environments", file: path, keyPath: "")
+            throw Diagnostic.build("must be a dictionary of environments", file: path, keyPath: "")
         }
         return try root.map { name, value in
             try EnvironmentDefinition(name: name, file: path, keyPathPrefix: PlistKeyPath([name]), value: value, lenient: true)
@@ -106,7 +106,7 @@ public struct EnvironmentStore: Sendable {
         let folded = environments.indices.filter { environments[$0].name.lowercased() == name.lowercased() }
         if folded.count == 1 { return folded[0] }
         if let base, base.name.lowercased() == name.lowercased() {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "'\(base.name)' is the layer every environment is built on, not an environment of its own; "
                     + "there are \(environments.map(\.name).joined(separator: ", "))", file: base.file)
         }
@@ -119,7 +119,7 @@ public struct EnvironmentStore: Sendable {
         } else if let guess = Suggestion.closest(to: name, in: environments.map(\.name), maximumDistance: 3) {
             message = "no environment '\(name)'; did you mean '\(guess)'?"
         }
-        throw AdhocBuildError(message, file: location)
+        throw Diagnostic.build(message, file: location)
     }
 
     /// `name` and the environments it inherits from, the furthest ancestor first.
@@ -144,7 +144,7 @@ public struct EnvironmentStore: Sendable {
             let definition = environments[current]
             guard let parent = definition.inherits else { break }
             let names = chain.map { environments[$0].name }.joined(separator: " -> ")
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "inherits '\(parent)', which does not exist (\(names) -> \(parent))", file: definition.file,
                 keyPath: definition.keyPathPrefix.appending("Inherits").description)
         }
@@ -157,12 +157,12 @@ public struct EnvironmentStore: Sendable {
 
     /// The error for a walk up the parents that ran into a cycle (`walk` holds more steps than there are
     /// environments, so one is met again): the names up to the first one met again, at its `Inherits`.
-    private func cycle(along walk: [Int]) -> AdhocBuildError {
+    private func cycle(along walk: [Int]) -> Diagnostic {
         var seen: Set<Int> = []
         let end = walk.firstIndex { !seen.insert($0).inserted } ?? walk.count - 1
         let names = walk[...end].map { environments[$0].name }
         let definition = environments[walk[end]]
-        return AdhocBuildError(
+        return Diagnostic.build(
             "inheritance cycle: \(names.joined(separator: " -> "))", file: definition.file,
             keyPath: definition.keyPathPrefix.appending("Inherits").description)
     }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Writes check results as JUnit XML, which Jenkins, TeamCity and GitLab show as test results.
 ///
 /// A failure is one error, counted as `env check` counts it on the console: an error several
@@ -10,7 +12,7 @@ public enum JUnitReport {
     struct TestCase {
         var environments: [String]
         var file: String
-        var failure: AdhocBuildError?
+        var failure: Diagnostic?
         var output: [String] = []
 
         var name: String { environments.joined(separator: ", ") }

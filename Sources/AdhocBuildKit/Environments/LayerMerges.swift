@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 
 /// The merged layers of the environments resolved together (`env check`, and `env apply` and
 /// `release`, which compare one environment with all): Base, then each environment of a chain, the
@@ -15,7 +16,7 @@ final class LayerMerges {
         /// The names of the chain, the furthest ancestor first.
         var chain: [String]
         /// The problems of every file of the chain (Base's not included).
-        var problems: [AdhocBuildError]
+        var problems: [Diagnostic]
     }
 
     /// The merge of Base (nil before it is made, or when there is no Base), then what the chain

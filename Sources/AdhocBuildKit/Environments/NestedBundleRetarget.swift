@@ -51,13 +51,13 @@ struct NestedBundleRetarget {
     func apply(toApp app: String, into files: inout FileTransaction) throws -> [EnvironmentApplier.FileChange] {
         var writes: [(path: String, plist: PropertyList)] = []
         var changes: [EnvironmentApplier.FileChange] = []
-        var problems: [AdhocBuildError] = []
+        var problems: [Diagnostic] = []
         for bundle in NestedBundles.folders(in: app) {
             let path = (bundle as NSString).appendingPathComponent("Info.plist")
             let original = try PropertyList(contentsOf: path)
             guard case .dictionary = original.value else {
                 problems.append(
-                    AdhocBuildError("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: ""))
+                    Diagnostic.build("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: ""))
                 continue
             }
             var value = original.value
@@ -66,11 +66,11 @@ struct NestedBundleRetarget {
                 guard let current = original.value[keyPath] else { continue }
                 guard case .string(let id) = current else {
                     problems.append(
-                        AdhocBuildError("must be a string, not \(current.kindWithArticle)", file: path, keyPath: keyPath.description))
+                        Diagnostic.build("must be a string, not \(current.kindWithArticle)", file: path, keyPath: keyPath.description))
                     continue
                 }
                 guard let moved = retargeted(id) else {
-                    var problem = AdhocBuildError(
+                    var problem = Diagnostic.build(
                         "'\(id)' is not under the app's bundle id '\(old)', so it cannot follow it to '\(new)'; "
                             + "iOS would refuse to install the app (AppexBundleIDNotPrefixed)", file: path, keyPath: keyPath.description)
                     problem.hint = "give the nested bundle an id that starts with '\(old).' or '\(new).'"
@@ -86,13 +86,13 @@ struct NestedBundleRetarget {
                 continue
             }
             guard original.format != .openStep else {
-                problems.append(AdhocBuildError("is an OpenStep plist, which adhocbuild does not rewrite", file: path))
+                problems.append(Diagnostic.build("is an OpenStep plist, which adhocbuild does not rewrite", file: path))
                 continue
             }
             writes.append((path, PropertyList(value, format: original.format)))
             changes.append(EnvironmentApplier.FileChange(path: path, action: .updated, values: changed))
         }
-        if !problems.isEmpty { throw AdhocBuildErrors(problems) }
+        if !problems.isEmpty { throw Diagnostics(problems) }
         for write in writes { try files.write(write.plist, to: write.path) }
         return changes
     }

@@ -15,8 +15,8 @@ struct SettingsConsistency {
     var files: [String: String]
 
     /// The problems for each environment, keyed by its name; a line may belong to several environments.
-    func problems() -> [String: [AdhocBuildError]] {
-        var report: [String: [AdhocBuildError]] = [:]
+    func problems() -> [String: [Diagnostic]] {
+        var report: [String: [Diagnostic]] = [:]
         let paths = orderedPaths()
         var presence: [PlistKeyPath: Presence] = [:]
         for path in paths { presence[path] = Presence(path: path, in: environments) }
@@ -56,7 +56,7 @@ struct SettingsConsistency {
                 for (environment, line) in lines(text, here) { report[environment, default: []].append(line) }
                 if typo.tie {
                     // Both sides of a tie are concerned; each sees every line.
-                    let all = locations(here).map { AdhocBuildError(text, file: $0.file, keyPath: $0.keyPath) }
+                    let all = locations(here).map { Diagnostic.build(text, file: $0.file, keyPath: $0.keyPath) }
                     for environment in here.lacking { report[environment.name, default: []] += all }
                 }
                 continue
@@ -68,7 +68,7 @@ struct SettingsConsistency {
                 let names = here.holders.map(\.name)
                 for environment in here.lacking where !folded.contains(Pair(environment: environment.name, path: path)) {
                     report[environment.name, default: []].append(
-                        AdhocBuildError(
+                        Diagnostic.build(
                             "is missing (\(names.joined(separator: ", ")) \(names.count == 1 ? "has" : "have") it)",
                             file: files[environment.name] ?? environment.name, keyPath: path.description))
                 }
@@ -94,10 +94,10 @@ struct SettingsConsistency {
     }
 
     /// `text` at the file and key path that sets `here.path` in each environment that has it.
-    private func lines(_ text: String, _ here: Presence) -> [(String, AdhocBuildError)] {
+    private func lines(_ text: String, _ here: Presence) -> [(String, Diagnostic)] {
         here.holders.map { environment in
             let location = location(of: here.path, in: environment)
-            return (environment.name, AdhocBuildError(text, file: location.file, keyPath: location.keyPath))
+            return (environment.name, Diagnostic.build(text, file: location.file, keyPath: location.keyPath))
         }
     }
 
@@ -134,14 +134,14 @@ struct SettingsConsistency {
 
     /// A type that differs between the environments that have the key path: the minority's is reported,
     /// or every side's when there is no majority.
-    private func typeProblems(_ here: Presence) -> [(String, AdhocBuildError)] {
+    private func typeProblems(_ here: Presence) -> [(String, Diagnostic)] {
         let kinds = here.holders.map { ($0, PlistValue.dictionary($0.value)[here.path]!.kindName) }
         var counts: [String: Int] = [:]
         for (_, kind) in kinds { counts[kind, default: 0] += 1 }
         guard counts.count > 1 else { return [] }
         let most = counts.values.max()!
         let majority = counts.filter { $0.value == most }.count == 1 ? counts.first { $0.value == most }?.key : nil
-        var result: [(String, AdhocBuildError)] = []
+        var result: [(String, Diagnostic)] = []
         for (environment, kind) in kinds where kind != majority {
             let others = kinds.filter { $0.1 != kind }
             let otherKind = majority ?? others[0].1
@@ -150,7 +150,7 @@ struct SettingsConsistency {
             result.append(
                 (
                     environment.name,
-                    AdhocBuildError(
+                    Diagnostic.build(
                         "is \(PlistValue.withArticle(kind)) here but \(PlistValue.withArticle(otherKind)) in \(names.joined(separator: ", "))",
                         file: location.file, keyPath: location.keyPath)
                 ))

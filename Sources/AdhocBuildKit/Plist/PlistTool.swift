@@ -29,7 +29,7 @@ public enum PlistTool {
         let plist = try PropertyList(contentsOf: path)
         do {
             return try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             throw error.inFile(path)
         }
     }
@@ -52,7 +52,7 @@ public enum PlistTool {
         // What is written must read back: a key path that nests deeper than the readers allow is refused.
         let maxDepth = PlistLimits.default.maxDepth
         guard keyPath.components.count < maxDepth else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .limitExceeded,
                 "the key path has \(keyPath.components.count) parts, which would nest deeper than \(maxDepth) levels", file: path)
         }
@@ -61,7 +61,7 @@ public enum PlistTool {
             let newValue = try (type ?? existingType ?? .string).parse(text)
             if plist.value[keyPath] == newValue && output == nil { return false }
             try plist.value.setValue(newValue, at: keyPath)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             var located = error
             if located.keyPath == nil { located.keyPath = keyPath.description }
             throw located.inFile(path)
@@ -73,7 +73,7 @@ public enum PlistTool {
     /// Editing an OpenStep file in place would rewrite it as XML; refuse instead.
     private static func refuseOpenStep(_ plist: PropertyList, _ path: String, _ output: String?) throws {
         if plist.format == .openStep && output == nil {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .unrepresentable,
                 "is an OpenStep (old-style) plist, which adhocbuild reads but does "
                     + "not rewrite; give -o OUT to write the result as XML", file: path)
@@ -86,7 +86,7 @@ public enum PlistTool {
         try refuseOpenStep(plist, path, output)
         do {
             try plist.value.removeValue(at: keyPath)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             throw error.inFile(path)
         }
         try plist.write(to: output ?? path)
@@ -121,7 +121,7 @@ public enum PlistTool {
     public struct LintResult: Sendable {
         public var path: String
         public var format: PlistFormat?
-        public var error: (any DiagnosticError)?
+        public var error: Diagnostic?
 
         public var isValid: Bool { error == nil }
         public var line: String {
@@ -136,12 +136,12 @@ public enum PlistTool {
             do {
                 let plist = try PropertyList(contentsOf: path)
                 return LintResult(path: path, format: plist.format, error: nil)
-            } catch let error as PlistError {
+            } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
                 return LintResult(path: path, format: nil, error: error.inFile(path))
-            } catch let error as any DiagnosticError {
+            } catch let error as Diagnostic {
                 return LintResult(path: path, format: nil, error: error)
             } catch {
-                return LintResult(path: path, format: nil, error: FileError("\(error)", file: path))
+                return LintResult(path: path, format: nil, error: Diagnostic.io("\(error)", file: path))
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The kinds of value `plist set --type` accepts, and how text becomes each of them.
 public enum PlistValueType: String, CaseIterable, Sendable {
@@ -25,11 +26,11 @@ public enum PlistValueType: String, CaseIterable, Sendable {
     /// `bool` takes true/false/yes/no/1/0; `date` ISO 8601; `data` base64; `array` and `dict`
     /// an empty container without text, or JSON of that kind; `json` any JSON value.
     public func parse(_ text: String?) throws -> PlistValue {
-        func bad(_ expectation: String) -> PlistError {
-            PlistError(.unrepresentable, "'\(text ?? "")' is not \(expectation)")
+        func bad(_ expectation: String) -> Diagnostic {
+            Diagnostic.plist(.unrepresentable, "'\(text ?? "")' is not \(expectation)")
         }
         if text == nil && self != .array && self != .dict {
-            throw PlistError(.unrepresentable, "a \(rawValue) value needs a VALUE argument")
+            throw Diagnostic.plist(.unrepresentable, "a \(rawValue) value needs a VALUE argument")
         }
         let text = text ?? ""
         switch self {

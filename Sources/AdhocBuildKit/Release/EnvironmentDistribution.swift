@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The `Distribution` values an environment gives `release` (base URL, notes, icon, profile), with
 /// the file and key path that set each, for planning a release before it runs.
@@ -25,7 +26,7 @@ struct EnvironmentDistribution {
             store: store, overrides: overrides, settings: settings, processEnvironment: processEnvironment, variablePolicy: variablePolicy)
         let (resolved, found) = resolver.resolveCollectingProblems(environment)
         guard let resolved else {
-            failure = AdhocBuildErrors(found.filter { $0.severity == .error })
+            failure = Diagnostics(found.filter { $0.severity == .error })
             return
         }
         for key in ReleaseRequest.environmentKeys {
@@ -34,7 +35,7 @@ struct EnvironmentDistribution {
             let source =
                 resolved.leaf(at: keyPath).map { (file: $0.file, keyPath: $0.sourceKeyPath) } ?? (file: store.location, keyPath: keyPath)
             guard case .string(var text) = value else {
-                throw AdhocBuildError(
+                throw Diagnostic.build(
                     "must be a string, not \(value.kindWithArticle)", file: source.file, keyPath: source.keyPath.description)
             }
             if key != "BaseURL" && !text.hasPrefix("/") && source.file != EnvironmentResolver.overrideSource {

@@ -30,11 +30,11 @@ public struct ProjectFile: Sendable {
     /// current folder upwards, or nil when there is none.
     public static func load(_ path: String?) throws -> ProjectFile? {
         guard let location = path ?? ProjectFileSearch().found else { return nil }
-        guard FileManager.default.fileExists(atPath: location) else { throw AdhocBuildError("no such project file", file: location) }
+        guard FileManager.default.fileExists(atPath: location) else { throw Diagnostic.build("no such project file", file: location) }
         let value: PlistValue
         value = try PropertyList(contentsOf: location).value
         guard case .dictionary(let dict) = value else {
-            throw AdhocBuildError("a project file must be a dictionary", file: location, keyPath: "")
+            throw Diagnostic.build("a project file must be a dictionary", file: location, keyPath: "")
         }
         var values: [String: String] = [:]
         var dictionaries: [String: [String: String]] = [:]
@@ -45,12 +45,12 @@ public struct ProjectFile: Sendable {
         for (key, item) in dict {
             if dictionaryKeys.contains(key) {
                 guard case .dictionary(let entries) = item else {
-                    throw AdhocBuildError("must be a dictionary, not \(item.kindWithArticle)", file: location, keyPath: key)
+                    throw Diagnostic.build("must be a dictionary, not \(item.kindWithArticle)", file: location, keyPath: key)
                 }
                 var paths: [String: String] = [:]
                 for (name, entry) in entries {
                     guard case .string(let text) = entry else {
-                        throw AdhocBuildError("must be a string, not \(entry.kindWithArticle)", file: location, keyPath: "\(key):\(name)")
+                        throw Diagnostic.build("must be a string, not \(entry.kindWithArticle)", file: location, keyPath: "\(key):\(name)")
                     }
                     paths[name] = resolved(text)
                 }
@@ -60,10 +60,10 @@ public struct ProjectFile: Sendable {
             guard keys.contains(key) else {
                 let known = keys + dictionaryKeys
                 let guess = Suggestion.closest(to: key, in: known, maximumDistance: 3).map { "; did you mean '\($0)'?" } ?? ""
-                throw AdhocBuildError("unknown key '\(key)'\(guess)", file: location, keyPath: key)
+                throw Diagnostic.build("unknown key '\(key)'\(guess)", file: location, keyPath: key)
             }
             guard case .string(let text) = item else {
-                throw AdhocBuildError("must be a string, not \(item.kindWithArticle)", file: location, keyPath: key)
+                throw Diagnostic.build("must be a string, not \(item.kindWithArticle)", file: location, keyPath: key)
             }
             values[key] = textKeys.contains(key) ? text : resolved(text)
         }

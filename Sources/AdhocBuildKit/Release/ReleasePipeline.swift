@@ -72,22 +72,6 @@ public struct ReleasePipeline {
         }
     }
 
-    /// A failed step and why, with the hint of the error that stopped it.
-    public struct Failure: DiagnosticError {
-        public var step: String
-        public var reason: String
-        public var hint: String?
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { "\(step) failed: \(reason)" }
-
-        public init(step: String, reason: String, hint: String? = nil) {
-            self.step = step
-            self.reason = reason
-            self.hint = hint
-        }
-    }
-
     public struct Result: Sendable {
         public var environment: String
         public var version: String
@@ -143,20 +127,20 @@ public struct ReleasePipeline {
             let value = try body()
             onStep?(name, true)
             return value
-        } catch let failure as Failure {
+        } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
             throw failure
         } catch  where DiskSpace.isFull(error) {
             // Whatever was being written (a copy named like the input, a file of the release being
             // assembled, which never appears under that name), it was written into DIST.
-            throw Failure(
-                step: name, reason: DiskSpace.fullError(writing: options.out).description,
+            throw Diagnostic.stepFailed(
+                name, reason: DiskSpace.fullError(writing: options.out).description,
                 hint: "free space on that disk, or release into a DIST on another one (--out)")
-        } catch let errors as AdhocBuildErrors {
-            throw Failure(step: name, reason: errors.problems.map(\.description).joined(separator: "; "))
-        } catch let error as any DiagnosticError {
-            throw Failure(step: name, reason: error.description, hint: error.hint)
+        } catch let errors as Diagnostics {
+            throw Diagnostic.stepFailed(name, reason: errors.items.map(\.description).joined(separator: "; "))
+        } catch let error as Diagnostic {
+            throw Diagnostic.stepFailed(name, reason: error.description, hint: error.hint)
         } catch {
-            throw Failure(step: name, reason: FoundationError.line(error))
+            throw Diagnostic.stepFailed(name, reason: FoundationError.line(error))
         }
     }
 
@@ -170,8 +154,9 @@ public struct ReleasePipeline {
             result.warnings = result.warnings.map(paths.userFacing)
             result.signatureSummary = paths.userFacing(result.signatureSummary)
             return result
-        } catch let failure as Failure {
-            throw Failure(step: paths.userFacing(failure.step), reason: paths.userFacing(failure.reason), hint: failure.hint)
+        } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
+            throw Diagnostic.stepFailed(
+                paths.userFacing(failure.subject ?? ""), reason: paths.userFacing(failure.message), hint: failure.hint)
         }
     }
 
@@ -353,15 +338,17 @@ public struct ReleasePipeline {
     /// should be, so a mistake in one is reported before the build is copied and packaged.
     private func checkInputFiles() throws {
         let input = options.input
-        guard let kind = FileIO.kind(of: input) else { throw FileError("no such file or folder", file: input) }
+        guard let kind = FileIO.kind(of: input) else { throw Diagnostic.io("no such file or folder", file: input) }
         // What the copy and the packager would stop at (a FIFO the copy waited on forever) names the input.
         if kind == .folder { try IPAPackager.checkContents(of: input) } else { _ = try UnpackedApp.locate(input) }
         // DIST inside the build would be copied with it, into itself, until the path is too long.
         try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
-            do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
-                throw FileError("is not a readable PNG: \(error.description)", file: icon)
+            do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
+                where error.code == .ipa(.image)
+            {
+                throw Diagnostic.io("is not a readable PNG: \(error.description)", file: icon)
             }
         }
         if let profile = options.profile { _ = try ProvisioningProfile(contentsOf: profile) }
@@ -381,7 +368,7 @@ public struct ReleasePipeline {
             (profile, file) = (own, options.input)
         }
         guard !options.allowExpired, let expires = profile.expirationDate, expires <= options.now else { return }
-        var error = AdhocBuildError(
+        var error = Diagnostic.build(
             "the provisioning profile \"\(profile.name)\"\(file == options.input ? " it embeds" : "") expired on "
                 + "\(PlistDate(expires).iso8601); iOS will not install the build, and its page would say it cannot be installed",
             file: file)
@@ -394,7 +381,7 @@ public struct ReleasePipeline {
     func checkedBuildNumber(_ request: VersionBumper.NewValue) throws -> String? {
         switch request {
         case .exactly(let text):
-            guard BundleVersion(text) != nil else { throw AdhocBuildError(BundleVersion.problem(text, field: VersionField.build.label)) }
+            guard BundleVersion(text) != nil else { throw Diagnostic.build(BundleVersion.problem(text, field: VersionField.build.label)) }
             return text
         case .fromCI(let environment): return try VersionBumper.ciBuildNumber(environment)
         case .increment, .bump: return nil
@@ -420,7 +407,7 @@ public struct ReleasePipeline {
             let findings = verifier.verify(package)
             warnings += findings.filter { $0.severity == .warning }.map(\.description)
             let errors = findings.filter { $0.severity == .error }
-            if !errors.isEmpty { throw Failure(step: "Verify", reason: errors.map(\.description).joined(separator: "; ")) }
+            if !errors.isEmpty { throw Diagnostic.stepFailed("Verify", reason: errors.map(\.description).joined(separator: "; ")) }
             return package.app
         }
     }
@@ -456,8 +443,8 @@ public struct ReleasePipeline {
                 warnings.append(check.summary)
             case .broken, .uninstallable:
                 guard options.allowBrokenSignature else {
-                    throw Failure(
-                        step: "Check the signature", reason: check.summary,
+                    throw Diagnostic.stepFailed(
+                        "Check the signature", reason: check.summary,
                         hint: "re-sign the app, or pass \(SealGuard.allowFlag) to publish it anyway")
                 }
                 warnings.append(
@@ -495,7 +482,7 @@ public struct ReleasePipeline {
             return
         }
         let shown = bad.value < 0x20 || bad.value == 0x7F ? String(format: "U+%04X", bad.value) : "'\(bad)'"
-        throw AdhocBuildError(
+        throw Diagnostic.build(
             "the app's \(key) \(String(reflecting: value)) holds \(shown), so it cannot name a release folder; "
                 + "versions are like 42 or 1.4.2", file: input)
     }
@@ -532,9 +519,9 @@ extension ReleasePipeline {
         template += rest
         let base: String
         do { base = try URLEncoding.baseURL(template, allowHTTP: options.allowHTTP, shownAs: options.baseURL) } catch let failure
-            as URLEncoding.Failure where !sources.isEmpty
+            as Diagnostic where failure.code == .manifest(.baseURL) && !sources.isEmpty
         {
-            throw URLEncoding.Failure(description: failure.description + " (" + sources.joined(separator: "; ") + ")")
+            throw Diagnostic.manifest(.baseURL, failure.description + " (" + sources.joined(separator: "; ") + ")")
         }
         return hasPlaceholders ? base : URLEncoding.join(base, segments: [environment, "\(version)-\(build)"]) + "/"
     }
@@ -545,9 +532,9 @@ extension ReleasePipeline {
         if let problem = options.variablePolicy.problem(
             reading: name, as: "the base URL template's {\(name)}", isSet: set != nil, settable: false)
         {
-            throw AdhocBuildError(problem)
+            throw Diagnostic.build(problem)
         }
-        guard let value = set else { throw AdhocBuildError("the base URL template uses {\(name)}, which is not set") }
+        guard let value = set else { throw Diagnostic.build("the base URL template uses {\(name)}, which is not set") }
         return value
     }
 }
@@ -588,9 +575,9 @@ final class StagePaths {
 enum DirectoryLock {
     static func withLock<T>(_ folder: String, _ body: () throws -> T) throws -> T {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("cannot be locked", file: folder) }
+        guard fd >= 0 else { throw Diagnostic.system("cannot be locked", file: folder) }
         defer { close(fd) }
-        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw SystemError("cannot be locked", file: folder) }
+        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw Diagnostic.system("cannot be locked", file: folder) }
         defer { flock(fd, LOCK_UN) }
         return try body()
     }

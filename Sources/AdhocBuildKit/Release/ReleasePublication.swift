@@ -36,7 +36,7 @@ struct ReleasePublication {
         var info = stat()
         if lstat(latest, &info) == 0, info.st_mode & S_IFMT != S_IFLNK {
             let kind = info.st_mode & S_IFMT == S_IFDIR ? "a folder" : "a file"
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "is \(kind) where adhocbuild keeps a link to the newest release; move it away and release again", file: latest)
         }
         _ = try WriteDestination.of(index)
@@ -48,7 +48,7 @@ struct ReleasePublication {
         let releaseFolder = environmentFolder + "/" + name
         var info = stat()
         guard !replace, lstat(releaseFolder, &info) == 0, !Self.isUnfinished(releaseFolder) else { return }
-        throw AdhocBuildError(
+        throw Diagnostic.build(
             "is already published, and testers may be installing it; give the build a new number, "
                 + "or pass --replace to replace it", file: releaseFolder)
     }
@@ -64,11 +64,11 @@ struct ReleasePublication {
     static func checkFolder(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if lstat(path, &info) == 0 { throw FileError("is a symbolic link to nothing", file: path) }
+            if lstat(path, &info) == 0 { throw Diagnostic.io("is a symbolic link to nothing", file: path) }
             return
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw FileError("is a file, not a folder", file: path) }
-        guard access(path, W_OK | X_OK) == 0 else { throw FileError.system("cannot be written", file: path, code: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw Diagnostic.io("is a file, not a folder", file: path) }
+        guard access(path, W_OK | X_OK) == 0 else { throw Diagnostic.system("cannot be written", file: path, code: errno) }
     }
 
     /// Moves the assembled release folder `staged` (inside DIST) to `DIST/<env>/<name>` (swapping it with
@@ -89,7 +89,7 @@ struct ReleasePublication {
             }
             try checkNotPublished(name, replace: replace)
             let fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw SystemError("cannot be written", file: releaseFolder) }
+            guard fd >= 0 else { throw Diagnostic.system("cannot be written", file: releaseFolder) }
             close(fd)
             var info = stat()
             if lstat(releaseFolder, &info) == 0 {
@@ -97,7 +97,7 @@ struct ReleasePublication {
                 try FileIO.exchange(staged, releaseFolder)
                 undo.append { try? FileIO.exchange(staged, releaseFolder) }
             } else {
-                guard rename(staged, releaseFolder) == 0 else { throw SystemError("cannot be written", file: releaseFolder) }
+                guard rename(staged, releaseFolder) == 0 else { throw Diagnostic.system("cannot be written", file: releaseFolder) }
                 undo.append { _ = rename(releaseFolder, staged) }
             }
             Interruption.pause(at: "publish:moved into DIST")
@@ -120,11 +120,11 @@ struct ReleasePublication {
     /// renamed over it (and removed when that fails).
     static func point(_ link: String, at target: String) throws {
         let temporary = FileIO.temporaryPath(for: link)
-        guard symlink(target, temporary) == 0 else { throw SystemError("cannot be updated", file: link) }
+        guard symlink(target, temporary) == 0 else { throw Diagnostic.system("cannot be updated", file: link) }
         guard rename(temporary, link) == 0 else {
             let code = errno
             unlink(temporary)
-            throw SystemError("cannot be updated", file: link, code: code)
+            throw Diagnostic.system("cannot be updated", file: link, code: code)
         }
     }
 }

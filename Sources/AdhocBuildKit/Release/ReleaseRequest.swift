@@ -193,10 +193,10 @@ public struct ReleaseRequest: Sendable {
         onStep: @escaping @Sendable (_ step: String, _ finished: Bool) -> Void
     ) throws -> ReleasePipeline.Result {
         let plan: Plan
-        do { plan = try self.plan(processEnvironment: processEnvironment) } catch let error as any DiagnosticError {
+        do { plan = try self.plan(processEnvironment: processEnvironment) } catch let error as Diagnostic {
             let server = ci ?? CIServer.detect(in: processEnvironment)
             CIReporter(server: server, environment: processEnvironment, reportFile: reportFile, print: printLine)
-                .failed(ReleasePipeline.Failure(step: "Plan the release", reason: error.description, hint: error.hint))
+                .failed(Diagnostic.stepFailed("Plan the release", reason: error.description, hint: error.hint))
             throw error
         }
         onPlan(plan)
@@ -209,11 +209,11 @@ public struct ReleaseRequest: Sendable {
         var result: ReleasePipeline.Result
         do {
             // The report is written after the release is published: its files are checked before.
-            do { try reporter.checkReportFiles() } catch let error as any DiagnosticError {
-                throw ReleasePipeline.Failure(step: "Check the CI report files", reason: error.description, hint: error.hint)
+            do { try reporter.checkReportFiles() } catch let error as Diagnostic {
+                throw Diagnostic.stepFailed("Check the CI report files", reason: error.description, hint: error.hint)
             }
             result = try pipeline.run()
-        } catch let failure as ReleasePipeline.Failure {
+        } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
             reporter.failed(failure)
             throw failure
         }

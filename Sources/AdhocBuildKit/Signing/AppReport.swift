@@ -64,7 +64,7 @@ public enum ProfileCheck {
             if let failure = profile.verificationFailure { return "does not verify: \(failure)" }
             return "verifies" + (profile.signer.map { ", signed by \($0.displayName)" } ?? "")
         } catch {
-            return "cannot be read: \((error as? CodeSignError)?.problem ?? FoundationError.line(error))"
+            return "cannot be read: \((error as? Diagnostic)?.message ?? FoundationError.line(error))"
         }
     }
 

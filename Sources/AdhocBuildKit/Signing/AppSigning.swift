@@ -13,7 +13,7 @@ extension SigningRequest {
         var entitlementsValue: PlistDictionary?
         if let entitlements {
             guard let dictionary = try PropertyList(contentsOf: entitlements).value.dictionaryValue else {
-                throw AdhocBuildError("is not a dictionary of entitlements", file: entitlements)
+                throw Diagnostic.build("is not a dictionary of entitlements", file: entitlements)
             }
             entitlementsValue = dictionary
         }
@@ -41,12 +41,12 @@ public enum AppSigning {
         let source =
             FileIO.kind(of: input) == .folder ? IPAPackager.bundlePath(input) : input.hasSuffix("/") ? String(input.dropLast()) : input
         let target = output.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? source
-        guard FileIO.kind(of: source) != nil else { throw AdhocBuildError("no such app, ipa or archive", file: input) }
+        guard FileIO.kind(of: source) != nil else { throw Diagnostic.build("no such app, ipa or archive", file: input) }
         let isIPA = FileIO.kind(of: source) == .file
         let outputIsIPA = target.hasSuffix(".ipa")
-        guard isIPA || !outputIsIPA || output != nil else { throw AdhocBuildError("cannot be signed in place", file: input) }
+        guard isIPA || !outputIsIPA || output != nil else { throw Diagnostic.build("cannot be signed in place", file: input) }
         guard !isIPA || outputIsIPA else {
-            throw AdhocBuildError("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
+            throw Diagnostic.build("an .ipa is signed into an .ipa; name the output something.ipa", file: target)
         }
         try checkOutput(target, for: source, isIPA: isIPA, outputIsIPA: outputIsIPA, given: output ?? input)
         let parent = FileIO.split(target).folder
@@ -59,12 +59,12 @@ public enum AppSigning {
         }
         var succeeded = false
         defer { if !succeeded, let made { try? FileManager.default.removeItem(atPath: made) } }
-        guard FileIO.kind(of: parent) == .folder else { throw AdhocBuildError("is not a folder", file: parent) }
+        guard FileIO.kind(of: parent) == .folder else { throw Diagnostic.build("is not a folder", file: parent) }
         // Copies that killed runs left beside the output (each as large as the app) go first.
         FileIO.removeStaleTemporaries(in: parent)
         let work = FileIO.temporaryPath(for: target)
         guard WorkFiles.creating({ mkdir(work, 0o700) }) == 0 else {
-            throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: parent)
+            throw Diagnostic.build("cannot be written: \(SystemError.describe(errno))", file: parent)
         }
         defer { try? FileManager.default.removeItem(atPath: work) }
         // Errors found in the work folder name what the user gave: the ipa and its entry, or the bundle's own path.
@@ -134,28 +134,28 @@ public enum AppSigning {
         let to = (resolvedFolder == "/" ? "" : resolvedFolder) + "/" + name
         guard to != from else { return }
         if to.hasPrefix(from + "/") {
-            throw AdhocBuildError("is inside the input \(source); write the signed build somewhere else", file: given)
+            throw Diagnostic.build("is inside the input \(source); write the signed build somewhere else", file: given)
         }
         if from.hasPrefix(to + "/") {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "holds the input \(source), which replacing it would delete; name the signed build's own path", file: given)
         }
         let suffix = source.hasSuffix(".xcarchive") ? ".xcarchive" : ".app"
         guard let kind = FileIO.kind(of: target) else {
             if !outputIsIPA && !isIPA && !name.hasSuffix(suffix) {
-                throw AdhocBuildError(
+                throw Diagnostic.build(
                     "is not named like the signed build: a bundle's folder ends in \(suffix) (like dist/\((source as NSString).lastPathComponent))",
                     file: given)
             }
             return
         }
         if outputIsIPA {
-            guard kind == .file else { throw AdhocBuildError("is a folder, not an .ipa", file: given) }
+            guard kind == .file else { throw Diagnostic.build("is a folder, not an .ipa", file: given) }
             return
         }
         let marker = suffix == ".app" ? "/Info.plist" : "/Products"
         guard kind == .folder, name.hasSuffix(suffix), FileManager.default.fileExists(atPath: target + marker) else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "is \(kind == .folder ? "a folder" : "a file") that is not a signed build to replace; "
                     + "name the signed \(suffix)'s own path (like dist/\((source as NSString).lastPathComponent))", file: given)
         }
@@ -202,10 +202,10 @@ public enum AppSigning {
                     try manager.copyItem(atPath: from, toPath: to)
                 }
             }
-        } catch let error as any DiagnosticError {
+        } catch let error as Diagnostic {
             throw error
         } catch  where DiskSpace.isFull(error) {
-            throw SystemError("cannot be written", file: destination, code: ENOSPC)
+            throw Diagnostic.system("cannot be written", file: destination, code: ENOSPC)
         } catch {
             throw FoundationError.fileError(error, action: "cannot be copied to sign")
         }
@@ -217,11 +217,13 @@ public enum AppSigning {
     static func replace(_ target: String, with replacement: String) throws {
         guard FileIO.kind(of: target) != nil else {
             guard Interruption.pointOfNoReturn(writing: target, { rename(replacement, target) }) == 0 else {
-                throw AdhocBuildError("cannot be written: \(SystemError.describe(errno))", file: target)
+                throw Diagnostic.build("cannot be written: \(SystemError.describe(errno))", file: target)
             }
             return
         }
-        do { try FileIO.exchange(replacement, target) } catch let error as FileError { throw AdhocBuildError(error.message, file: target) }
+        do { try FileIO.exchange(replacement, target) } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
+            throw Diagnostic.build(error.message, file: target)
+        }
         try? FileManager.default.removeItem(atPath: replacement)
     }
 }

@@ -9,11 +9,11 @@ enum ArchiveContentsCheck {
     /// file, a folder or a symbolic link.
     static func check(_ path: String) throws {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw FileError.system("cannot be read", file: path, code: errno) }
+        guard lstat(path, &info) == 0 else { throw Diagnostic.system("cannot be read", file: path, code: errno) }
         switch info.st_mode & S_IFMT {
         case S_IFREG, S_IFLNK: return
         case S_IFDIR: for name in try FileIO.names(in: path) { try check(path + "/" + name) }
-        default: throw FileError("is neither a file, a folder nor a symbolic link", file: path)
+        default: throw Diagnostic.io("is neither a file, a folder nor a symbolic link", file: path)
         }
     }
 }

@@ -39,7 +39,7 @@ public enum SealGuard {
         case .signed:
             let what = "\(action) \(changes), which the signature of \(name) seals; iOS will refuse to install it"
             guard allowBroken else {
-                var error = AdhocBuildError(what, file: app)
+                var error = Diagnostic.build(what, file: app)
                 error.hint = "re-sign the app after this change, or pass \(allowFlag) to go on anyway"
                 throw error
             }

@@ -79,7 +79,7 @@ public struct SigningRequest: Sendable, Equatable {
     /// where each came from (what `release --explain` prints); nil when no identity is given anywhere.
     /// The password is never read, only checked to be there.
     ///
-    /// - Throws: ``Mistake`` for contradictory or incomplete flags; ``AdhocBuildError`` naming the file
+    /// - Throws: ``Mistake`` for contradictory or incomplete flags; ``Diagnostic`` naming the file
     ///   for an identity, profile, entitlements or password file that does not exist.
     public static func resolve(
         _ flags: Flags, projectFile: ProjectFile?, processEnvironment: [String: String]
@@ -113,15 +113,15 @@ public struct SigningRequest: Sendable, Equatable {
             return nil
         }
         let password = try choosePassword(flags, project: project, processEnvironment: processEnvironment, chooser: &chooser)
-        var problems: [AdhocBuildError] = []
+        var problems: [Diagnostic] = []
         func mustExist(_ path: String?, _ what: String, _ origin: SettingOrigin?) {
             guard let path, FileIO.kind(of: path) != .file else { return }
-            problems.append(AdhocBuildError("no such \(what)" + (origin.map { " (from \($0))" } ?? ""), file: path))
+            problems.append(Diagnostic.build("no such \(what)" + (origin.map { " (from \($0))" } ?? ""), file: path))
         }
         mustExist(identity, "signing identity", chooser.chosen.last { $0.name == "SignIdentity" }?.origin)
         if case .file(let path) = password { mustExist(path, "password file", chooser.chosen.last?.origin) }
         if case .environment(let name) = password, processEnvironment[name] == nil {
-            problems.append(AdhocBuildError("environment variable \(name) is not set; it should hold the signing identity's password"))
+            problems.append(Diagnostic.build("environment variable \(name) is not set; it should hold the signing identity's password"))
         }
         let appProfile = chooser.choose(
             "SignProfile", [flag(flagProfiles.app, "--sign-profile"), fromProject("SignProfile")],
@@ -146,7 +146,7 @@ public struct SigningRequest: Sendable, Equatable {
             "SignEntitlements", [flag(flags.entitlements, "--sign-entitlements"), fromProject("SignEntitlements")],
             whenUnset: "each profile's entitlements")
         mustExist(entitlements, "entitlements file", chooser.chosen.last?.origin)
-        if !problems.isEmpty { throw AdhocBuildErrors(problems) }
+        if !problems.isEmpty { throw Diagnostics(problems) }
         return SigningRequest(
             identity: identity, password: password, appProfile: appProfile, profiles: profiles, entitlements: entitlements)
     }

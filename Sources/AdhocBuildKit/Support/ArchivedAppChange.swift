@@ -19,15 +19,15 @@ public struct ArchivedAppChange {
 
     public init(input: String, output: String?) throws {
         guard let output else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "is an archive: name the new ipa with --output OUT.ipa (the input's own path replaces it)", file: input)
         }
         guard output.lowercased().hasSuffix(".ipa") else {
-            throw AdhocBuildError("is where the changed app goes, so it must be named something.ipa", file: output)
+            throw Diagnostic.build("is where the changed app goes, so it must be named something.ipa", file: output)
         }
         let folder = FileIO.split(output).folder
         guard FileIO.kind(of: folder) == .folder else {
-            throw AdhocBuildError("cannot be written: its folder does not exist", file: output)
+            throw Diagnostic.build("cannot be written: its folder does not exist", file: output)
         }
         self.input = input
         self.output = output

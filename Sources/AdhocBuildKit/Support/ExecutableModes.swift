@@ -31,7 +31,7 @@ enum ExecutableModes {
             // Execute wherever reading is allowed (0644 becomes 0755), as Xcode writes them.
             let mode = (info.st_mode & 0o7777) | ((info.st_mode & 0o444) >> 2)
             guard chmod(path, mode | 0o100) == 0 else {
-                throw FileError("cannot be made executable: \(SystemError.describe(errno))", file: path)
+                throw Diagnostic.io("cannot be made executable: \(SystemError.describe(errno))", file: path)
             }
             restored.append(relative)
         }

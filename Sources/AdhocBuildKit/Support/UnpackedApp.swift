@@ -35,7 +35,7 @@ struct UnpackedApp {
         let digests = DigestCache()
         let carried = try reader.unpack(to: folder, threads: ProcessInfo.processInfo.activeProcessorCount, observer: digests)
         let app = folder + "/" + appEntry
-        guard FileIO.kind(of: app) == .folder else { throw AdhocBuildError("holds \(appEntry), which is not a folder", file: input) }
+        guard FileIO.kind(of: app) == .folder else { throw Diagnostic.build("holds \(appEntry), which is not a folder", file: input) }
         var beside: [String] = []
         if appEntry.hasPrefix("Payload/") {
             let top = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -63,9 +63,9 @@ struct UnpackedApp {
             guard let end = parts.firstIndex(where: { $0.lowercased().hasSuffix(".app") && $0.count > 4 }) else { continue }
             if end < parts.count - 1 || entry.isDirectory { apps.insert(parts[...end].joined(separator: "/")) }
         }
-        guard let app = apps.first else { throw AdhocBuildError("holds no <Name>.app folder (nor Payload/<Name>.app)", file: archive) }
+        guard let app = apps.first else { throw Diagnostic.build("holds no <Name>.app folder (nor Payload/<Name>.app)", file: archive) }
         guard apps.count == 1 else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "holds \(apps.count) apps (\(apps.sorted().joined(separator: ", "))); give a zip holding one", file: archive)
         }
         return app

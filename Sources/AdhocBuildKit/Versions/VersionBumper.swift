@@ -1,6 +1,7 @@
 import CodeSign
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `version bump`: sets a version field everywhere it lives — every Info.plist of the app
 /// and its extensions (they must match, or installs fail) and the project's build settings
@@ -110,7 +111,7 @@ public struct VersionBumper: Sendable {
         case .increment, .bump:
             guard currentVersions.count == sites.count, let highest else {
                 let bad = sites.first { BundleVersion($0.value) == nil }!
-                throw AdhocBuildError(
+                throw Diagnostic.build(
                     BundleVersion.problem(bad.value, field: field.label) + "; give the new value with --to",
                     file: bad.label)
             }
@@ -121,12 +122,12 @@ public struct VersionBumper: Sendable {
             }
         }
         guard let newVersion = BundleVersion(newText) else {
-            throw AdhocBuildError(BundleVersion.problem(newText, field: field.label))
+            throw Diagnostic.build(BundleVersion.problem(newText, field: field.label))
         }
         if let highest, newVersion < highest, !allowDecrease {
             // Named by where the highest current value is, so the user sees which file holds it.
             let holder = sites.first { BundleVersion($0.value) == highest }
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "the \(field.label) would go backwards from \(highest) to \(newVersion); "
                     + "pass --allow-decrease if that is intended", file: holder?.label)
         }
@@ -192,11 +193,11 @@ public struct VersionBumper: Sendable {
     /// no counter is set. `release` calls it before it copies anything.
     public static func ciBuildNumber(_ environment: [String: String], field: VersionField = .build) throws -> String {
         guard let (variable, counter) = CIEnvironment.buildNumberSource(in: environment) else {
-            throw AdhocBuildError(
+            throw Diagnostic.build(
                 "--from-ci found no build counter: none of " + CIEnvironment.buildNumberVariables.joined(separator: ", ") + " is set")
         }
         guard BundleVersion(counter) != nil else {
-            throw AdhocBuildError(BundleVersion.problem(counter, field: field.label, from: variable))
+            throw Diagnostic.build(BundleVersion.problem(counter, field: field.label, from: variable))
         }
         return counter
     }

@@ -31,7 +31,7 @@ public enum VersionSites {
     /// the build setting wherever an Info.plist refers to it (or Xcode generates the Info.plist).
     public static func inProject(_ project: XcodeProject, field: VersionField) throws -> [VersionSite] {
         var sites: [VersionSite] = []
-        var problems: [AdhocBuildError] = []
+        var problems: [Diagnostic] = []
         func add(_ site: VersionSite) { if !sites.contains(site) { sites.append(site) } }
         for target in project.targets {
             for configuration in target.configurations {
@@ -42,7 +42,7 @@ public enum VersionSites {
                             referenced = field.buildSetting
                         } else {
                             problems.append(
-                                AdhocBuildError(
+                                Diagnostic.build(
                                     "\(target.name) (\(configuration.name)) builds from this Info.plist, "
                                         + "which does not exist", file: plistPath))
                             continue
@@ -57,7 +57,7 @@ public enum VersionSites {
                             referenced = name
                         } else if text.contains("$") {
                             problems.append(
-                                AdhocBuildError(
+                                Diagnostic.build(
                                     "'\(text)' combines build settings; adhocbuild can only change a "
                                         + "literal or a single $(SETTING)", file: plistPath, keyPath: field.infoKey))
                             continue
@@ -70,7 +70,7 @@ public enum VersionSites {
                         referenced = field.buildSetting
                     case let other?:
                         problems.append(
-                            AdhocBuildError(
+                            Diagnostic.build(
                                 "must be a string, not \(other.kindWithArticle)", file: plistPath,
                                 keyPath: field.infoKey))
                         continue
@@ -85,14 +85,14 @@ public enum VersionSites {
                     add(site)
                 } else {
                     problems.append(
-                        AdhocBuildError(
+                        Diagnostic.build(
                             "\(target.name) (\(configuration.name)) uses $(\(referenced)), which no "
                                 + "build configuration sets", file: project.path))
                 }
             }
         }
-        if !problems.isEmpty { throw AdhocBuildErrors(problems) }
-        if sites.isEmpty { throw AdhocBuildError("no target has a \(field.label) to change", file: project.path) }
+        if !problems.isEmpty { throw Diagnostics(problems) }
+        if sites.isEmpty { throw Diagnostic.build("no target has a \(field.label) to change", file: project.path) }
         return sites
     }
 
@@ -122,11 +122,12 @@ public enum VersionSites {
     /// extensions (`PlugIns/*.appex`), Watch apps and their extensions, App Clips.
     public static func bundlePlists(in app: String) throws -> [String] {
         if FileIO.kind(of: app) == .file {
-            throw AdhocBuildError("is a file, not an app bundle; give the .app, an .ipa or .zip (with --output), or the project", file: app)
+            throw Diagnostic.build(
+                "is a file, not an app bundle; give the .app, an .ipa or .zip (with --output), or the project", file: app)
         }
         let info = (app as NSString).appendingPathComponent("Info.plist")
         guard FileManager.default.fileExists(atPath: info) else {
-            throw AdhocBuildError("has no Info.plist; is it an app bundle?", file: app)
+            throw Diagnostic.build("has no Info.plist; is it an app bundle?", file: app)
         }
         return [info] + NestedBundles.folders(in: app).map { ($0 as NSString).appendingPathComponent("Info.plist") }
     }
@@ -134,25 +135,25 @@ public enum VersionSites {
     /// The sites of `field` in plists (an app's, or a single file): each must hold a literal.
     public static func inPlists(_ paths: [String], field: VersionField) throws -> [VersionSite] {
         var sites: [VersionSite] = []
-        var problems: [AdhocBuildError] = []
+        var problems: [Diagnostic] = []
         for path in paths {
             let plist: PlistValue
             plist = try PropertyList(contentsOf: path).value
             switch plist[PlistKeyPath([field.infoKey])] {
             case .string(let text)? where text.contains("$"):
                 problems.append(
-                    AdhocBuildError(
+                    Diagnostic.build(
                         "refers to '\(text)'; change the project's build setting instead (--project)",
                         file: path, keyPath: field.infoKey))
             case .string(let text)?:
                 sites.append(VersionSite(location: .plist(path: path, key: field.infoKey), value: text))
             case nil:
-                problems.append(AdhocBuildError("has no \(field.infoKey)", file: path))
+                problems.append(Diagnostic.build("has no \(field.infoKey)", file: path))
             case let other?:
-                problems.append(AdhocBuildError("must be a string, not \(other.kindWithArticle)", file: path, keyPath: field.infoKey))
+                problems.append(Diagnostic.build("must be a string, not \(other.kindWithArticle)", file: path, keyPath: field.infoKey))
             }
         }
-        if !problems.isEmpty { throw AdhocBuildErrors(problems) }
+        if !problems.isEmpty { throw Diagnostics(problems) }
         return sites
     }
 }

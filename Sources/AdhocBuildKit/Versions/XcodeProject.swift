@@ -54,13 +54,15 @@ public struct XcodeProject: Sendable {
         textStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         isUTF16 = bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
         let root: OpenStepNode
-        do { root = try OpenStepPlistReader().readDocument(data) } catch let error as PlistError {
+        do { root = try OpenStepPlistReader().readDocument(data) } catch let error as Diagnostic
+            where error.code.domain == PlistProblem.domain
+        {
             throw error.inFile(pbxproj)
         }
         guard case .dictionary(let objectPairs)? = root.node(at: "objects")?.kind,
             case .string(let rootID, _)? = root.node(at: "rootObject")?.kind
         else {
-            throw AdhocBuildError("is not an Xcode project (no objects or rootObject)", file: pbxproj)
+            throw Diagnostic.build("is not an Xcode project (no objects or rootObject)", file: pbxproj)
         }
         var objects: [String: OpenStepNode] = [:]
         for pair in objectPairs { if case .string(let id, _) = pair.key.kind { objects[id] = pair.value } }
@@ -96,13 +98,13 @@ public struct XcodeProject: Sendable {
         if location.hasSuffix(".pbxproj") { return location }
         if location.hasSuffix(".xcodeproj") { return (location as NSString).appendingPathComponent("project.pbxproj") }
         guard FileIO.kind(of: location) == .folder else {
-            throw AdhocBuildError("no such project folder", file: location)
+            throw Diagnostic.build("no such project folder", file: location)
         }
         let projects = (try FileIO.names(in: location)).filter { $0.hasSuffix(".xcodeproj") }.sorted()
         switch projects.count {
-        case 0: throw AdhocBuildError("holds no .xcodeproj", file: location)
+        case 0: throw Diagnostic.build("holds no .xcodeproj", file: location)
         case 1: return ((location as NSString).appendingPathComponent(projects[0]) as NSString).appendingPathComponent("project.pbxproj")
-        default: throw AdhocBuildError("holds \(projects.count) projects (\(projects.joined(separator: ", "))); name one", file: location)
+        default: throw Diagnostic.build("holds \(projects.count) projects (\(projects.joined(separator: ", "))); name one", file: location)
         }
     }
 
@@ -148,7 +150,7 @@ public struct XcodeProject: Sendable {
     /// file (which Xcode never writes) is refused rather than rewritten in another encoding.
     public func replacing(_ replacements: [(range: Range<Int>, text: String)]) throws -> [UInt8] {
         guard !isUTF16 else {
-            throw AdhocBuildError("is UTF-16 text, which adhocbuild reads but does not edit; save it as UTF-8 (as Xcode does)", file: path)
+            throw Diagnostic.build("is UTF-16 text, which adhocbuild reads but does not edit; save it as UTF-8 (as Xcode does)", file: path)
         }
         var result = bytes
         for replacement in replacements.sorted(by: { $0.range.lowerBound > $1.range.lowerBound }) {

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The magic numbers that open each code-signing blob (`<Security/CSCommonPriv.h>`, `cs_blobs.h`).
 public enum BlobMagic {
     public static let requirement: UInt32 = 0xfade_0c00
@@ -35,7 +37,7 @@ struct BlobHeader {
         magic = try reader.u32be(offset, what: what)
         length = Int(try reader.u32be(offset + 4, what: what))
         guard length >= 8 else {
-            throw CodeSignError.at(reader.base + offset, "\(what) has length \(length), under its 8-byte header")
+            throw Diagnostic.codeSign(at: reader.base + offset, "\(what) has length \(length), under its 8-byte header")
         }
         _ = try reader.end(offset, length, what: what)
     }
@@ -44,8 +46,9 @@ struct BlobHeader {
     init(_ reader: ByteReader, at offset: Int, expecting expected: UInt32, what: String) throws {
         try self.init(reader, at: offset, what: what)
         guard magic == expected else {
-            throw CodeSignError.at(
-                reader.base + offset, "\(what) has magic 0x\(String(magic, radix: 16)), not 0x\(String(expected, radix: 16))")
+            throw Diagnostic.codeSign(
+                at:
+                    reader.base + offset, "\(what) has magic 0x\(String(magic, radix: 16)), not 0x\(String(expected, radix: 16))")
         }
     }
 }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A CodeDirectory (magic `0xfade0c02`): what a signature covers, as hashes of the special slots
 /// (Info.plist, requirements, CodeResources, entitlements, …) and of every code page.
 ///
@@ -139,7 +141,8 @@ public struct CodeDirectory: Sendable, Equatable {
         let r = try whole.sub(0, header.length, what: "CodeDirectory")
         version = try r.u32be(8, what: "CodeDirectory version")
         guard version >= Version.base, version >> 16 == 2 else {
-            throw CodeSignError.at(r.base + 8, "CodeDirectory version 0x\(String(version, radix: 16)) is not supported (0x2xxxx expected)")
+            throw Diagnostic.codeSign(
+                at: r.base + 8, "CodeDirectory version 0x\(String(version, radix: 16)) is not supported (0x2xxxx expected)")
         }
         let size = CodeDirectory.headerSize(version)
         _ = try r.end(0, size, what: "CodeDirectory header for version 0x\(String(version, radix: 16))")
@@ -152,21 +155,21 @@ public struct CodeDirectory: Sendable, Equatable {
         let hashSize = Int(try r.u8(36))
         let rawType = try r.u8(37)
         guard let type = HashType(rawValue: rawType) else {
-            throw CodeSignError.at(r.base + 37, "CodeDirectory hash type \(rawType) is unknown")
+            throw Diagnostic.codeSign(at: r.base + 37, "CodeDirectory hash type \(rawType) is unknown")
         }
         guard hashSize == type.size else {
-            throw CodeSignError.at(r.base + 36, "CodeDirectory hash size \(hashSize) does not match \(type) (\(type.size))")
+            throw Diagnostic.codeSign(at: r.base + 36, "CodeDirectory hash size \(hashSize) does not match \(type) (\(type.size))")
         }
         hashType = type
         platform = try r.u8(38)
         pageSizeLog2 = try r.u8(39)
         guard pageSizeLog2 == 0 || (pageSizeLog2 >= 9 && pageSizeLog2 <= 24) else {
-            throw CodeSignError.at(r.base + 39, "CodeDirectory page size 2^\(pageSizeLog2) is not plausible")
+            throw Diagnostic.codeSign(at: r.base + 39, "CodeDirectory page size 2^\(pageSizeLog2) is not plausible")
         }
         spare2 = try r.u32be(40)
         scatterOffset = version >= Version.scatter ? try r.u32be(44) : 0
         guard scatterOffset == 0 else {
-            throw CodeSignError.at(r.base + 44, "CodeDirectory has a scatter vector, which is not supported")
+            throw Diagnostic.codeSign(at: r.base + 44, "CodeDirectory has a scatter vector, which is not supported")
         }
         let teamOffset = version >= Version.teamID ? Int(try r.u32be(48)) : 0
         spare3 = version >= Version.codeLimit64 ? try r.u32be(52) : 0
@@ -183,15 +186,16 @@ public struct CodeDirectory: Sendable, Equatable {
         let linkageSize = version >= Version.linkage ? Int(try r.u32be(104)) : 0
 
         guard identOffset >= size else {
-            throw CodeSignError.at(r.base + 20, "CodeDirectory identifier offset \(identOffset) lies inside its header")
+            throw Diagnostic.codeSign(at: r.base + 20, "CodeDirectory identifier offset \(identOffset) lies inside its header")
         }
         identifier = try r.cString(identOffset, what: "CodeDirectory identifier")
         teamID = teamOffset == 0 ? nil : try r.cString(teamOffset, what: "CodeDirectory team id")
         guard specialCount <= CodeDirectory.maxSpecialSlots, codeCount <= CodeDirectory.maxSlots else {
-            throw CodeSignError.at(r.base + 24, "CodeDirectory claims \(specialCount) special and \(codeCount) code slots")
+            throw Diagnostic.codeSign(at: r.base + 24, "CodeDirectory claims \(specialCount) special and \(codeCount) code slots")
         }
         guard hashOffset >= specialCount * hashSize else {
-            throw CodeSignError.at(r.base + 16, "CodeDirectory hash offset \(hashOffset) leaves no room for \(specialCount) special slots")
+            throw Diagnostic.codeSign(
+                at: r.base + 16, "CodeDirectory hash offset \(hashOffset) leaves no room for \(specialCount) special slots")
         }
         _ = try r.end(hashOffset - specialCount * hashSize, (specialCount + codeCount) * hashSize, what: "CodeDirectory hash slots")
         specialSlots = (1...max(specialCount, 1)).prefix(specialCount).map { slot in

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Builds a ``CodeDirectory`` from a Mach-O slice's bytes, the special-slot content and the parameters,
 /// as Apple's signer does: one hash per page of the code up to the code limit (the last page shorter),
 /// the special slots' hashes up to the highest one used (zeros for empty slots), and the header fields
@@ -11,11 +13,11 @@ public enum CodeDirectoryBuilder {
         -> CodeDirectory
     {
         guard parameters.codeLimit <= UInt64(code.count) else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "code limit \(parameters.codeLimit) lies past the end of the code (\(code.count) bytes)", location: "CodeDirectory")
         }
         guard parameters.codeLimit <= UInt64(UInt32.max) || parameters.version >= CodeDirectory.Version.codeLimit64 else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "code limit \(parameters.codeLimit) needs CodeDirectory version 0x20300 or later (have 0x\(String(parameters.version, radix: 16)))",
                 location: "CodeDirectory")
         }

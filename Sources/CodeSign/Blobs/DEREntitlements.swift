@@ -1,4 +1,5 @@
 import PlistKit
+import SystemSupport
 
 /// The DER form of entitlements that iOS 15 and later read, in the two layouts Apple's signer has
 /// written:
@@ -64,7 +65,7 @@ public enum DEREntitlements {
         case .string(let text): element(utf8String, Array(text.utf8), into: &out)
         case .integer(let number):
             guard !number.isUnsignedHigh else {
-                throw CodeSignError("entitlement integer \(number) does not fit DER entitlements", location: "entitlements")
+                throw Diagnostic.codeSign("entitlement integer \(number) does not fit DER entitlements", location: "entitlements")
             }
             element(integer, integerContent(Int64(bitPattern: number.bits)), into: &out)
         case .array(let items):
@@ -90,7 +91,8 @@ public enum DEREntitlements {
                 element(set, pairs.flatMap(\.encoded), into: &out)
             }
         default:
-            throw CodeSignError("entitlements hold \(value.kindWithArticle), which DER entitlements cannot carry", location: "entitlements")
+            throw Diagnostic.codeSign(
+                "entitlements hold \(value.kindWithArticle), which DER entitlements cannot carry", location: "entitlements")
         }
     }
 

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The designated requirement Apple's signer writes for an iOS signing identity, built from the code's
 /// identifier and the signer's certificate chain (leaf first, root last, as
 /// ``RequirementContext/chain(from:among:)`` orders it):
@@ -19,19 +21,19 @@ public enum DesignatedRequirement {
     /// intermediate without the iPhone developer marker, or a leaf without a common name).
     public static func expression(identifier: String, chain: [CertificateInfo]) throws -> RequirementExpression {
         guard let leaf = chain.first, let root = chain.last else {
-            throw CodeSignError("the signer's certificate chain is empty", location: "designated requirement")
+            throw Diagnostic.codeSign("the signer's certificate chain is empty", location: "designated requirement")
         }
         let identity = RequirementExpression.identifier(Array(identifier.utf8))
         guard root.sha256 == CertificateChain.appleRootCASHA256 else {
             return .and(identity, .anchorHash(slot: RequirementExpression.anchorSlot, hash: root.sha1))
         }
         guard chain.count >= 3, chain[1].hasExtension(oid: appleIPhoneDeveloperCAOID) else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the chain of \"\(leaf.displayName)\" ends in Apple Root CA but not through Apple's iPhone developer CA (1.2.840.113635.100.6.2.1)",
                 location: "designated requirement")
         }
         guard let commonName = leaf.commonName else {
-            throw CodeSignError("the signing certificate \(leaf.subject) has no common name", location: "designated requirement")
+            throw Diagnostic.codeSign("the signing certificate \(leaf.subject) has no common name", location: "designated requirement")
         }
         let leafName = RequirementExpression.certificateField(
             slot: RequirementExpression.leafSlot, field: Array("subject.CN".utf8), match: .equal(Array(commonName.utf8)))

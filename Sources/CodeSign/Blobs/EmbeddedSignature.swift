@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The signature `LC_CODE_SIGNATURE` points at: a super blob (magic `0xfade0cc0`) holding the
 /// CodeDirectories, the requirement set, the entitlements and the CMS signature.
 ///
@@ -24,7 +26,7 @@ public struct EmbeddedSignature: Sendable {
             guard let entry = blob.entry(slot) else { return nil }
             do {
                 return try make(entry.bytes)
-            } catch let error as CodeSignError {
+            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                 throw error.within(what)
             }
         }
@@ -34,7 +36,7 @@ public struct EmbeddedSignature: Sendable {
         where entry.type >= SignatureSlot.alternateCodeDirectories && entry.type < SignatureSlot.alternateCodeDirectories + 5 {
             do {
                 alternates.append(try CodeDirectory(bytes: entry.bytes))
-            } catch let error as CodeSignError {
+            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                 throw error.within("alternate CodeDirectory 0x\(String(entry.type, radix: 16))")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// An entitlements blob: XML (magic `0xfade7171`, special slot 5) or DER (magic `0xfade7172`,
 /// special slot 7). The payload is kept byte for byte; ``entitlements()`` reads it.
@@ -27,7 +28,7 @@ public struct EntitlementsBlob: Sendable, Equatable {
         switch header.magic {
         case BlobMagic.entitlements: format = .xml
         case BlobMagic.derEntitlements: format = .der
-        default: throw CodeSignError.at(0, "entitlements blob has magic 0x\(String(header.magic, radix: 16))")
+        default: throw Diagnostic.codeSign(at: 0, "entitlements blob has magic 0x\(String(header.magic, radix: 16))")
         }
         payload = try reader.slice(8, header.length - 8, what: "entitlements")
     }
@@ -38,7 +39,7 @@ public struct EntitlementsBlob: Sendable, Equatable {
         do {
             return EntitlementsBlob(format: .xml, payload: Array(try XMLPlistWriter(sortKeys: true).write(entitlements)))
         } catch {
-            throw CodeSignError("entitlements cannot be written as XML: \(error)", location: "entitlements")
+            throw Diagnostic.codeSign("entitlements cannot be written as XML: \(error)", location: "entitlements")
         }
     }
 
@@ -64,7 +65,7 @@ public struct EntitlementsBlob: Sendable, Equatable {
             do {
                 return try PropertyList(data: Data(payload)).value
             } catch {
-                throw CodeSignError("XML entitlements are not a property list: \(error)", location: "entitlements")
+                throw Diagnostic.codeSign("XML entitlements are not a property list: \(error)", location: "entitlements")
             }
         case .der:
             return try DEREntitlements.decode(payload)

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// One compiled code requirement (magic `0xfade0c00`): a kind (1, the expression form) and an expression.
 public struct Requirement: Sendable, Equatable, CustomStringConvertible {
     /// The expression form, the only kind in use.
@@ -23,13 +25,14 @@ public struct Requirement: Sendable, Equatable, CustomStringConvertible {
         let reader = try whole.sub(0, header.length, what: "requirement")
         kind = try reader.u32be(8, what: "requirement kind")
         guard kind == Requirement.expressionKind else {
-            throw CodeSignError.at(reader.base + 8, "requirement kind \(kind) is not supported (1, the expression form, expected)")
+            throw Diagnostic.codeSign(at: reader.base + 8, "requirement kind \(kind) is not supported (1, the expression form, expected)")
         }
         var decoder = RequirementDecoder(reader: reader, position: 12)
         expression = try decoder.expression(depth: 0)
         guard decoder.position == header.length else {
-            throw CodeSignError.at(
-                reader.base + decoder.position, "requirement has \(header.length - decoder.position) bytes after its expression")
+            throw Diagnostic.codeSign(
+                at:
+                    reader.base + decoder.position, "requirement has \(header.length - decoder.position) bytes after its expression")
         }
     }
 
@@ -89,7 +92,7 @@ struct RequirementDecoder {
         case 12: return .onOrBefore(try time())
         case 13: return .onOrAfter(try time())
         case 14: return .absent
-        case let other: throw CodeSignError.at(reader.base + at, "requirement match operation \(other) is unknown")
+        case let other: throw Diagnostic.codeSign(at: reader.base + at, "requirement match operation \(other) is unknown")
         }
     }
 
@@ -100,14 +103,14 @@ struct RequirementDecoder {
 
     mutating func expression(depth: Int) throws -> RequirementExpression {
         guard depth < Requirement.maxDepth else {
-            throw CodeSignError.at(reader.base + position, "requirement nests deeper than \(Requirement.maxDepth) levels")
+            throw Diagnostic.codeSign(at: reader.base + position, "requirement nests deeper than \(Requirement.maxDepth) levels")
         }
         let at = position
         let raw = try word()
         guard let op = RequirementExpression.Opcode(rawValue: raw & ~RequirementExpression.flagMask),
             raw & RequirementExpression.flagMask == 0
         else {
-            throw CodeSignError.at(reader.base + at, "requirement opcode 0x\(String(raw, radix: 16)) is unknown")
+            throw Diagnostic.codeSign(at: reader.base + at, "requirement opcode 0x\(String(raw, radix: 16)) is unknown")
         }
         switch op {
         case .never: return .never

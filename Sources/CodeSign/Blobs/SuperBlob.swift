@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// An indexed container of blobs (the embedded signature, magic `0xfade0cc0`, and the
 /// requirement set use this layout): magic, length, count, then `(type, offset)` pairs, then the blobs.
 public struct SuperBlob: Sendable, Equatable {
@@ -31,7 +33,7 @@ public struct SuperBlob: Sendable, Equatable {
         let header = try BlobHeader(reader, at: 0, expecting: expected, what: what)
         let count = Int(try reader.u32be(8, what: "\(what) count"))
         guard count <= SuperBlob.maxEntries, 12 + count * 8 <= header.length else {
-            throw CodeSignError.at(reader.base + 8, "\(what) claims \(count) entries, more than its \(header.length) bytes hold")
+            throw Diagnostic.codeSign(at: reader.base + 8, "\(what) claims \(count) entries, more than its \(header.length) bytes hold")
         }
         let body = try reader.sub(0, header.length, what: what)
         var entries: [Entry] = []
@@ -39,7 +41,7 @@ public struct SuperBlob: Sendable, Equatable {
             let type = try body.u32be(12 + index * 8)
             let offset = Int(try body.u32be(16 + index * 8))
             guard offset >= 12 + count * 8 else {
-                throw CodeSignError.at(body.base + 16 + index * 8, "\(what) entry \(index) has offset \(offset), inside the index")
+                throw Diagnostic.codeSign(at: body.base + 16 + index * 8, "\(what) entry \(index) has offset \(offset), inside the index")
             }
             let blob = try BlobHeader(body, at: offset, what: "\(what) entry \(index) (type 0x\(String(type, radix: 16)))")
             entries.append(Entry(type: type, bytes: try body.slice(offset, blob.length, what: "blob")))

@@ -1,5 +1,6 @@
 import CLibCrypto
 import Foundation
+import SystemSupport
 
 /// Makes the CMS signature of a code signature as Apple's signer does, with libcrypto's CMS API: a
 /// detached SignedData over the primary CodeDirectory's bytes, SHA-256, the signer's certificate and the
@@ -18,7 +19,7 @@ public enum CMSSigner {
     /// slot order) with `identity`, stamping `signingTime`; returns the DER CMS for the signature slot's wrapper.
     public static func sign(codeDirectories: [[UInt8]], identity: SigningIdentity, signingTime: Date) throws -> [UInt8] {
         guard let primary = codeDirectories.first else {
-            throw CodeSignError("nothing to sign: no CodeDirectory", location: "CMS signature")
+            throw Diagnostic.codeSign("nothing to sign: no CodeDirectory", location: "CMS signature")
         }
         let directories = try codeDirectories.map { (directory: try CodeDirectory(bytes: $0), bytes: $0) }
         let plist = cdhashesPlist(directories.map { Array(Digest.hash($0.directory.hashType, $0.bytes).prefix(20)) })
@@ -141,7 +142,7 @@ public enum CMSSigner {
         guard CMS_signed_add1_attr(signer, attribute) == 1 else { throw failure("cannot add the cdhashes attribute") }
     }
 
-    private static func failure(_ what: String) -> CodeSignError {
-        CodeSignError("\(what): \(LibCrypto.errors())", location: "CMS signature")
+    private static func failure(_ what: String) -> Diagnostic {
+        Diagnostic.codeSign("\(what): \(LibCrypto.errors())", location: "CMS signature")
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import SystemSupport
 
 /// Bounds-checked reads of fixed-width integers and byte ranges from a byte buffer.
 ///
 /// Every offset and length that comes from the file goes through checked arithmetic here, so a
-/// hostile value becomes a ``CodeSignError`` naming the byte, never an out-of-range trap.
+/// hostile value becomes a ``Diagnostic`` naming the byte, never an out-of-range trap.
 struct ByteReader {
     let bytes: [UInt8]
     /// Where `bytes[0]` sits in the enclosing file, for error locations.
@@ -22,8 +23,9 @@ struct ByteReader {
     func end(_ offset: Int, _ length: Int, what: String) throws -> Int {
         let (sum, overflow) = offset.addingReportingOverflow(length)
         guard offset >= 0, length >= 0, !overflow, sum <= bytes.count else {
-            throw CodeSignError.at(
-                base &+ max(offset, 0), "\(what) (\(length) bytes at offset \(offset)) runs past the end (\(bytes.count) bytes)")
+            throw Diagnostic.codeSign(
+                at:
+                    base &+ max(offset, 0), "\(what) (\(length) bytes at offset \(offset)) runs past the end (\(bytes.count) bytes)")
         }
         return sum
     }
@@ -67,10 +69,10 @@ struct ByteReader {
         _ = try end(offset, 0, what: what)
         let stop = limit.map { min(bytes.count, offset &+ $0) } ?? bytes.count
         guard offset < stop, let nul = bytes[offset..<stop].firstIndex(of: 0) else {
-            throw CodeSignError.at(base &+ offset, "\(what) has no terminating NUL byte")
+            throw Diagnostic.codeSign(at: base &+ offset, "\(what) has no terminating NUL byte")
         }
         guard let text = String(validating: bytes[offset..<nul], as: UTF8.self) else {
-            throw CodeSignError.at(base &+ offset, "\(what) is not valid UTF-8")
+            throw Diagnostic.codeSign(at: base &+ offset, "\(what) is not valid UTF-8")
         }
         return text
     }
@@ -78,7 +80,7 @@ struct ByteReader {
     /// A checked conversion of a value read from the file to `Int`.
     static func int<T: BinaryInteger>(_ value: T, at offset: Int, what: String) throws -> Int {
         guard let result = Int(exactly: value) else {
-            throw CodeSignError.at(offset, "\(what) \(value) is too large")
+            throw Diagnostic.codeSign(at: offset, "\(what) \(value) is too large")
         }
         return result
     }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The Info.plist a linker embeds in a Mach-O slice (`-sectcreate __TEXT __info_plist`), as code
 /// outside a bundle carries it: a loose dylib (Swift 1–4's `Frameworks/libswift*.dylib`) or a bare
 /// tool. Its signature binds that section's bytes in special slot 1, where a bundle's executable
@@ -25,7 +27,7 @@ extension MachOSlice {
         let start = UInt64(section.fileOffset)
         let (end, overflow) = start.addingReportingOverflow(section.size)
         guard !overflow, end <= UInt64(size) else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the \(section.segmentName),\(section.name) section (\(section.size) bytes at offset \(start)) runs past the end of the slice (\(size) bytes)"
             )
         }
@@ -38,7 +40,7 @@ extension MachOSlice {
     public func embeddedInfoPlist(in bytes: UnsafeRawBufferPointer) throws -> [UInt8]? {
         guard let section = infoPlistSection, let range = try fileRange(of: section) else { return nil }
         guard range.upperBound <= bytes.count else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the \(section.segmentName),\(section.name) section (\(range.count) bytes at offset \(range.lowerBound)) cannot be read: only \(bytes.count) bytes of the slice are at hand"
             )
         }

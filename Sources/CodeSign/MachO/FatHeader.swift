@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The header of a universal ("fat") Mach-O file: one entry per architecture slice.
 ///
 /// The header is big-endian; `fat_arch` entries are 20 bytes (magic `0xcafebabe`) or, in the
@@ -47,12 +49,12 @@ public struct FatHeader: Sendable, Equatable {
         let fileSize = fileSize ?? reader.count
         let magic = try reader.u32be(0, what: "the fat header")
         guard magic == FatHeader.magic32 || magic == FatHeader.magic64 else {
-            throw CodeSignError.at(0, "not a universal binary (magic 0x\(String(magic, radix: 16)))")
+            throw Diagnostic.codeSign(at: 0, "not a universal binary (magic 0x\(String(magic, radix: 16)))")
         }
         is64 = magic == FatHeader.magic64
         let count = Int(try reader.u32be(4, what: "the architecture count"))
         guard count > 0, count <= FatHeader.maxArchitectures else {
-            throw CodeSignError.at(4, "universal binary claims \(count) architectures (1 to \(FatHeader.maxArchitectures) expected)")
+            throw Diagnostic.codeSign(at: 4, "universal binary claims \(count) architectures (1 to \(FatHeader.maxArchitectures) expected)")
         }
         let entrySize = is64 ? 32 : 20
         var result: [Architecture] = []
@@ -75,18 +77,20 @@ public struct FatHeader: Sendable, Equatable {
             }
             let (end, overflow) = offset.addingReportingOverflow(size)
             guard !overflow, end <= UInt64(fileSize), offset >= UInt64(8 + count * entrySize) else {
-                throw CodeSignError.at(at, "slice \(cpu) (\(size) bytes at offset \(offset)) lies outside the file (\(fileSize) bytes)")
+                throw Diagnostic.codeSign(
+                    at: at, "slice \(cpu) (\(size) bytes at offset \(offset)) lies outside the file (\(fileSize) bytes)")
             }
             guard alignment < 32 else {
-                throw CodeSignError.at(at, "slice \(cpu) has alignment 2^\(alignment)")
+                throw Diagnostic.codeSign(at: at, "slice \(cpu) has alignment 2^\(alignment)")
             }
             // Slices are separate ranges of separate architectures, as lipo writes them: a slice that shares
             // bytes with another, or a second slice of one architecture, is not one a loader would choose.
             for other in result {
-                if other.cpu == cpu { throw CodeSignError.at(at, "slice \(cpu) appears twice in the universal binary") }
+                if other.cpu == cpu { throw Diagnostic.codeSign(at: at, "slice \(cpu) appears twice in the universal binary") }
                 if offset < other.offset + other.size && other.offset < end {
-                    throw CodeSignError.at(
-                        at,
+                    throw Diagnostic.codeSign(
+                        at:
+                            at,
                         "slice \(cpu) (bytes \(offset)..<\(end)) overlaps slice \(other.cpu) (bytes \(other.offset)..<\(other.offset + other.size))"
                     )
                 }

@@ -22,7 +22,7 @@ public struct MachOFile: Sendable {
                 let start = Int(arch.offset), end = Int(arch.offset + arch.size)
                 do {
                     return try MachOSlice(bytes: Array(bytes[start..<end]), fileOffset: arch.offset)
-                } catch let error as CodeSignError {
+                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                     throw error.within("slice \(arch.cpu)")
                 }
             }
@@ -48,7 +48,7 @@ public struct MachOFile: Sendable {
                 let start = Int(arch.offset)
                 do {
                     return try MachOSlice(size: Int(arch.size), fileOffset: arch.offset) { try read(start + $0, $1) }
-                } catch let error as CodeSignError {
+                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                     throw error.within("slice \(arch.cpu)")
                 }
             }
@@ -64,11 +64,11 @@ public struct MachOFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CodeSignError("cannot read the file: \(FoundationError.reason(error))", file: path)
+            throw Diagnostic.codeSign("cannot read the file: \(FoundationError.reason(error))", file: path)
         }
         do {
             try self.init(data: data)
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.inFile(path)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// One thin Mach-O image (a whole thin file, or one architecture of a universal file).
 ///
@@ -70,7 +71,7 @@ public struct MachOSlice: Sendable {
         case MachOSlice.magic32, MachOSlice.magic64: bigEndian = true
         case MachOSlice.magic32.byteSwapped, MachOSlice.magic64.byteSwapped: bigEndian = false
         default:
-            throw CodeSignError.at(reader.base, "not a Mach-O file (magic 0x\(String(magicBE, radix: 16)))")
+            throw Diagnostic.codeSign(at: reader.base, "not a Mach-O file (magic 0x\(String(magicBE, radix: 16)))")
         }
         let magic = bigEndian ? magicBE : magicBE.byteSwapped
         is64 = magic == MachOSlice.magic64
@@ -88,7 +89,7 @@ public struct MachOSlice: Sendable {
         let commandsSize = Int(try u32(20))
         flags = try u32(24)
         guard count <= MachOSlice.maxLoadCommands else {
-            throw CodeSignError.at(reader.base + 16, "\(count) load commands (at most \(MachOSlice.maxLoadCommands) expected)")
+            throw Diagnostic.codeSign(at: reader.base + 16, "\(count) load commands (at most \(MachOSlice.maxLoadCommands) expected)")
         }
         let commandsEnd = try reader.end(headerSize, commandsSize, what: "the load commands")
 
@@ -104,16 +105,18 @@ public struct MachOSlice: Sendable {
             guard size >= 8, size % 4 == 0, let stop = Optional(try reader.end(at, size, what: "load command \(index)")),
                 stop <= commandsEnd
             else {
-                throw CodeSignError.at(
-                    reader.base + at,
+                throw Diagnostic.codeSign(
+                    at:
+                        reader.base + at,
                     "load command \(index) (0x\(String(command, radix: 16))) has size \(size), outside the \(commandsSize) bytes of load commands"
                 )
             }
             commands.append(LoadCommand(command: command, offset: at, size: size))
             func need(_ minimum: Int) throws {
                 guard size >= minimum else {
-                    throw CodeSignError.at(
-                        reader.base + at,
+                    throw Diagnostic.codeSign(
+                        at:
+                            reader.base + at,
                         "load command \(index) (0x\(String(command, radix: 16))) is \(size) bytes, under the \(minimum) it needs")
                 }
             }
@@ -131,8 +134,9 @@ public struct MachOSlice: Sendable {
                 let sectionCount = Int(try u32(tail + 8))
                 let (sectionsBytes, overflow) = sectionCount.multipliedReportingOverflow(by: sectionSize)
                 guard !overflow, fixed + sectionsBytes <= size else {
-                    throw CodeSignError.at(
-                        reader.base + at, "segment \(name) claims \(sectionCount) sections, more than its \(size) bytes hold")
+                    throw Diagnostic.codeSign(
+                        at:
+                            reader.base + at, "segment \(name) claims \(sectionCount) sections, more than its \(size) bytes hold")
                 }
                 var sections: [Section] = []
                 for number in 0..<sectionCount {
@@ -149,8 +153,9 @@ public struct MachOSlice: Sendable {
                     maxProtection: try u32(tail), initialProtection: try u32(tail + 4), flags: try u32(tail + 12), sections: sections)
                 let (segmentEnd, segmentOverflow) = segment.fileOffset.addingReportingOverflow(segment.fileSize)
                 guard !segmentOverflow, segmentEnd <= UInt64(self.size) else {
-                    throw CodeSignError.at(
-                        reader.base + at,
+                    throw Diagnostic.codeSign(
+                        at:
+                            reader.base + at,
                         "segment \(name) (\(segment.fileSize) bytes at offset \(segment.fileOffset)) runs past the end of the slice (\(self.size) bytes)"
                     )
                 }
@@ -159,8 +164,9 @@ public struct MachOSlice: Sendable {
                 try need(16)
                 let location = CodeSignatureLocation(dataOffset: try u32(at + 8), dataSize: try u32(at + 12))
                 guard UInt64(location.dataOffset) + UInt64(location.dataSize) <= UInt64(self.size) else {
-                    throw CodeSignError.at(
-                        reader.base + at,
+                    throw Diagnostic.codeSign(
+                        at:
+                            reader.base + at,
                         "LC_CODE_SIGNATURE (\(location.dataSize) bytes at offset \(location.dataOffset)) runs past the end of the slice (\(self.size) bytes)"
                     )
                 }
@@ -195,7 +201,7 @@ public struct MachOSlice: Sendable {
         if !isWhole, let signature {
             let copy = try read(Int(signature.dataOffset), Int(signature.dataSize))
             guard copy.count == Int(signature.dataSize) else {
-                throw CodeSignError.at(reader.base + Int(signature.dataOffset), "the embedded signature cannot be read whole")
+                throw Diagnostic.codeSign(at: reader.base + Int(signature.dataOffset), "the embedded signature cannot be read whole")
             }
             signatureCopy = copy
         } else {
@@ -226,7 +232,7 @@ public struct MachOSlice: Sendable {
         guard let location = codeSignature, let signature = signatureBytes else { return nil }
         do {
             return try EmbeddedSignature(bytes: Array(signature), base: Int(clamping: fileOffset) + Int(location.dataOffset))
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.within("slice \(cpu)")
         }
     }

@@ -41,10 +41,10 @@ struct BundleFileReader: Sendable {
     func read(_ key: String) throws -> Data {
         do {
             return try storage.read(key)
-        } catch let error as any DiagnosticError {
-            throw CodeSignError("cannot be read: \(error.problem)")
+        } catch let error as Diagnostic {
+            throw Diagnostic.codeSign("cannot be read: \(error.message)")
         } catch {
-            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -54,7 +54,7 @@ struct BundleFileReader: Sendable {
             do {
                 return try FileManager.default.destinationOfSymbolicLink(atPath: top.isEmpty ? key : top + "/" + key)
             } catch {
-                throw CodeSignError("cannot read the link: \(FoundationError.reason(error))")
+                throw Diagnostic.codeSign("cannot read the link: \(FoundationError.reason(error))")
             }
         }
         return String(decoding: try read(key), as: UTF8.self)
@@ -66,12 +66,12 @@ struct BundleFileReader: Sendable {
         do {
             if let top = folderTop { return try MappedExecutable(path: top.isEmpty ? key : top + "/" + key) }
             return try MappedExecutable.spooling { body in try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize, body) }
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error
-        } catch let error as any DiagnosticError {
-            throw CodeSignError("cannot be read: \(error.problem)")
+        } catch let error as Diagnostic {
+            throw Diagnostic.codeSign("cannot be read: \(error.message)")
         } catch {
-            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -90,10 +90,10 @@ struct BundleFileReader: Sendable {
             try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize) { buffer in
                 for stream in streams { stream.update(buffer) }
             }
-        } catch let error as any DiagnosticError {
-            throw CodeSignError("cannot be read: \(error.problem)")
+        } catch let error as Diagnostic {
+            throw Diagnostic.codeSign("cannot be read: \(error.message)")
         } catch {
-            throw CodeSignError("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

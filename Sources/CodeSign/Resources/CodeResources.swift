@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// One sealed file in `_CodeSignature/CodeResources`: its SHA-1 (`hash`) and/or SHA-256 (`hash2`),
 /// or for nested code its `cdhash` and `requirement`, or for a symlink its target.
@@ -86,13 +87,15 @@ public struct CodeResources: Sendable, Equatable {
         do {
             return try PropertyList(data: data).value
         } catch {
-            throw CodeSignError("CodeResources is not a property list: \(error)")
+            throw Diagnostic.codeSign("CodeResources is not a property list: \(error)")
         }
     }
 
     /// The seal a CodeResources plist holds.
     init(plist value: PlistValue) throws {
-        guard let root = value.dictionaryValue else { throw CodeSignError("CodeResources is \(value.kindWithArticle), not a dictionary") }
+        guard let root = value.dictionaryValue else {
+            throw Diagnostic.codeSign("CodeResources is \(value.kindWithArticle), not a dictionary")
+        }
         files = try CodeResources.seals(root["files"], key: "files")
         files2 = try CodeResources.seals(root["files2"], key: "files2")
         files2HasBareHashes = root["files2"]?.dictionaryValue?.contains { _, seal in if case .data = seal { true } else { false } } ?? false
@@ -103,7 +106,7 @@ public struct CodeResources: Sendable, Equatable {
     static func seals(_ value: PlistValue?, key: String) throws -> [String: ResourceSeal] {
         guard let value else { return [:] }
         guard let dictionary = value.dictionaryValue else {
-            throw CodeSignError("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
+            throw Diagnostic.codeSign("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
         }
         var result: [String: ResourceSeal] = [:]
         result.reserveCapacity(dictionary.count)
@@ -114,14 +117,16 @@ public struct CodeResources: Sendable, Equatable {
             case .dictionary(let fields):
                 func data(_ name: String) throws -> [UInt8]? {
                     guard let field = fields[name] else { return nil }
-                    guard case .data(let bytes) = field else { throw CodeSignError("'\(name)' is not data", location: "\(key):\(path)") }
+                    guard case .data(let bytes) = field else {
+                        throw Diagnostic.codeSign("'\(name)' is not data", location: "\(key):\(path)")
+                    }
                     return Array(bytes)
                 }
                 result[path] = ResourceSeal(
                     hash: try data("hash"), hash2: try data("hash2"), optional: fields["optional"]?.boolValue ?? false,
                     cdhash: try data("cdhash"), requirement: fields["requirement"]?.stringValue, symlink: fields["symlink"]?.stringValue)
             default:
-                throw CodeSignError("the seal is \(entry.kindWithArticle)", location: "\(key):\(path)")
+                throw Diagnostic.codeSign("the seal is \(entry.kindWithArticle)", location: "\(key):\(path)")
             }
         }
         return result
@@ -130,7 +135,7 @@ public struct CodeResources: Sendable, Equatable {
     static func rules(_ value: PlistValue?, key: String) throws -> [ResourceRule] {
         guard let value else { return [] }
         guard let dictionary = value.dictionaryValue else {
-            throw CodeSignError("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
+            throw Diagnostic.codeSign("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
         }
         return try dictionary.map { pattern, entry in
             switch entry {
@@ -142,13 +147,13 @@ public struct CodeResources: Sendable, Equatable {
                 case .real(let number): weight = number
                 case .integer(let number): weight = Double(Int64(bitPattern: number.bits))
                 case nil: weight = nil
-                case let other?: throw CodeSignError("weight is \(other.kindWithArticle)", location: "\(key):\(pattern)")
+                case let other?: throw Diagnostic.codeSign("weight is \(other.kindWithArticle)", location: "\(key):\(pattern)")
                 }
                 return ResourceRule(
                     pattern, weight: weight, omit: fields["omit"]?.boolValue ?? false, optional: fields["optional"]?.boolValue ?? false,
                     nested: fields["nested"]?.boolValue ?? false)
             default:
-                throw CodeSignError("the rule is \(entry.kindWithArticle)", location: "\(key):\(pattern)")
+                throw Diagnostic.codeSign("the rule is \(entry.kindWithArticle)", location: "\(key):\(pattern)")
             }
         }
     }

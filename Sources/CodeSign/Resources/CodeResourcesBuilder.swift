@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Generates a bundle's `_CodeSignature/CodeResources` from its files and a rule generation, as Xcode's
 /// signer does:
 ///
@@ -26,7 +28,7 @@ public struct CodeResourcesBuilder: Sendable {
     public func build(_ resources: [BundleResource], executable: String?) throws -> CodeResources {
         let unsupported = hashTypes.filter { $0 != .sha1 && $0 != .sha256 }
         guard unsupported.isEmpty, !hashTypes.isEmpty else {
-            throw CodeSignError("CodeResources seals with SHA-1 and SHA-256 only (asked for \(hashTypes))", location: "CodeResources")
+            throw Diagnostic.codeSign("CodeResources seals with SHA-1 and SHA-256 only (asked for \(hashTypes))", location: "CodeResources")
         }
         let rules = generation.rules, rules2 = generation.rules2
         let matcher = try ResourceRuleMatcher(rules), matcher2 = try ResourceRuleMatcher(rules2)
@@ -55,7 +57,7 @@ public struct CodeResourcesBuilder: Sendable {
     private func verdict(_ matcher: ResourceRuleMatcher, _ path: String, version: Int) throws -> ResourceRuleMatcher.Verdict {
         let verdict = matcher.verdict(for: path)
         if verdict == .nested {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "a nested rule of \(generation) rules\(version == 2 ? "2" : "") decides it; sealing nested code by cdhash is not supported",
                 location: path)
         }

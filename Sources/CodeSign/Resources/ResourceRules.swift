@@ -22,7 +22,7 @@ public struct ResourceRuleMatcher {
             do {
                 return (rule, Expression(rule.pattern, compiled: try NSRegularExpression(pattern: rule.pattern)), nil)
             } catch {
-                throw CodeSignError("resource rule '\(rule.pattern)' is not a valid regular expression", location: "rules")
+                throw Diagnostic.codeSign("resource rule '\(rule.pattern)' is not a valid regular expression", location: "rules")
             }
         }
     }

@@ -118,7 +118,7 @@ public enum BundleSigner {
             (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist")))?.value["CFBundleIdentifier"]?.stringValue
         }
         for (identifier, profile) in options.profiles.sorted(by: { $0.key < $1.key }) where !identifiers.contains(identifier) {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "is given for \(identifier), which no bundle of the app has (its bundle ids: \(identifiers.sorted().joined(separator: ", ")))",
                 file: profile.path)
         }
@@ -193,26 +193,26 @@ public enum BundleSigner {
         let infoPath = bundle + "/Info.plist"
         guard FileManager.default.fileExists(atPath: infoPath) else {
             if FileManager.default.fileExists(atPath: bundle + "/Versions/Current") {
-                throw CodeSignError(
+                throw Diagnostic.codeSign(
                     "is a versioned (macOS-style) framework; iOS frameworks are flat and only those are signed", file: bundle)
             }
-            throw CodeSignError("has no Info.plist", file: bundle)
+            throw Diagnostic.codeSign("has no Info.plist", file: bundle)
         }
         let infoBytes = try FileIO.read(infoPath)
         let info: PlistDictionary
         do {
             guard let dictionary = try PropertyList(data: infoBytes).value.dictionaryValue else {
-                throw CodeSignError("is not a dictionary", file: infoPath)
+                throw Diagnostic.codeSign("is not a dictionary", file: infoPath)
             }
             info = dictionary
-        } catch let error as PlistError {
-            throw CodeSignError(error.description, file: infoPath)
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            throw Diagnostic.codeSign(error.description, file: infoPath)
         }
         guard let identifier = info["CFBundleIdentifier"]?.stringValue, !identifier.isEmpty else {
-            throw CodeSignError("has no CFBundleIdentifier", file: infoPath)
+            throw Diagnostic.codeSign("has no CFBundleIdentifier", file: infoPath)
         }
         guard let executableName = info["CFBundleExecutable"]?.stringValue, !executableName.isEmpty, !executableName.contains("/") else {
-            throw CodeSignError("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
+            throw Diagnostic.codeSign("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
         }
         let executablePath = bundle + "/" + executableName
         let header = try ExecutableHeader(path: copy.original(executablePath))
@@ -238,7 +238,7 @@ public enum BundleSigner {
             profile = nil
         }
         if options.identity != nil, profile == nil {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "has no provisioning profile for \(identifier); give one as \(isOutermost ? "FILE" : "\(identifier)=FILE") "
                     + "(codesign sign --profile, release --sign-profile)", file: bundle)
         }
@@ -251,7 +251,9 @@ public enum BundleSigner {
                     bundlePath: bundle, entitlements: isOutermost ? options.entitlements : nil,
                     entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
                     executablePath: copy.original(executablePath), now: options.now)
-            } catch var error as CodeSignError where prepared.givenProfile == nil && error.file == profile.path {
+            } catch var error as Diagnostic
+                where error.code.domain == CodeSignProblem.domain && prepared.givenProfile == nil && error.file == profile.path
+            {
                 // The bundle's own old profile was checked because none was given for it: say so, and how to give one.
                 error.hint =
                     "no profile was given for \(identifier), so the one it holds was checked; give one as "
@@ -265,8 +267,8 @@ public enum BundleSigner {
     /// Refuses a bundle holding a symbolic link that is absolute or leads outside it, by the rule
     /// packaging applies (``BundleLinks``): signing would seal it and a release publish it.
     static func checkLinks(_ bundle: String) throws {
-        do { try BundleLinks.checkInside(bundle: bundle) } catch let error as IPAError {
-            throw CodeSignError(error.message + "; adhocbuild does not sign it", file: error.file)
+        do { try BundleLinks.checkInside(bundle: bundle) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+            throw Diagnostic.codeSign(error.message + "; adhocbuild does not sign it", file: error.file)
         }
     }
 
@@ -403,7 +405,7 @@ struct ExecutableHeader {
             let signature = try? file.slices.first?.embeddedSignature()
             identifier = signature?.codeDirectory?.identifier
             entitlements = (try? signature?.entitlements?.entitlements())??.dictionaryValue
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.inFile(path)
         }
     }

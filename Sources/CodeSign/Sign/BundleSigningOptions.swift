@@ -13,7 +13,9 @@ public struct ProfileFile: Sendable {
     public init(path: String) throws {
         self.path = path
         bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { profile = try ProvisioningProfile(data: bytes) } catch let error as IPAError { throw error.inFile(path) }
+        do { profile = try ProvisioningProfile(data: bytes) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+            throw error.inFile(path)
+        }
     }
 }
 

@@ -29,7 +29,7 @@ public enum MachOSigner {
 
     static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
         let failure = bytes.withUnsafeBytes { positionedWriteAll(fd, $0, at: offset) }
-        guard failure == 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(failure))") }
+        guard failure == 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(failure))") }
     }
 
     /// The fat header with each slice's new size, the slices placed one after another at their alignment.
@@ -43,7 +43,7 @@ public enum MachOSigner {
             moved.offset = offset
             moved.size = UInt64(size)
             guard fat.is64 || offset + moved.size <= UInt64(UInt32.max) else {
-                throw CodeSignError("the signed file would pass the 4 GiB a 32-bit fat header can address")
+                throw Diagnostic.codeSign("the signed file would pass the 4 GiB a 32-bit fat header can address")
             }
             architectures.append(moved)
             offset += moved.size
@@ -83,7 +83,7 @@ final class MachOSigning: @unchecked Sendable {
             var plans: [SlicePlan] = []
             for slice in file.slices {
                 if let encryption = slice.encryption, encryption.cryptID != 0 {
-                    throw CodeSignError(
+                    throw Diagnostic.codeSign(
                         "is encrypted (App Store FairPlay, cryptid \(encryption.cryptID)); only a decrypted binary can be re-signed",
                         location: "slice \(slice.cpu)")
                 }
@@ -103,7 +103,7 @@ final class MachOSigning: @unchecked Sendable {
             var info = stat()
             let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o755
             writer = try AtomicFileWriter(path: output, mode: mode, temporaryFolder: temporaryFolder)
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.inFile(path)
         }
     }
@@ -127,7 +127,7 @@ final class MachOSigning: @unchecked Sendable {
     /// Writes each slice's signature with the final `parameters` and renames the new file into place.
     func finish(parameters: (MachOSlice) throws -> CodeSigningParameters) throws -> SignedExecutable {
         try abortingOnError {
-            guard pages.count == plans.count else { throw CodeSignError("the code was not written before the signature") }
+            guard pages.count == plans.count else { throw Diagnostic.codeSign("the code was not written before the signature") }
             var slices: [(cpu: CPUType, codeDirectories: [CodeDirectory])] = []
             for ((plan, offset), hashes) in zip(zip(plans, offsets), pages) {
                 let final = SlicePlan(
@@ -144,11 +144,11 @@ final class MachOSigning: @unchecked Sendable {
     /// Leaves the output as it was (the temporary file removed).
     func abort() { writer.abort() }
 
-    /// Runs `body`; on an error, leaves the output as it was and rethrows it, a CodeSignError naming the file.
+    /// Runs `body`; on an error, leaves the output as it was and rethrows it, a Diagnostic naming the file.
     private func abortingOnError<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             writer.abort()
             throw error.inFile(path)
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// The checks made before a bundle is signed, so that nothing is written that a device would refuse.
 ///
@@ -16,7 +17,7 @@ import PlistKit
 /// A bundle signed without a profile (a framework, a dylib) gets the identity and slice checks, and its
 /// entitlements, if any, only the application-identifier check against the bundle id.
 public enum SigningPreflight {
-    /// Throws a ``CodeSignError`` for the first reason not to sign the bundle at `bundlePath`.
+    /// Throws a ``Diagnostic`` for the first reason not to sign the bundle at `bundlePath`.
     ///
     /// - Parameters:
     ///   - profile: the profile to embed, read from `profilePath` (named in its messages; `bundlePath` when nil).
@@ -35,7 +36,7 @@ public enum SigningPreflight {
         }
         for slice in slices {
             if let problem = sliceProblem(slice, profile: profile, profileFile: profilePath ?? bundlePath) {
-                throw CodeSignError(problem, file: executablePath, location: "slice \(slice.cpu)")
+                throw Diagnostic.codeSign(problem, file: executablePath, location: "slice \(slice.cpu)")
             }
         }
         if let entitlements {
@@ -45,7 +46,7 @@ public enum SigningPreflight {
                 } ?? EntitlementsPolicy.bundleIdentifierProblems(signed: entitlements, bundleIdentifier: bundleIdentifier)
             if let first = problems.first {
                 let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
-                throw CodeSignError("\(first)\(more)", file: entitlementsPath ?? bundlePath)
+                throw Diagnostic.codeSign("\(first)\(more)", file: entitlementsPath ?? bundlePath)
             }
         }
     }
@@ -63,15 +64,15 @@ public enum SigningPreflight {
     static func checkIdentity(_ identity: SigningIdentity, now: Date) throws {
         let certificate = identity.certificate
         guard identity.keyMatchesCertificate else {
-            throw CodeSignError("the private key does not match the certificate \(certificate.displayName)", file: identity.file)
+            throw Diagnostic.codeSign("the private key does not match the certificate \(certificate.displayName)", file: identity.file)
         }
         if let end = certificate.notAfter, now > end {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the certificate \(certificate.displayName) expired on \(SignatureTrust.day(end))", file: identity.file,
                 hint: "renew it in the Apple Developer portal and export the new identity")
         }
         if let start = certificate.notBefore, now < start {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the certificate \(certificate.displayName) is not valid until \(SignatureTrust.day(start))", file: identity.file)
         }
     }
@@ -81,7 +82,7 @@ public enum SigningPreflight {
     ) throws {
         try checkProfileFits(profile, file: file, certificate: certificate, now: now)
         guard profile.matches(bundleIdentifier: bundleIdentifier) else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "\(named(profile)) is for the App ID \(profile.applicationIdentifier ?? "(none)"), which does not cover the bundle id \(bundleIdentifier)",
                 file: file)
         }
@@ -97,19 +98,19 @@ public enum SigningPreflight {
         let listed = profile.developerCertificateData
         guard listed.contains(certificate.der) else {
             let names = profile.developerCertificates.map(\.name).joined(separator: ", ")
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "\(named) does not list the certificate \(certificate.displayName) among its \(listed.count) DeveloperCertificates"
                     + (names.isEmpty ? "" : " (\(names))"), file: file,
                 hint: "a device refuses the app (ApplicationVerificationFailed); use a profile that includes this certificate")
         }
         if let problem = teamProblem(profile, certificate: certificate) {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "\(named) \(problem)", file: file,
                 hint: "iOS refuses an app whose profile is of another team than its signer (the seal would not hold); "
                     + "use a profile of team \(certificate.organizationalUnit ?? "")")
         }
         if let end = profile.expirationDate, now > end {
-            throw CodeSignError("\(named) expired on \(SignatureTrust.day(end))", file: file)
+            throw Diagnostic.codeSign("\(named) expired on \(SignatureTrust.day(end))", file: file)
         }
     }
 

@@ -68,7 +68,7 @@ enum SliceSigner {
     /// Plans the signature of `slice`: the reservation is the size of the signature with every
     /// hash zero (the sizes do not depend on the hashes) and a CMS over those directories, plus slack.
     static func plan(slice: MachOSlice, original: UnsafeRawBufferPointer, parameters: CodeSigningParameters) throws -> SlicePlan {
-        guard !parameters.hashTypes.isEmpty else { throw CodeSignError("no hash type to sign with", location: "slice \(slice.cpu)") }
+        guard !parameters.hashTypes.isEmpty else { throw Diagnostic.codeSign("no hash type to sign with", location: "slice \(slice.cpu)") }
         let parameters = try bindingEmbeddedInfoPlist(parameters, slice: slice, original: original)
         let probe = try SliceSignatureLayout(slice: slice, original: original, reserved: 0)
         let pageSize = 1 << Int(CodeSigningParameters.pageSizeLog2)
@@ -109,7 +109,7 @@ enum SliceSigner {
                     }
                     return positionedWriteAll(fd, bytes, at: offset + Int64(range.lowerBound))
                 }
-                guard failure == 0 else { throw CodeSignError("cannot be written: \(SystemError.describe(failure))") }
+                guard failure == 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(failure))") }
                 release(range)
                 results.withLock { $0[first] = hashes }
             }
@@ -131,7 +131,7 @@ enum SliceSigner {
         var bytes = SuperBlob(magic: BlobMagic.embeddedSignature, entries: try blobs(directories: directories, parameters: parameters))
             .bytes()
         guard bytes.count <= plan.layout.reserved else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the signature (\(bytes.count) bytes) outgrew the \(plan.layout.reserved) bytes reserved for it",
                 location: "slice \(plan.slice.cpu)")
         }
@@ -148,7 +148,7 @@ enum SliceSigner {
         var bound = parameters
         do {
             bound.specialSlots.infoPlist = try slice.embeddedInfoPlist(in: original)
-        } catch let error as CodeSignError {
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.within("slice \(slice.cpu)")
         }
         return bound

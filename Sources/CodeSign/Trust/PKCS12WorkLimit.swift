@@ -1,4 +1,5 @@
 import CLibCrypto
+import SystemSupport
 
 /// Bounds the key-derivation work a PKCS#12 file can ask for before its key is read.
 ///
@@ -128,7 +129,7 @@ enum PKCS12WorkLimit {
             guard cost < 1 || cost > maxScryptCost || blocks.overflow || blocks.partialValue < 1 || blocks.partialValue > maxScryptBlocks
             else { return }
             LibCrypto.clearErrors()
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "\(part) asks for scrypt with cost \(cost) and \(blocks.overflow ? "too many" : String(blocks.partialValue)) "
                     + "blocks, outside the cost up to \(maxScryptCost) and at most \(maxScryptBlocks) blocks adhocbuild computes",
                 file: file, hint: reexportHint)
@@ -157,7 +158,7 @@ enum PKCS12WorkLimit {
     private static func check(iterations: Int, of part: String, file: String) throws {
         guard iterations < 1 || iterations > maxIterations else { return }
         LibCrypto.clearErrors()
-        throw CodeSignError(
+        throw Diagnostic.codeSign(
             "\(part) asks for \(iterations == Int.max ? "more than 2^56" : String(iterations)) iterations, "
                 + "outside the 1 to \(maxIterations) adhocbuild computes", file: file, hint: reexportHint)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Where a signing identity's password comes from: an environment variable (`--password-env VAR`)
 /// or a file (`--password-file F`). Never the command line, where other users could read it.
@@ -13,12 +14,12 @@ public enum PasswordSource: Sendable, Equatable {
         switch self {
         case .environment(let name):
             guard let value = environment[name] else {
-                throw CodeSignError("environment variable \(name) is not set", location: "password")
+                throw Diagnostic.codeSign("environment variable \(name) is not set", location: "password")
             }
             return value
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw CodeSignError("cannot read the password file", file: path)
+                throw Diagnostic.codeSign("cannot read the password file", file: path)
             }
             // Bytes, not characters: "\r\n" is one Character in Swift.
             var bytes = [UInt8](data)

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The trust half of `codesign verify` for one signature (one slice of one code item), in two
 /// verdicts:
@@ -57,8 +58,8 @@ public enum SignatureTrust {
                 if let failure = profile.verificationFailure {
                     report.installProblems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
                 }
-            } catch let error as CodeSignError {
-                report.installProblems.append("embedded.mobileprovision: \(error.problem)")
+            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+                report.installProblems.append("embedded.mobileprovision: \(error.message)")
             } catch {
                 report.installProblems.append("embedded.mobileprovision: \(error)")
             }
@@ -168,8 +169,8 @@ public enum SignatureTrust {
                 }
                 der = dictionary
             }
-        } catch let error as CodeSignError {
-            return (["entitlements: \(error.problem)"], [])
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            return (["entitlements: \(error.message)"], [])
         } catch {
             return (["entitlements: \(error)"], [])
         }

@@ -1,5 +1,6 @@
 import CLibCrypto
 import Foundation
+import SystemSupport
 
 /// A signing identity: a certificate, its private key, and the certificates of its chain, loaded from a
 /// PKCS#12 (`.p12`) file as Keychain Access exports it, plus an optional PEM file of more chain certificates.
@@ -28,7 +29,7 @@ public struct SigningIdentity {
     public init(p12 path: String, password: PasswordSource, chainPEM: String? = nil) throws {
         let secret = try password.read()
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CodeSignError("cannot read the PKCS#12 identity file", file: path)
+            throw Diagnostic.codeSign("cannot read the PKCS#12 identity file", file: path)
         }
         try self.init(p12: [UInt8](data), password: secret, file: path, chainPEM: chainPEM)
     }
@@ -37,11 +38,12 @@ public struct SigningIdentity {
     public init(p12 bytes: [UInt8], password: String, file: String, chainPEM: String? = nil) throws {
         let parsed = try SigningIdentity.parse(bytes, password: password, file: file)
         guard let certificate = parsed.certificate else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "the PKCS#12 file holds no certificate matching its private key (\(parsed.others.count) other certificates)", file: file)
         }
         guard parsed.key.matches(certificate) else {
-            throw CodeSignError("the private key in the PKCS#12 file does not match its certificate \(certificate.displayName)", file: file)
+            throw Diagnostic.codeSign(
+                "the private key in the PKCS#12 file does not match its certificate \(certificate.displayName)", file: file)
         }
         var chain: [CertificateInfo] = []
         let extra = try chainPEM.map(SigningIdentity.readPEMCertificates) ?? []
@@ -74,7 +76,7 @@ public struct SigningIdentity {
     }
 
     private static func parse(_ bytes: [UInt8], password: String, file: String) throws -> Parsed {
-        let wrongPassword = CodeSignError("wrong password, or not a PKCS#12 file", file: file)
+        let wrongPassword = Diagnostic.codeSign("wrong password, or not a PKCS#12 file", file: file)
         LibCrypto.clearErrors()
         guard let p12 = LibCrypto.decode(bytes, { d2i_PKCS12(nil, $0, $1) }) else {
             LibCrypto.clearErrors()
@@ -92,7 +94,7 @@ public struct SigningIdentity {
         if let parsed = try parseVerified(p12, password: password, file: file) { return parsed }
         let reason = LibCrypto.errors()
         guard legacyProviderLoaded else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "cannot decrypt the PKCS#12 file (\(reason)); it may use RC2 or 3DES, which need OpenSSL's legacy provider, "
                     + "and that provider is not available", file: file,
                 hint: "install OpenSSL's legacy provider, or re-export the identity with AES encryption")
@@ -100,7 +102,7 @@ public struct SigningIdentity {
         // Parts only the legacy provider decrypts are opened, and their keys checked, now.
         try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         guard let parsed = try parseVerified(p12, password: password, file: file) else {
-            throw CodeSignError("cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
+            throw Diagnostic.codeSign("cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
         }
         return parsed
     }
@@ -122,7 +124,7 @@ public struct SigningIdentity {
             if let others { shim_sk_X509_pop_free(others) }
         }
         guard let key else {
-            throw CodeSignError(
+            throw Diagnostic.codeSign(
                 "holds certificates but no private key, so it cannot sign; export the identity with its key "
                     + "(Keychain Access: My Certificates, the certificate with its key, as .p12)", file: file)
         }
@@ -134,7 +136,7 @@ public struct SigningIdentity {
     /// The certificates of a PEM file, in order; other PEM blocks are skipped.
     static func readPEMCertificates(_ path: String) throws -> [CertificateInfo] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CodeSignError("cannot read the certificate chain file", file: path)
+            throw Diagnostic.codeSign("cannot read the certificate chain file", file: path)
         }
         let bytes = [UInt8](data)
         let certificates = bytes.withUnsafeBytes { buffer -> [CertificateInfo] in
@@ -149,7 +151,7 @@ public struct SigningIdentity {
         }
         LibCrypto.clearErrors()
         guard !certificates.isEmpty else {
-            throw CodeSignError("the certificate chain file holds no PEM certificate", file: path)
+            throw Diagnostic.codeSign("the certificate chain file holds no PEM certificate", file: path)
         }
         return certificates
     }

@@ -57,7 +57,7 @@ struct CodeItemCheck {
                 infoData = data
                 info = try PropertyList(data: data).value.dictionaryValue
                 if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
-            } catch let error as CodeSignError where infoKey == nil {
+            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain && infoKey == nil {
                 _ = error
                 problems.append(("Info.plist", "missing (a bundle needs one)"))
             } catch {
@@ -215,6 +215,6 @@ struct CodeItemCheck {
 
     /// One line for any error.
     static func text(_ error: any Error) -> String {
-        (error as? any DiagnosticError)?.description ?? "\(error)"
+        (error as? Diagnostic)?.description ?? "\(error)"
     }
 }

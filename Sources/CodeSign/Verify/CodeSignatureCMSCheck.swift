@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Checks of a code signature's CMS against the signature it sits in: the signature verifies over
 /// the primary CodeDirectory, the messageDigest is that directory's digest, and Apple's cdhash
 /// attributes list exactly the CodeDirectories present.
@@ -43,8 +45,8 @@ public enum CodeSignatureCMSCheck {
         let cms: CodeSignatureCMS
         do {
             cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes)
-        } catch let error as CodeSignError {
-            return Result(cms: nil, problems: [error.problem], isAdHoc: false)
+        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            return Result(cms: nil, problems: [error.message], isAdHoc: false)
         } catch {
             return Result(cms: nil, problems: ["CMS signature: \(error)"], isAdHoc: false)
         }

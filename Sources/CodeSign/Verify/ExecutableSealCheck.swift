@@ -32,7 +32,7 @@ enum InfoPlistBinding {
         let read = source.withBytes { bytes in Result { try slice.embeddedInfoPlist(in: bytes) } }
         switch read {
         case .success(let bytes): return (.embedded(bytes), nil)
-        case .failure(let error as CodeSignError): return (.unreadable, error.problem)
+        case .failure(let error as Diagnostic): return (.unreadable, error.message)
         case .failure(let error): return (.unreadable, "\(error)")
         }
     }
@@ -70,7 +70,7 @@ struct ExecutableSeal {
                     continue
                 }
                 signature = read
-            } catch let error as CodeSignError {
+            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                 problems.append((executable, "the signature cannot be read: \(error.description)"))
                 status = .unreadable
                 continue

@@ -74,16 +74,19 @@ public struct AppBundle: Sendable {
     }
 
     /// The embedded provisioning profile, nil when there is none, or the error reading it.
-    public func profile() -> Result<ProvisioningProfile, IPAError>? {
+    public func profile() -> Result<ProvisioningProfile, Diagnostic>? {
         for name in ["embedded.mobileprovision", "Contents/embedded.provisionprofile"] where file(name) != nil {
             let (file, entry) = storage.place(of: root + "/" + name)
             do {
                 return .success(try ProvisioningProfile(data: try read(name)))
-            } catch var error as IPAError {
-                if error.file == nil { (error.file, error.entry) = (file, error.entry ?? entry) }
+            } catch var error as Diagnostic where error.code.domain == IPAProblem.domain {
+                if error.file == nil {
+                    error.file = file
+                    if error.entry == nil, let entry { error.places.insert(.entry(entry), at: 0) }
+                }
                 return .failure(error)
             } catch {
-                return .failure(IPAError(FoundationError.line(error), file: file, entry: entry))
+                return .failure(Diagnostic.ipa(FoundationError.line(error), file: file, entry: entry))
             }
         }
         return nil
@@ -96,16 +99,18 @@ public struct AppBundle: Sendable {
         let infoPath = root + "/Info.plist"
         guard storage.files[infoPath] != nil else {
             let (file, entry) = storage.place(of: root)
-            throw IPAError("has no Info.plist", file: file, entry: entry)
+            throw Diagnostic.ipa("has no Info.plist", file: file, entry: entry)
         }
         let plist: PropertyList
-        do { plist = try PropertyList(data: try storage.read(infoPath)) } catch let error as PlistError {
+        do { plist = try PropertyList(data: try storage.read(infoPath)) } catch let error as Diagnostic
+            where error.code.domain == PlistProblem.domain
+        {
             let (file, entry) = storage.place(of: infoPath)
-            throw IPAError("is not a valid plist: \(error.description)", file: file, entry: entry)
+            throw Diagnostic.ipa("is not a valid plist: \(error.description)", file: file, entry: entry)
         }
         guard case .dictionary(let dictionary) = plist.value else {
             let (file, entry) = storage.place(of: infoPath)
-            throw IPAError("is not a dictionary", file: file, entry: entry)
+            throw Diagnostic.ipa("is not a dictionary", file: file, entry: entry)
         }
         info = dictionary
         infoFormat = plist.format
@@ -147,7 +152,7 @@ public struct AppPackage: Sendable {
 
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
     public static func open(_ path: String, limits: ZipArchiveReader.Limits = .standard) throws -> AppPackage {
-        guard let kind = FileIO.kind(of: path) else { throw IPAError("no such file", file: path) }
+        guard let kind = FileIO.kind(of: path) else { throw Diagnostic.ipa("no such file", file: path) }
         if kind == .folder {
             let (app, _) = try IPAPackager.locateApp(path)
             let storage = try FolderStorage(app: app)

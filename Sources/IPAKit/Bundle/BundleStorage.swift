@@ -66,7 +66,7 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
         files = index
         topDescriptor = top.isEmpty ? AT_FDCWD : open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard topDescriptor >= 0 || topDescriptor == AT_FDCWD else {
-            throw IPAError("cannot be opened: \(SystemError.describe(errno))", file: top)
+            throw Diagnostic.ipa("cannot be opened: \(SystemError.describe(errno))", file: top)
         }
     }
 
@@ -77,13 +77,13 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
 
     func read(_ path: String) throws -> Data {
         let full = top.isEmpty ? path : top + "/" + path
-        guard let data = FileManager.default.contents(atPath: full) else { throw IPAError("cannot be read", file: full) }
+        guard let data = FileManager.default.contents(atPath: full) else { throw Diagnostic.ipa("cannot be read", file: full) }
         return data
     }
 
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let fd = openat(topDescriptor, path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: fullPath(path)) }
+        guard fd >= 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: fullPath(path)) }
         defer { close(fd) }
         // A buffer larger than the indexed size: a regular file that has not grown is read by one
         // short read, which on Linux means its end (no second read to see it).
@@ -95,7 +95,7 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
             let count = Glibc.read(fd, buffer.baseAddress, size)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw IPAError("cannot be read: \(SystemError.describe(errno))", file: fullPath(path))
+                throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: fullPath(path))
             }
             if count == 0 { return }
             try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
@@ -157,14 +157,14 @@ final class ArchiveStorage: BundleStorage, @unchecked Sendable {
     }
 
     func read(_ path: String) throws -> Data {
-        guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
+        guard let entry = reader.entry(named: path) else { throw Diagnostic.ipa("is not in the archive", file: reader.path, entry: path) }
         return try reader.data(entry)
     }
 
     func place(of path: String) -> (file: String, entry: String?) { (reader.path, path) }
 
     func readChunks(_ path: String, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let entry = reader.entry(named: path) else { throw IPAError("is not in the archive", file: reader.path, entry: path) }
+        guard let entry = reader.entry(named: path) else { throw Diagnostic.ipa("is not in the archive", file: reader.path, entry: path) }
         try reader.readChunks(entry, chunkSize: chunkSize, body)
     }
 }

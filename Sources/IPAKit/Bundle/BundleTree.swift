@@ -27,7 +27,7 @@ struct BundleTree {
     /// than one thread, `root`'s subfolders are walked side by side (listing a tree is mostly the
     /// kernel's work, which spreads over cores), and their lists joined in order.
     static func entries(of root: String, prefix: String, threads: Int = 1) throws -> [Entry] {
-        guard let folder = opendir(root) else { throw SystemError("cannot be listed", file: root) }
+        guard let folder = opendir(root) else { throw Diagnostic.system("cannot be listed", file: root) }
         let rootInfo: stat
         do { rootInfo = try info(root) } catch {
             closedir(folder)
@@ -70,7 +70,7 @@ struct BundleTree {
 
     private static func info(_ path: String) throws -> stat {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw SystemError("cannot be read", file: path) }
+        guard lstat(path, &info) == 0 else { throw Diagnostic.system("cannot be read", file: path) }
         return info
     }
 
@@ -103,14 +103,14 @@ struct BundleTree {
         while true {
             errno = 0
             guard let record = readdir(folder) else {
-                if errno != 0 { throw SystemError("cannot be listed", file: path) }
+                if errno != 0 { throw Diagnostic.system("cannot be listed", file: path) }
                 break
             }
             let name = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: path) }
             if name == "." || name == ".." || ignoredNames.contains(name) { continue }
             var childInfo = stat()
             guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
-                throw SystemError("cannot be read", file: path + "/" + name)
+                throw Diagnostic.system("cannot be read", file: path + "/" + name)
             }
             children.append((name, childInfo))
         }
@@ -131,7 +131,7 @@ struct BundleTree {
             let descriptor = openat(dirfd(folder), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0, let subfolder = fdopendir(descriptor) else {
                 if descriptor >= 0 { close(descriptor) }
-                throw SystemError("cannot be listed", file: child)
+                throw Diagnostic.system("cannot be listed", file: child)
             }
             try walk(subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
         case S_IFREG:
@@ -152,7 +152,7 @@ struct BundleTree {
                     size: Int64(target.utf8.count), permissions: 0o777,
                     modificationTime: Int64(childInfo.st_mtim.tv_sec)))
         default:
-            throw IPAError("is neither a file, a folder nor a symbolic link", file: child)
+            throw Diagnostic.ipa("is neither a file, a folder nor a symbolic link", file: child)
         }
     }
 
@@ -170,7 +170,7 @@ struct BundleTree {
     }
 
     static func linkTarget(_ path: String) throws -> String {
-        guard let target = FileIO.linkTarget(path) else { throw SystemError("cannot read link", file: path) }
+        guard let target = FileIO.linkTarget(path) else { throw Diagnostic.system("cannot read link", file: path) }
         return target
     }
 
@@ -180,21 +180,21 @@ struct BundleTree {
     static func checkResolvesInside(_ link: String, target: String, top: String) throws {
         guard let inside = FileIO.realPath(link), let folder = FileIO.realPath(top) else { return }
         guard inside == folder || inside.hasPrefix(folder == "/" ? "/" : folder + "/") else {
-            throw IPAError("is a symbolic link to '\(target)', which leads outside the bundle through another link", file: link)
+            throw Diagnostic.ipa("is a symbolic link to '\(target)', which leads outside the bundle through another link", file: link)
         }
     }
 
     /// A link must stay inside the bundle: relative, and never climbing above the bundle's top.
     static func checkInside(_ target: String, linkFolder: [String], link: String) throws {
         guard !target.hasPrefix("/") else {
-            throw IPAError("is a symbolic link to '\(target)', outside the bundle (absolute links break on devices)", file: link)
+            throw Diagnostic.ipa("is a symbolic link to '\(target)', outside the bundle (absolute links break on devices)", file: link)
         }
         var components = linkFolder
         for component in target.split(separator: "/", omittingEmptySubsequences: true) {
             if component == "." { continue }
             if component == ".." {
                 guard !components.isEmpty else {
-                    throw IPAError("is a symbolic link to '\(target)', which points outside the bundle", file: link)
+                    throw Diagnostic.ipa("is a symbolic link to '\(target)', which points outside the bundle", file: link)
                 }
                 components.removeLast()
             } else {

@@ -79,14 +79,14 @@ public struct IPAPackager {
     /// the archive's `SwiftSupport` folder when it has one, links and `.` resolved.
     public static func locateApp(_ input: String) throws -> (app: String, swiftSupport: String?) {
         guard FileIO.kind(of: input) == .folder else {
-            throw IPAError("no app bundle or archive here", file: input)
+            throw Diagnostic.ipa("no app bundle or archive here", file: input)
         }
         let trimmed = bundlePath(input)
         if trimmed.hasSuffix(".xcarchive") {
             let applications = trimmed + "/Products/Applications"
             let apps = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? []).filter { $0.hasSuffix(".app") }
             guard apps.count == 1 else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     apps.isEmpty
                         ? "holds no app in Products/Applications"
                         : "holds \(apps.count) apps in Products/Applications (\(apps.sorted().joined(separator: ", ")))",
@@ -96,11 +96,11 @@ public struct IPAPackager {
             return (applications + "/" + apps[0], FileManager.default.fileExists(atPath: swiftSupport) ? swiftSupport : nil)
         }
         guard FileManager.default.fileExists(atPath: trimmed + "/Info.plist") else {
-            throw IPAError("is not an app bundle (no Info.plist) or an .xcarchive", file: input)
+            throw Diagnostic.ipa("is not an app bundle (no Info.plist) or an .xcarchive", file: input)
         }
         let name = (trimmed as NSString).lastPathComponent
         guard name.hasSuffix(".app"), name.count > 4 else {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "is a folder named '\(name)', not '<Name>.app': an ipa holds Payload/<Name>.app, the only layout iOS installs; "
                     + "rename the folder (Xcode names it after the product)", file: input)
         }
@@ -132,13 +132,13 @@ public struct IPAPackager {
         entries[0].modificationTime = entries[1].modificationTime
         if let profile = options.profile {
             var info = stat()
-            guard stat(profile, &info) == 0 else { throw IPAError("no such provisioning profile", file: profile) }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw IPAError("is a folder, not a provisioning profile", file: profile) }
+            guard stat(profile, &info) == 0 else { throw Diagnostic.ipa("no such provisioning profile", file: profile) }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw Diagnostic.ipa("is a folder, not a provisioning profile", file: profile) }
             // What goes in must be a profile iOS can take: an empty file, an Info.plist or a macOS
             // profile embedded by mistake is only found on the device otherwise.
             let parsed = try ProvisioningProfile(contentsOf: profile)
             if !parsed.platforms.isEmpty && parsed.platforms.allSatisfy({ $0 == "OSX" || $0 == "macOS" }) {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "is a profile for \(parsed.platforms.joined(separator: ", ")), not iOS; an iOS app needs a .mobileprovision made for iOS",
                     file: profile)
             }
@@ -164,10 +164,10 @@ public struct IPAPackager {
         for item in options.extraItems {
             let name = (item as NSString).lastPathComponent
             guard name != "Payload", !(name == "SwiftSupport" && swiftSupport != nil) else {
-                throw IPAError("would be put at the top of the ipa beside one of its own '\(name)'", file: item)
+                throw Diagnostic.ipa("would be put at the top of the ipa beside one of its own '\(name)'", file: item)
             }
             var info = stat()
-            guard lstat(item, &info) == 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: item) }
+            guard lstat(item, &info) == 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: item) }
             switch info.st_mode & S_IFMT {
             case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name, threads: options.threads)
             case S_IFREG:
@@ -175,7 +175,7 @@ public struct IPAPackager {
                     BundleTree.Entry(
                         archivePath: name, sourcePath: item, kind: .file, size: Int64(info.st_size),
                         permissions: UInt32(info.st_mode) & 0o7777, modificationTime: Int64(info.st_mtim.tv_sec)))
-            default: throw IPAError("is neither a file nor a folder", file: item)
+            default: throw Diagnostic.ipa("is neither a file nor a folder", file: item)
             }
         }
         try ArchiveEntryNames.check(entries)
@@ -190,7 +190,7 @@ public struct IPAPackager {
         case .file(let target):
             let (folder, name) = FileIO.split(target)
             guard FileIO.kind(of: folder) == .folder else {
-                throw IPAError("cannot be written: its folder does not exist", file: output)
+                throw Diagnostic.ipa("cannot be written: its folder does not exist", file: output)
             }
             FileIO.removeStaleTemporaries(in: folder)
             temporary = FileIO.temporaryPath(for: folder + "/" + name)
@@ -200,7 +200,7 @@ public struct IPAPackager {
         }
         // Made here, under the lock an interrupt takes before removing this process's work files.
         let made = WorkFiles.creating { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
-        guard made >= 0 else { throw SystemError("cannot be written", file: output) }
+        guard made >= 0 else { throw Diagnostic.system("cannot be written", file: output) }
         close(made)
         defer { unlink(temporary) }
         let (totals, layouts) = try write(entries, to: temporary)
@@ -214,7 +214,7 @@ public struct IPAPackager {
         switch destination {
         case .file(let target):
             guard Interruption.pointOfNoReturn(writing: target, { rename(temporary, target) }) == 0 else {
-                throw SystemError("cannot be written", file: output)
+                throw Diagnostic.system("cannot be written", file: output)
             }
         case .stream, .descriptor:
             try FileIO.copyContents(of: temporary, to: output)
@@ -363,7 +363,7 @@ public struct IPAPackager {
             if workers.hasFailed { break }
             let path = file.sourcePath
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw SystemError("cannot be read", file: path) }
+            guard fd >= 0 else { throw Diagnostic.system("cannot be read", file: path) }
             defer { close(fd) }
             let chunkCount = max(1, Int((file.size + Int64(IPAPackager.chunkSize) - 1) / Int64(IPAPackager.chunkSize)))
             state.begin(position, chunks: chunkCount, size: file.size)
@@ -376,8 +376,8 @@ public struct IPAPackager {
                         retryingInterrupted { read(fd, bytes.baseAddress! + got, wanted - got) }
                     }
                     guard result > 0 else {
-                        if result < 0 { throw SystemError("cannot be read", file: path) }
-                        throw IPAError("changed while it was being read (shorter than \(file.size) bytes)", file: path)
+                        if result < 0 { throw Diagnostic.system("cannot be read", file: path) }
+                        throw Diagnostic.ipa("changed while it was being read (shorter than \(file.size) bytes)", file: path)
                     }
                     got += result
                 }
@@ -459,7 +459,7 @@ private final class CompressionState: @unchecked Sendable {
             output = data  // not worth deflating: store it
             deflated = false
         } else if compressed == nil {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "could not be compressed (the compressor failed on bytes from \(chunk.index * IPAPackager.chunkSize))", file: path)
         } else if !isLast {
             output = try DeflateChunk.makeContinuable(output)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The shape iOS's installer requires of an ipa, checked on its entry names before anything is read:
 /// one `Payload` folder holding exactly one `.app` folder, and names that mean one thing wherever
@@ -47,17 +48,18 @@ public enum PayloadLayout {
             if entry.isDirectory { folders.insert(name) } else { leaves[name] = entry }
         }
         for (name, entry) in leaves where folders.contains(name) {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "is a \(entry.isSymlink ? "symbolic link" : "file"), but other entries are inside it", file: path, entry: entry.name)
         }
         guard folders.contains("Payload") else {
             if let other = seen[fold("Payload")] {
                 if other == "Payload" {
-                    throw IPAError("has a file named Payload where the Payload folder should be, so it is not an ipa", file: path)
+                    throw Diagnostic.ipa("has a file named Payload where the Payload folder should be, so it is not an ipa", file: path)
                 }
-                throw IPAError("has no Payload folder (it has '\(other)'; the name is case-sensitive), so it is not an ipa", file: path)
+                throw Diagnostic.ipa(
+                    "has no Payload folder (it has '\(other)'; the name is case-sensitive), so it is not an ipa", file: path)
             }
-            throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)
+            throw Diagnostic.ipa("has no Payload/<Name>.app, so it is not an ipa", file: path)
         }
         let candidates = Set(
             seen.values.compactMap { name -> String? in
@@ -65,14 +67,14 @@ public enum PayloadLayout {
                 return parts.count == 2 && parts[0] == "Payload" && parts[1].lowercased().hasSuffix(".app") ? String(parts[1]) : nil
             }
         ).sorted()
-        guard let app = candidates.first else { throw IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path) }
+        guard let app = candidates.first else { throw Diagnostic.ipa("has no Payload/<Name>.app, so it is not an ipa", file: path) }
         guard candidates.count == 1 else {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "holds \(candidates.count) apps in Payload (\(candidates.joined(separator: ", "))); iOS installs an ipa "
                     + "holding exactly one", file: path)
         }
         if let leaf = leaves["Payload/" + app] {
-            throw IPAError("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
+            throw Diagnostic.ipa("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
         }
         return app
     }
@@ -85,8 +87,8 @@ public enum PayloadLayout {
     }
 
     /// Two names that one file system takes for one file and another for two.
-    static func differOnlyInForm(_ name: String, _ other: String, archive path: String) -> IPAError {
-        IPAError(
+    static func differOnlyInForm(_ name: String, _ other: String, archive path: String) -> Diagnostic {
+        Diagnostic.ipa(
             "differs from '\(other)' only in letter case or Unicode form, so the two are one file on a Mac's file system and two elsewhere",
             file: path, entry: name)
     }

@@ -114,7 +114,7 @@ enum DeflateSplice {
         var done = 0
         while done < count {
             let got = source.read(at: offset + Int64(done), into: buffer + done, count: count - done)
-            guard got > 0 else { throw IPAError("cannot be read again: \(SystemError.describe(errno))") }
+            guard got > 0 else { throw Diagnostic.ipa("cannot be read again: \(SystemError.describe(errno))") }
             done += got
         }
     }

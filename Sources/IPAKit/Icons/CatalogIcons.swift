@@ -20,16 +20,16 @@ public struct CatalogIcons: Sendable {
     public let candidates: [Rendition]
 
     /// The catalog icons of `bundle`; nil when the bundle has no `Assets.car`. A damaged catalog
-    /// throws an `AssetCatalogError` naming it.
+    /// throws an `Diagnostic` naming it.
     public static func load(bundle: AppBundle) throws -> CatalogIcons? {
         guard bundle.file("Assets.car") != nil else { return nil }
         // Named as the user knows it: `App.ipa: Payload/App.app/Assets.car`, or the path of the folder's file.
         let name = bundle.storage.displayName(of: bundle.root + "/Assets.car")
         let data: Data
-        do { data = try bundle.read("Assets.car") } catch let error as any DiagnosticError {
-            throw AssetCatalogError("cannot be read: \(error.problem)", file: name)
+        do { data = try bundle.read("Assets.car") } catch let error as Diagnostic {
+            throw Diagnostic.assetCatalog("cannot be read: \(error.message)", file: name)
         } catch {
-            throw AssetCatalogError("cannot be read: \(FoundationError.line(error))", file: name)
+            throw Diagnostic.assetCatalog("cannot be read: \(FoundationError.line(error))", file: name)
         }
         return CatalogIcons(catalog: try AssetCatalog(bytes: [UInt8](data), file: name), info: bundle.info)
     }

@@ -25,9 +25,9 @@ extension AppIcons {
         var files: [(path: String, data: Data)] = []
         for icon in icons.icons {
             let image: PNGImage
-            do { image = try PNGImage(data: try app.read(icon.path)) } catch let error as PNGImage.Failure {
+            do { image = try PNGImage(data: try app.read(icon.path)) } catch let error as Diagnostic where error.code == .ipa(.image) {
                 let (file, entry) = app.storage.place(of: app.root + "/" + icon.path)
-                throw IPAError("is not a readable PNG: \(error.description)", file: file, entry: entry)
+                throw Diagnostic.ipa("is not a readable PNG: \(error.description)", file: file, entry: entry)
             }
             let data = image.pngData()
             // The file's name is the build's: reduced to one safe name, so it lands in `folder`.
@@ -45,7 +45,8 @@ extension AppIcons {
     static func extractFromCatalog(of app: AppBundle, _ package: String, to folder: String, files: AppIcons) throws -> [Extracted] {
         let lookup = AppIconLookup(bundle: app, files: files)
         guard let best = lookup.icon, let catalog = lookup.catalog else {
-            throw IPAError("has no icon to extract: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())", file: package)
+            throw Diagnostic.ipa(
+                "has no icon to extract: \(lookup.missingReason)\(lookup.notices.map { "; \($0)" }.joined())", file: package)
         }
         try FileIO.createFolder(folder)
         let decoder = RenditionDecoder.withBuiltInDecompressors(catalog.catalog)

@@ -26,14 +26,6 @@ public struct PNGImage: Sendable, Equatable {
         self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
     }
 
-    public struct Failure: DiagnosticError, Equatable {
-        public let description: String
-
-        public var file: String? { nil }
-        public var location: String? { nil }
-        public var problem: String { description }
-    }
-
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     static let maxPixels = 16_384 * 16_384
 
@@ -64,7 +56,7 @@ public struct PNGImage: Sendable, Equatable {
     /// Decodes a PNG (8-bit greyscale, grey+alpha, RGB, RGBA or palette, not interlaced) or a CgBI PNG.
     public init(data: Data) throws {
         let bytes = [UInt8](data)
-        guard bytes.starts(with: PNGImage.signature) else { throw Failure(description: "not a PNG (bad signature)") }
+        guard bytes.starts(with: PNGImage.signature) else { throw Diagnostic.image("not a PNG (bad signature)") }
         var offset = 8
         var isCgBI = false
         var header: (width: Int, height: Int, depth: UInt8, color: UInt8, interlace: UInt8)?
@@ -73,20 +65,20 @@ public struct PNGImage: Sendable, Equatable {
         var transparency: [UInt8] = []
         func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
         chunks: while true {
-            guard offset + 12 <= bytes.count else { throw Failure(description: "truncated (no IEND chunk)") }
+            guard offset + 12 <= bytes.count else { throw Diagnostic.image("truncated (no IEND chunk)") }
             let length = be32(offset)
             guard length >= 0, length <= bytes.count - offset - 12 else {
-                throw Failure(description: "chunk at byte \(offset) claims \(length) bytes, more than remain")
+                throw Diagnostic.image("chunk at byte \(offset) claims \(length) bytes, more than remain")
             }
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let body = bytes[(offset + 8)..<(offset + 8 + length)]
             let storedCRC = UInt32(be32(offset + 8 + length))
             let actualCRC = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-            guard storedCRC == actualCRC else { throw Failure(description: "\(type) chunk has a bad CRC") }
+            guard storedCRC == actualCRC else { throw Diagnostic.image("\(type) chunk has a bad CRC") }
             switch type {
             case "CgBI": isCgBI = true
             case "IHDR":
-                guard length == 13 else { throw Failure(description: "IHDR has \(length) bytes, not 13") }
+                guard length == 13 else { throw Diagnostic.image("IHDR has \(length) bytes, not 13") }
                 let start = body.startIndex
                 header = (be32(start), be32(start + 4), body[start + 8], body[start + 9], body[start + 12])
             case "PLTE": palette = Array(body)
@@ -97,12 +89,12 @@ public struct PNGImage: Sendable, Equatable {
             }
             offset += 12 + length
         }
-        guard let header else { throw Failure(description: "no IHDR chunk") }
+        guard let header else { throw Diagnostic.image("no IHDR chunk") }
         guard header.width > 0, header.height > 0, header.width * header.height <= PNGImage.maxPixels else {
-            throw Failure(description: "impossible size \(header.width)x\(header.height)")
+            throw Diagnostic.image("impossible size \(header.width)x\(header.height)")
         }
-        guard header.depth == 8 else { throw Failure(description: "bit depth \(header.depth) is not supported (only 8)") }
-        guard header.interlace == 0 else { throw Failure(description: "interlaced PNGs are not supported") }
+        guard header.depth == 8 else { throw Diagnostic.image("bit depth \(header.depth) is not supported (only 8)") }
+        guard header.interlace == 0 else { throw Diagnostic.image("interlaced PNGs are not supported") }
         let channels: Int
         switch header.color {
         case 0: channels = 1
@@ -110,19 +102,19 @@ public struct PNGImage: Sendable, Equatable {
         case 3: channels = 1
         case 4: channels = 2
         case 6: channels = 4
-        default: throw Failure(description: "colour type \(header.color) is not valid")
+        default: throw Diagnostic.image("colour type \(header.color) is not valid")
         }
         let stride = header.width * channels
         let expected = header.height * (stride + 1)
         let raw: [UInt8]
         if isCgBI {
             guard let inflated = compressed.withUnsafeBytes({ Deflater.inflate($0, size: expected) }) else {
-                throw Failure(description: "CgBI image data does not inflate to \(expected) bytes")
+                throw Diagnostic.image("CgBI image data does not inflate to \(expected) bytes")
             }
             raw = inflated
         } else {
             guard let inflated = PNGImage.zlibInflate(compressed, size: expected) else {
-                throw Failure(description: "image data does not inflate to \(expected) bytes")
+                throw Diagnostic.image("image data does not inflate to \(expected) bytes")
             }
             raw = inflated
         }
@@ -138,7 +130,7 @@ public struct PNGImage: Sendable, Equatable {
                 rgba[target + 3] = rows[source + 1]
             case 3:
                 let index = Int(rows[source])
-                guard index * 3 + 2 < palette.count else { throw Failure(description: "palette index \(index) out of range") }
+                guard index * 3 + 2 < palette.count else { throw Diagnostic.image("palette index \(index) out of range") }
                 rgba[target] = palette[index * 3]; rgba[target + 1] = palette[index * 3 + 1]; rgba[target + 2] = palette[index * 3 + 2]
                 if index < transparency.count { rgba[target + 3] = transparency[index] }
             case 2:
@@ -199,7 +191,7 @@ public struct PNGImage: Sendable, Equatable {
                     let p = a + b - c
                     let pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
                     predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
-                default: throw Failure(description: "row \(row) has unknown filter type \(filter)")
+                default: throw Diagnostic.image("row \(row) has unknown filter type \(filter)")
                 }
                 output[target + column] = UInt8(truncatingIfNeeded: Int(x) + predictor)
             }

@@ -82,7 +82,9 @@ public struct ProvisioningProfile: Sendable {
     /// Reads a `.mobileprovision` (or `.provisionprofile`) file.
     public init(contentsOf path: String) throws {
         let data = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { try self.init(data: data) } catch let error as IPAError { throw error.inFile(path) }
+        do { try self.init(data: data) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+            throw error.inFile(path)
+        }
     }
 
     public init(data: Data) throws {
@@ -113,14 +115,16 @@ public struct ProvisioningProfile: Sendable {
             let certificates = fields.dropFirst(3).first { $0.tag == 0xA0 }
             signers = (try? certificates?.children().compactMap { try? ProvisioningProfile.commonName(ofCertificate: $0) }) ?? []
             let value: PlistValue
-            do { value = try PropertyList(data: Data(payload)).value } catch let error as PlistError {
-                throw IPAError("the profile's plist is invalid: \(error.description)")
+            do { value = try PropertyList(data: Data(payload)).value } catch let error as Diagnostic
+                where error.code.domain == PlistProblem.domain
+            {
+                throw Diagnostic.ipa("the profile's plist is invalid: \(error.description)")
             }
-            guard case .dictionary(let dictionary) = value else { throw IPAError("the profile's plist is not a dictionary") }
+            guard case .dictionary(let dictionary) = value else { throw Diagnostic.ipa("the profile's plist is not a dictionary") }
             try Self.checkFieldTypes(dictionary)
             plist = dictionary
         } catch let error as DERElement.Failure {
-            throw IPAError("is not a provisioning profile (CMS envelope: \(error.description))")
+            throw Diagnostic.ipa("is not a provisioning profile (CMS envelope: \(error.description))")
         }
     }
 
@@ -140,12 +144,13 @@ public struct ProvisioningProfile: Sendable {
             guard let value = plist[field.key] else { continue }
             // PlistKit names a dictionary's kind "dict"; the messages keep the field's own word.
             guard value.kindName == (field.kind == "dictionary" ? "dict" : field.kind) else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "the profile's \(field.key) is \(value.kindWithArticle), not \(PlistValue.withArticle(field.kind))")
             }
             if let items = field.items, let index = value.arrayValue?.firstIndex(where: { $0.kindName != items }) {
                 let item = value.arrayValue![index]
-                throw IPAError("the profile's \(field.key)[\(index)] is \(item.kindWithArticle), not \(PlistValue.withArticle(items))")
+                throw Diagnostic.ipa(
+                    "the profile's \(field.key)[\(index)] is \(item.kindWithArticle), not \(PlistValue.withArticle(items))")
             }
         }
     }

@@ -12,12 +12,12 @@ enum ArchiveEntryNames {
     static func check(_ entries: [BundleTree.Entry]) throws {
         for entry in entries {
             if entry.archivePath.contains("\\") {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "has a backslash in its name, which unzip tools take for a folder separator; rename it",
                     file: UntrustedText.line(entry.sourcePath))
             }
             guard let control = entry.archivePath.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) else { continue }
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "has a control character (\(UntrustedText.line(String(control)))) in its name, which zip readers read "
                     + "differently; rename it", file: UntrustedText.line(entry.sourcePath))
         }

@@ -20,14 +20,14 @@ extension ZipArchiveReader {
             }
             let mode = mode_t((entry.mode ?? 0o644) & 0o777)
             let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-            guard fd >= 0 else { throw IPAError("cannot be unpacked: \(SystemError.describe(errno))", file: path, entry: entry.name) }
+            guard fd >= 0 else { throw Diagnostic.ipa("cannot be unpacked: \(SystemError.describe(errno))", file: path, entry: entry.name) }
             defer { close(fd) }
             try readChunks(entry, chunkSize: 1 << 20) { try FileIO.writeAll(fd, $0) }
             fchmod(fd, mode)
         }
         for link in links {
             guard symlink(link.target, link.path) == 0 else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "cannot be unpacked as a link: \(SystemError.describe(errno))", file: path,
                     entry: String(link.path.dropFirst(folder.count + 1)))
             }
@@ -38,7 +38,7 @@ extension ZipArchiveReader {
     private func makeFolder(_ path: String, for entry: ZipArchiveReader.Entry) throws {
         // Under the lock an interrupt takes: a work folder it removed is not made again above `path`.
         do { try WorkFiles.creating { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } } catch {
-            throw IPAError("cannot be unpacked: \(FoundationError.reason(error))", file: self.path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be unpacked: \(FoundationError.reason(error))", file: self.path, entry: entry.name)
         }
     }
 }

@@ -47,7 +47,7 @@ extension ZipArchiveReader {
         try pool.wait()
         for link in links {
             guard symlink(link.target, link.path) == 0 else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "cannot be unpacked as a link: \(SystemError.describe(errno))", file: path,
                     entry: String(link.path.dropFirst(folder.count + 1)))
             }
@@ -76,12 +76,14 @@ private final class EntryUnpacker: @unchecked Sendable {
         let target = folder + "/" + entry.name
         let mode = mode_t((entry.mode ?? 0o644) & 0o777)
         let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw IPAError("cannot be unpacked: \(SystemError.describe(errno))", file: reader.path, entry: entry.name) }
+        guard fd >= 0 else {
+            throw Diagnostic.ipa("cannot be unpacked: \(SystemError.describe(errno))", file: reader.path, entry: entry.name)
+        }
         defer { close(fd) }
         let watch = observer?.watch(target)
         try reader.readChunks(entry, chunkSize: 1 << 20) { piece in
             do { try FileIO.writeAll(fd, piece) } catch {
-                throw IPAError("cannot be unpacked to \(target): \(error)", file: reader.path, entry: entry.name)
+                throw Diagnostic.ipa("cannot be unpacked to \(target): \(error)", file: reader.path, entry: entry.name)
             }
             watch?.update(piece)
         }
@@ -92,7 +94,7 @@ private final class EntryUnpacker: @unchecked Sendable {
         fchmod(fd, mode)
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw IPAError("cannot be unpacked: \(SystemError.describe(errno))", file: reader.path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be unpacked: \(SystemError.describe(errno))", file: reader.path, entry: entry.name)
         }
         watch?.finish(info)
         carried.record(target, entry: entry, dataOffset: reader.dataOffset(of: entry), info: info)

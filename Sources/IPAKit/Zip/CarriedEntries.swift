@@ -41,11 +41,11 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         archivePath = reader.path
         entryOrder = reader.entries.map(\.name)
         fileDescriptor = open(reader.path, O_RDONLY | O_CLOEXEC)
-        guard fileDescriptor >= 0 else { throw IPAError("cannot be read: \(SystemError.describe(errno))", file: reader.path) }
+        guard fileDescriptor >= 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: reader.path) }
         var info = stat()
         guard fstat(fileDescriptor, &info) == 0 else {
             close(fileDescriptor)
-            throw IPAError("cannot be read: \(SystemError.describe(errno))", file: reader.path)
+            throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: reader.path)
         }
         archiveIdentity = FileIdentity(info)
     }

@@ -74,7 +74,7 @@ final class DirectArchiveWriter: ArchiveWriting {
     init(creating path: String, bufferSize: Int = DirectArchiveWriter.defaultBufferSize) throws {
         self.path = path
         fileDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fileDescriptor >= 0 else { throw SystemError("cannot be created", file: path) }
+        guard fileDescriptor >= 0 else { throw Diagnostic.system("cannot be created", file: path) }
         output = OutputPipeline(fileDescriptor: fileDescriptor, bufferSize: max(1, bufferSize), path: path)
         buffer = output.takeBuffer()
     }
@@ -113,7 +113,7 @@ final class DirectArchiveWriter: ArchiveWriting {
         try addEntry(name, kind: .file, permissions: permissions, dosTime: dosTime, sizes: .stored(size)) { writer in
             guard size > 0 else { return 0 }
             if input < 0 { input = open(file, O_RDONLY | O_CLOEXEC) }
-            guard input >= 0 else { throw SystemError("cannot be read", file: file) }
+            guard input >= 0 else { throw Diagnostic.system("cannot be read", file: file) }
             return try writer.copy(input, size: size, file: file)
         }
     }
@@ -246,8 +246,8 @@ final class DirectArchiveWriter: ArchiveWriting {
             let wanted = Int(min(remaining, Int64(buffer.count - filled)))
             let got = retryingInterrupted { read(input, buffer.baseAddress! + filled, wanted) }
             guard got > 0 else {
-                if got < 0 { throw SystemError("cannot be read", file: file) }
-                throw IPAError("changed while it was being read (shorter than \(size) bytes)", file: file)
+                if got < 0 { throw Diagnostic.system("cannot be read", file: file) }
+                throw Diagnostic.ipa("changed while it was being read (shorter than \(size) bytes)", file: file)
             }
             crc = Deflater.crc32(crc, UnsafeRawBufferPointer(start: buffer.baseAddress! + filled, count: got))
             filled += got
@@ -265,7 +265,7 @@ final class DirectArchiveWriter: ArchiveWriting {
             if filled == buffer.count { try flush() }
             let wanted = min(count - done, buffer.count - filled)
             let got = spool.read(at: offset + Int64(done), into: buffer.baseAddress! + filled, count: wanted)
-            guard got > 0 else { throw SystemError("cannot read a temporary file", code: got < 0 ? errno : EIO) }
+            guard got > 0 else { throw Diagnostic.system("cannot read a temporary file", code: got < 0 ? errno : EIO) }
             filled += got
             done += got
         }
@@ -377,7 +377,7 @@ private final class OutputPipeline: @unchecked Sendable {
     private func check() throws {
         lock.lock()
         defer { lock.unlock() }
-        if let failure { throw SystemError("cannot be written", file: path, code: failure) }
+        if let failure { throw Diagnostic.system("cannot be written", file: path, code: failure) }
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {

@@ -29,8 +29,8 @@ enum LocalHeaderCheck {
             let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
             return got == count ? buffer : nil
         }
-        func fail(_ message: String, _ name: [UInt8]? = nil) -> IPAError {
-            IPAError(message, file: path, entry: name.map { String(decoding: $0, as: UTF8.self) })
+        func fail(_ message: String, _ name: [UInt8]? = nil) -> Diagnostic {
+            Diagnostic.ipa(message, file: path, entry: name.map { String(decoding: $0, as: UTF8.self) })
         }
         // The end of central directory record: 22 bytes, then a comment of up to 65,535.
         let tailStart = max(0, fileSize - 22 - 0xFFFF)

@@ -31,14 +31,14 @@ final class MappedArchive: @unchecked Sendable {
     init(_ path: String, displayName: String) throws {
         self.displayName = displayName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw IPAError("failed verification: \(SystemError.describe(errno))", file: displayName) }
+        guard fd >= 0 else { throw Diagnostic.ipa("failed verification: \(SystemError.describe(errno))", file: displayName) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0,
             let address = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED
         else {
             let reason = info.st_size == 0 ? "the archive is empty" : SystemError.describe(errno)
             close(fd)
-            throw IPAError("failed verification: \(reason)", file: displayName)
+            throw Diagnostic.ipa("failed verification: \(reason)", file: displayName)
         }
         fileDescriptor = fd
         bytes = UnsafeRawBufferPointer(start: address, count: Int(info.st_size))
@@ -76,7 +76,7 @@ final class MappedArchive: @unchecked Sendable {
                 compressedSize: Int(uint32(at: offset + 18)), size: Int(uint32(at: offset + 22)),
                 headerOffset: offset, dataOffset: offset + 30 + nameLength + extraLength)
             guard entry.dataOffset + entry.compressedSize <= bytes.count else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "failed verification: the local header at offset \(offset) runs past the end of the archive",
                     file: displayName, entry: entry.nameText)
             }
@@ -104,7 +104,7 @@ final class MappedArchive: @unchecked Sendable {
     /// back; nil when the archive uses ZIP64 (a count, size or offset saturated at its 16- or
     /// 32-bit maximum), whose extra fields are left to libzip.
     func centralDirectory() throws -> [CentralRecord]? {
-        func fail(_ message: String) -> IPAError { IPAError("failed verification: \(message)", file: displayName) }
+        func fail(_ message: String) -> Diagnostic { Diagnostic.ipa("failed verification: \(message)", file: displayName) }
         // The record is 22 bytes and may be followed by a comment of up to 65,535.
         var end = bytes.count - 22
         let lowest = max(0, bytes.count - 22 - 0xFFFF)
@@ -164,7 +164,7 @@ final class MappedArchive: @unchecked Sendable {
         while done < range.count {
             let got = retryingInterrupted { pread(fileDescriptor, destination + done, range.count - done, off_t(range.lowerBound + done)) }
             guard got > 0 else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "failed verification: \(got == 0 ? "the archive ends early" : SystemError.describe(errno))", file: displayName)
             }
             done += got

@@ -15,7 +15,7 @@ extension IPAPackager {
         else { return nil }
         let path = entry.sourcePath
         let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { throw SystemError("cannot be read", file: path) }
+        guard file >= 0 else { throw Diagnostic.system("cannot be read", file: path) }
         defer { close(file) }
         guard
             let plan = DeflateSplice.plan(
@@ -39,7 +39,7 @@ extension IPAPackager {
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 crc = Deflater.crc32(crc, bytes)
                 guard var compressed = deflater.deflate(bytes) else {
-                    throw IPAError("could not be compressed (the compressor failed on bytes from \(position))", file: path)
+                    throw Diagnostic.ipa("could not be compressed (the compressor failed on bytes from \(position))", file: path)
                 }
                 position += Int64(count)
                 if position < entry.size { compressed = try DeflateChunk.makeContinuable(compressed) }
@@ -83,8 +83,8 @@ extension IPAPackager {
         while done < count {
             let got = retryingInterrupted { pread(file, buffer + done, count - done, off_t(offset + Int64(done))) }
             guard got > 0 else {
-                if got < 0 { throw SystemError("cannot be read", file: path) }
-                throw IPAError("changed while it was being read (shorter than \(offset + Int64(count)) bytes)", file: path)
+                if got < 0 { throw Diagnostic.system("cannot be read", file: path) }
+                throw Diagnostic.ipa("changed while it was being read (shorter than \(offset + Int64(count)) bytes)", file: path)
             }
             done += got
         }

@@ -40,7 +40,7 @@ final class Spool: @unchecked Sendable {
             if fd >= 0 { unlink(template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }) }
             return fd
         }
-        guard fd >= 0 else { throw SystemError("cannot create a temporary file", file: folder) }
+        guard fd >= 0 else { throw Diagnostic.system("cannot create a temporary file", file: folder) }
         fileDescriptor = fd
         self.memoryPieceLimit = min(memoryPieceLimit, Spool.memoryBlockSize)
         self.memoryLimit = memoryLimit
@@ -60,7 +60,7 @@ final class Spool: @unchecked Sendable {
             return end
         }
         let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
-        if failure != 0 { throw SystemError("cannot write a temporary file", code: failure) }
+        if failure != 0 { throw Diagnostic.system("cannot write a temporary file", code: failure) }
         return offset
     }
 
@@ -76,7 +76,7 @@ final class Spool: @unchecked Sendable {
     /// Writes `bytes` at `offset`, inside bytes set aside by ``reserve(_:)``.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let failure = positionedWriteAll(fileDescriptor, bytes, at: offset)
-        if failure != 0 { throw SystemError("cannot write a temporary file", code: failure) }
+        if failure != 0 { throw Diagnostic.system("cannot write a temporary file", code: failure) }
     }
 
     /// Copies `bytes` into a memory block and returns their offset, or nil once the memory is used up.

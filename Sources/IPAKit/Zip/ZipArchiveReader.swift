@@ -78,13 +78,13 @@ public final class ZipArchiveReader {
             case ZIP_ER_INCONS: reason = "is a damaged zip archive (its central directory is inconsistent)"
             default: reason = "cannot be opened: \(ZipArchiveWriter.message(forCode: error))"
             }
-            throw IPAError(reason, file: path)
+            throw Diagnostic.ipa(reason, file: path)
         }
         self.archive = archive
         do {
             let count = zip_get_num_entries(archive, 0)
             guard count <= limits.maxEntries else {
-                throw IPAError(
+                throw Diagnostic.ipa(
                     "has \(count) entries, more than the limit of \(limits.maxEntries)", file: path,
                     isLimitExceeded: true)
             }
@@ -94,34 +94,34 @@ public final class ZipArchiveReader {
             for index in 0..<UInt64(count) {
                 var stat = zip_stat_t()
                 guard zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) == 0, let rawName = stat.name else {
-                    throw IPAError("cannot read entry \(index): \(String(cString: zip_strerror(archive)))", file: path)
+                    throw Diagnostic.ipa("cannot read entry \(index): \(String(cString: zip_strerror(archive)))", file: path)
                 }
                 let nameBytes = Array(
                     UnsafeBufferPointer(
                         start: UnsafeRawPointer(rawName).assumingMemoryBound(to: UInt8.self),
                         count: strlen(rawName)))
                 guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                    throw IPAError("has an entry whose name is not UTF-8 (entry \(index))", file: path)
+                    throw Diagnostic.ipa("has an entry whose name is not UTF-8 (entry \(index))", file: path)
                 }
                 try ZipArchiveReader.checkName(name, in: path)
                 if stat.encryption_method != UInt16(ZIP_EM_NONE) {
-                    throw IPAError("is encrypted, which ipas never are", file: path, entry: name)
+                    throw Diagnostic.ipa("is encrypted, which ipas never are", file: path, entry: name)
                 }
                 if let earlier = byName[name] {
                     // Swift's String equality equates Unicode forms: names with other bytes are two files.
                     let other = entries[earlier].name
                     if !other.utf8.elementsEqual(name.utf8) { throw PayloadLayout.differOnlyInForm(name, other, archive: path) }
-                    throw IPAError("appears twice in the archive", file: path, entry: name)
+                    throw Diagnostic.ipa("appears twice in the archive", file: path, entry: name)
                 }
                 let size = Int64(stat.size), compressed = Int64(stat.comp_size)
                 total += size
                 guard total <= limits.maxTotalSize else {
-                    throw IPAError(
+                    throw Diagnostic.ipa(
                         "would expand to more than \(limits.maxTotalSize) bytes (a zip bomb?)", file: path,
                         isLimitExceeded: true)
                 }
                 if size >= limits.ratioCheckSize && size / max(compressed, 1) > limits.maxRatio {
-                    throw IPAError(
+                    throw Diagnostic.ipa(
                         "expands \(size / max(compressed, 1)) times (\(compressed) bytes to \(size)); refusing a likely zip bomb",
                         file: path, entry: name, isLimitExceeded: true)
                 }
@@ -160,16 +160,16 @@ public final class ZipArchiveReader {
     /// ``checkName(_:in:)`` for any name, character by character.
     static func checkCharacters(of name: String, in path: String) throws {
         if name.hasPrefix("/") || name.hasPrefix("\\") || (name.count > 1 && name.dropFirst().hasPrefix(":")) {
-            throw IPAError("has an absolute path, which could write outside the target", file: path, entry: name)
+            throw Diagnostic.ipa("has an absolute path, which could write outside the target", file: path, entry: name)
         }
         let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
-        if parts.contains("..") { throw IPAError("climbs out of the archive with '..'", file: path, entry: name) }
-        if name.utf8.contains(0) { throw IPAError("has a NUL byte in its name", file: path, entry: name) }
+        if parts.contains("..") { throw Diagnostic.ipa("climbs out of the archive with '..'", file: path, entry: name) }
+        if name.utf8.contains(0) { throw Diagnostic.ipa("has a NUL byte in its name", file: path, entry: name) }
         let folderless = name.hasSuffix("/") ? name.dropLast() : Substring(name)
         if name.contains("\\")
             || folderless.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." })
         {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "is not a plain path (empty, '.' or backslash-separated parts), so unzip tools disagree on where it goes",
                 file: path, entry: name)
         }
@@ -217,14 +217,14 @@ public final class ZipArchiveReader {
     /// checks the CRC as the last bytes are read).
     public func data(_ entry: Entry) throws -> Data {
         guard entry.size <= limits.maxEntryReadSize else {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name,
                 isLimitExceeded: true)
         }
         lock.lock()
         defer { lock.unlock() }
         guard let file = zip_fopen_index(archive, entry.index, 0) else {
-            throw IPAError("cannot be read: \(String(cString: zip_strerror(archive)))", file: path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be read: \(String(cString: zip_strerror(archive)))", file: path, entry: entry.name)
         }
         defer { zip_fclose(file) }
         var output = Data(count: Int(entry.size) + 1)
@@ -232,16 +232,16 @@ public final class ZipArchiveReader {
         while true {
             let result = output.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress! + total, UInt64($0.count - total)) }
             if result < 0 {
-                throw IPAError("is damaged: \(String(cString: zip_file_strerror(file)))", file: path, entry: entry.name)
+                throw Diagnostic.ipa("is damaged: \(String(cString: zip_file_strerror(file)))", file: path, entry: entry.name)
             }
             if result == 0 { break }
             total += Int(result)
             if total > Int(entry.size) {
-                throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
+                throw Diagnostic.ipa("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
             }
         }
         guard total == Int(entry.size) else {
-            throw IPAError("holds \(total) bytes but declares \(entry.size)", file: path, entry: entry.name)
+            throw Diagnostic.ipa("holds \(total) bytes but declares \(entry.size)", file: path, entry: entry.name)
         }
         output.removeLast()
         return output
@@ -280,7 +280,7 @@ public final class ZipArchiveReader {
     }
 
     public func data(named name: String) throws -> Data {
-        guard let entry = entry(named: name) else { throw IPAError("is not in the archive", file: path, entry: name) }
+        guard let entry = entry(named: name) else { throw Diagnostic.ipa("is not in the archive", file: path, entry: name) }
         return try data(entry)
     }
 }

@@ -91,7 +91,7 @@ enum ZipArchiveVerifier {
         /// The CRC of each stored entry's data, by index.
         var storedCRCs: [Int: UInt32] = [:]
         /// Chunked entries' CRCs, combined and compared once every job has run.
-        var chunked: [(crcs: CRCList, crc: UInt32, fail: @Sendable (String) -> IPAError)] = []
+        var chunked: [(crcs: CRCList, crc: UInt32, fail: @Sendable (String) -> Diagnostic)] = []
         /// Deflated entries too large to inflate whole, read through libzip.
         var throughLibzip: [Int] = []
     }
@@ -116,7 +116,7 @@ enum ZipArchiveVerifier {
         for (index, local) in locals.enumerated() where local.method == UInt16(ZIP_CM_DEFLATE) && !carried.contains(index) {
             if pool.hasFailed { break }
             let name = local.nameText
-            @Sendable func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: name) }
+            @Sendable func fail(_ message: String) -> Diagnostic { failure(message, in: displayName, entry: name) }
             if Int64(local.size) >= smallestChunked, let layout = layouts[name], layout.segmentLengths.count > 1 {
                 guard Int64(local.size) == layout.uncompressedSize,
                     Int64(local.compressedSize) == Int64(layout.segmentLengths.reduce(0, +))
@@ -210,13 +210,13 @@ enum ZipArchiveVerifier {
         displayName: String
     ) throws {
         guard records.count == locals.count else {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "failed verification: the central directory lists \(records.count) entries, "
                     + "but \(locals.count) local headers follow one another from the start", file: displayName)
         }
         for (index, record) in records.enumerated() {
             let local = locals[index]
-            func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: record.nameText) }
+            func fail(_ message: String) -> Diagnostic { failure(message, in: displayName, entry: record.nameText) }
             guard local.name == record.name else {
                 throw fail("the local header at offset \(local.headerOffset) names '\(local.nameText)'")
             }
@@ -248,7 +248,7 @@ enum ZipArchiveVerifier {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for index in indices {
             let record = listing[index]
-            func fail(_ message: String) -> IPAError { failure(message, in: displayName, entry: record.nameText) }
+            func fail(_ message: String) -> Diagnostic { failure(message, in: displayName, entry: record.nameText) }
             guard let file = zip_fopen_index(archive, UInt64(index), 0) else { throw fail(String(cString: zip_strerror(archive))) }
             var total: Int64 = 0
             var result: Int64 = 0
@@ -264,8 +264,8 @@ enum ZipArchiveVerifier {
     }
 
     /// The error for a check of `entry` in the archive shown as `displayName` that failed.
-    static func failure(_ message: String, in displayName: String, entry: String) -> IPAError {
-        IPAError("failed verification: \(message)", file: displayName, entry: entry)
+    static func failure(_ message: String, in displayName: String, entry: String) -> Diagnostic {
+        Diagnostic.ipa("failed verification: \(message)", file: displayName, entry: entry)
     }
 
     /// What a failed CRC check says: the CRC of the bytes read, then the one the directory holds.
@@ -281,7 +281,7 @@ enum ZipArchiveVerifier {
         var range: Range<Int>
         var size: Int
         var crc: UInt32
-        var fail: @Sendable (String) -> IPAError
+        var fail: @Sendable (String) -> Diagnostic
 
         /// Inflates each entry of `batch` (in archive order) from `mapped` and checks its size
         /// and CRC: the batch's compressed bytes are read with one system call, and inflated by one
@@ -318,7 +318,7 @@ enum ZipArchiveVerifier {
 // by another only after the DispatchGroup that ran it has been waited on.
 private final class LibzipDirectory: @unchecked Sendable {
     private var handle: OpaquePointer?
-    private var failure: IPAError?
+    private var failure: Diagnostic?
     private var records: [MappedArchive.CentralRecord] = []
 
     deinit { if let handle { zip_discard(handle) } }
@@ -328,7 +328,7 @@ private final class LibzipDirectory: @unchecked Sendable {
     func read(_ path: String, displayName: String, checkingLocalHeaders: Bool) {
         var openError: Int32 = 0
         guard let archive = zip_open(path, ZIP_RDONLY | (checkingLocalHeaders ? ZIP_CHECKCONS : 0), &openError) else {
-            failure = IPAError("failed verification: \(ZipArchiveWriter.message(forCode: openError))", file: displayName)
+            failure = Diagnostic.ipa("failed verification: \(ZipArchiveWriter.message(forCode: openError))", file: displayName)
             return
         }
         handle = archive
@@ -337,7 +337,7 @@ private final class LibzipDirectory: @unchecked Sendable {
         for index in 0..<UInt64(count) {
             var stat = zip_stat_t()
             guard zip_stat_index(archive, index, 0, &stat) == 0, let name = stat.name else {
-                failure = IPAError("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
+                failure = Diagnostic.ipa("failed verification: \(String(cString: zip_strerror(archive)))", file: displayName)
                 return
             }
             records.append(

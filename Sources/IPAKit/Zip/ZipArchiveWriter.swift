@@ -1,6 +1,7 @@
 import CLibZip
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// Writes a zip archive through libzip, the way Apple's tools frame an ipa: sizes and CRCs in
 /// the local headers (no data descriptors), explicit directory entries, Unix modes, DOS times
@@ -31,7 +32,7 @@ final class ZipArchiveWriter: ArchiveWriting {
         self.path = path
         var error: Int32 = 0
         guard let archive = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &error) else {
-            throw IPAError("cannot be created: \(ZipArchiveWriter.message(forCode: error))", file: path)
+            throw Diagnostic.ipa("cannot be created: \(ZipArchiveWriter.message(forCode: error))", file: path)
         }
         self.archive = archive
     }
@@ -48,7 +49,7 @@ final class ZipArchiveWriter: ArchiveWriting {
     /// Adds a directory entry (`name` ends with `/`).
     func addDirectory(_ name: String, permissions: UInt32, dosTime: DOSTime) throws {
         let index = zip_dir_add(archive, name, ZIP_FL_ENC_UTF_8)
-        guard index >= 0 else { throw IPAError("cannot add directory: \(lastError)", file: path, entry: name) }
+        guard index >= 0 else { throw Diagnostic.ipa("cannot add directory: \(lastError)", file: path, entry: name) }
         try finish(UInt64(index), name: name, kind: .directory, permissions: permissions, dosTime: dosTime, store: true)
     }
 
@@ -60,7 +61,7 @@ final class ZipArchiveWriter: ArchiveWriting {
         bytes.withUnsafeBytes { _ = memcpy(owned, $0.baseAddress!, bytes.count) }
         guard let source = zip_source_buffer(archive, owned, UInt64(bytes.count), 1) else {
             free(owned)
-            throw IPAError("cannot add link: \(lastError)", file: path, entry: name)
+            throw Diagnostic.ipa("cannot add link: \(lastError)", file: path, entry: name)
         }
         try add(name, source: source, kind: .symlink, permissions: 0o777, dosTime: dosTime, store: true)
     }
@@ -69,7 +70,7 @@ final class ZipArchiveWriter: ArchiveWriting {
     /// finds the `size` itself.
     func addStoredFile(_ name: String, from file: String, size: Int64, permissions: UInt32, dosTime: DOSTime) throws {
         guard let source = zip_source_file(archive, file, 0, -1) else {
-            throw IPAError("cannot read: \(lastError)", file: file)
+            throw Diagnostic.ipa("cannot read: \(lastError)", file: file)
         }
         try add(name, source: source, kind: .file, permissions: permissions, dosTime: dosTime, store: true)
     }
@@ -80,7 +81,7 @@ final class ZipArchiveWriter: ArchiveWriting {
         let unmanaged = Unmanaged.passRetained(context)
         guard let source = zip_source_function(archive, PreparedSource.callback, unmanaged.toOpaque()) else {
             unmanaged.release()
-            throw IPAError("cannot add file: \(lastError)", file: path, entry: name)
+            throw Diagnostic.ipa("cannot add file: \(lastError)", file: path, entry: name)
         }
         try add(name, source: source, kind: .file, permissions: permissions, dosTime: dosTime, store: !entry.isDeflated)
     }
@@ -92,14 +93,14 @@ final class ZipArchiveWriter: ArchiveWriting {
         let index = zip_file_add(archive, name, source, ZIP_FL_ENC_UTF_8)
         guard index >= 0 else {
             zip_source_free(source)
-            throw IPAError("cannot add: \(lastError)", file: path, entry: name)
+            throw Diagnostic.ipa("cannot add: \(lastError)", file: path, entry: name)
         }
         try finish(UInt64(index), name: name, kind: kind, permissions: permissions, dosTime: dosTime, store: store)
     }
 
     private func finish(_ index: UInt64, name: String, kind: Kind, permissions: UInt32, dosTime: DOSTime, store: Bool) throws {
         if store && zip_set_file_compression(archive, index, ZIP_CM_STORE, 0) != 0 {
-            throw IPAError("cannot set compression: \(lastError)", file: path, entry: name)
+            throw Diagnostic.ipa("cannot set compression: \(lastError)", file: path, entry: name)
         }
         guard
             zip_file_set_external_attributes(
@@ -107,7 +108,7 @@ final class ZipArchiveWriter: ArchiveWriting {
                 kind.externalAttributes(permissions: permissions)) == 0,
             zip_file_set_dostime(archive, index, dosTime.time, dosTime.date, 0) == 0
         else {
-            throw IPAError("cannot set attributes: \(lastError)", file: path, entry: name)
+            throw Diagnostic.ipa("cannot set attributes: \(lastError)", file: path, entry: name)
         }
     }
 
@@ -118,7 +119,7 @@ final class ZipArchiveWriter: ArchiveWriting {
         if zip_close(archive) != 0 {
             let message = lastError
             zip_discard(archive)
-            throw IPAError("cannot be written: \(message)", file: path)
+            throw Diagnostic.ipa("cannot be written: \(message)", file: path)
         }
     }
 

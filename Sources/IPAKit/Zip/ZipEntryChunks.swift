@@ -1,6 +1,7 @@
 import CLibDeflate
 import CLibZip
 import Foundation
+import SystemSupport
 
 extension ZipArchiveReader {
     /// Reads `entry` in pieces into `buffer` (reused for every piece), handing each piece to `body`,
@@ -16,7 +17,7 @@ extension ZipArchiveReader {
         _ entry: Entry, into buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         guard let base = buffer.baseAddress, buffer.count > 0 else {
-            throw IPAError("cannot be read into an empty buffer", file: path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be read into an empty buffer", file: path, entry: entry.name)
         }
         recordChunkBuffer(buffer.count)
         if ZipArchiveReader.inflatesWhole(entry, into: buffer.count) {
@@ -40,7 +41,7 @@ extension ZipArchiveReader {
         let opened = zip_fopen_index(handle, entry.index, 0)
         let openError = opened == nil ? String(cString: zip_strerror(handle)) : ""
         if locking { lock.unlock() }
-        guard let file = opened else { throw IPAError("cannot be read: \(openError)", file: path, entry: entry.name) }
+        guard let file = opened else { throw Diagnostic.ipa("cannot be read: \(openError)", file: path, entry: entry.name) }
         defer {
             if locking { lock.lock() }
             zip_fclose(file)
@@ -52,17 +53,17 @@ extension ZipArchiveReader {
             let count = zip_fread(file, base, UInt64(buffer.count))
             let readError = count < 0 ? String(cString: zip_file_strerror(file)) : ""
             if locking { lock.unlock() }
-            if count < 0 { throw IPAError("is damaged: \(readError)", file: path, entry: entry.name) }
+            if count < 0 { throw Diagnostic.ipa("is damaged: \(readError)", file: path, entry: entry.name) }
             if count == 0 { break }
             total += count
             if total > entry.size {
-                throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
+                throw Diagnostic.ipa("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
             }
             let fresh = Int(min(count, total - handed))
             if fresh > 0 { try body(UnsafeRawBufferPointer(start: base + (Int(count) - fresh), count: fresh)) }
         }
         guard total == entry.size else {
-            throw IPAError("holds \(total) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
+            throw Diagnostic.ipa("holds \(total) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
         }
     }
 
@@ -81,7 +82,7 @@ extension ZipArchiveReader {
     ) throws {
         let compressed = try rawBytes(entry)
         guard let decompressor = libdeflate_alloc_decompressor() else {
-            throw IPAError("cannot be read: out of memory", file: path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be read: out of memory", file: path, entry: entry.name)
         }
         defer { libdeflate_free_decompressor(decompressor) }
         let size = Int(entry.size)
@@ -93,14 +94,14 @@ extension ZipArchiveReader {
         case LIBDEFLATE_SUCCESS where actual == size:
             break
         case LIBDEFLATE_SUCCESS:
-            throw IPAError("holds \(actual) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
+            throw Diagnostic.ipa("holds \(actual) bytes but declares \(entry.size) (truncated?)", file: path, entry: entry.name)
         case LIBDEFLATE_INSUFFICIENT_SPACE:
-            throw IPAError("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
+            throw Diagnostic.ipa("holds more data than the \(entry.size) bytes it declares", file: path, entry: entry.name)
         default:
-            throw IPAError("is damaged: invalid deflate data", file: path, entry: entry.name)
+            throw Diagnostic.ipa("is damaged: invalid deflate data", file: path, entry: entry.name)
         }
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<size])
-        guard Deflater.crc32(0, bytes) == entry.crc else { throw IPAError("is damaged: CRC error", file: path, entry: entry.name) }
+        guard Deflater.crc32(0, bytes) == entry.crc else { throw Diagnostic.ipa("is damaged: CRC error", file: path, entry: entry.name) }
         try body(bytes)
     }
 
@@ -113,19 +114,19 @@ extension ZipArchiveReader {
         if locking { lock.lock() }
         defer { if locking { lock.unlock() } }
         guard let file = zip_fopen_index(handle, entry.index, zip_flags_t(ZIP_FL_COMPRESSED)) else {
-            throw IPAError("cannot be read: \(String(cString: zip_strerror(handle)))", file: path, entry: entry.name)
+            throw Diagnostic.ipa("cannot be read: \(String(cString: zip_strerror(handle)))", file: path, entry: entry.name)
         }
         defer { zip_fclose(file) }
         var bytes = [UInt8](repeating: 0, count: Int(entry.compressedSize))
         var total = 0
         while total < bytes.count {
             let count = bytes.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress! + total, UInt64($0.count - total)) }
-            if count < 0 { throw IPAError("is damaged: \(String(cString: zip_file_strerror(file)))", file: path, entry: entry.name) }
+            if count < 0 { throw Diagnostic.ipa("is damaged: \(String(cString: zip_file_strerror(file)))", file: path, entry: entry.name) }
             if count == 0 { break }
             total += Int(count)
         }
         guard total == bytes.count else {
-            throw IPAError(
+            throw Diagnostic.ipa(
                 "holds \(total) compressed bytes but declares \(entry.compressedSize) (truncated?)", file: path, entry: entry.name)
         }
         return bytes

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// How many values a binary plist expands to when its shared objects are written out, counted before
 /// anything is written: an object referenced from many places is written each time, so 154 bytes of
 /// nested arrays that share their children can stand for 10^9 values. Each object's count is
@@ -41,7 +43,7 @@ struct BinaryPlistExpansionCheck {
                 guard let reference = try? table.reference(at: refs + index * table.refSize, in: object) else { break }
                 expanded += try self.count(reference, depth: depth + 1)
                 if expanded > limits.maxValues {
-                    throw PlistError(.limitExceeded, "the plist expands to more than \(limits.maxValues) values", at: .byteOffset(start))
+                    throw Diagnostic.plist(.limitExceeded, "the plist expands to more than \(limits.maxValues) values", at: .byte(start))
                 }
             }
         default:

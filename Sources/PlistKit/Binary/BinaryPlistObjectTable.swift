@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// The objects of a binary plist as the trailer and offset table describe them, each checked
 /// against the file before use. Both binary readers (the value decoder and the streaming one)
 /// read through this type, so every check lives in one place.
@@ -35,18 +37,18 @@ struct BinaryPlistObjectTable {
     init(bytes: UnsafeRawBufferPointer) throws {
         self.bytes = bytes
         guard bytes.count >= 8, bytes.starts(with: "bplist".utf8) else {
-            throw PlistError(.malformed, "not a binary plist (no 'bplist' header)", at: .byteOffset(0))
+            throw Diagnostic.plist(.malformed, "not a binary plist (no 'bplist' header)", at: .byte(0))
         }
         guard bytes[6] == UInt8(ascii: "0"), bytes[7] == UInt8(ascii: "0") else {
             let version = String(decoding: bytes[6..<8], as: UTF8.self)
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "binary plist version '\(version)' is not supported (only '00')",
-                at: .byteOffset(6))
+                at: .byte(6))
         }
         guard bytes.count >= 8 + 1 + 32 else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "truncated: \(bytes.count) bytes is too short for a binary plist",
-                at: .byteOffset(bytes.count))
+                at: .byte(bytes.count))
         }
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
@@ -55,46 +57,46 @@ struct BinaryPlistObjectTable {
         let rawTop = BinaryPlistObjectTable.readUInt(bytes, at: trailer + 16, size: 8)
         let rawTable = BinaryPlistObjectTable.readUInt(bytes, at: trailer + 24, size: 8)
         guard [1, 2, 4, 8].contains(offsetSize) else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "offset size \(offsetSize) in the trailer is not 1, 2, 4 or 8",
-                at: .byteOffset(trailer + 6))
+                at: .byte(trailer + 6))
         }
         guard [1, 2, 4, 8].contains(refSize) else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "object reference size \(refSize) in the trailer is not 1, 2, 4 or 8",
-                at: .byteOffset(trailer + 7))
+                at: .byte(trailer + 7))
         }
         guard rawCount >= 1, rawCount <= UInt64(bytes.count) else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed,
                 "object count \(rawCount) in the trailer is impossible for a file of "
-                    + "\(bytes.count) bytes", at: .byteOffset(trailer + 8))
+                    + "\(bytes.count) bytes", at: .byte(trailer + 8))
         }
         objectCount = Int(rawCount)
         guard rawTop < rawCount else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "top object \(rawTop) is out of range (there are \(objectCount) objects)",
-                at: .byteOffset(trailer + 16))
+                at: .byte(trailer + 16))
         }
         topObject = Int(rawTop)
         guard rawTable >= 9, rawTable < UInt64(trailer) else {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "offset table position \(rawTable) is outside the file",
-                at: .byteOffset(trailer + 24))
+                at: .byte(trailer + 24))
         }
         tableOffset = Int(rawTable)
         let tableEnd = tableOffset + objectCount * offsetSize
         if tableEnd > trailer {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed,
                 "the offset table (\(objectCount) entries of \(offsetSize) bytes at byte "
-                    + "\(tableOffset)) runs into the trailer", at: .byteOffset(tableOffset))
+                    + "\(tableOffset)) runs into the trailer", at: .byte(tableOffset))
         }
         if tableEnd < trailer {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed,
                 "\(trailer - tableEnd) unexpected bytes between the offset table and "
-                    + "the trailer", at: .byteOffset(tableEnd))
+                    + "the trailer", at: .byte(tableEnd))
         }
         var ascending = true
         var previous: UInt64 = 0
@@ -123,8 +125,8 @@ struct BinaryPlistObjectTable {
         return value
     }
 
-    func malformed(_ message: String, _ offset: Int) -> PlistError {
-        PlistError(.malformed, message, at: .byteOffset(offset))
+    func malformed(_ message: String, _ offset: Int) -> Diagnostic {
+        Diagnostic.plist(.malformed, message, at: .byte(offset))
     }
 
     @inline(__always)
@@ -204,7 +206,7 @@ struct BinaryPlistObjectTable {
                 throw malformed("object \(object) (\(BinaryPlistObjectTable.kindName(kind))) runs past the object area", start)
             }
         }
-        func unknown(_ what: String) -> PlistError {
+        func unknown(_ what: String) -> Diagnostic {
             malformed("object \(object) has unknown \(what)marker \(hex(marker))", start)
         }
         switch kind {
@@ -301,7 +303,7 @@ struct BinaryPlistObjectTable {
     func appendUTF8(fromUTF16 range: Range<Int>, object: Int, to out: inout [UInt8]) throws {
         var index = range.lowerBound
         @inline(__always) func unit(_ at: Int) -> UInt32 { UInt32(bytes[at]) << 8 | UInt32(bytes[at + 1]) }
-        func unpaired(_ value: UInt32, _ at: Int) -> PlistError {
+        func unpaired(_ value: UInt32, _ at: Int) -> Diagnostic {
             malformed(
                 "object \(object) is a UTF-16 string with an unpaired surrogate 0x"
                     + String(value, radix: 16, uppercase: true), at)
@@ -371,9 +373,9 @@ struct BinaryPlistOverlapCheck {
         while index < extents.count {
             let previous = extents[index - 1], current = extents[index]
             if current.start < previous.end {
-                throw PlistError(
+                throw Diagnostic.plist(
                     .malformed, "object \(current.object) overlaps object \(previous.object)",
-                    at: .byteOffset(current.start))
+                    at: .byte(current.start))
             }
             index += 1
         }

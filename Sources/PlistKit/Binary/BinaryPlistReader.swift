@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Reads Apple's binary property lists (`bplist00`) strictly.
 ///
@@ -94,7 +95,7 @@ struct BinaryPlistValueDecoder {
         case .ascii, .utf16: value = .string(try table.string(decoded, number: object)!)
         case .array(let refs, let count), .dictionary(let refs, let count):
             guard depth < limits.maxDepth else {
-                throw PlistError(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", at: .byteOffset(start))
+                throw Diagnostic.plist(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", at: .byte(start))
             }
             inProgress[object] = true
             defer { inProgress[object] = false }
@@ -103,9 +104,9 @@ struct BinaryPlistValueDecoder {
                 let value = try decode(ref, depth: depth + 1)
                 expanded += expandedCounts[ref]
                 if expanded > limits.maxValues {
-                    throw PlistError(
+                    throw Diagnostic.plist(
                         .limitExceeded, "the plist expands to more than \(limits.maxValues) values",
-                        at: .byteOffset(start))
+                        at: .byte(start))
                 }
                 return value
             }
@@ -198,7 +199,7 @@ struct BinaryPlistEventWalker {
         }
         valueCount += 1
         if valueCount > limits.maxValues {
-            throw PlistError(.limitExceeded, "the plist expands to more than \(limits.maxValues) values", at: .byteOffset(start))
+            throw Diagnostic.plist(.limitExceeded, "the plist expands to more than \(limits.maxValues) values", at: .byte(start))
         }
         switch decoded {
         case .bool(let bool): try sink.bool(bool)
@@ -211,7 +212,7 @@ struct BinaryPlistEventWalker {
             _ = try Self.withText(decoded, number: object, table: table, scratch: scratch) { try sink.string($0) }
         case .array(let refs, let count), .dictionary(let refs, let count):
             guard depth < limits.maxDepth else {
-                throw PlistError(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", at: .byteOffset(start))
+                throw Diagnostic.plist(.limitExceeded, "nesting deeper than \(limits.maxDepth) levels", at: .byte(start))
             }
             guard mark(Self.inProgress, object) else {
                 throw table.malformed("object \(object) contains itself (a reference cycle)", start)

@@ -101,7 +101,7 @@ final class BinaryPlistXMLSplitter {
             written += 1
             job.wrote(written)
             if walker.valueCount > walker.limits.maxValues {
-                throw PlistError(.limitExceeded, "the plist expands to more than \(walker.limits.maxValues) values")
+                throw Diagnostic.plist(.limitExceeded, "the plist expands to more than \(walker.limits.maxValues) values")
             }
             return true
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A plist date: seconds since 2001-01-01T00:00:00Z, exactly as the binary format stores it.
 ///
@@ -54,10 +55,10 @@ public struct PlistDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// The error for a date without an ISO 8601 form, at `keyPath`, in a format that needs one.
-    static func unrepresentable(_ date: PlistDate, in format: String, keyPath: String) -> PlistError {
+    static func unrepresentable(_ date: PlistDate, in format: String, keyPath: String) -> Diagnostic {
         let seconds = date.secondsSinceReferenceDate
         let what = seconds.isNaN ? "NaN" : seconds.isInfinite ? (seconds < 0 ? "-infinity" : "infinity") : "\(seconds)"
-        return PlistError(
+        return Diagnostic.plist(
             .unrepresentable,
             "the date \(what) seconds from 2001 is outside the years -9999 to 9999 that \(format) dates can carry; write binary instead",
             keyPath: keyPath)

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A path to a value inside a plist, in PlistBuddy's notation: keys and array indexes
 /// joined by `:` (`CFBundleIcons:CFBundlePrimaryIcon:CFBundleIconFiles:0`).
 ///
@@ -86,21 +88,21 @@ extension PlistValue {
             switch current {
             case .dictionary(let dict):
                 guard let next = dict[component] else {
-                    throw PlistError(.keyPath, "no key '\(component)'", keyPath: here.description)
+                    throw Diagnostic.plist(.keyPath, "no key '\(component)'", keyPath: here.description)
                 }
                 current = next
             case .array(let array):
                 guard let index = Int(component) else {
-                    throw PlistError(.keyPath, "'\(component)' is not an array index", keyPath: here.description)
+                    throw Diagnostic.plist(.keyPath, "'\(component)' is not an array index", keyPath: here.description)
                 }
                 guard array.indices.contains(index) else {
-                    throw PlistError(
+                    throw Diagnostic.plist(
                         .keyPath, "index \(index) is out of range (the array has \(array.count) items)",
                         keyPath: here.description)
                 }
                 current = array[index]
             default:
-                throw PlistError(
+                throw Diagnostic.plist(
                     .keyPath, "cannot look up '\(component)' in \(current.kindWithArticle)",
                     keyPath: here.description)
             }
@@ -132,7 +134,7 @@ extension PlistValue {
             self = .dictionary(dict)
         case .array(var array):
             guard let index = Int(component), index >= 0, index <= array.count else {
-                throw PlistError(
+                throw Diagnostic.plist(
                     .keyPath, "'\(component)' is not an index of this array of \(array.count) items",
                     keyPath: here)
             }
@@ -148,7 +150,7 @@ extension PlistValue {
             }
             self = .array(array)
         default:
-            throw PlistError(.keyPath, "cannot set '\(component)' inside \(kindWithArticle)", keyPath: here)
+            throw Diagnostic.plist(.keyPath, "cannot set '\(component)' inside \(kindWithArticle)", keyPath: here)
         }
     }
 
@@ -163,7 +165,7 @@ extension PlistValue {
     @discardableResult
     public mutating func removeValue(at path: PlistKeyPath) throws -> PlistValue {
         guard let last = path.last, let parentPath = path.parent else {
-            throw PlistError(.keyPath, "cannot delete the root value", keyPath: "")
+            throw Diagnostic.plist(.keyPath, "cannot delete the root value", keyPath: "")
         }
         _ = try value(at: path)
         var removed: PlistValue = .bool(false)

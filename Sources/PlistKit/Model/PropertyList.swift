@@ -25,8 +25,8 @@ public struct PropertyList: Sendable, Equatable {
         case .xml:
             do {
                 self.init(try XMLPlistReader(limits: limits).read(data), format: .xml)
-            } catch let xmlError as PlistError {
-                guard xmlError.kind == .malformed,
+            } catch let xmlError as Diagnostic where xmlError.code.domain == PlistProblem.domain {
+                guard xmlError.plistProblem == .malformed,
                     let value = try? OpenStepPlistReader(limits: limits).read(data)
                 else { throw xmlError }
                 self.init(value, format: .openStep)
@@ -35,11 +35,11 @@ public struct PropertyList: Sendable, Equatable {
         case .json:
             do {
                 self.init(try JSONPlistReader(limits: limits).read(data), format: .json)
-            } catch let jsonError as PlistError {
-                guard jsonError.kind == .malformed else { throw jsonError }
+            } catch let jsonError as Diagnostic where jsonError.code.domain == PlistProblem.domain {
+                guard jsonError.plistProblem == .malformed else { throw jsonError }
                 do {
                     self.init(try OpenStepPlistReader(limits: limits).read(data), format: .openStep)
-                } catch let openStepError as PlistError {
+                } catch let openStepError as Diagnostic where openStepError.code.domain == PlistProblem.domain {
                     throw PropertyList.furthest(jsonError, openStepError)
                 }
             }
@@ -52,20 +52,20 @@ public struct PropertyList: Sendable, Equatable {
             if path != "-", let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int {
                 try limits.checkInputSize(size)
             }
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             throw error.inFile(path)
         }
         let data = try FileIO.read(path, limit: limits.maxInputSize)
         do {
             try self.init(data: data, limits: limits)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             throw error.inFile(path)
         }
     }
 
-    private static func furthest(_ a: PlistError, _ b: PlistError) -> PlistError {
-        func rank(_ error: PlistError) -> (Int, Int) {
-            if case .line(let line, let column) = error.position { return (line, column) }
+    private static func furthest(_ a: Diagnostic, _ b: Diagnostic) -> Diagnostic {
+        func rank(_ error: Diagnostic) -> (Int, Int) {
+            if let place = error.lineAndColumn { return place }
             return (0, 0)
         }
         return rank(b) > rank(a) ? b : a
@@ -84,7 +84,7 @@ public struct PropertyList: Sendable, Equatable {
         case .binary: return try BinaryPlistWriter(sortKeys: sortKeys).write(value)
         case .json: return try JSONPlistWriter(sortKeys: sortKeys).write(value)
         case .openStep:
-            throw PlistError(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
+            throw Diagnostic.plist(.unrepresentable, "writing OpenStep plists is not supported; use xml, binary or json")
         }
     }
 
@@ -93,7 +93,7 @@ public struct PropertyList: Sendable, Equatable {
         let bytes: Data
         do {
             bytes = try data(format: format, sortKeys: sortKeys)
-        } catch let error as PlistError {
+        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
             throw error.inFile(path == "-" ? "standard output" : path)
         }
         try FileIO.writeAtomically(bytes, to: path)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Reads JSON into plist values: objects become dictionaries (keeping key order), numbers
 /// without a fraction or exponent become integers, others reals. `null` has no plist
@@ -28,8 +29,8 @@ struct JSONParser {
         self.limits = limits
     }
 
-    func error(_ message: String, at offset: Int? = nil) -> PlistError {
-        PlistError(.malformed, "JSON: " + message, at: TextPosition.location(of: offset ?? position, in: bytes))
+    func error(_ message: String, at offset: Int? = nil) -> Diagnostic {
+        Diagnostic.plist(.malformed, "JSON: " + message, at: TextPosition.location(of: offset ?? position, in: bytes))
     }
 
     func describe(_ offset: Int) -> String {
@@ -75,7 +76,7 @@ struct JSONParser {
         case UInt8(ascii: "n"):
             let start = position
             try expect("null")
-            throw PlistError(
+            throw Diagnostic.plist(
                 .unrepresentable, "JSON null has no plist equivalent",
                 at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
@@ -85,7 +86,7 @@ struct JSONParser {
 
     mutating func checkDepth() throws {
         if path.count >= limits.maxDepth {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
                 at: TextPosition.location(of: position, in: bytes))
         }
@@ -171,7 +172,7 @@ struct JSONParser {
         let text = Substring(String(decoding: bytes[start..<position], as: UTF8.self))
         if !isReal {
             guard let integer = PlistInteger(parsing: text) else {
-                throw PlistError(
+                throw Diagnostic.plist(
                     .unrepresentable, "JSON: \(text) is outside the plist integer range -2^63...2^64-1",
                     at: TextPosition.location(of: start, in: bytes), keyPath: PlistKeyPath(path).description)
             }

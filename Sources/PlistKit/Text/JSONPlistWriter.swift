@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Writes plist values as JSON, two spaces per level, keys in their stored order.
 ///
@@ -30,7 +31,7 @@ public struct JSONPlistWriter {
         case .integer(let integer): out.append(contentsOf: integer.description.utf8)
         case .real(let real):
             guard real.isFinite else {
-                throw PlistError(
+                throw Diagnostic.plist(
                     .unrepresentable, "JSON cannot hold \(XMLPlistWriter.format(real))",
                     keyPath: PlistKeyPath(path).description)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Reads old-style ASCII property lists: `project.pbxproj`, `.strings` files and other
 /// NeXTSTEP/OpenStep text plists. Keeps every value's byte range (see `OpenStepNode`).
@@ -21,12 +22,12 @@ public struct OpenStepPlistReader {
     public func readDocument(_ data: Data) throws -> OpenStepNode {
         let bytes = try OpenStepPlistReader.utf8Bytes(data)
         if bytes.isEmpty {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed,
                 data.isEmpty
                     ? "the file is empty; a property list needs at least a value"
                     : "the file holds only a byte-order mark and no value",
-                at: .byteOffset(data.count))
+                at: .byte(data.count))
         }
         var parser = OpenStepParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
@@ -39,14 +40,14 @@ public struct OpenStepPlistReader {
     /// The text as UTF-8, after a UTF-8 byte-order mark is dropped or UTF-16 (with a mark) is converted.
     static func utf8Bytes(_ data: Data) throws -> [UInt8] {
         if data.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || data.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "UTF-32 text (it starts with a UTF-32 byte-order mark) is not supported; save it as UTF-8",
-                at: .byteOffset(0))
+                at: .byte(0))
         }
         if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
             let bigEndian = data.first == 0xFE
             guard data.count % 2 == 0 else {
-                throw PlistError(.malformed, "UTF-16 text with an odd number of bytes", at: .byteOffset(data.count - 1))
+                throw Diagnostic.plist(.malformed, "UTF-16 text with an odd number of bytes", at: .byte(data.count - 1))
             }
             let units = stride(from: 2, to: data.count, by: 2).map { index -> UInt16 in
                 let a = UInt16(data[data.startIndex + index]), b = UInt16(data[data.startIndex + index + 1])
@@ -55,7 +56,7 @@ public struct OpenStepPlistReader {
             var scalars = String.UnicodeScalarView()
             for result in UTF16.decode(units) {
                 guard let scalar = result else {
-                    throw PlistError(.malformed, "invalid UTF-16 (an unpaired surrogate)")
+                    throw Diagnostic.plist(.malformed, "invalid UTF-16 (an unpaired surrogate)")
                 }
                 scalars.append(scalar)
             }
@@ -95,8 +96,8 @@ struct OpenStepParser {
         self.limits = limits
     }
 
-    func error(_ message: String, at offset: Int? = nil) -> PlistError {
-        PlistError(.malformed, message, at: TextPosition.location(of: offset ?? position, in: bytes))
+    func error(_ message: String, at offset: Int? = nil) -> Diagnostic {
+        Diagnostic.plist(.malformed, message, at: TextPosition.location(of: offset ?? position, in: bytes))
     }
 
     static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
@@ -208,7 +209,7 @@ struct OpenStepParser {
     mutating func enter(_ start: Int) throws {
         depth += 1
         if depth > limits.maxDepth {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .limitExceeded, "nesting deeper than \(limits.maxDepth) levels",
                 at: TextPosition.location(of: start, in: bytes))
         }

@@ -1,6 +1,8 @@
+import SystemSupport
+
 /// Turns byte offsets into 1-based line and column numbers for error messages.
 enum TextPosition {
-    static func location<C: Collection>(of offset: Int, in bytes: C) -> PlistError.Location
+    static func location<C: Collection>(of offset: Int, in bytes: C) -> Diagnostic.Place?
     where C.Element == UInt8, C.Index == Int {
         var line = 1
         var column = 1

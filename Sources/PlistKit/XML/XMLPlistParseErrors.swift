@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import SystemSupport
 
 /// How libxml2's own errors become the parse's one error, so libxml2 never prints a line itself.
 extension XMLPlistParseState {
@@ -15,10 +16,10 @@ extension XMLPlistParseState {
             guard !state.parser.failed else { return }
             let domain = xmlError.domain == Int32(XML_FROM_I18N.rawValue) ? "encoding error: " : ""
             guard let ctxt = state.context else {
-                state.parser.error = PlistError(.malformed, "XML: \(domain)\(message)")
+                state.parser.error = Diagnostic.plist(.malformed, "XML: \(domain)\(message)")
                 return
             }
-            state.parser.error = PlistError(
+            state.parser.error = Diagnostic.plist(
                 .malformed, "XML: \(domain)\(message)",
                 at: .line(Int(xmlSAX2GetLineNumber(ctxt)), column: Int(xmlSAX2GetColumnNumber(ctxt))))
         }

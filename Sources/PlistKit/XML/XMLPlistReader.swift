@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import SystemSupport
 
 /// Reads Apple's XML property lists through libxml2's SAX2 interface.
 ///
@@ -13,7 +14,7 @@ public struct XMLPlistReader {
 
     public func read(_ bytes: Data) throws -> PlistValue {
         let builder = try read(bytes, intoFresh: PlistTreeBuilder.init)
-        guard let root = builder.root else { throw PlistError(.malformed, "the document holds no plist value") }
+        guard let root = builder.root else { throw Diagnostic.plist(.malformed, "the document holds no plist value") }
         return root
     }
 
@@ -43,12 +44,12 @@ public struct XMLPlistReader {
     /// Parses `bytes`, sending each value to `sink` as it is read.
     public func read(_ bytes: Data, into sink: PlistEventSink) throws {
         guard bytes.count < Int(Int32.max) else {
-            throw PlistError(.limitExceeded, "XML plists over 2 GiB are not supported")
+            throw Diagnostic.plist(.limitExceeded, "XML plists over 2 GiB are not supported")
         }
         if bytes.count >= 2, bytes[bytes.startIndex] == UInt8(ascii: "<"), bytes[bytes.startIndex + 1] == 0 {
-            throw PlistError(
+            throw Diagnostic.plist(
                 .malformed, "UTF-16 text without a byte-order mark is not supported; save it as UTF-8",
-                at: .byteOffset(1))
+                at: .byte(1))
         }
         let state = XMLPlistParseBox(XMLPlistParseState(limits: limits, sink: sink))
         let stateRef = Unmanaged.passRetained(state)
@@ -57,7 +58,7 @@ public struct XMLPlistReader {
         try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self) ?? UnsafePointer<CChar>(bitPattern: 1)!
             guard let ctxt = xmlCreateMemoryParserCtxt(base, Int32(raw.count)) else {
-                throw PlistError(.io, "libxml2 could not create a parser")
+                throw Diagnostic.plist(.io, "libxml2 could not create a parser")
             }
             defer {
                 if let doc = ctxt.pointee.myDoc { xmlFreeDoc(doc) }
@@ -80,7 +81,7 @@ public struct XMLPlistReader {
             ctxt.pointee.validate = 0
             _ = xmlParseDocument(ctxt)
             if state.parser.error == nil && ctxt.pointee.wellFormed == 0 {
-                state.parser.error = PlistError(.malformed, "the XML is not well-formed")
+                state.parser.error = Diagnostic.plist(.malformed, "the XML is not well-formed")
             }
             if state.parser.error == nil { state.parser.finish() }
         }
@@ -140,7 +141,7 @@ struct XMLPlistParseState {
     var text = XMLTextBuffer()
     var valueCount = 0
     var keys = DuplicateKeyDetector()
-    var error: PlistError? { didSet { failed = error != nil } }
+    var error: Diagnostic? { didSet { failed = error != nil } }
     /// Mirrors `error != nil`, cheap to test on every callback.
     private(set) var failed = false
 
@@ -162,21 +163,25 @@ struct XMLPlistParseState {
     /// Records the first error at the parser's current position and stops the parse. Without a
     /// parser (`XMLPlistFastScanner`) the error has no position: that reader then gives up and
     /// the document is read again through libxml2, which reports it.
-    mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ kind: PlistError.Kind, _ message: String) {
+    mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ kind: PlistProblem, _ message: String) {
         guard !failed else { return }
         guard let ctxt else {
-            error = PlistError(kind, message)
+            error = Diagnostic.plist(kind, message)
             return
         }
         let line = Int(xmlSAX2GetLineNumber(ctxt))
         let column = Int(xmlSAX2GetColumnNumber(ctxt))
-        error = PlistError(kind, message, at: .line(line, column: column))
+        error = Diagnostic.plist(kind, message, at: .line(line, column: column))
         xmlStopParser(ctxt)
     }
 
     /// Turns an error thrown by the sink into a located parse failure.
     mutating func fail(_ ctxt: xmlParserCtxtPtr?, _ error: Error) {
-        if let sinkError = error as? PlistError { fail(ctxt, sinkError.kind, sinkError.message) } else { fail(ctxt, .io, "\(error)") }
+        if let sinkError = error as? Diagnostic {
+            fail(ctxt, sinkError.plistProblem ?? .io, sinkError.message)
+        } else {
+            fail(ctxt, .io, "\(error)")
+        }
     }
 
     static func element(named name: UnsafePointer<xmlChar>) -> Element? {
@@ -464,7 +469,7 @@ struct XMLPlistParseState {
     /// Checks the end state: a document whose root is a value element leaves its implicit frame open.
     mutating func finish() {
         if !finishedRoot, frames.count == 1, case .plist(true, true) = frames[0] { finishedRoot = true }
-        if !finishedRoot && !failed { error = PlistError(.malformed, "the document holds no plist value") }
+        if !finishedRoot && !failed { error = Diagnostic.plist(.malformed, "the document holds no plist value") }
     }
 
     // nonisolated(unsafe): built once and never changed; libxml2 only reads the callbacks from it.
@@ -536,7 +541,7 @@ struct XMLPlistParseState {
             let message = oneLine(xmlError)
             XMLPlistParseState.with(ctx) { state, _ in
                 guard !state.parser.failed else { return }
-                state.parser.error = PlistError(
+                state.parser.error = Diagnostic.plist(
                     .malformed, "XML: \(message)",
                     at: .line(Int(xmlError.line), column: Int(xmlError.int2)))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Writes Apple's XML property-list layout from events: the standard header and DOCTYPE,
 /// one tab per level, `<dict/>` and `<array/>` for empty containers, dates as
@@ -272,9 +273,9 @@ struct XMLPlistEncoder: ~Copyable {
         return control | ampersand | angle | lead != 0
     }
 
-    private func unrepresentable(_ scalar: UInt32) -> PlistError {
+    private func unrepresentable(_ scalar: UInt32) -> Diagnostic {
         let hex = String(scalar, radix: 16, uppercase: true)
-        return PlistError(
+        return Diagnostic.plist(
             .unrepresentable,
             "the string holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex), "
                 + "which XML cannot carry; write binary instead", keyPath: currentPath)

@@ -1,6 +1,7 @@
 import CodeSign
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -31,13 +32,13 @@ struct SignatureBuilderTests {
     }
 
     @Test func aLimitPastTheCodeOrTooBigForTheVersionIsAnError() throws {
-        #expect(throws: CodeSignError.self) {
+        expectDiagnostic(CodeSignProblem.self) {
             try CodeDirectoryBuilder.build(code: [0, 1, 2], specialSlots: SpecialSlotContents(), parameters: Self.parameters)
         }
         var old = Self.parameters
         old.version = CodeDirectory.Version.teamID
         old.codeLimit = UInt64(UInt32.max) + 1
-        #expect(throws: CodeSignError.self) {
+        expectDiagnostic(CodeSignProblem.self) {
             try CodeDirectoryBuilder.build(code: [], specialSlots: SpecialSlotContents(), parameters: old)
         }
     }
@@ -62,7 +63,7 @@ struct SignatureBuilderTests {
                 == "designated => identifier \"com.example.tiny\" and certificate root = H\"\(sha1.trimmingCharacters(in: .whitespacesAndNewlines))\"\n"
         )
         #expect(try RequirementSet(bytes: set.bytes()) == set)
-        #expect(throws: CodeSignError.self) { try DesignatedRequirement.requirementSet(identifier: "x", chain: []) }
+        expectDiagnostic(CodeSignProblem.self) { try DesignatedRequirement.requirementSet(identifier: "x", chain: []) }
     }
 
     @Test func entitlementsBlobsAreWrittenAsXcodeWritesThem() throws {

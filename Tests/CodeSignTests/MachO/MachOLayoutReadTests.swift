@@ -1,5 +1,6 @@
 import CodeSign
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -46,7 +47,7 @@ import Testing
                 do {
                     _ = try parse()
                     Issue.record("\(cut) bytes: no error")
-                } catch let error as CodeSignError {
+                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
                     messages.append(error.description)
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -10,10 +11,12 @@ import Testing
 /// or, where the sink declines, the same seal or the same error from the tree.
 @Suite struct CodeResourcesSinkTests {
     /// The seal the tree gives, or its error's text.
-    private func throughTree(_ data: Data) -> Result<CodeResources, CodeSignError> {
+    private func throughTree(_ data: Data) -> Result<CodeResources, Diagnostic> {
         Result {
-            do { return try CodeResources(plist: try CodeResources.plist(data)) } catch let error as CodeSignError { throw error }
-        }.mapError { $0 as! CodeSignError }
+            do { return try CodeResources(plist: try CodeResources.plist(data)) } catch let error as Diagnostic
+                where error.code.domain == CodeSignProblem.domain
+            { throw error }
+        }.mapError { $0 as! Diagnostic }
     }
 
     private func throughSink(_ data: Data) -> CodeResources? {
@@ -24,8 +27,12 @@ import Testing
     /// `CodeResources(data:)` (sink first, tree when it declines) against the tree alone.
     private func expectSameAsTree(_ data: Data, _ comment: Comment) {
         let tree = throughTree(data)
-        let read = Result { do { return try CodeResources(data: data) } catch let error as CodeSignError { throw error } }
-            .mapError { $0 as! CodeSignError }
+        let read = Result {
+            do { return try CodeResources(data: data) } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+                throw error
+            }
+        }
+        .mapError { $0 as! Diagnostic }
         switch (tree, read) {
         case (.success(let a), .success(let b)): #expect(a == b, comment)
         case (.failure(let a), .failure(let b)): #expect(a.description == b.description, comment)

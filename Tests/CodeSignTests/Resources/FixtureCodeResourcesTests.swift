@@ -1,6 +1,7 @@
 import CodeSign
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -63,6 +64,6 @@ import Testing
         #expect(matcher.verdict(for: "Base.lproj/Main.nib") == .sealed(optional: false))
         #expect(matcher.verdict(for: "PlugIns/A.appex") == .nested)
         #expect(try ResourceRuleMatcher([ResourceRule("^a")]).verdict(for: "b") == .omitted)
-        #expect(throws: CodeSignError.self) { try ResourceRuleMatcher([ResourceRule("(")]) }
+        expectDiagnostic(CodeSignProblem.self) { try ResourceRuleMatcher([ResourceRule("(")]) }
     }
 }

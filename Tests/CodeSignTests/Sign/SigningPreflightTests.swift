@@ -2,6 +2,7 @@ import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -46,7 +47,7 @@ import Testing
             identity: SigningIdentity? = nil, profile: ProvisioningProfile?? = nil, slices: [MachOSlice]? = nil,
             entitlements: PlistDictionary? = nil, now: Date = Date()
         ) throws -> String {
-            let error = try #require(throws: CodeSignError.self) {
+            let error = try requireDiagnostic(CodeSignProblem.self) {
                 try check(identity: identity, profile: profile, slices: slices, entitlements: entitlements, now: now)
             }
             return error.description
@@ -109,7 +110,7 @@ import Testing
     @Test func aProfileThatDoesNotListTheCertificateIsRefusedNamingBoth() throws {
         try withSetup { setup in
             let ec = try SigningIdentity(p12: setup.made.ec, password: .file(setup.made.passwordFile))
-            let error = try #require(throws: CodeSignError.self) { try setup.check(identity: ec) }
+            let error = try requireDiagnostic(CodeSignProblem.self) { try setup.check(identity: ec) }
             #expect(
                 error.description
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) does not list "
@@ -127,7 +128,7 @@ import Testing
                 $0.team = "ZZZZZ99999"
                 $0.applicationIdentifier = "ZZZZZ99999.*"
             }
-            let error = try #require(throws: CodeSignError.self) { try setup.check() }
+            let error = try requireDiagnostic(CodeSignProblem.self) { try setup.check() }
             #expect(
                 error.description
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) is for team "

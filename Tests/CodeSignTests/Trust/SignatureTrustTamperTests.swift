@@ -1,6 +1,7 @@
 import CodeSign
 import Foundation
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -69,11 +70,11 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for length in [1, 7, 64, 4096] {
             let garbage = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            #expect(throws: CodeSignError.self) { try CodeSignatureCMS(cms: garbage, content: []) }
-            #expect(throws: CodeSignError.self) { try ProfileSignature(bytes: garbage) }
+            expectDiagnostic(CodeSignProblem.self) { try CodeSignatureCMS(cms: garbage, content: []) }
+            expectDiagnostic(CodeSignProblem.self) { try ProfileSignature(bytes: garbage) }
         }
         // A valid CMS whose content is not a plist, and a DER certificate where a CMS should be.
-        #expect(throws: CodeSignError.self) { try CertificateInfo(der: [0x30, 0x03, 0x02, 0x01, 0x00]) }
+        expectDiagnostic(CodeSignProblem.self) { try CertificateInfo(der: [0x30, 0x03, 0x02, 0x01, 0x00]) }
     }
 
     @Test func aProfileWithOneByteChangedFailsItsCMSAndOpenSSLAgrees() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -80,7 +81,7 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: app + "/A/9/zz", withDestinationPath: "/etc/passwd")
             try folder.create("Links.app/B/file", Data("b".utf8))
             try FileManager.default.createSymbolicLink(atPath: app + "/B/up", withDestinationPath: "../../..")
-            let error = try #require(throws: IPAError.self) {
+            let error = try requireDiagnostic(IPAProblem.self) {
                 _ = try BundleTree.entries(of: app, prefix: "Payload/Links.app", threads: threads)
             }
             #expect(error.file == app + "/A/9/zz")

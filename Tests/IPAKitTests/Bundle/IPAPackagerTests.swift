@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -110,7 +111,7 @@ import Testing
                 let app = try Self.makeApp(in: folder, name: String(file.prefix { $0 != "/" }))
                 try folder.create(file, Data("x".utf8))
                 let output = folder.path("out.ipa")
-                let error = try #require(throws: IPAError.self, "\(file)") { try IPAPackager().package(app, to: output) }
+                let error = try requireDiagnostic(IPAProblem.self, "\(file)") { try IPAPackager().package(app, to: output) }
                 let expected =
                     character == "\\"
                     ? "\(shown): has a backslash in its name, which unzip tools take for a folder separator; rename it"
@@ -183,7 +184,7 @@ import Testing
                 (app, "is a folder, not a provisioning profile")
             ] {
                 options.profile = profile
-                #expect(throws: IPAError(message, file: profile)) {
+                #expect(throws: Diagnostic.ipa(message, file: profile)) {
                     try IPAPackager(options: options).package(app, to: folder.path("out.ipa"))
                 }
             }
@@ -191,7 +192,7 @@ import Testing
                 let mac = Fixtures.url("mobileprovision", "app_info_macos_development.provisionprofile").path
                 options.profile = mac
                 #expect(
-                    throws: IPAError("is a profile for OSX, not iOS; an iOS app needs a .mobileprovision made for iOS", file: mac)
+                    throws: Diagnostic.ipa("is a profile for OSX, not iOS; an iOS app needs a .mobileprovision made for iOS", file: mac)
                 ) { try IPAPackager(options: options).package(app, to: folder.path("out.ipa")) }
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("out.ipa")))
@@ -220,8 +221,10 @@ import Testing
             let app = try Self.makeApp(in: folder)
             try FileManager.default.createSymbolicLink(atPath: app + "/u", withDestinationPath: ".")
             try FileManager.default.createSymbolicLink(atPath: app + "/v", withDestinationPath: "u/..")
-            #expect(throws: IPAError("is a symbolic link to 'u/..', which leads outside the bundle through another link", file: app + "/v"))
-            {
+            #expect(
+                throws: Diagnostic.ipa(
+                    "is a symbolic link to 'u/..', which leads outside the bundle through another link", file: app + "/v")
+            ) {
                 try IPAPackager().package(app, to: folder.path("bad.ipa"))
             }
             #expect(!FileManager.default.fileExists(atPath: folder.path("bad.ipa")))
@@ -235,13 +238,15 @@ import Testing
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
             try FileManager.default.createSymbolicLink(atPath: app + "/Escape", withDestinationPath: "../../etc/passwd")
-            #expect(throws: IPAError("is a symbolic link to '../../etc/passwd', which points outside the bundle", file: app + "/Escape")) {
+            #expect(
+                throws: Diagnostic.ipa("is a symbolic link to '../../etc/passwd', which points outside the bundle", file: app + "/Escape")
+            ) {
                 try IPAPackager().package(app, to: folder.path("bad.ipa"))
             }
             try FileManager.default.removeItem(atPath: app + "/Escape")
             try FileManager.default.createSymbolicLink(atPath: app + "/Absolute", withDestinationPath: "/usr/lib/libz.so")
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "is a symbolic link to '/usr/lib/libz.so', outside the bundle (absolute links break on devices)",
                     file: app + "/Absolute")
             ) {
@@ -255,10 +260,10 @@ import Testing
     @Test func aMissingOutputFolderOrInputIsAClearError() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
-            #expect(throws: IPAError("cannot be written: its folder does not exist", file: folder.path("nope/out.ipa"))) {
+            #expect(throws: Diagnostic.ipa("cannot be written: its folder does not exist", file: folder.path("nope/out.ipa"))) {
                 try IPAPackager().package(app, to: folder.path("nope/out.ipa"))
             }
-            #expect(throws: IPAError("no app bundle or archive here", file: folder.path("Missing.app"))) {
+            #expect(throws: Diagnostic.ipa("no app bundle or archive here", file: folder.path("Missing.app"))) {
                 try IPAPackager().package(folder.path("Missing.app"), to: folder.path("out.ipa"))
             }
         }

@@ -13,7 +13,7 @@ import Testing
             let app = try IPAPackagerTests.makeApp(in: folder)
             let before = folder.snapshot()
             for output in [app + "/out.ipa", app + "/Frameworks/../out.ipa"] {
-                let error = #expect(throws: FileError.self) { try IPAPackager().package(app, to: output) }
+                let error = expectDiagnostic(FileProblem.self) { try IPAPackager().package(app, to: output) }
                 #expect(
                     error?.description == "\(output): is inside the input \(app), which writing it would change; write it somewhere else")
             }
@@ -26,7 +26,7 @@ import Testing
         try withTemporaryFolder { folder in
             let app = try IPAPackagerTests.makeApp(in: folder)
             let before = folder.snapshot()
-            #expect(throws: FileError.self) { try AppIcons.extract(app, to: app + "/icons") }
+            expectDiagnostic(FileProblem.self) { try AppIcons.extract(app, to: app + "/icons") }
             #expect(folder.snapshot() == before)
         }
     }
@@ -42,7 +42,7 @@ import Testing
             }
             try #require(fd >= 0)
             close(fd)
-            let error = #expect(throws: FileError.self) { try IPAPackager().package(app, to: folder.path("out.ipa")) }
+            let error = expectDiagnostic(FileProblem.self) { try IPAPackager().package(app, to: folder.path("out.ipa")) }
             #expect(
                 error?.description
                     == "\(app)/Base.lproj: holds a file whose name is not UTF-8 ('bad\\xFF\\xFE.txt'); an ipa names its files in UTF-8, so rename it"

@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -115,7 +116,7 @@ import Testing
         try withTemporaryFolder { folder in
             let path = try makeIPA(folder, name + ".ipa", statements)
             FuzzSeeds.export(try Data(contentsOf: URL(fileURLWithPath: path)), harness: "ipa", name: "payload-" + name)
-            #expect(throws: IPAError(message, file: path, entry: entry)) { try AppPackage.open(path) }
+            #expect(throws: Diagnostic.ipa(message, file: path, entry: entry)) { try AppPackage.open(path) }
         }
     }
 }

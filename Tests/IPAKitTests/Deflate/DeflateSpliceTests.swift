@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -84,7 +85,7 @@ import Testing
             var options = IPAPackager.Options()
             options.carried = carried
             options.afterWriting = { try CarriedEntriesTests.damage("Payload/A.app/A", in: $0) }
-            let error = #expect(throws: IPAError.self) { try IPAPackager(options: options).package(app, to: folder.path("out.ipa")) }
+            let error = expectDiagnostic(IPAProblem.self) { try IPAPackager(options: options).package(app, to: folder.path("out.ipa")) }
             let message = error.map { "\($0)" } ?? ""
             #expect(message.contains("Payload/A.app/A") && message.contains("kept from its old stream"), "\(message)")
         }

@@ -13,7 +13,7 @@ import Testing
         try withTemporaryFolder { folder in
             try folder.create("icons/icon.png/notes.txt", Data("the user's".utf8))
             let before = folder.listing()
-            #expect(throws: FileError("is a folder, not a file", file: folder.path("icons/icon.png"))) {
+            #expect(throws: Diagnostic.io("is a folder, not a file", file: folder.path("icons/icon.png"))) {
                 _ = try AppIcons.extract(Self.exampleApp, to: folder.path("icons"))
             }
             #expect(folder.listing() == before)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -74,7 +75,7 @@ import Testing
         try withTemporaryFolder { folder in
             let control = Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path
             // The control's IDAT CRC is wrong (Pillow does not check it; we do).
-            #expect(throws: PNGImage.Failure(description: "IDAT chunk has a bad CRC")) {
+            #expect(throws: Diagnostic.image("IDAT chunk has a bad CRC")) {
                 try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: control)))
             }
             let clean = folder.path("clean.png")
@@ -100,11 +101,11 @@ import Testing
 
     @Test func truncatedCorruptAndForeignFilesAreRefused() throws {
         let data = try Data(contentsOf: Fixtures.url("png-cgbi", "node-pngdefry_icon_60x60.png"))
-        #expect(throws: PNGImage.Failure.self) { try PNGImage(data: data.prefix(100)) }
+        expectDiagnostic(IPAProblem.self) { try PNGImage(data: data.prefix(100)) }
         var corrupt = data
         corrupt[40] ^= 0xFF
-        #expect(throws: PNGImage.Failure.self) { try PNGImage(data: corrupt) }
-        #expect(throws: PNGImage.Failure(description: "not a PNG (bad signature)")) { try PNGImage(data: Data("GIF89a".utf8)) }
+        expectDiagnostic(IPAProblem.self) { try PNGImage(data: corrupt) }
+        #expect(throws: Diagnostic.image("not a PNG (bad signature)")) { try PNGImage(data: Data("GIF89a".utf8)) }
     }
 
     @Test func theLargestIconOfTheIPadAppIsPickedAndExtracted() throws {

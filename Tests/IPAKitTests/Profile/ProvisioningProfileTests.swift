@@ -1,6 +1,7 @@
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -55,16 +56,16 @@ import Testing
         try withTemporaryFolder { folder in
             let bare = try folder.write("bare.mobileprovision", "<?xml version=\"1.0\"?><plist><dict/></plist>")
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "is not a provisioning profile (CMS envelope: element at byte 0 claims 63 bytes, more than remain)", file: bare)
             ) {
                 try ProvisioningProfile(contentsOf: bare)
             }
             let real = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_adhoc_1device.mobileprovision"))
             let truncated = try folder.write("truncated.mobileprovision", real.prefix(real.count / 2))
-            #expect(throws: IPAError.self) { try ProvisioningProfile(contentsOf: truncated) }
+            expectDiagnostic(IPAProblem.self) { try ProvisioningProfile(contentsOf: truncated) }
             for length in stride(from: 0, to: 400, by: 7) {
-                #expect(throws: IPAError.self) { try ProvisioningProfile(data: real.prefix(length)) }
+                expectDiagnostic(IPAProblem.self) { try ProvisioningProfile(data: real.prefix(length)) }
             }
         }
     }
@@ -122,7 +123,7 @@ import Testing
             )
         ]
         for (fields, message) in cases {
-            #expect(throws: IPAError(message)) { try ProvisioningProfile(data: Self.envelope(Self.plist(fields))) }
+            #expect(throws: Diagnostic.ipa(message)) { try ProvisioningProfile(data: Self.envelope(Self.plist(fields))) }
         }
     }
 }

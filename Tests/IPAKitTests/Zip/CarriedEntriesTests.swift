@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -152,7 +153,7 @@ import Testing
             options.carried = carried
             options.afterWriting = { try Self.damage("Payload/A.app/kept.txt", in: $0) }
             let out = folder.path("out.ipa")
-            let error = #expect(throws: IPAError.self) { try IPAPackager(options: options).package(app, to: out) }
+            let error = expectDiagnostic(IPAProblem.self) { try IPAPackager(options: options).package(app, to: out) }
             let message = error.map { "\($0)" } ?? ""
             #expect(message.contains("Payload/A.app/kept.txt"), "\(message)")
             // Found by the CRC of its stored bytes, not by inflating it.

@@ -131,11 +131,11 @@ import Testing
             let entries = try BundleTree.entries(of: app, prefix: "Payload/Small.app")
             let victim = try #require(entries.first { $0.size == 250 })
             truncate(victim.sourcePath, 100)
-            #expect(throws: IPAError("changed while it was being read (shorter than 250 bytes)", file: victim.sourcePath)) {
+            #expect(throws: Diagnostic.ipa("changed while it was being read (shorter than 250 bytes)", file: victim.sourcePath)) {
                 _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
             }
             unlink(victim.sourcePath)
-            #expect(throws: SystemError("cannot be read", file: victim.sourcePath, code: ENOENT)) {
+            #expect(throws: Diagnostic.system("cannot be read", file: victim.sourcePath, code: ENOENT)) {
                 _ = try Self.stored(entries, to: folder.path("out.ipa"), with: .direct())
             }
         }
@@ -144,7 +144,7 @@ import Testing
     @Test func aFailedWriteNamesTheArchive() throws {
         try withTemporaryFolder { folder in
             let entries = try BundleTree.entries(of: try Self.makeSmallTree(in: folder), prefix: "Payload/Small.app")
-            #expect(throws: SystemError("cannot be written", file: "/dev/full", code: ENOSPC)) {
+            #expect(throws: Diagnostic.system("cannot be written", file: "/dev/full", code: ENOSPC)) {
                 var options = IPAPackager.Options()
                 options.level = 0
                 _ = try IPAPackager(options: options).write(entries, to: "/dev/full", writer: .direct(bufferSize: 4096))

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -99,7 +100,7 @@ import Testing
             let reader = try ZipArchiveReader(path: path)
             let streamed = read(reader, "Payload/A.app/joined.bin", chunkSize: 1 << 19)
             let pieced = read(reader, "Payload/A.app/joined.bin", chunkSize: 1 << 20)
-            guard case .failure(let expected as IPAError) = streamed, case .failure(let error as IPAError) = pieced else {
+            guard case .failure(let expected as Diagnostic) = streamed, case .failure(let error as Diagnostic) = pieced else {
                 Issue.record("\(name): \(streamed) and \(pieced) are not both errors")
                 return
             }

@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
             let evil = try folder.write(
                 "evil.ipa", try Self.patchedLocalName(original, "Payload/Test.app/Info.plist", "Payload/Test.app/../../evil"))
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "has a local header that names 'Payload/Test.app/../../evil' instead", file: evil, entry: "Payload/Test.app/Info.plist")
             ) { try ZipArchiveReader(path: evil) }
             // The untouched ipa reads.
@@ -60,7 +61,7 @@ import Testing
             let made = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, path])
             try #require(made.status == 0, "\(made.stderrText)")
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "declares 6 compressed bytes in its local header and 5 in the central directory", file: path, entry: "A.txt")
             ) { try ZipArchiveReader(path: path) }
         }
@@ -86,7 +87,9 @@ import Testing
             let path = folder.path("overlap.zip")
             let made = try ProcessResult.run("/usr/bin/env", ["python3", "-c", script, path])
             try #require(made.status == 0, "\(made.stderrText)")
-            #expect(throws: IPAError("overlaps the bytes of 'A.bin'", file: path, entry: "B.txt")) { try ZipArchiveReader(path: path) }
+            #expect(throws: Diagnostic.ipa("overlaps the bytes of 'A.bin'", file: path, entry: "B.txt")) {
+                try ZipArchiveReader(path: path)
+            }
         }
     }
 
@@ -116,7 +119,7 @@ import Testing
 
             let renamed = try folder.write("renamed.ipa", try Self.patchedLocalName(original, "Payload/A.app/A", "Payload/../../B"))
             #expect(
-                throws: IPAError("has a local header that names 'Payload/../../B' instead", file: renamed, entry: "Payload/A.app/A")
+                throws: Diagnostic.ipa("has a local header that names 'Payload/../../B' instead", file: renamed, entry: "Payload/A.app/A")
             ) { try ZipArchiveReader(path: renamed) }
 
             // The local ZIP64 field: id 1, length 16, the uncompressed then the compressed size.
@@ -128,7 +131,7 @@ import Testing
             bytes[field + 12] &+= 1
             let lying = try folder.write("lying.ipa", Data(bytes))
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "declares \(compressed + 1) compressed bytes in its local header and \(compressed) in the central directory",
                     file: lying, entry: "Payload/A.app/A")
             ) { try ZipArchiveReader(path: lying) }

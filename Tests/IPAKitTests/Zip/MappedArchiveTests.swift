@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
     @Test func anEmptyFileIsAClearError() throws {
         try withTemporaryFolder { folder in
             let path = try folder.write("empty.ipa", "")
-            let error = try #require(throws: IPAError.self) { _ = try MappedArchive(path, displayName: "empty.ipa") }
+            let error = try requireDiagnostic(IPAProblem.self) { _ = try MappedArchive(path, displayName: "empty.ipa") }
             #expect(error.message == "failed verification: the archive is empty")
         }
     }
@@ -69,7 +70,7 @@ import Testing
             let mapped = try MappedArchive(path, displayName: "data.bin")
             #expect(try mapped.read(0..<0) == [])
             #expect(try mapped.read(100..<4_321) == Array(data[100..<4_321]))
-            let error = try #require(throws: IPAError.self) { _ = try mapped.read(4_990..<5_010) }
+            let error = try requireDiagnostic(IPAProblem.self) { _ = try mapped.read(4_990..<5_010) }
             #expect(error.message == "failed verification: the archive ends early")
         }
     }
@@ -116,7 +117,7 @@ import Testing
     @Test func aMissingEndRecordIsAClearError() throws {
         try withTemporaryFolder { folder in
             let path = try folder.write("junk.ipa", Data(repeating: 0x41, count: 100))
-            let error = try #require(throws: IPAError.self) {
+            let error = try requireDiagnostic(IPAProblem.self) {
                 _ = try MappedArchive(path, displayName: "junk.ipa").centralDirectory()
             }
             #expect(error.message == "failed verification: it has no end of central directory record")

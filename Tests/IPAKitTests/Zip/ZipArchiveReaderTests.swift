@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -18,13 +19,14 @@ import Testing
         try withTemporaryFolder { folder in
             let absolute = try makeZip(
                 folder, "absolute.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr(zipfile.ZipInfo('/etc/cron.d/x'), 'x'); z.close()")
-            #expect(throws: IPAError("has an absolute path, which could write outside the target", file: absolute, entry: "/etc/cron.d/x"))
-            {
+            #expect(
+                throws: Diagnostic.ipa("has an absolute path, which could write outside the target", file: absolute, entry: "/etc/cron.d/x")
+            ) {
                 try ZipArchiveReader(path: absolute)
             }
             let climbing = try makeZip(
                 folder, "climb.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/../../evil.sh', 'x'); z.close()")
-            #expect(throws: IPAError("climbs out of the archive with '..'", file: climbing, entry: "Payload/../../evil.sh")) {
+            #expect(throws: Diagnostic.ipa("climbs out of the archive with '..'", file: climbing, entry: "Payload/../../evil.sh")) {
                 try ZipArchiveReader(path: climbing)
             }
         }
@@ -38,7 +40,7 @@ import Testing
                 import warnings; warnings.simplefilter('ignore')
                 z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/A.app/Info.plist', 'a'); z.writestr('Payload/A.app/Info.plist', 'b'); z.close()
                 """)
-            #expect(throws: IPAError("appears twice in the archive", file: duplicate, entry: "Payload/A.app/Info.plist")) {
+            #expect(throws: Diagnostic.ipa("appears twice in the archive", file: duplicate, entry: "Payload/A.app/Info.plist")) {
                 try ZipArchiveReader(path: duplicate)
             }
             // Set the "encrypted" flag in the local and central headers.
@@ -51,7 +53,7 @@ import Testing
                     at = data.find(signature); data[at + offset] |= 1
                 open(out, 'wb').write(data)
                 """)
-            #expect(throws: IPAError("is encrypted, which ipas never are", file: encrypted, entry: "secret.txt")) {
+            #expect(throws: Diagnostic.ipa("is encrypted, which ipas never are", file: encrypted, entry: "secret.txt")) {
                 try ZipArchiveReader(path: encrypted)
             }
         }
@@ -65,16 +67,16 @@ import Testing
             )
             let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
             let truncated = try folder.write("truncated.ipa", bytes.prefix(bytes.count / 2))
-            #expect(throws: IPAError("is not a zip archive (no end of central directory; truncated?)", file: truncated)) {
+            #expect(throws: Diagnostic.ipa("is not a zip archive (no end of central directory; truncated?)", file: truncated)) {
                 try ZipArchiveReader(path: truncated)
             }
             var damaged = bytes
             let central = try #require(damaged.range(of: Data([0x50, 0x4B, 0x01, 0x02])))
             damaged[central.lowerBound + 2] = 0x07  // break the first central directory signature
             let damagedPath = try folder.write("damaged.ipa", damaged)
-            #expect(throws: IPAError.self) { try ZipArchiveReader(path: damagedPath) }
+            expectDiagnostic(IPAProblem.self) { try ZipArchiveReader(path: damagedPath) }
             let text = try folder.write("notes.ipa", "just text, not a zip")
-            #expect(throws: IPAError("is not a zip archive (no end of central directory; truncated?)", file: text)) {
+            #expect(throws: Diagnostic.ipa("is not a zip archive (no end of central directory; truncated?)", file: text)) {
                 try ZipArchiveReader(path: text)
             }
         }
@@ -89,7 +91,7 @@ import Testing
                 data = bytearray(open(out, 'rb').read()); at = data.find(b'AAAA'); data[at] = ord('B'); open(out, 'wb').write(data)
                 """)
             let reader = try ZipArchiveReader(path: path)
-            #expect(throws: IPAError("is damaged: CRC error", file: path, entry: "Payload/A.app/Info.plist")) {
+            #expect(throws: Diagnostic.ipa("is damaged: CRC error", file: path, entry: "Payload/A.app/Info.plist")) {
                 try reader.data(named: "Payload/A.app/Info.plist")
             }
         }
@@ -107,21 +109,21 @@ import Testing
             do {
                 _ = try ZipArchiveReader(path: bomb, limits: limits)
                 Issue.record("a zip bomb was accepted")
-            } catch let error as IPAError {
+            } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
                 #expect(error.entry == "Payload/A.app/zeros")
                 #expect(error.message.hasSuffix("refusing a likely zip bomb"))
                 #expect(error.isLimitExceeded)
             }
             limits = ZipArchiveReader.Limits()
             limits.maxTotalSize = 1 << 20
-            #expect(throws: IPAError("would expand to more than 1048576 bytes (a zip bomb?)", file: bomb, isLimitExceeded: true)) {
+            #expect(throws: Diagnostic.ipa("would expand to more than 1048576 bytes (a zip bomb?)", file: bomb, isLimitExceeded: true)) {
                 try ZipArchiveReader(path: bomb, limits: limits)
             }
             limits = ZipArchiveReader.Limits()
             limits.maxEntryReadSize = 1 << 20
             let reader = try ZipArchiveReader(path: bomb, limits: limits)
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "is 20971520 bytes, more than the 1048576 read into memory", file: bomb, entry: "Payload/A.app/zeros",
                     isLimitExceeded: true)
             ) {
@@ -144,7 +146,7 @@ import Testing
                 open(out, 'wb').write(d)
                 """)
             #expect(
-                throws: IPAError(
+                throws: Diagnostic.ipa(
                     "expands 67108864 times (0 bytes to 67108864); refusing a likely zip bomb", file: bomb, entry: "Payload/A.app/zeros",
                     isLimitExceeded: true)
             ) {
@@ -156,9 +158,9 @@ import Testing
     @Test func anArchiveWithoutAPayloadAppIsNotAnIPA() throws {
         try withTemporaryFolder { folder in
             let path = try makeZip(folder, "plain.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('readme.txt', 'hello'); z.close()")
-            #expect(throws: IPAError("has no Payload/<Name>.app, so it is not an ipa", file: path)) { try AppPackage.open(path) }
+            #expect(throws: Diagnostic.ipa("has no Payload/<Name>.app, so it is not an ipa", file: path)) { try AppPackage.open(path) }
             let noInfo = try makeZip(folder, "noinfo.ipa", "z = zipfile.ZipFile(out, 'w'); z.writestr('Payload/A.app/A', 'bin'); z.close()")
-            #expect(throws: IPAError("has no Info.plist", file: noInfo, entry: "Payload/A.app")) { try AppPackage.open(noInfo) }
+            #expect(throws: Diagnostic.ipa("has no Info.plist", file: noInfo, entry: "Payload/A.app")) { try AppPackage.open(noInfo) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
         do {
             try ZipArchiveVerifier.verify(path, layouts: layouts, threads: threads, displayName: "out.ipa")
             Issue.record("damage went unnoticed")
-        } catch let error as IPAError {
+        } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
             #expect(error.entry == entry)
             #expect(error.message.hasPrefix(prefix))
         } catch {
@@ -128,7 +129,7 @@ import Testing
             let nameRange = try #require(bytes.range(of: Data("Payload/ShoutOut.app/Info.plist".utf8)))
             bytes[nameRange.upperBound - 1] = UInt8(ascii: "x")
             try bytes.write(to: URL(fileURLWithPath: path))
-            let error = try #require(throws: IPAError.self) {
+            let error = try requireDiagnostic(IPAProblem.self) {
                 try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
             }
             #expect(error.message.hasPrefix("failed verification: "))
@@ -141,7 +142,7 @@ import Testing
             let path = try Self.stored(folder)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
-            let error = try #require(throws: IPAError.self) {
+            let error = try requireDiagnostic(IPAProblem.self) {
                 try ZipArchiveVerifier.verify(path, layouts: [:], threads: 2, displayName: "stored.ipa")
             }
             #expect(error.message.hasPrefix("failed verification: "))

@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
                 data = bytearray(open(out, 'rb').read()); at = data.find(b'AAAA') + 70000; data[at] = ord('B'); open(out, 'wb').write(data)
                 """)
             let reader = try ZipArchiveReader(path: path)
-            #expect(throws: IPAError("is damaged: CRC error", file: path, entry: "Payload/A.app/data.bin")) {
+            #expect(throws: Diagnostic.ipa("is damaged: CRC error", file: path, entry: "Payload/A.app/data.bin")) {
                 _ = try chunks(reader, "Payload/A.app/data.bin", chunkSize: 8192)
             }
         }
@@ -84,7 +85,7 @@ import Testing
                 do {
                     _ = try chunks(reader, "Payload/A.app/data.bin", chunkSize: 4096)
                     Issue.record("\(name): no error")
-                } catch let error as IPAError {
+                } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
                     #expect(error.entry == "Payload/A.app/data.bin", "\(name): \(error)")
                     #expect(error.file == path)
                     #expect(!error.description.contains("\n"))
@@ -129,8 +130,8 @@ import Testing
                     #expect(expected == nil, "\(name): no error")
                     #expect(bytes == Array(Data(String(repeating: "0123456789", count: 5000).utf8)))
                     #expect(pieces == [50000])
-                } catch let error as IPAError {
-                    #expect(error == IPAError(expected ?? "-", file: path, entry: "Payload/A.app/data.bin"), "\(name)")
+                } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+                    #expect(error == Diagnostic.ipa(expected ?? "-", file: path, entry: "Payload/A.app/data.bin"), "\(name)")
                 }
             }
         }
