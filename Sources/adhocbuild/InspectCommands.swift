@@ -18,12 +18,7 @@ enum InspectCommands {
                 """,
             options: InspectOptions.self
         ) { options, _ in
-            let summary = PlistValue.dictionary(try AppReport.summary(path: options.input))
-            if options.json {
-                Console.out(try PropertyList.encode(summary, format: .json))
-            } else {
-                Console.lines(Summary.lines(summary))
-            }
+            try Summary.print(.dictionary(try AppReport.summary(path: options.input)), json: options.json)
             return 0
         }
     }

@@ -36,12 +36,7 @@ enum ProfileCommands {
                 """,
             options: ShowOptions.self
         ) { options, _ in
-            let summary = PlistValue.dictionary(try ProfileCheck.summary(path: options.file))
-            if options.json {
-                Console.out(try PropertyList.encode(summary, format: .json))
-            } else {
-                Console.lines(Summary.lines(summary))
-            }
+            try Summary.print(.dictionary(try ProfileCheck.summary(path: options.file)), json: options.json)
             return 0
         }
     }
