@@ -10,6 +10,18 @@ enum CodeSignCommands {
         CommandSpec(name: "codesign", abstract: "Verify and sign the code signatures of an app.", subcommands: [verify, sign])
     }
 
+    /// The trust anchor `--anchor` asks the signer's and the profile's chains to end in.
+    enum Anchor: String, CaseIterable, Sendable {
+        case apple
+    }
+
+    /// `--anchor apple` of `codesign verify` and `verify`.
+    static func anchorOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Anchor?>) -> Declaration<Options> {
+        .choice(
+            property, "--anchor", name: "apple", noun: "anchor",
+            help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned).")
+    }
+
     static var verify: CommandSpec {
         CommandSpec(
             name: "verify",
@@ -32,7 +44,7 @@ enum CodeSignCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let input = options.input
-            let verification = CodeSignatureVerification(anchorApple: options.anchor == "apple")
+            let verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
             let result = try verification.verify(path: input)
             let report = result.report
             if options.json {
@@ -58,14 +70,12 @@ enum CodeSignCommands {
 
     struct VerifyOptions: CommandOptions {
         var input = ""
-        var anchor: String?
+        var anchor: CodeSignCommands.Anchor?
         var json = false
         static var declarations: [Declaration<Self>] {
             [
                 .argument(\.input, "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive."),
-                .option(
-                    \.anchor, "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
-                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
+                anchorOption(\.anchor),
                 .flag(\.json, "--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems, installProblems).")
             ]
         }

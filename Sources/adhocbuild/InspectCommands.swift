@@ -35,7 +35,7 @@ enum InspectCommands {
         var ipa = ""
         var udids: [String] = []
         var at: String?
-        var anchor: String?
+        var anchor: CodeSignCommands.Anchor?
         var json = false
         static var declarations: [Declaration<Self>] {
             [
@@ -47,9 +47,7 @@ enum InspectCommands {
                         expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
                         accepts: { PlistDate(iso8601: $0) != nil }),
                     help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
-                .option(
-                    \.anchor, "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
-                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
+                CodeSignCommands.anchorOption(\.anchor),
                 .flag(\.json, "--json", help: "Print JSON.")
             ]
         }
@@ -71,7 +69,7 @@ enum InspectCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let now = options.at.flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-            let findings = try PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == "apple")
+            let findings = try PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
                 .check(path: options.ipa)
             let errors = findings.filter { $0.severity == .error }.count
             if options.json {
