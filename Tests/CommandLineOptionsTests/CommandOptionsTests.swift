@@ -166,6 +166,15 @@ struct LintOptions: CommandOptions {
         #expect(try command.run?(parsed) == 3)
     }
 
+    @Test func runningAGroupIsAUsageErrorAsTheParserReportsIt() {
+        #expect(throws: UsageError(message: "'tool' needs a subcommand", commandPath: ["tool"])) {
+            try Self.root.run(ParsedCommand(path: ["tool"]))
+        }
+        #expect(throws: UsageError(message: "'tool' needs a subcommand", commandPath: ["tool"])) {
+            try CommandLineParser(root: Self.root).parse([])
+        }
+    }
+
     @Test func helpAndUsageAreTheSameAsForTheCommandDeclaredByHand() {
         let path = ["tool", "sample"]
         #expect(HelpFormatter.help(Self.sample, path: path) == HelpFormatter.help(handWrittenSample, path: path))
