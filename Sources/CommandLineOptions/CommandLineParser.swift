@@ -137,7 +137,7 @@ public struct CommandLineParser {
     /// there and valid; then the defaults.
     private func check(_ parsed: inout ParsedCommand, against command: CommandSpec) throws {
         guard command.run != nil else {
-            throw parsed.usageError("'\(parsed.path.joined(separator: " "))' needs a subcommand")
+            throw CommandSpec.needsSubcommand(parsed)
         }
         let required = command.arguments.filter { !$0.isOptional }.count
         if parsed.positionals.count < required {

@@ -26,6 +26,17 @@ public struct CommandSpec: Sendable {
         self.run = run
     }
 
+    /// Runs the command on what the parser found; a group without `run` is a usage error, as the
+    /// parser reports it.
+    public func run(_ parsed: ParsedCommand) throws -> Int32 {
+        guard let run else { throw Self.needsSubcommand(parsed) }
+        return try run(parsed)
+    }
+
+    static func needsSubcommand(_ parsed: ParsedCommand) -> UsageError {
+        parsed.usageError("'\(parsed.path.joined(separator: " "))' needs a subcommand")
+    }
+
     public func subcommand(named name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
 
     /// The option spelled `name` (`-o` or `--output`), if the command has one.

@@ -36,6 +36,15 @@ public struct OptionSpec: Sendable {
         required: Bool = false, default defaultValue: String? = nil,
         defaultDescription: String? = nil, repeatable: Bool = false
     ) -> OptionSpec {
+        value(
+            names, name: name, kind: kind, help: help, required: required, defaultValue: defaultValue,
+            defaultDescription: defaultDescription, repeatable: repeatable)
+    }
+
+    static func value(
+        _ names: [String], name: String, kind: ValueKind, help: String, required: Bool = false,
+        defaultValue: String? = nil, defaultDescription: String? = nil, repeatable: Bool = false
+    ) -> OptionSpec {
         precondition(!(required && (defaultValue != nil || defaultDescription != nil)), "\(names): a required option has no default")
         return OptionSpec(
             names: names, valueName: name, kind: kind, help: help, isRequired: required,

@@ -40,7 +40,9 @@ enum AdhocBuildCLI {
                 Console.out(HelpFormatter.help(command, path: path))
                 return 0
             case .run(let command, let parsed):
-                do { return try command.run!(parsed) } catch  where DiskSpace.isFull(error) { throw FullDisk.error(for: parsed) ?? error }
+                do { return try command.run(parsed) } catch  where DiskSpace.isFull(error) {
+                    throw FullDisk.error(for: command, parsed) ?? error
+                }
             }
         } catch {
             return failure(error, parser)

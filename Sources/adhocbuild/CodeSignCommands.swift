@@ -10,6 +10,18 @@ enum CodeSignCommands {
         CommandSpec(name: "codesign", abstract: "Verify and sign the code signatures of an app.", subcommands: [verify, sign])
     }
 
+    /// The trust anchor `--anchor` asks the signer's and the profile's chains to end in.
+    enum Anchor: String, CaseIterable, Sendable {
+        case apple
+    }
+
+    /// `--anchor apple` of `codesign verify` and `verify`.
+    static func anchorOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Anchor?>) -> Declaration<Options> {
+        .choice(
+            property, "--anchor", name: "apple", noun: "anchor",
+            help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned).")
+    }
+
     static var verify: CommandSpec {
         CommandSpec(
             name: "verify",
@@ -29,37 +41,84 @@ enum CodeSignCommands {
                 signatures are reported as such. One line per code item on standard output, one line per problem on \
                 standard error.
                 """,
-            arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
-            options: [
-                .value(
-                    "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
-                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
-                .flag("--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems, installProblems).")
-            ],
-            run: { parsed in
-                let input = parsed.positionals[0]
-                let verification = CodeSignatureVerification(anchorApple: parsed.value("anchor") == "apple")
-                let result = try verification.verify(path: input)
-                let report = result.report
-                if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
-                } else {
-                    for item in report.items { Console.line(item.summaryLine) }
-                    for problem in report.problems { Console.error("\(input): \(problem)") }
-                    for problem in report.installProblems { Console.warning("\(input): install: \(problem)") }
-                    let count = report.problems.count
-                    let items = report.items.count
-                    let install = report.installProblems.count
-                    Console.line(
-                        "\(input): "
-                            + (report.isValid
-                                ? "seal valid (\(items) code item\(items == 1 ? "" : "s"))"
-                                : "seal broken (\(count) problem\(count == 1 ? "" : "s") in \(report.items.filter { !$0.sealIsValid }.count) of \(items) code items)")
-                            + (install == 0
-                                ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))"))
-                }
-                return report.isValid ? 0 : 1
-            })
+            options: VerifyOptions.self
+        ) { options, _ in
+            let input = options.input
+            let verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
+            let result = try verification.verify(path: input)
+            let report = result.report
+            if options.json {
+                Console.out(try PropertyList.encode(.dictionary(report.plist()), format: .json))
+            } else {
+                for item in report.items { Console.line(item.summaryLine) }
+                for problem in report.problems { Console.error("\(input): \(problem)") }
+                for problem in report.installProblems { Console.warning("\(input): install: \(problem)") }
+                let count = report.problems.count
+                let items = report.items.count
+                let install = report.installProblems.count
+                Console.line(
+                    "\(input): "
+                        + (report.isValid
+                            ? "seal valid (\(items) code item\(items == 1 ? "" : "s"))"
+                            : "seal broken (\(count) problem\(count == 1 ? "" : "s") in \(report.items.filter { !$0.sealIsValid }.count) of \(items) code items)")
+                        + (install == 0
+                            ? "" : "; iOS would refuse to install it (\(install) install problem\(install == 1 ? "" : "s"))"))
+            }
+            return report.isValid ? 0 : 1
+        }
+    }
+
+    struct VerifyOptions: CommandOptions {
+        var input = ""
+        var anchor: CodeSignCommands.Anchor?
+        var json = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.input, "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive."),
+                anchorOption(\.anchor),
+                .flag(\.json, "--json", help: "Print the result as JSON (items, status, cdhash, entitlements, problems, installProblems).")
+            ]
+        }
+    }
+
+    struct SignOptions: CommandOptions {
+        var input = ""
+        var identity = ""
+        var passwordVariable: String?
+        var passwordFile: String?
+        var profiles: [String] = []
+        var entitlements: String?
+        var chain: String?
+        var output: String?
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.input, "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive."),
+                .option(
+                    \.identity, "--identity", name: "ID.p12", kind: .path, help: "The signing certificate and its key (PKCS#12).",
+                    required: true),
+                .option(
+                    \.passwordVariable, "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
+                    defaultDescription: "--password-file; one of the two is needed"),
+                .option(
+                    \.passwordFile, "--password-file", name: "FILE", kind: .path,
+                    help: "Read the p12's password from this file (one trailing newline is dropped).",
+                    defaultDescription: "--password-env; one of the two is needed"),
+                .repeated(
+                    \.profiles, "--profile", name: "[BUNDLE_ID=]FILE",
+                    help: "A provisioning profile: FILE for the app, BUNDLE_ID=FILE for an extension or Watch app."),
+                .option(
+                    \.entitlements, "--entitlements", name: "PLIST", kind: .path,
+                    help: "Sign the app with these entitlements instead of its profile's.",
+                    defaultDescription: "derived from each bundle's profile"),
+                .option(
+                    \.chain, "--chain", name: "PEM", kind: .path,
+                    help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
+                    defaultDescription: "the p12's certificates"),
+                .option(
+                    \.output, "-o", "--output", name: "OUT", kind: .path, help: "Where to write the signed app, ipa or archive.",
+                    defaultDescription: "over the input")
+            ]
+        }
     }
 
     static var sign: CommandSpec {
@@ -77,54 +136,31 @@ enum CodeSignCommands {
                 profile or certificate has expired, the profile's app id or platform does not fit the bundle, a nested \
                 bundle has no profile, or the binary is encrypted. The password never goes on the command line.
                 """,
-            arguments: [ArgumentSpec(name: "APP|IPA|XCARCHIVE", help: "An .ipa, .app or .xcarchive.")],
-            options: [
-                .value("--identity", name: "ID.p12", kind: .path, help: "The signing certificate and its key (PKCS#12).", required: true),
-                .value(
-                    "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
-                    defaultDescription: "--password-file; one of the two is needed"),
-                .value(
-                    "--password-file", name: "FILE", kind: .path,
-                    help: "Read the p12's password from this file (one trailing newline is dropped).",
-                    defaultDescription: "--password-env; one of the two is needed"),
-                .value(
-                    "--profile", name: "[BUNDLE_ID=]FILE",
-                    help: "A provisioning profile: FILE for the app, BUNDLE_ID=FILE for an extension or Watch app.",
-                    repeatable: true),
-                .value(
-                    "--entitlements", name: "PLIST", kind: .path, help: "Sign the app with these entitlements instead of its profile's.",
-                    defaultDescription: "derived from each bundle's profile"),
-                .value(
-                    "--chain", name: "PEM", kind: .path, help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
-                    defaultDescription: "the p12's certificates"),
-                .value(
-                    "-o", "--output", name: "OUT", kind: .path, help: "Where to write the signed app, ipa or archive.",
-                    defaultDescription: "over the input")
-            ],
-            run: { parsed in
-                let input = parsed.positionals[0]
-                let password: PasswordSource
-                switch (parsed.value("password-env"), parsed.value("password-file")) {
-                case (let name?, nil): password = .environment(name)
-                case (nil, let file?): password = .file(file)
-                case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
-                case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
-                }
-                let profiles: (app: String?, byBundleID: [String: String])
-                do {
-                    profiles = try SigningRequest.parseProfiles(parsed.allValues("profile"), option: "--profile")
-                } catch let mistake as SigningRequest.Mistake {
-                    throw parsed.usageError(mistake.description)
-                }
-                let request = SigningRequest(
-                    identity: parsed.required("identity"), password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
-                    entitlements: parsed.value("entitlements"))
-                let output = parsed.value("output")
-                let report = try AppSigning.sign(input, output: output, options: try request.options(chain: parsed.value("chain")))
-                for warning in report.warnings { Console.warning(warning) }
-                Console.lines(SigningLines.summary(report, target: output ?? input))
-                return 0
-            })
+            options: SignOptions.self
+        ) { options, parsed in
+            let input = options.input
+            let password: PasswordSource
+            switch (options.passwordVariable, options.passwordFile) {
+            case (let name?, nil): password = .environment(name)
+            case (nil, let file?): password = .file(file)
+            case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
+            case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
+            }
+            let profiles: (app: String?, byBundleID: [String: String])
+            do {
+                profiles = try SigningRequest.parseProfiles(options.profiles, option: "--profile")
+            } catch let mistake as SigningRequest.Mistake {
+                throw parsed.usageError(mistake.description)
+            }
+            let request = SigningRequest(
+                identity: options.identity, password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
+                entitlements: options.entitlements)
+            let output = options.output
+            let report = try AppSigning.sign(input, output: output, options: try request.options(chain: options.chain))
+            for warning in report.warnings { Console.warning(warning) }
+            Console.lines(SigningLines.summary(report, target: output ?? input))
+            return 0
+        }
     }
 }
 

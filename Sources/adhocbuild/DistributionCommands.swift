@@ -8,40 +8,90 @@ import SystemSupport
 
 /// `adhocbuild manifest`, `page` and `index`: what testers install from.
 enum DistributionCommands {
-    static let baseURLOption = OptionSpec.value(
-        "--base-url", name: "URL", help: "Where the files will be served from (https).",
-        required: true)
-    static let allowHTTPOption = OptionSpec.flag("--allow-http", help: "Accept an http base URL (iOS will refuse it; for test setups).")
-    /// `--allow-expired` of `page`.
-    static let allowExpiredOption = OptionSpec.flag(
-        "--allow-expired", help: "Write the page of a build whose provisioning profile has expired (it says it cannot be installed).")
-    static let bundleVersionOption = OptionSpec.value(
-        "--bundle-version", name: "short|build",
-        kind: .choice(OTAManifest.BundleVersionSource.allCases.map(\.rawValue), noun: "bundle version"),
-        help: "Which version goes in the manifest's bundle-version.", default: OTAManifest.BundleVersionSource.short.rawValue)
+    static func baseURLOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, String>) -> Declaration<Options> {
+        .option(property, "--base-url", name: "URL", help: "Where the files will be served from (https).", required: true)
+    }
+
+    static func allowHTTPOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Bool>) -> Declaration<Options> {
+        .flag(property, "--allow-http", help: "Accept an http base URL (iOS will refuse it; for test setups).")
+    }
+
+    static func bundleVersionOption<Options: CommandOptions>(
+        _ property: WritableKeyPath<Options, OTAManifest.BundleVersionSource>
+    ) -> Declaration<Options> {
+        .choice(
+            property, "--bundle-version", name: "short|build", noun: "bundle version",
+            help: "Which version goes in the manifest's bundle-version.")
+    }
+
+    struct ManifestOptions: CommandOptions {
+        var ipa = ""
+        var baseURL = ""
+        var allowHTTP = false
+        var output = "manifest.plist"
+        var subtitle: String?
+        var bundleVersion = OTAManifest.BundleVersionSource.short
+        var ipaURL: String?
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.ipa, "IPA", help: "The .ipa to install."), baseURLOption(\.baseURL), allowHTTPOption(\.allowHTTP),
+                .option(\.output, "-o", "--output", name: "FILE", kind: .path, help: "Where to write it ('-' for standard output)."),
+                .option(\.subtitle, "--subtitle", name: "TEXT", help: "The subtitle (usually the environment)."),
+                bundleVersionOption(\.bundleVersion),
+                .option(
+                    \.ipaURL, "--ipa-url", name: "URL", help: "The ipa's URL.", defaultDescription: "the base URL and the ipa's file name")
+            ]
+        }
+    }
 
     static var manifest: CommandSpec {
-        CommandSpec(
-            name: "manifest", abstract: "Write the itms-services manifest plist for an ipa.",
-            arguments: [ArgumentSpec(name: "IPA", help: "The .ipa to install.")],
-            options: [
-                baseURLOption, allowHTTPOption,
-                .value(
-                    "-o", "--output", name: "FILE", kind: .path, help: "Where to write it ('-' for standard output).",
-                    default: "manifest.plist"),
-                .value("--subtitle", name: "TEXT", help: "The subtitle (usually the environment)."),
-                bundleVersionOption,
-                .value("--ipa-url", name: "URL", help: "The ipa's URL.", defaultDescription: "the base URL and the ipa's file name")
-            ],
-            run: { parsed in
-                var request = OTAManifest.Request(ipa: parsed.positionals[0], baseURL: parsed.required("base-url"))
-                request.allowHTTP = parsed.flag("allow-http")
-                request.ipaURL = parsed.value("ipa-url")
-                request.subtitle = parsed.value("subtitle")
-                request.bundleVersion = parsed.choice("bundle-version")!
-                for warning in try OTAManifest.write(request, to: parsed.required("output")) { Console.warning(warning) }
-                return 0
-            })
+        CommandSpec(name: "manifest", abstract: "Write the itms-services manifest plist for an ipa.", options: ManifestOptions.self) {
+            options, _ in
+            var request = OTAManifest.Request(ipa: options.ipa, baseURL: options.baseURL)
+            request.allowHTTP = options.allowHTTP
+            request.ipaURL = options.ipaURL
+            request.subtitle = options.subtitle
+            request.bundleVersion = options.bundleVersion
+            for warning in try OTAManifest.write(request, to: options.output) { Console.warning(warning) }
+            return 0
+        }
+    }
+
+    struct PageOptions: CommandOptions {
+        var ipa = ""
+        var baseURL = ""
+        var allowHTTP = false
+        var output = ""
+        var notes: String?
+        var environment: String?
+        var commit: String?
+        var branch: String?
+        var templates: String?
+        var icon: String?
+        var bundleVersion = OTAManifest.BundleVersionSource.short
+        var allowExpired = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.ipa, "IPA", help: "The .ipa to publish."), baseURLOption(\.baseURL), allowHTTPOption(\.allowHTTP),
+                .option(
+                    \.output, "-o", "--output", name: "DIR", kind: .path, help: "The folder to write (it will hold the ipa too).",
+                    required: true),
+                .option(
+                    \.notes, "--notes", name: "FILE", kind: .path, help: "Release notes: plain text with paragraphs, '- ' lists and links."),
+                .option(\.environment, "--environment", name: "NAME", help: "The environment, shown as a badge and the manifest subtitle."),
+                .option(\.commit, "--commit", name: "SHA", help: "The commit.", defaultDescription: "from the CI's environment"),
+                .option(\.branch, "--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
+                .option(
+                    \.templates, "--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."
+                ),
+                .option(
+                    \.icon, "--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest, instead of the bundle's."),
+                bundleVersionOption(\.bundleVersion),
+                .flag(
+                    \.allowExpired, "--allow-expired",
+                    help: "Write the page of a build whose provisioning profile has expired (it says it cannot be installed).")
+            ]
+        }
     }
 
     static var page: CommandSpec {
@@ -53,55 +103,50 @@ enum DistributionCommands {
                 mode), desktop and in-app browsers, and carries a QR code of its own address. Templates come from the \
                 binary; --templates DIR replaces any of them (page.mustache, style.mustache, device-script.mustache).
                 """,
-            arguments: [ArgumentSpec(name: "IPA", help: "The .ipa to publish.")],
-            options: [
-                baseURLOption, allowHTTPOption,
-                .value(
-                    "-o", "--output", name: "DIR", kind: .path, help: "The folder to write (it will hold the ipa too).",
-                    required: true),
-                .value("--notes", name: "FILE", kind: .path, help: "Release notes: plain text with paragraphs, '- ' lists and links."),
-                .value("--environment", name: "NAME", help: "The environment, shown as a badge and the manifest subtitle."),
-                .value("--commit", name: "SHA", help: "The commit.", defaultDescription: "from the CI's environment"),
-                .value("--branch", name: "NAME", help: "The branch.", defaultDescription: "from the CI's environment"),
-                .value("--templates", name: "DIR", kind: .path, help: "A folder of templates to use instead of the built-in ones."),
-                .value("--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest, instead of the bundle's."),
-                bundleVersionOption, allowExpiredOption
-            ],
-            run: { parsed in
-                let output = parsed.required("output")
-                let environment = ProcessInfo.processInfo.environment
-                var options = InstallPage.Options(baseURL: parsed.required("base-url"))
-                options.allowHTTP = parsed.flag("allow-http")
-                options.environment = parsed.value("environment")
-                if let notes = parsed.value("notes") {
-                    options.notes = String(decoding: try FileIO.read(notes, limit: InputLimits.releaseNotes), as: UTF8.self)
-                }
-                options.commit = parsed.value("commit") ?? CIEnvironment.commit(in: environment)
-                options.branch = parsed.value("branch") ?? CIEnvironment.branch(in: environment)
-                options.templatesFolder = parsed.value("templates")
-                options.icon = parsed.value("icon")
-                options.useBuildNumberAsBundleVersion = parsed.choice("bundle-version") == OTAManifest.BundleVersionSource.build
-                options.expiredProfile = parsed.flag("allow-expired") ? .warn : .refuse
-                let built = BuildTime.of(parsed.positionals[0])
-                (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
-                let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
-                for warning in result.warnings { Console.warning(warning) }
-                Console.lines(["\(output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])
-                return 0
-            })
+            options: PageOptions.self
+        ) { given, _ in
+            let environment = ProcessInfo.processInfo.environment
+            var options = InstallPage.Options(baseURL: given.baseURL)
+            options.allowHTTP = given.allowHTTP
+            options.environment = given.environment
+            if let notes = given.notes {
+                options.notes = String(decoding: try FileIO.read(notes, limit: InputLimits.releaseNotes), as: UTF8.self)
+            }
+            options.commit = given.commit ?? CIEnvironment.commit(in: environment)
+            options.branch = given.branch ?? CIEnvironment.branch(in: environment)
+            options.templatesFolder = given.templates
+            options.icon = given.icon
+            options.useBuildNumberAsBundleVersion = given.bundleVersion == .build
+            options.expiredProfile = given.allowExpired ? .warn : .refuse
+            let built = BuildTime.of(given.ipa)
+            (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
+            let result = try InstallPage(options: options).write(ipa: given.ipa, to: given.output)
+            for warning in result.warnings { Console.warning(warning) }
+            Console.lines(["\(given.output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])
+            return 0
+        }
+    }
+
+    struct IndexOptions: CommandOptions {
+        var root = ""
+        var title = "Builds"
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.root, "DIST", help: "The folder holding one subfolder per release (each with build.json)."),
+                .option(\.title, "--title", name: "TEXT", help: "The page's title.")
+            ]
+        }
     }
 
     static var index: CommandSpec {
         CommandSpec(
             name: "index", abstract: "Write index.html for a folder of releases, grouped by environment, newest first.",
-            arguments: [ArgumentSpec(name: "DIST", help: "The folder holding one subfolder per release (each with build.json).")],
-            options: [.value("--title", name: "TEXT", help: "The page's title.", default: "Builds")],
-            run: { parsed in
-                let root = parsed.positionals[0]
-                let (count, problems) = try BuildIndex.write(in: root, title: parsed.required("title"))
-                for problem in problems { Console.warning(problem) }
-                Console.line("\(root)/index.html: \(count) release\(count == 1 ? "" : "s")")
-                return 0
-            })
+            options: IndexOptions.self
+        ) { options, _ in
+            let (count, problems) = try BuildIndex.write(in: options.root, title: options.title)
+            for problem in problems { Console.warning(problem) }
+            Console.line("\(options.root)/index.html: \(count) release\(count == 1 ? "" : "s")")
+            return 0
+        }
     }
 }

@@ -6,16 +6,57 @@ import SystemSupport
 
 /// `adhocbuild env …`: per-environment configuration.
 enum EnvCommands {
-    static let environmentsOption = OptionSpec.value(
-        "--environments", name: "PATH", kind: .path, help: "Folder of environment plists, or one Environments.plist.",
-        default: "environments")
-    static let setOption = OptionSpec.value(
-        "--set", name: "KEYPATH=VALUE", kind: .keyValue, help: "Override a value after inheritance.", repeatable: true)
-    static let settingOption = OptionSpec.value(
-        "--setting", name: "NAME=VALUE", kind: .keyValue, help: "Define a $(NAME) variable.", repeatable: true)
-    static let allowEnvOption = OptionSpec.value(
-        "--allow-env", name: "NAME", help: "Let $(NAME) read this variable from the process environment (never a secret).",
-        defaultDescription: "only the CI's build, commit and branch variables", repeatable: true)
+    /// `--environments`, defaulting to the property's initial value.
+    static func environmentsOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, String>) -> Declaration<Options> {
+        .option(property, "--environments", name: "PATH", kind: .path, help: "Folder of environment plists, or one Environments.plist.")
+    }
+
+    /// `--set`, `--setting` and `--allow-env`: what `env` and `release` change in an environment.
+    struct Overrides: CommandOptions {
+        var changes: [KeyValue] = []
+        var settings: [KeyValue] = []
+        var allowedVariables: [String] = []
+        static var declarations: [Declaration<Self>] {
+            [
+                .keyValues(\.changes, "--set", name: "KEYPATH=VALUE", help: "Override a value after inheritance."),
+                .keyValues(\.settings, "--setting", name: "NAME=VALUE", help: "Define a $(NAME) variable."),
+                .repeated(
+                    \.allowedVariables, "--allow-env", name: "NAME",
+                    help: "Let $(NAME) read this variable from the process environment (never a secret).",
+                    defaultDescription: "only the CI's build, commit and branch variables")
+            ]
+        }
+
+        /// The `--set KEYPATH=VALUE` overrides, in order.
+        var keyPathOverrides: [(keyPath: PlistKeyPath, value: String)] {
+            changes.map { (keyPath: PlistKeyPath(parsing: $0.name), value: $0.value) }
+        }
+
+        /// The `--setting NAME=VALUE` variables; the last one given for a name wins.
+        var variables: [String: String] {
+            Dictionary(settings.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    /// The environments folder and the overrides: what resolving an environment needs.
+    struct ResolverOptions: CommandOptions {
+        var environments = "environments"
+        var overrides = Overrides()
+        static var declarations: [Declaration<Self>] {
+            [
+                environmentsOption(\.environments), .group(\.overrides)
+            ]
+        }
+
+        /// The resolver for these options. `passwordVariables` are the variables this command reads a signing
+        /// password from, which are never expanded.
+        func resolver(passwordVariables: [String] = []) throws -> EnvironmentResolver {
+            EnvironmentResolver(
+                store: try EnvironmentStore(at: environments), overrides: overrides.keyPathOverrides,
+                settings: overrides.variables, processEnvironment: ProcessInfo.processInfo.environment,
+                variablePolicy: ProcessVariablePolicy(allowed: overrides.allowedVariables, secrets: passwordVariables))
+        }
+    }
 
     static var command: CommandSpec {
         CommandSpec(
@@ -30,96 +71,108 @@ enum EnvCommands {
             subcommands: [list, show, diff, check, apply])
     }
 
-    /// The resolver for the environments, `--set`, `--setting` and `--allow-env` given. `passwordVariables`
-    /// are the variables this command reads a signing password from, which are never expanded.
-    static func resolver(_ parsed: ParsedCommand, passwordVariables: [String] = []) throws -> EnvironmentResolver {
-        let store = try EnvironmentStore(at: parsed.required("environments"))
-        return EnvironmentResolver(
-            store: store, overrides: overrides(parsed), settings: settings(parsed),
-            processEnvironment: ProcessInfo.processInfo.environment,
-            variablePolicy: ProcessVariablePolicy(allowed: parsed.allValues("allow-env"), secrets: passwordVariables))
-    }
-
-    /// The `--set KEYPATH=VALUE` overrides, in order.
-    static func overrides(_ parsed: ParsedCommand) -> [(keyPath: PlistKeyPath, value: String)] {
-        parsed.pairs("set").map { (keyPath: PlistKeyPath(parsing: $0.name), value: $0.value) }
-    }
-
-    /// The `--setting NAME=VALUE` variables; the last one given for a name wins.
-    static func settings(_ parsed: ParsedCommand) -> [String: String] {
-        Dictionary(parsed.pairs("setting").map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    struct ListOptions: CommandOptions {
+        var environments = "environments"
+        static var declarations: [Declaration<Self>] { [environmentsOption(\.environments)] }
     }
 
     static var list: CommandSpec {
         CommandSpec(
-            name: "list", abstract: "List the environments, what each inherits, and where each file is.",
-            options: [environmentsOption],
-            run: { parsed in
-                let store = try EnvironmentStore(at: parsed.required("environments"))
-                var rows: [(String, String, String)] = []
-                if let base = store.base { rows.append(("(Base)", "", base.file)) }
-                for environment in store.environments {
-                    rows.append((environment.name, environment.inherits.map { "inherits \($0)" } ?? "", environment.file))
-                }
-                let nameWidth = rows.map(\.0.count).max() ?? 0
-                let inheritsWidth = rows.map(\.1.count).max() ?? 0
-                for (name, inherits, file) in rows {
-                    Console.line(
-                        name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
-                            + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
-                            + file)
-                }
-                return 0
-            })
+            name: "list", abstract: "List the environments, what each inherits, and where each file is.", options: ListOptions.self
+        ) { options, _ in
+            let store = try EnvironmentStore(at: options.environments)
+            var rows: [(String, String, String)] = []
+            if let base = store.base { rows.append(("(Base)", "", base.file)) }
+            for environment in store.environments {
+                rows.append((environment.name, environment.inherits.map { "inherits \($0)" } ?? "", environment.file))
+            }
+            let nameWidth = rows.map(\.0.count).max() ?? 0
+            let inheritsWidth = rows.map(\.1.count).max() ?? 0
+            for (name, inherits, file) in rows {
+                Console.line(
+                    name.padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0)
+                        + (inheritsWidth > 0 ? inherits.padding(toLength: inheritsWidth + 2, withPad: " ", startingAt: 0) : "")
+                        + file)
+            }
+            return 0
+        }
+    }
+
+    /// How `env show` prints: a plist format, or text.
+    enum ShowFormat: String, CaseIterable, Sendable {
+        case xml, binary, json, text
+    }
+
+    struct ShowOptions: CommandOptions {
+        var name = ""
+        var resolving = ResolverOptions()
+        var format = ShowFormat.xml
+        var explain = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.name, "NAME", help: "The environment."), .group(\.resolving),
+                .choice(\.format, "--format", name: "FORMAT", noun: "format", help: "How to print."),
+                .flag(\.explain, "--explain", help: "Print every leaf key path with its value and the file and key path that set it.")
+            ]
+        }
     }
 
     static var show: CommandSpec {
-        CommandSpec(
-            name: "show", abstract: "Print the fully resolved environment.",
-            arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
-            options: [
-                environmentsOption, setOption, settingOption, allowEnvOption,
-                .value(
-                    "--format", name: "FORMAT", kind: .choice(["xml", "binary", "json", "text"], noun: "format"),
-                    help: "How to print.", default: "xml"),
-                .flag("--explain", help: "Print every leaf key path with its value and the file and key path that set it.")
-            ],
-            run: { parsed in
-                let environment = try resolver(parsed).resolve(parsed.positionals[0])
-                if parsed.flag("explain") {
-                    for leaf in environment.leaves {
-                        Console.line(
-                            "\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
-                                + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))")
-                    }
-                    return 0
-                }
-                let value = PlistValue.dictionary(environment.value)
-                if let format = parsed.choice("format", as: PlistFormat.self) {
-                    Console.out(try PropertyList.encode(value, format: format))
-                } else {
-                    Console.out(PlistTextPrinter().render(value))
+        CommandSpec(name: "show", abstract: "Print the fully resolved environment.", options: ShowOptions.self) { options, _ in
+            let environment = try options.resolving.resolver().resolve(options.name)
+            if options.explain {
+                for leaf in environment.leaves {
+                    Console.line(
+                        "\(leaf.keyPath) = \(EnvironmentDiff.render(leaf.value))  "
+                            + "(\(leaf.file)\(leaf.file == EnvironmentResolver.overrideSource ? "" : ": \(leaf.sourceKeyPath)"))")
                 }
                 return 0
-            })
+            }
+            let value = PlistValue.dictionary(environment.value)
+            if let format = PlistFormat(rawValue: options.format.rawValue) {
+                Console.out(try PropertyList.encode(value, format: format))
+            } else {
+                Console.out(PlistTextPrinter().render(value))
+            }
+            return 0
+        }
+    }
+
+    struct DiffOptions: CommandOptions {
+        var from = ""
+        var to = ""
+        var resolving = ResolverOptions()
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.from, "A", help: "The environment to compare from."),
+                .argument(\.to, "B", help: "The environment to compare to."), .group(\.resolving)
+            ]
+        }
     }
 
     static var diff: CommandSpec {
         CommandSpec(
-            name: "diff", abstract: "Show the key paths added, removed and changed from environment A to B.",
-            arguments: [
-                ArgumentSpec(name: "A", help: "The environment to compare from."),
-                ArgumentSpec(name: "B", help: "The environment to compare to.")
-            ],
-            options: [environmentsOption, setOption, settingOption, allowEnvOption],
-            run: { parsed in
-                let resolver = try resolver(parsed)
-                let diff = EnvironmentDiff(
-                    from: try resolver.resolve(parsed.positionals[0]),
-                    to: try resolver.resolve(parsed.positionals[1]))
-                Console.lines(diff.lines)
-                return 0
-            })
+            name: "diff", abstract: "Show the key paths added, removed and changed from environment A to B.", options: DiffOptions.self
+        ) { options, _ in
+            let resolver = try options.resolving.resolver()
+            let diff = EnvironmentDiff(from: try resolver.resolve(options.from), to: try resolver.resolve(options.to))
+            Console.lines(diff.lines)
+            return 0
+        }
+    }
+
+    struct CheckOptions: CommandOptions {
+        var names: [String] = []
+        var resolving = ResolverOptions()
+        var junit: String?
+        static var declarations: [Declaration<Self>] {
+            [
+                .arguments(\.names, "NAME", help: "Environments to check (default: all).", isOptional: true), .group(\.resolving),
+                .option(
+                    \.junit, "--junit", name: "FILE", kind: .path,
+                    help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
+            ]
+        }
     }
 
     static var check: CommandSpec {
@@ -131,28 +184,59 @@ enum EnvCommands {
                 valid; URLs that are not https are warned about. All problems are printed, one per line; exit 1 \
                 when there are errors.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "Environments to check (default: all).", isOptional: true, isVariadic: true)],
-            options: [
-                environmentsOption, setOption, settingOption, allowEnvOption,
-                .value("--junit", name: "FILE", kind: .path, help: "Also write the result as JUnit XML (for Jenkins, TeamCity, GitLab).")
-            ],
-            run: { parsed in
-                let report = EnvironmentChecker(resolver: try resolver(parsed)).check(parsed.positionals)
-                for problem in report.problems {
-                    if problem.severity == .error { Console.error(problem.description) } else { Console.warning(problem.description) }
-                }
-                if let junit = parsed.value("junit") {
-                    try FileIO.writeAtomically(
-                        Data(JUnitReport.xml(suite: "adhocbuild env check", results: report.results).utf8), to: junit)
-                }
-                Console.line(report.summary)
-                return report.errors.isEmpty ? 0 : 1
-            })
+            options: CheckOptions.self
+        ) { options, _ in
+            let report = EnvironmentChecker(resolver: try options.resolving.resolver()).check(options.names)
+            for problem in report.problems {
+                if problem.severity == .error { Console.error(problem.description) } else { Console.warning(problem.description) }
+            }
+            if let junit = options.junit {
+                try FileIO.writeAtomically(
+                    Data(JUnitReport.xml(suite: "adhocbuild env check", results: report.results).utf8), to: junit)
+            }
+            Console.line(report.summary)
+            return report.errors.isEmpty ? 0 : 1
+        }
     }
 
     /// `--allow-broken-signature` (env apply, version bump, release).
-    static let allowBrokenSignatureOption = OptionSpec.flag(
-        "--allow-broken-signature", help: "Change a signed app even though that breaks its signature (it must be re-signed).")
+    static func allowBrokenSignatureOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Bool>) -> Declaration<Options> {
+        .flag(
+            property, "--allow-broken-signature",
+            help: "Change a signed app even though that breaks its signature (it must be re-signed).")
+    }
+
+    struct ApplyOptions: CommandOptions {
+        var name = ""
+        var resolving = ResolverOptions()
+        var app: String?
+        var project: String?
+        var infoPlist: String?
+        var output: String?
+        var format: PlistFormat?
+        var dryRun = false
+        var allowBrokenSignature = false
+        var signing = SigningOptions()
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.name, "NAME", help: "The environment."), .group(\.resolving),
+                .option(\.app, "--app", name: "PATH.app", kind: .path, help: "A built app bundle, or an .ipa (or .zip holding one .app)."),
+                .option(\.project, "--project", name: "DIR", kind: .path, help: "A source tree."),
+                .option(
+                    \.infoPlist, "--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project).",
+                    defaultDescription: "the app's Info.plist under DIR"),
+                .option(
+                    \.output, "-o", "--output", name: "PATH", kind: .path,
+                    help: "Where to write environment.plist (with --project), or the new ipa (with --app IN.ipa).",
+                    defaultDescription: "beside the Info.plist"),
+                .choice(
+                    \.format, "--format", name: "FORMAT", noun: "format", choices: [.xml, .binary], help: "environment.plist's format.",
+                    defaultDescription: "binary with --app, xml with --project"),
+                .flag(\.dryRun, "--dry-run", help: "Print what would change without writing."),
+                allowBrokenSignatureOption(\.allowBrokenSignature), .group(\.signing)
+            ]
+        }
+    }
 
     static var apply: CommandSpec {
         CommandSpec(
@@ -169,57 +253,39 @@ enum EnvCommands {
                 replaces it): what did not change goes in as it was compressed, and with a signing identity every \
                 bundle is signed again.
                 """,
-            arguments: [ArgumentSpec(name: "NAME", help: "The environment.")],
-            options: [
-                environmentsOption, setOption, settingOption, allowEnvOption,
-                .value("--app", name: "PATH.app", kind: .path, help: "A built app bundle, or an .ipa (or .zip holding one .app)."),
-                .value("--project", name: "DIR", kind: .path, help: "A source tree."),
-                .value(
-                    "--info-plist", name: "PATH", kind: .path, help: "The Info.plist to patch (with --project).",
-                    defaultDescription: "the app's Info.plist under DIR"),
-                .value(
-                    "-o", "--output", name: "PATH", kind: .path,
-                    help: "Where to write environment.plist (with --project), or the new ipa (with --app IN.ipa).",
-                    defaultDescription: "beside the Info.plist"),
-                .value(
-                    "--format", name: "FORMAT", kind: .choice(["xml", "binary"], noun: "format"),
-                    help: "environment.plist's format.", defaultDescription: "binary with --app, xml with --project"),
-                .flag("--dry-run", help: "Print what would change without writing."),
-                allowBrokenSignatureOption
-            ] + SigningOptions.options,
-            run: { parsed in
-                let app = parsed.value("app"), project = parsed.value("project")
-                guard (app == nil) != (project == nil) else {
-                    throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
+            options: ApplyOptions.self
+        ) { options, parsed in
+            let app = options.app
+            guard (app == nil) != (options.project == nil) else {
+                throw parsed.usageError("give exactly one of --app PATH.app and --project DIR")
+            }
+            // An app folder is changed where it is; an --output for it was ignored (`-o A.app/B.app` wrote into A.app).
+            if let app, !ArchivedAppChange.isArchive(app), options.output != nil {
+                throw parsed.usageError("--output goes with --project or --app IN.ipa; an .app bundle is changed where it is")
+            }
+            let passwordVariables = options.signing.passwordVariables(signsApp: app != nil)
+            let (environment, environmentWarnings) = try options.resolving.resolver(passwordVariables: passwordVariables)
+                .resolveForApplying(options.name)
+            for warning in environmentWarnings { Console.warning(warning.description) }
+            let signing = try options.signing.request(signsApp: app != nil, parsed)
+            let applier = EnvironmentApplier(
+                environment: environment, dryRun: options.dryRun, allowBrokenSignature: options.allowBrokenSignature,
+                signing: signing)
+            let report =
+                try app.map { app in
+                    ArchivedAppChange.isArchive(app)
+                        ? try applier.apply(toArchive: app, output: options.output, format: options.format ?? .binary)
+                        : try applier.apply(toApp: app, format: options.format ?? .binary)
                 }
-                // An app folder is changed where it is; an --output for it was ignored (`-o A.app/B.app` wrote into A.app).
-                if let app, !ArchivedAppChange.isArchive(app), parsed.value("output") != nil {
-                    throw parsed.usageError("--output goes with --project or --app IN.ipa; an .app bundle is changed where it is")
-                }
-                let format = parsed.choice("format", as: PlistFormat.self)
-                let passwordVariables = SigningOptions.passwordVariables(parsed, signsApp: app != nil)
-                let (environment, environmentWarnings) = try resolver(parsed, passwordVariables: passwordVariables)
-                    .resolveForApplying(parsed.positionals[0])
-                for warning in environmentWarnings { Console.warning(warning.description) }
-                let signing = try SigningOptions.request(parsed, signsApp: app != nil)
-                let applier = EnvironmentApplier(
-                    environment: environment, dryRun: parsed.flag("dry-run"), allowBrokenSignature: parsed.flag("allow-broken-signature"),
-                    signing: signing)
-                let report =
-                    try app.map { app in
-                        ArchivedAppChange.isArchive(app)
-                            ? try applier.apply(toArchive: app, output: parsed.value("output"), format: format ?? .binary)
-                            : try applier.apply(toApp: app, format: format ?? .binary)
-                    }
-                    ?? applier.apply(
-                        toProject: project!, infoPlist: parsed.value("info-plist"), output: parsed.value("output"),
-                        format: format ?? .xml)
-                Console.lines(report.changes.flatMap { $0.lines(dryRun: parsed.flag("dry-run")) })
-                for warning in report.warnings { Console.warning(warning) }
-                let written = app.map { ArchivedAppChange.isArchive($0) ? parsed.value("output") ?? $0 : $0 } ?? ""
-                if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: written)) }
-                Console.line("Applied \(environment.name)\(parsed.flag("dry-run") ? " (dry run: nothing written)" : "").")
-                return 0
-            })
+                ?? applier.apply(
+                    toProject: options.project!, infoPlist: options.infoPlist, output: options.output,
+                    format: options.format ?? .xml)
+            Console.lines(report.changes.flatMap { $0.lines(dryRun: options.dryRun) })
+            for warning in report.warnings { Console.warning(warning) }
+            let written = app.map { ArchivedAppChange.isArchive($0) ? options.output ?? $0 : $0 } ?? ""
+            if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: written)) }
+            Console.line("Applied \(environment.name)\(options.dryRun ? " (dry run: nothing written)" : "").")
+            return 0
+        }
     }
 }

@@ -8,9 +8,11 @@ import SystemSupport
 enum FullDisk {
     /// The error naming the command's output and its disk; nil when the output is standard output,
     /// which its own error names.
-    static func error(for parsed: ParsedCommand) -> Diagnostic? {
+    static func error(for command: CommandSpec, _ parsed: ParsedCommand) -> Diagnostic? {
         let output =
-            ["output", "out", "app", "project", "plist"].lazy.compactMap(parsed.value).first
+            ["output", "out", "app", "project", "plist"].lazy.compactMap { key in
+                command.options.first { $0.key == key }.flatMap(parsed.value(of:))
+            }.first
             ?? parsed.positionals.last { FileIO.kind(of: $0) != nil } ?? "."
         guard output != "-" else { return nil }
         return DiskSpace.fullError(writing: output)

@@ -16,17 +16,41 @@ enum InspectCommands {
                 version, entitlement keys; and whether its seal is valid or the first problems that break it. The \
                 profile's profileSignature says whether the profile's own CMS signature verifies.
                 """,
-            arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
-            options: [.flag("--json", help: "Print JSON.")],
-            run: { parsed in
-                let summary = PlistValue.dictionary(try AppReport.summary(path: parsed.positionals[0]))
-                if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(summary, format: .json))
-                } else {
-                    Console.lines(Summary.lines(summary))
-                }
-                return 0
-            })
+            options: InspectOptions.self
+        ) { options, _ in
+            try Summary.print(.dictionary(try AppReport.summary(path: options.input)), json: options.json)
+            return 0
+        }
+    }
+
+    struct InspectOptions: CommandOptions {
+        var input = ""
+        var json = false
+        static var declarations: [Declaration<Self>] {
+            [.argument(\.input, "IPA|APP", help: "An .ipa, .app or .xcarchive."), .flag(\.json, "--json", help: "Print JSON.")]
+        }
+    }
+
+    struct VerifyOptions: CommandOptions {
+        var ipa = ""
+        var udids: [String] = []
+        var at: String?
+        var anchor: CodeSignCommands.Anchor?
+        var json = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.ipa, "IPA", help: "An .ipa (or .app)."),
+                .repeated(\.udids, "--udid", name: "UDID", help: "A device that must be able to install it."),
+                .option(
+                    \.at, "--at", name: "DATE",
+                    kind: .checked(
+                        expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
+                        accepts: { PlistDate(iso8601: $0) != nil }),
+                    help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
+                CodeSignCommands.anchorOption(\.anchor),
+                .flag(\.json, "--json", help: "Print JSON.")
+            ]
+        }
     }
 
     static var verify: CommandSpec {
@@ -42,51 +66,53 @@ enum InspectCommands {
                 chain that is not Apple's); unsigned or ad-hoc code is a warning. Errors and warnings one per line; exit \
                 1 on errors.
                 """,
-            arguments: [ArgumentSpec(name: "IPA", help: "An .ipa (or .app).")],
-            options: [
-                .value("--udid", name: "UDID", help: "A device that must be able to install it.", repeatable: true),
-                .value(
-                    "--at", name: "DATE",
-                    kind: .checked(
-                        expectation: "a date like 2026-12-31 or 2026-12-31T12:00:00Z",
-                        accepts: { PlistDate(iso8601: $0) != nil }),
-                    help: "Check expiry as of this date (YYYY-MM-DD[THH:MM:SSZ]).", defaultDescription: "now"),
-                .value(
-                    "--anchor", name: "apple", kind: .choice(["apple"], noun: "anchor"),
-                    help: "Also require the signer's and the profile's chains to end in Apple Root CA (pinned)."),
-                .flag("--json", help: "Print JSON.")
-            ],
-            run: { parsed in
-                let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-                let findings = try PublishCheck(udids: parsed.allValues("udid"), now: now, anchorApple: parsed.value("anchor") == "apple")
-                    .check(
-                        path: parsed.positionals[0])
-                let errors = findings.filter { $0.severity == .error }.count
-                if parsed.flag("json") {
-                    var dict = PlistDictionary()
-                    dict["ipa"] = .string(parsed.positionals[0])
-                    dict["ok"] = .bool(errors == 0)
-                    dict["findings"] = .array(
-                        findings.map { finding in
-                            var item = PlistDictionary()
-                            item["severity"] = .string(finding.severity.rawValue)
-                            if let subject = finding.subject { item["subject"] = .string(subject) }
-                            item["message"] = .string(finding.message)
-                            return .dictionary(item)
-                        })
-                    Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
-                } else {
-                    for finding in findings {
-                        let line = "\(parsed.positionals[0]): \(finding)"
-                        if finding.severity == .error { Console.error(line) } else { Console.warning(line) }
-                    }
-                    let warnings = findings.count - errors
-                    Console.line(
-                        "\(parsed.positionals[0]): \(errors == 0 ? "ready to publish" : "not ready")"
-                            + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))")
+            options: VerifyOptions.self
+        ) { options, _ in
+            let now = options.at.flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
+            let findings = try PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
+                .check(path: options.ipa)
+            let errors = findings.filter { $0.severity == .error }.count
+            if options.json {
+                var dict = PlistDictionary()
+                dict["ipa"] = .string(options.ipa)
+                dict["ok"] = .bool(errors == 0)
+                dict["findings"] = .array(
+                    findings.map { finding in
+                        var item = PlistDictionary()
+                        item["severity"] = .string(finding.severity.rawValue)
+                        if let subject = finding.subject { item["subject"] = .string(subject) }
+                        item["message"] = .string(finding.message)
+                        return .dictionary(item)
+                    })
+                Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
+            } else {
+                for finding in findings {
+                    let line = "\(options.ipa): \(finding)"
+                    if finding.severity == .error { Console.error(line) } else { Console.warning(line) }
                 }
-                return errors > 0 ? 1 : 0
-            })
+                let warnings = findings.count - errors
+                Console.line(
+                    "\(options.ipa): \(errors == 0 ? "ready to publish" : "not ready")"
+                        + " (\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s"))")
+            }
+            return errors > 0 ? 1 : 0
+        }
+    }
+
+    struct IconListOptions: CommandOptions {
+        var input = ""
+        static var declarations: [Declaration<Self>] { [.argument(\.input, "IPA|APP", help: "An .ipa, .app or .xcarchive.")] }
+    }
+
+    struct IconExtractOptions: CommandOptions {
+        var input = ""
+        var output = ""
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.input, "IPA|APP", help: "An .ipa, .app or .xcarchive."),
+                .option(\.output, "-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)
+            ]
+        }
     }
 
     static var icon: CommandSpec {
@@ -97,26 +123,25 @@ enum InspectCommands {
                     name: "list",
                     abstract:
                         "Show the app's icon files, the icon renditions of its asset catalog and its alternate icons; '*' marks the one the install page uses.",
-                    arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
-                    run: { parsed in
-                        Console.lines(try IconListing.list(parsed.positionals[0]).lines)
-                        return 0
-                    }),
+                    options: IconListOptions.self
+                ) { options, _ in
+                    Console.lines(try IconListing.list(options.input).lines)
+                    return 0
+                },
                 CommandSpec(
                     name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
-                    arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
-                    options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
-                    run: { parsed in
-                        let written = try AppIcons.extract(parsed.positionals[0], to: parsed.required("output"))
-                        for (index, item) in written.enumerated() {
-                            let icon = item.icon
-                            let note = index == written.count - 1 ? "the largest, " : ""
-                            Console.line(
-                                "\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")"
-                            )
-                        }
-                        return 0
-                    })
+                    options: IconExtractOptions.self
+                ) { options, _ in
+                    let written = try AppIcons.extract(options.input, to: options.output)
+                    for (index, item) in written.enumerated() {
+                        let icon = item.icon
+                        let note = index == written.count - 1 ? "the largest, " : ""
+                        Console.line(
+                            "\(item.path): \(note)\(icon.width)x\(icon.height)\(index < written.count - 1 && icon.isCgBI ? " (un-crushed from CgBI)" : "")"
+                        )
+                    }
+                    return 0
+                }
             ])
     }
 }

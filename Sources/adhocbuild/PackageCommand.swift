@@ -14,47 +14,61 @@ enum PackageCommand {
                 Entries are deflated on all cores. The ipa is written under a temporary name, reopened and checked, \
                 then renamed into place.
                 """,
-            arguments: [ArgumentSpec(name: "APP", help: "A .app bundle or an .xcarchive.")],
-            options: [
-                .value("-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
-                .value("--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile as embedded.mobileprovision."),
-                .value(
-                    "--level", name: "0-9", kind: .integer(0...9), help: "Deflate level; 0 stores.",
-                    default: String(IPAPackager.Options.defaultLevel)),
-                .flag("--reproducible", help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
-                .flag("--no-verify", help: "Do not reopen the ipa to check every entry."),
-                .flag("-q", "--quiet", help: "Print nothing but errors.")
-            ],
-            run: { parsed in
-                var options = IPAPackager.Options()
-                options.level = parsed.integer("level")!
-                options.reproducible = parsed.flag("reproducible")
-                if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
-                    guard let seconds = Int64(epoch) else {
-                        throw parsed.usageError("SOURCE_DATE_EPOCH must be a number of seconds, not '\(epoch)'")
-                    }
-                    options.sourceDateEpoch = seconds
-                    options.reproducible = true
+            options: Options.self
+        ) { given, parsed in
+            var options = IPAPackager.Options()
+            options.level = given.level
+            options.reproducible = given.reproducible
+            if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
+                guard let seconds = Int64(epoch) else {
+                    throw parsed.usageError("SOURCE_DATE_EPOCH must be a number of seconds, not '\(epoch)'")
                 }
-                options.profile = parsed.value("profile")
-                options.verify = !parsed.flag("no-verify")
-                let quiet = parsed.flag("quiet")
-                let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
-                options.progress = { done, total in bar.update(done, total) }
-                let report = try IPAPackager(options: options).package(parsed.positionals[0], to: parsed.required("output"))
-                bar.finish()
-                for warning in report.warnings { Console.warning(warning) }
-                if !quiet {
-                    let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
-                    // With the ipa on standard output, the summary goes beside it, on standard error.
-                    let summary =
-                        "\(report.output == "-" ? "standard output" : report.output): \(report.entries) entries, "
-                        + "\(ByteCount.format(report.uncompressedBytes)) -> \(ByteCount.format(report.compressedBytes)) "
-                        + "(\(String(format: "%.0f", ratio))% of the app's size)\n"
-                    if report.wentToStandardOutput { Console.err(summary) } else { Console.out(summary) }
-                }
-                return 0
-            })
+                options.sourceDateEpoch = seconds
+                options.reproducible = true
+            }
+            options.profile = given.profile
+            options.verify = !given.noVerify
+            let quiet = given.quiet
+            let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)
+            options.progress = { done, total in bar.update(done, total) }
+            let report = try IPAPackager(options: options).package(given.app, to: given.output)
+            bar.finish()
+            for warning in report.warnings { Console.warning(warning) }
+            if !quiet {
+                let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
+                // With the ipa on standard output, the summary goes beside it, on standard error.
+                let summary =
+                    "\(report.output == "-" ? "standard output" : report.output): \(report.entries) entries, "
+                    + "\(ByteCount.format(report.uncompressedBytes)) -> \(ByteCount.format(report.compressedBytes)) "
+                    + "(\(String(format: "%.0f", ratio))% of the app's size)\n"
+                if report.wentToStandardOutput { Console.err(summary) } else { Console.out(summary) }
+            }
+            return 0
+        }
+    }
+
+    struct Options: CommandOptions {
+        var app = ""
+        var output = ""
+        var profile: String?
+        var level = IPAPackager.Options.defaultLevel
+        var reproducible = false
+        var noVerify = false
+        var quiet = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.app, "APP", help: "A .app bundle or an .xcarchive."),
+                .option(\.output, "-o", "--output", name: "OUT.ipa", kind: .path, help: "Where to write the ipa.", required: true),
+                .option(
+                    \.profile, "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile as embedded.mobileprovision."),
+                .integer(\.level, "--level", name: "0-9", range: 0...9, help: "Deflate level; 0 stores."),
+                .flag(
+                    \.reproducible, "--reproducible",
+                    help: "Fixed times (SOURCE_DATE_EPOCH) and modes: the same input gives the same bytes."),
+                .flag(\.noVerify, "--no-verify", help: "Do not reopen the ipa to check every entry."),
+                .flag(\.quiet, "-q", "--quiet", help: "Print nothing but errors.")
+            ]
+        }
     }
 }
 

@@ -20,51 +20,82 @@ enum PlistCommands {
             subcommands: [print, get, set, delete, convert, merge, lint])
     }
 
-    /// The formats a plist can be written in (OpenStep is read only).
-    static let writableFormats = ValueKind.choice(["xml", "binary", "json"], noun: "format")
-
-    static func formatOption(default format: PlistTool.OutputFormat) -> OptionSpec {
-        .value(
-            "--format", name: "FORMAT", kind: .choice(PlistTool.OutputFormat.allCases.map(\.rawValue), noun: "format"),
-            help: "How to print.", default: format.rawValue)
+    /// `--format` of `print` and `get`; the default is the property's initial value.
+    static func formatOption<Options: CommandOptions>(
+        _ property: WritableKeyPath<Options, PlistTool.OutputFormat>
+    ) -> Declaration<Options> {
+        .choice(property, "--format", name: "FORMAT", noun: "format", help: "How to print.")
     }
 
-    static let sortKeysOption = OptionSpec.flag("--sort-keys", help: "Write dictionary keys sorted, as Apple's tools do.")
-    static let outputOption = OptionSpec.value(
-        "-o", "--output", name: "OUT", kind: .path,
-        help: "Write the result here instead of in place ('-' for standard output).", defaultDescription: "FILE itself")
+    static func sortKeysOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Bool>) -> Declaration<Options> {
+        .flag(property, "--sort-keys", help: "Write dictionary keys sorted, as Apple's tools do.")
+    }
+
+    static func outputOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, String?>) -> Declaration<Options> {
+        .option(
+            property, "-o", "--output", name: "OUT", kind: .path,
+            help: "Write the result here instead of in place ('-' for standard output).", defaultDescription: "FILE itself")
+    }
+
+    /// The formats a plist can be written in (OpenStep is read only).
+    static let writableFormats: [PlistFormat] = [.xml, .binary, .json]
+
+    struct PrintOptions: CommandOptions {
+        var file = ""
+        var keyPath: String?
+        var format = PlistTool.OutputFormat.text
+        var sortKeys = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.file, "FILE", help: fileHelp), .argument(\.keyPath, "KEYPATH", help: keyPathHelp),
+                formatOption(\.format), sortKeysOption(\.sortKeys)
+            ]
+        }
+    }
 
     static var print: CommandSpec {
-        CommandSpec(
-            name: "print", abstract: "Print a plist, or the value at a key path.",
-            arguments: [
-                ArgumentSpec(name: "FILE", help: fileHelp),
-                ArgumentSpec(name: "KEYPATH", help: keyPathHelp, isOptional: true)
-            ],
-            options: [formatOption(default: .text), sortKeysOption],
-            run: { parsed in
-                let keyPath = PlistKeyPath(parsing: parsed.positional(1) ?? "")
-                Console.out(
-                    try PlistTool.print(
-                        parsed.positionals[0], keyPath: keyPath,
-                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!,
-                        sortKeys: parsed.flag("sort-keys")))
-                return 0
-            })
+        CommandSpec(name: "print", abstract: "Print a plist, or the value at a key path.", options: PrintOptions.self) { options, _ in
+            Console.out(
+                try PlistTool.print(
+                    options.file, keyPath: PlistKeyPath(parsing: options.keyPath ?? ""), format: options.format,
+                    sortKeys: options.sortKeys))
+            return 0
+        }
+    }
+
+    struct GetOptions: CommandOptions {
+        var file = ""
+        var keyPath = ""
+        var format = PlistTool.OutputFormat.raw
+        static var declarations: [Declaration<Self>] {
+            [.argument(\.file, "FILE", help: fileHelp), .argument(\.keyPath, "KEYPATH", help: keyPathHelp), formatOption(\.format)]
+        }
     }
 
     static var get: CommandSpec {
-        CommandSpec(
-            name: "get", abstract: "Print the value at a key path; scalars bare, for scripts.",
-            arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp)],
-            options: [formatOption(default: .raw)],
-            run: { parsed in
-                Console.out(
-                    try PlistTool.get(
-                        parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!))
-                return 0
-            })
+        CommandSpec(name: "get", abstract: "Print the value at a key path; scalars bare, for scripts.", options: GetOptions.self) {
+            options, _ in
+            Console.out(try PlistTool.get(options.file, keyPath: PlistKeyPath(parsing: options.keyPath), format: options.format))
+            return 0
+        }
+    }
+
+    struct SetOptions: CommandOptions {
+        var file = ""
+        var keyPath = ""
+        var value: String?
+        var type: PlistValueType?
+        var output: String?
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.file, "FILE", help: fileHelp), .argument(\.keyPath, "KEYPATH", help: keyPathHelp),
+                .argument(\.value, "VALUE", help: "The new value, read as --type."),
+                .choice(
+                    \.type, "-t", "--type", name: "TYPE", noun: "type", help: "The value's type.",
+                    defaultDescription: "the existing value's type, else string"),
+                outputOption(\.output)
+            ]
+        }
     }
 
     static var set: CommandSpec {
@@ -76,109 +107,127 @@ enum PlistCommands {
                 date takes YYYY-MM-DDTHH:MM:SSZ; data takes base64; array and dict take JSON (or nothing, for an \
                 empty one); json takes any JSON value. An array index equal to the array's length appends.
                 """,
-            arguments: [
-                ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp),
-                ArgumentSpec(name: "VALUE", help: "The new value, read as --type.", isOptional: true)
-            ],
-            options: [
-                .value(
-                    "-t", "--type", name: "TYPE", kind: .choice(PlistValueType.allCases.map(\.rawValue), noun: "type"),
-                    help: "The value's type.",
-                    defaultDescription: "the existing value's type, else string"),
-                outputOption
-            ],
-            run: { parsed in
-                try PlistTool.set(
-                    parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                    text: parsed.positional(2), type: parsed.choice("type", as: PlistValueType.self),
-                    output: parsed.value("output"))
-                return 0
-            })
+            options: SetOptions.self
+        ) { options, _ in
+            try PlistTool.set(
+                options.file, keyPath: PlistKeyPath(parsing: options.keyPath), text: options.value, type: options.type,
+                output: options.output)
+            return 0
+        }
+    }
+
+    struct DeleteOptions: CommandOptions {
+        var file = ""
+        var keyPath = ""
+        var output: String?
+        static var declarations: [Declaration<Self>] {
+            [.argument(\.file, "FILE", help: fileHelp), .argument(\.keyPath, "KEYPATH", help: keyPathHelp), outputOption(\.output)]
+        }
     }
 
     static var delete: CommandSpec {
-        CommandSpec(
-            name: "delete", abstract: "Remove the value at a key path.",
-            arguments: [ArgumentSpec(name: "FILE", help: fileHelp), ArgumentSpec(name: "KEYPATH", help: keyPathHelp)],
-            options: [outputOption],
-            run: { parsed in
-                try PlistTool.delete(
-                    parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                    output: parsed.value("output"))
-                return 0
-            })
+        CommandSpec(name: "delete", abstract: "Remove the value at a key path.", options: DeleteOptions.self) { options, _ in
+            try PlistTool.delete(options.file, keyPath: PlistKeyPath(parsing: options.keyPath), output: options.output)
+            return 0
+        }
+    }
+
+    struct ConvertOptions: CommandOptions {
+        var file = ""
+        var format = PlistFormat.xml
+        var output: String?
+        var sortKeys = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.file, "FILE", help: fileHelp),
+                .choice(
+                    \.format, "--to", name: "FORMAT", noun: "format", choices: writableFormats, help: "The format to write.",
+                    required: true),
+                outputOption(\.output), sortKeysOption(\.sortKeys)
+            ]
+        }
     }
 
     static var convert: CommandSpec {
         CommandSpec(
             name: "convert", abstract: "Convert a plist to XML, binary or JSON (in place unless -o is given).",
             discussion: "JSON has no dates or data: dates become ISO 8601 strings and data base64 strings.",
-            arguments: [ArgumentSpec(name: "FILE", help: fileHelp)],
-            options: [
-                .value("--to", name: "FORMAT", kind: writableFormats, help: "The format to write.", required: true),
-                outputOption, sortKeysOption
-            ],
-            run: { parsed in
-                try PlistTool.convert(
-                    parsed.positionals[0], to: parsed.choice("to", as: PlistFormat.self)!, output: parsed.value("output"),
-                    sortKeys: parsed.flag("sort-keys"))
-                return 0
-            })
+            options: ConvertOptions.self
+        ) { options, _ in
+            try PlistTool.convert(options.file, to: options.format, output: options.output, sortKeys: options.sortKeys)
+            return 0
+        }
+    }
+
+    struct MergeOptions: CommandOptions {
+        var base = ""
+        var overlays: [String] = []
+        var output = ""
+        var format: PlistFormat?
+        var explain = false
+        var sortKeys = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.base, "BASE", help: "The plist merged into."),
+                .arguments(\.overlays, "OVERLAY", help: "Plists laid over it, in order."),
+                .option(
+                    \.output, "-o", "--output", name: "OUT", kind: .path,
+                    help: "Where to write the merged plist ('-' for standard output).", required: true),
+                .choice(
+                    \.format, "--to", name: "FORMAT", noun: "format", choices: writableFormats, help: "The format to write.",
+                    defaultDescription: "the base's format"),
+                .flag(\.explain, "--explain", help: "Print every leaf key path with its value and the file that set it."),
+                sortKeysOption(\.sortKeys)
+            ]
+        }
     }
 
     static var merge: CommandSpec {
         CommandSpec(
             name: "merge", abstract: "Deep-merge plists: each overlay over the ones before it.",
             discussion: "Dictionaries merge key by key; every other value, arrays included, is replaced.",
-            arguments: [
-                ArgumentSpec(name: "BASE", help: "The plist merged into."),
-                ArgumentSpec(name: "OVERLAY", help: "Plists laid over it, in order.", isVariadic: true)
-            ],
-            options: [
-                .value(
-                    "-o", "--output", name: "OUT", kind: .path, help: "Where to write the merged plist ('-' for standard output).",
-                    required: true),
-                .value(
-                    "--to", name: "FORMAT", kind: writableFormats, help: "The format to write.",
-                    defaultDescription: "the base's format"),
-                .flag("--explain", help: "Print every leaf key path with its value and the file that set it."),
-                sortKeysOption
-            ],
-            run: { parsed in
-                let output = parsed.required("output")
-                let merge = try PlistTool.merge(
-                    base: parsed.positionals[0], overlays: Array(parsed.positionals.dropFirst()),
-                    output: output, format: parsed.choice("to", as: PlistFormat.self),
-                    sortKeys: parsed.flag("sort-keys"))
-                if parsed.flag("explain") {
-                    let printer = PlistTextPrinter()
-                    let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
-                    if output == "-" {
-                        Console.err(lines.map { UntrustedText.line($0) + "\n" }.joined())
-                    } else {
-                        Console.lines(lines)
-                    }
+            options: MergeOptions.self
+        ) { options, _ in
+            let merge = try PlistTool.merge(
+                base: options.base, overlays: options.overlays, output: options.output, format: options.format,
+                sortKeys: options.sortKeys)
+            if options.explain {
+                let printer = PlistTextPrinter()
+                let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
+                if options.output == "-" {
+                    Console.err(lines.map { UntrustedText.line($0) + "\n" }.joined())
+                } else {
+                    Console.lines(lines)
                 }
-                return 0
-            })
+            }
+            return 0
+        }
+    }
+
+    struct LintOptions: CommandOptions {
+        var files: [String] = []
+        var quiet = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .arguments(\.files, "FILE", help: "Plists to check."),
+                .flag(\.quiet, "-q", "--quiet", help: "Print only the files that fail.")
+            ]
+        }
     }
 
     static var lint: CommandSpec {
-        CommandSpec(
-            name: "lint", abstract: "Check that files are valid plists; one line per file.",
-            arguments: [ArgumentSpec(name: "FILE", help: "Plists to check.", isVariadic: true)],
-            options: [.flag("-q", "--quiet", help: "Print only the files that fail.")],
-            run: { parsed in
-                var failed = false
-                for result in PlistTool.lint(parsed.positionals) {
-                    if result.isValid {
-                        if !parsed.flag("quiet") { Console.line(result.line) }
-                    } else {
-                        failed = true
-                        Console.line(result.line)
-                    }
+        CommandSpec(name: "lint", abstract: "Check that files are valid plists; one line per file.", options: LintOptions.self) {
+            options, _ in
+            var failed = false
+            for result in PlistTool.lint(options.files) {
+                if result.isValid {
+                    if !options.quiet { Console.line(result.line) }
+                } else {
+                    failed = true
+                    Console.line(result.line)
                 }
-                return failed ? 1 : 0
-            })
+            }
+            return failed ? 1 : 0
+        }
     }
 }

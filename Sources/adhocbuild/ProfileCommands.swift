@@ -10,6 +10,22 @@ enum ProfileCommands {
         CommandSpec(name: "profile", abstract: "Read provisioning profiles (.mobileprovision).", subcommands: [show, devices])
     }
 
+    struct ShowOptions: CommandOptions {
+        var file = ""
+        var json = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.file, "FILE", help: "A .mobileprovision or .provisionprofile file."),
+                .flag(\.json, "--json", help: "Print JSON.")
+            ]
+        }
+    }
+
+    struct DevicesOptions: CommandOptions {
+        var file = ""
+        static var declarations: [Declaration<Self>] { [.argument(\.file, "FILE", help: "A .mobileprovision file.")] }
+    }
+
     static var show: CommandSpec {
         CommandSpec(
             name: "show", abstract: "Print a profile's type, team, App ID, dates, devices and entitlements.",
@@ -18,30 +34,24 @@ enum ProfileCommands {
                 (Apple's "Apple iPhone OS Provisioning Profile Signing"); the signer's chain is not judged here (codesign \
                 verify --anchor apple does that).
                 """,
-            arguments: [ArgumentSpec(name: "FILE", help: "A .mobileprovision or .provisionprofile file.")],
-            options: [.flag("--json", help: "Print JSON.")],
-            run: { parsed in
-                let summary = PlistValue.dictionary(try ProfileCheck.summary(path: parsed.positionals[0]))
-                if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(summary, format: .json))
-                } else {
-                    Console.lines(Summary.lines(summary))
-                }
-                return 0
-            })
+            options: ShowOptions.self
+        ) { options, _ in
+            try Summary.print(.dictionary(try ProfileCheck.summary(path: options.file)), json: options.json)
+            return 0
+        }
     }
 
     static var devices: CommandSpec {
         CommandSpec(
             name: "devices", abstract: "Print the device UDIDs a profile allows, one per line.",
-            arguments: [ArgumentSpec(name: "FILE", help: "A .mobileprovision file.")],
-            run: { parsed in
-                let profile = try ProvisioningProfile(contentsOf: parsed.positionals[0])
-                if profile.provisionsAllDevices {
-                    Console.err("\(parsed.positionals[0]): an enterprise profile; it allows every device\n")
-                }
-                for device in profile.devices { Console.line(device) }
-                return 0
-            })
+            options: DevicesOptions.self
+        ) { options, _ in
+            let profile = try ProvisioningProfile(contentsOf: options.file)
+            if profile.provisionsAllDevices {
+                Console.err("\(options.file): an enterprise profile; it allows every device\n")
+            }
+            for device in profile.devices { Console.line(device) }
+            return 0
+        }
     }
 }

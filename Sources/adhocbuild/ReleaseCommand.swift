@@ -27,99 +27,131 @@ enum ReleaseCommand {
                 to re-sign the app; they are checked before anything is copied, and --explain shows where the password comes \
                 from, never the password.
                 """,
-            options: [
-                .value("--env", name: "NAME", help: "The environment to release.", required: true),
-                .value(
-                    "--app", name: "PATH", kind: .path, help: "The .app, .xcarchive or .ipa.", defaultDescription: "App in adhocbuild.plist"
-                ),
-                .value(
-                    "--base-url", name: "URL", help: "Where DIST is served, or a template.",
-                    defaultDescription: "Distribution:BaseURL, else BaseURL, else the CI's artifact URL"
-                ),
-                .value("--out", name: "DIST", kind: .path, help: "The folder of releases.", defaultDescription: "Out, else dist"),
-                .value(
-                    "--notes", name: "FILE", kind: .path, help: "Release notes (plain text).",
+            options: Options.self, run: run)
+    }
+
+    struct Options: CommandOptions {
+        var environment = ""
+        var app: String?
+        var baseURL: String?
+        var out: String?
+        var notes: String?
+        var icon: String?
+        var buildNumber: String?
+        var fromCI = false
+        var allowDecrease = false
+        var replace = false
+        var allowBrokenSignature = false
+        var allowExpired = false
+        var profile: String?
+        var environmentsFolder: String?
+        var projectFile: String?
+        var ci: CIServer?
+        var teamCityServer: String?
+        var teamCityBuildTypeID: String?
+        var teamCityBuildID: String?
+        var reportFile: String?
+        var overrides = EnvCommands.Overrides()
+        var allowHTTP = false
+        var signing = SigningOptions()
+        var explain = false
+        var quiet = false
+        var json = false
+
+        static var declarations: [Declaration<Self>] {
+            [
+                .option(\.environment, "--env", name: "NAME", help: "The environment to release.", required: true),
+                .option(
+                    \.app, "--app", name: "PATH", kind: .path, help: "The .app, .xcarchive or .ipa.",
+                    defaultDescription: "App in adhocbuild.plist"),
+                .option(
+                    \.baseURL, "--base-url", name: "URL", help: "Where DIST is served, or a template.",
+                    defaultDescription: "Distribution:BaseURL, else BaseURL, else the CI's artifact URL"),
+                .option(\.out, "--out", name: "DIST", kind: .path, help: "The folder of releases.", defaultDescription: "Out, else dist"),
+                .option(
+                    \.notes, "--notes", name: "FILE", kind: .path, help: "Release notes (plain text).",
                     defaultDescription: "Distribution:Notes, else Notes, else none"),
-                .value(
-                    "--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest.",
+                .option(
+                    \.icon, "--icon", name: "PNG", kind: .path, help: "The app's icon for the page and manifest.",
                     defaultDescription: "Distribution:Icon, else Icon, else the bundle's"),
-                .value("--build-number", name: "N", help: "Set the build number first."),
-                .flag("--from-ci", help: "Set the build number from the CI's counter first."),
-                .flag("--allow-decrease", help: "Allow a build number lower than the app's."),
-                .flag("--replace", help: "Replace a release of the same version and build already in DIST."),
-                EnvCommands.allowBrokenSignatureOption,
+                .option(\.buildNumber, "--build-number", name: "N", help: "Set the build number first."),
+                .flag(\.fromCI, "--from-ci", help: "Set the build number from the CI's counter first."),
+                .flag(\.allowDecrease, "--allow-decrease", help: "Allow a build number lower than the app's."),
+                .flag(\.replace, "--replace", help: "Replace a release of the same version and build already in DIST."),
+                EnvCommands.allowBrokenSignatureOption(\.allowBrokenSignature),
                 .flag(
-                    "--allow-expired",
+                    \.allowExpired, "--allow-expired",
                     help:
                         "Publish a build whose provisioning profile or signing certificate has expired (its page says it cannot be installed)."
                 ),
-                .value(
-                    "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
+                .option(
+                    \.profile, "--profile", name: "FILE", kind: .path, help: "Embed this provisioning profile.",
                     defaultDescription: "Distribution:Profile, else Profile, else the app's own"),
-                .value(
-                    "--environments", name: "PATH", kind: .path, help: "The environments folder.",
+                .option(
+                    \.environmentsFolder, "--environments", name: "PATH", kind: .path, help: "The environments folder.",
                     defaultDescription: "Environments, else environments"),
-                .value("--project-file", name: "FILE", kind: .path, help: "The project file.", defaultDescription: ProjectFile.defaultName),
-                .value(
-                    "--ci", name: "SERVER", kind: .choice(CIServer.allCases.map(\.rawValue), noun: "CI server"),
-                    help: "The CI server to report to.", defaultDescription: "detected"),
-                .value("--teamcity-server", name: "URL", help: "With --ci teamcity: the server's address, for artifact URLs."),
-                .value("--build-type-id", name: "ID", help: "With --ci teamcity: the build configuration's ID."),
-                .value("--build-id", name: "ID", help: "With --ci teamcity: this build's internal ID."),
-                .value(
-                    "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
+                .option(
+                    \.projectFile, "--project-file", name: "FILE", kind: .path, help: "The project file.",
+                    defaultDescription: ProjectFile.defaultName),
+                .choice(
+                    \.ci, "--ci", name: "SERVER", noun: "CI server", help: "The CI server to report to.", defaultDescription: "detected"),
+                .option(
+                    \.teamCityServer, "--teamcity-server", name: "URL", help: "With --ci teamcity: the server's address, for artifact URLs."
+                ),
+                .option(\.teamCityBuildTypeID, "--build-type-id", name: "ID", help: "With --ci teamcity: the build configuration's ID."),
+                .option(\.teamCityBuildID, "--build-id", name: "ID", help: "With --ci teamcity: this build's internal ID."),
+                .option(
+                    \.reportFile, "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
-                EnvCommands.setOption, EnvCommands.settingOption, EnvCommands.allowEnvOption,
-                DistributionCommands.allowHTTPOption
-            ] + SigningOptions.options + [
-                .flag("--explain", help: "Print each setting's value and where it came from before releasing."),
-                .flag("-q", "--quiet", help: "Print only the page URL and the install link."),
-                .flag("--json", help: "Print a JSON summary of the release instead of progress lines.")
-            ],
-            run: run)
-    }
-
-    /// What the command line asks for; the project file and CI presets fill in the rest in `ReleaseRequest`.
-    static func request(_ parsed: ParsedCommand) throws -> ReleaseRequest {
-        var request = ReleaseRequest(environment: parsed.required("env"))
-        request.app = parsed.value("app")
-        request.baseURL = parsed.value("base-url")
-        request.out = parsed.value("out")
-        request.notes = parsed.value("notes")
-        request.icon = parsed.value("icon")
-        request.profile = parsed.value("profile")
-        request.environmentsFolder = parsed.value("environments")
-        request.projectFile = parsed.value("project-file")
-        request.ci = parsed.choice("ci")
-        request.teamCityServer = parsed.value("teamcity-server")
-        request.teamCityBuildTypeID = parsed.value("build-type-id")
-        request.teamCityBuildID = parsed.value("build-id")
-        request.reportFile = parsed.value("report-file")
-        request.overrides = EnvCommands.overrides(parsed)
-        request.settings = EnvCommands.settings(parsed)
-        request.allowedVariables = parsed.allValues("allow-env")
-        request.allowHTTP = parsed.flag("allow-http")
-        request.allowDecrease = parsed.flag("allow-decrease")
-        request.replace = parsed.flag("replace")
-        request.allowBrokenSignature = parsed.flag("allow-broken-signature")
-        request.allowExpired = parsed.flag("allow-expired")
-        request.signing = SigningOptions.flags(parsed)
-        if let number = parsed.value("build-number") {
-            guard !parsed.flag("from-ci") else { throw parsed.usageError("give --build-number or --from-ci, not both") }
-            request.buildNumber = .exactly(number)
-        } else if parsed.flag("from-ci") {
-            request.buildNumber = .fromCI
+                .group(\.overrides), DistributionCommands.allowHTTPOption(\.allowHTTP), .group(\.signing),
+                .flag(\.explain, "--explain", help: "Print each setting's value and where it came from before releasing."),
+                .flag(\.quiet, "-q", "--quiet", help: "Print only the page URL and the install link."),
+                .flag(\.json, "--json", help: "Print a JSON summary of the release instead of progress lines.")
+            ]
         }
-        return request
+
+        /// What the command line asks for; the project file and CI presets fill in the rest in `ReleaseRequest`.
+        func request(_ command: ParsedCommand) throws -> ReleaseRequest {
+            var request = ReleaseRequest(environment: environment)
+            request.app = app
+            request.baseURL = baseURL
+            request.out = out
+            request.notes = notes
+            request.icon = icon
+            request.profile = profile
+            request.environmentsFolder = environmentsFolder
+            request.projectFile = projectFile
+            request.ci = ci
+            request.teamCityServer = teamCityServer
+            request.teamCityBuildTypeID = teamCityBuildTypeID
+            request.teamCityBuildID = teamCityBuildID
+            request.reportFile = reportFile
+            request.overrides = overrides.keyPathOverrides
+            request.settings = overrides.variables
+            request.allowedVariables = overrides.allowedVariables
+            request.allowHTTP = allowHTTP
+            request.allowDecrease = allowDecrease
+            request.replace = replace
+            request.allowBrokenSignature = allowBrokenSignature
+            request.allowExpired = allowExpired
+            request.signing = signing.flags
+            if let buildNumber {
+                guard !fromCI else { throw command.usageError("give --build-number or --from-ci, not both") }
+                request.buildNumber = .exactly(buildNumber)
+            } else if fromCI {
+                request.buildNumber = .fromCI
+            }
+            return request
+        }
     }
 
-    static func run(_ parsed: ParsedCommand) throws -> Int32 {
-        let quiet = parsed.flag("quiet"), json = parsed.flag("json"), explain = parsed.flag("explain")
+    static func run(_ options: Options, _ parsed: ParsedCommand) throws -> Int32 {
+        let quiet = options.quiet, json = options.json, explain = options.explain
         Interruption.setNothingDone("nothing was published")
         var explained: [ReleaseSetting] = []
         let result: ReleasePipeline.Result
         do {
-            result = try request(parsed).run(
+            result = try options.request(parsed).run(
                 processEnvironment: ProcessInfo.processInfo.environment,
                 printLine: { Console.ciMessage($0) },
                 onPlan: { plan in

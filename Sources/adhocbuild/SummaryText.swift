@@ -2,6 +2,15 @@ import PlistKit
 
 /// Key: value lines for a summary dictionary, nested ones indented.
 enum Summary {
+    /// Prints `summary` as JSON, or as ``lines(_:indent:)``.
+    static func print(_ summary: PlistValue, json: Bool) throws {
+        if json {
+            Console.out(try PropertyList.encode(summary, format: .json))
+        } else {
+            Console.lines(lines(summary))
+        }
+    }
+
     /// One line per scalar; a value from the app (a name, a certificate's subject) stays on its line,
     /// since ``Console/lines(_:)`` shows a newline inside it rather than obeying it.
     static func lines(_ value: PlistValue, indent: String = "") -> [String] {

@@ -13,24 +13,42 @@ enum VersionCommands {
             subcommands: [show, bump])
     }
 
-    static let targetOptions: [OptionSpec] = [
-        .value(
-            "--project", name: "DIR", kind: .path, help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj).",
-            defaultDescription: "the current folder"),
-        .value("--plist", name: "FILE", kind: .path, help: "A single Info.plist.")
-    ]
-
-    /// The one thing a command works on: --project, --plist or a positional .app (default: the current folder's project).
-    static func target(_ parsed: ParsedCommand, positional: String?) throws -> VersionBumper.Target {
-        let given = [
-            parsed.value("project").map { VersionBumper.Target.project($0) },
-            parsed.value("plist").map { VersionBumper.Target.plist($0) },
-            positional.map { VersionBumper.Target.app($0) }
-        ].compactMap { $0 }
-        guard given.count <= 1 else {
-            throw parsed.usageError("give one of --project DIR, --plist FILE and APP")
+    /// `--project` and `--plist`: what `version show` and `version bump` work on, unless an app is given.
+    struct TargetOptions: CommandOptions {
+        var project: String?
+        var plist: String?
+        static var declarations: [Declaration<Self>] {
+            [
+                .option(
+                    \.project, "--project", name: "DIR", kind: .path,
+                    help: "A source tree (the folder holding the .xcodeproj, or the .xcodeproj).", defaultDescription: "the current folder"),
+                .option(\.plist, "--plist", name: "FILE", kind: .path, help: "A single Info.plist.")
+            ]
         }
-        return given.first ?? .project(".")
+
+        /// The one thing a command works on: --project, --plist or a positional .app (default: the current folder's project).
+        func target(app: String?, _ command: ParsedCommand) throws -> VersionBumper.Target {
+            let given = [
+                project.map { VersionBumper.Target.project($0) }, plist.map { VersionBumper.Target.plist($0) },
+                app.map { VersionBumper.Target.app($0) }
+            ].compactMap { $0 }
+            guard given.count <= 1 else {
+                throw command.usageError("give one of --project DIR, --plist FILE and APP")
+            }
+            return given.first ?? .project(".")
+        }
+    }
+
+    struct ShowOptions: CommandOptions {
+        var app: String?
+        var target = TargetOptions()
+        var json = false
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.app, "APP", help: "A built .app bundle, or an .ipa (read in place)."), .group(\.target),
+                .flag(\.json, "--json", help: "Print JSON.")
+            ]
+        }
     }
 
     static var show: CommandSpec {
@@ -41,22 +59,50 @@ enum VersionCommands {
                 $(CURRENT_PROJECT_VERSION) references resolved; for an app or an ipa, its Info.plist and its \
                 extensions'.
                 """,
-            arguments: [ArgumentSpec(name: "APP", help: "A built .app bundle, or an .ipa (read in place).", isOptional: true)],
-            options: targetOptions + [.flag("--json", help: "Print JSON.")],
-            run: { parsed in
-                let report: VersionReport
-                switch try target(parsed, positional: parsed.positional(0)) {
-                case .project(let location): report = try VersionReport(project: location)
-                case .plist(let path): report = try VersionReport(plists: [path])
-                case .app(let app): report = try VersionReport(app: app)
-                }
-                if parsed.flag("json") {
-                    Console.out(try PropertyList.encode(report.value, format: .json))
-                } else {
-                    Console.lines(report.lines)
-                }
-                return 0
-            })
+            options: ShowOptions.self
+        ) { options, parsed in
+            let report: VersionReport
+            switch try options.target.target(app: options.app, parsed) {
+            case .project(let location): report = try VersionReport(project: location)
+            case .plist(let path): report = try VersionReport(plists: [path])
+            case .app(let app): report = try VersionReport(app: app)
+            }
+            if options.json {
+                Console.out(try PropertyList.encode(report.value, format: .json))
+            } else {
+                Console.lines(report.lines)
+            }
+            return 0
+        }
+    }
+
+    struct BumpOptions: CommandOptions {
+        var field = VersionField.build
+        var part: String?
+        var app: String?
+        var target = TargetOptions()
+        var output: String?
+        var to: String?
+        var fromCI = false
+        var allowDecrease = false
+        var dryRun = false
+        var allowBrokenSignature = false
+        var signing = SigningOptions()
+        static var declarations: [Declaration<Self>] {
+            [
+                .argument(\.field, "FIELD", noun: "field", help: "What to change."),
+                .argument(\.part, "PART", help: "For marketing: major, minor or patch."),
+                .argument(\.app, "APP", help: "A built .app bundle, or an .ipa (or .zip holding one .app)."), .group(\.target),
+                .option(
+                    \.output, "-o", "--output", name: "OUT.ipa", kind: .path,
+                    help: "Where to write the changed app when APP is an .ipa or .zip (its own path replaces it)."),
+                .option(\.to, "--to", name: "VERSION", help: "The new value."),
+                .flag(\.fromCI, "--from-ci", help: "Take the build number from the CI server's counter."),
+                .flag(\.allowDecrease, "--allow-decrease", help: "Allow a value lower than the current one."),
+                .flag(\.dryRun, "--dry-run", help: "Print what would change without writing."),
+                EnvCommands.allowBrokenSignatureOption(\.allowBrokenSignature), .group(\.signing)
+            ]
+        }
     }
 
     static var bump: CommandSpec {
@@ -72,72 +118,58 @@ enum VersionCommands {
                 Info.plists are sealed by its signature: bumping one is refused unless --allow-broken-signature (or \
                 re-signed with a signing identity). An .ipa is bumped into a new ipa, --output OUT.ipa.
                 """,
-            arguments: [
-                ArgumentSpec(name: "FIELD", help: "What to change.", kind: .choice(VersionField.allCases.map(\.rawValue), noun: "field")),
-                ArgumentSpec(name: "PART", help: "For marketing: major, minor or patch.", isOptional: true),
-                ArgumentSpec(name: "APP", help: "A built .app bundle, or an .ipa (or .zip holding one .app).", isOptional: true)
-            ],
-            options: targetOptions + [
-                .value(
-                    "-o", "--output", name: "OUT.ipa", kind: .path,
-                    help: "Where to write the changed app when APP is an .ipa or .zip (its own path replaces it)."),
-                .value("--to", name: "VERSION", help: "The new value."),
-                .flag("--from-ci", help: "Take the build number from the CI server's counter."),
-                .flag("--allow-decrease", help: "Allow a value lower than the current one."),
-                .flag("--dry-run", help: "Print what would change without writing."),
-                EnvCommands.allowBrokenSignatureOption
-            ] + SigningOptions.options,
-            run: { parsed in
-                let field = VersionField(rawValue: parsed.positionals[0])!
-                var rest = Array(parsed.positionals.dropFirst())
-                var request: VersionBumper.NewValue = .increment
-                if let to = parsed.value("to") { request = .exactly(to) }
-                if parsed.flag("from-ci") {
-                    guard field == .build, parsed.value("to") == nil else {
-                        throw parsed.usageError("--from-ci sets build numbers and cannot be combined with --to")
-                    }
-                    request = .fromCI(ProcessInfo.processInfo.environment)
+            options: BumpOptions.self
+        ) { options, parsed in
+            let field = options.field
+            // PART and APP are read in order: a marketing part first, then the app.
+            var rest = [options.part, options.app].compactMap { $0 }
+            var request: VersionBumper.NewValue = .increment
+            if let to = options.to { request = .exactly(to) }
+            if options.fromCI {
+                guard field == .build, options.to == nil else {
+                    throw parsed.usageError("--from-ci sets build numbers and cannot be combined with --to")
                 }
-                if field == .marketing, let first = rest.first, let part = BundleVersion.Part(rawValue: first) {
-                    guard parsed.value("to") == nil else {
-                        throw parsed.usageError("give either \(first) or --to, not both")
-                    }
-                    request = .bump(part)
-                    rest.removeFirst()
-                } else if field == .marketing, parsed.value("to") == nil {
-                    throw parsed.usageError("bump marketing needs major, minor, patch or --to X.Y.Z")
+                request = .fromCI(ProcessInfo.processInfo.environment)
+            }
+            if field == .marketing, let first = rest.first, let part = BundleVersion.Part(rawValue: first) {
+                guard options.to == nil else {
+                    throw parsed.usageError("give either \(first) or --to, not both")
                 }
-                guard rest.count <= 1 else {
-                    throw parsed.usageError("unexpected argument '\(rest.last!)'")
+                request = .bump(part)
+                rest.removeFirst()
+            } else if field == .marketing, options.to == nil {
+                throw parsed.usageError("bump marketing needs major, minor, patch or --to X.Y.Z")
+            }
+            guard rest.count <= 1 else {
+                throw parsed.usageError("unexpected argument '\(rest.last!)'")
+            }
+            let bumpTarget = try options.target.target(app: rest.first, parsed)
+            // Only an archive is written elsewhere; an --output for anything else was ignored.
+            if options.output != nil {
+                guard case .app(let app) = bumpTarget, ArchivedAppChange.isArchive(app) else {
+                    throw parsed.usageError("--output goes with an .ipa; an .app bundle or a project is changed where it is")
                 }
-                let bumpTarget = try target(parsed, positional: rest.first)
-                // Only an archive is written elsewhere; an --output for anything else was ignored.
-                if parsed.value("output") != nil {
-                    guard case .app(let app) = bumpTarget, ArchivedAppChange.isArchive(app) else {
-                        throw parsed.usageError("--output goes with an .ipa; an .app bundle or a project is changed where it is")
-                    }
-                }
-                var signsApp = false
-                if case .app = bumpTarget { signsApp = true }
-                var bumper = VersionBumper(
-                    target: bumpTarget, field: field, allowDecrease: parsed.flag("allow-decrease"), dryRun: parsed.flag("dry-run"),
-                    allowBrokenSignature: parsed.flag("allow-broken-signature"),
-                    signing: try SigningOptions.request(parsed, signsApp: signsApp))
-                bumper.output = parsed.value("output")
-                var warnings: [String] = []
-                var signed: BundleSigningReport?
-                let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
-                for change in changes { Console.line(change.line) }
-                for warning in warnings { Console.warning(warning) }
-                if let signed, case .app(let app) = bumpTarget {
-                    Console.lines(SigningLines.summary(signed, target: ArchivedAppChange.isArchive(app) ? bumper.output ?? app : app))
-                }
-                if let value = changes.first?.newValue {
-                    let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
-                    Console.line(
-                        parsed.flag("dry-run") ? "\(label) would be \(value) (dry run: nothing written)." : "\(label) is now \(value).")
-                }
-                return 0
-            })
+            }
+            var signsApp = false
+            if case .app = bumpTarget { signsApp = true }
+            var bumper = VersionBumper(
+                target: bumpTarget, field: field, allowDecrease: options.allowDecrease, dryRun: options.dryRun,
+                allowBrokenSignature: options.allowBrokenSignature,
+                signing: try options.signing.request(signsApp: signsApp, parsed))
+            bumper.output = options.output
+            var warnings: [String] = []
+            var signed: BundleSigningReport?
+            let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
+            for change in changes { Console.line(change.line) }
+            for warning in warnings { Console.warning(warning) }
+            if let signed, case .app(let app) = bumpTarget {
+                Console.lines(SigningLines.summary(signed, target: ArchivedAppChange.isArchive(app) ? bumper.output ?? app : app))
+            }
+            if let value = changes.first?.newValue {
+                let label = field.label.prefix(1).uppercased() + field.label.dropFirst()
+                Console.line(options.dryRun ? "\(label) would be \(value) (dry run: nothing written)." : "\(label) is now \(value).")
+            }
+            return 0
+        }
     }
 }

@@ -1,5 +1,6 @@
-import CommandLineOptions
 import Testing
+
+@testable import CommandLineOptions
 
 /// A small command tree declared the way the tool declares its own.
 enum SampleCommands {
