@@ -1,4 +1,4 @@
-import LZFSE
+import Compression
 
 extension RenditionDecoder {
     /// A decoder for `catalog` that decompresses LZFSE and LZVN with this project's own decoders.

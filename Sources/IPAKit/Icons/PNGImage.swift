@@ -1,5 +1,5 @@
 import AssetCatalog
-import CLibDeflate
+import Compression
 import Foundation
 import SystemSupport
 
@@ -81,7 +81,7 @@ public struct PNGImage: Sendable, Equatable {
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let body = bytes[(offset + 8)..<(offset + 8 + length)]
             let storedCRC = UInt32(be32(offset + 8 + length))
-            let actualCRC = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+            let actualCRC = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes { Deflater.crc32(0, $0) }
             guard storedCRC == actualCRC else { throw Failure(description: "\(type) chunk has a bad CRC") }
             switch type {
             case "CgBI": isCgBI = true
@@ -121,7 +121,7 @@ public struct PNGImage: Sendable, Equatable {
             }
             raw = inflated
         } else {
-            guard let inflated = PNGImage.zlibInflate(compressed, size: expected) else {
+            guard let inflated = ZlibData.inflate(compressed, size: expected) else {
                 throw Failure(description: "image data does not inflate to \(expected) bytes")
             }
             raw = inflated
@@ -163,19 +163,6 @@ public struct PNGImage: Sendable, Equatable {
         pixels = rgba
     }
 
-    static func zlibInflate(_ input: [UInt8], size: Int) -> [UInt8]? {
-        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(decompressor) }
-        var output = [UInt8](repeating: 0, count: size)
-        var actual = 0
-        let result = input.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { target in
-                libdeflate_zlib_decompress(decompressor, source.baseAddress, source.count, target.baseAddress, size, &actual)
-            }
-        }
-        return result == LIBDEFLATE_SUCCESS && actual == size ? output : nil
-    }
-
     /// Undoes the per-row filters (None, Sub, Up, Average, Paeth).
     static func unfilter(_ raw: [UInt8], width: Int, height: Int, channels: Int) throws -> [UInt8] {
         let stride = width * channels
@@ -215,7 +202,7 @@ public struct PNGImage: Sendable, Equatable {
             out += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
             let typed = Array(type.utf8) + body
             out += typed
-            let crc = typed.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+            let crc = typed.withUnsafeBytes { Deflater.crc32(0, $0) }
             out += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         }
         func be32(_ value: Int) -> [UInt8] {
@@ -238,16 +225,7 @@ public struct PNGImage: Sendable, Equatable {
                 filtered.append(UInt8(truncatingIfNeeded: Int(pixels[index]) - predictor))
             }
         }
-        let compressor = libdeflate_alloc_compressor(9)!
-        defer { libdeflate_free_compressor(compressor) }
-        let bound = libdeflate_zlib_compress_bound(compressor, filtered.count)
-        var compressed = [UInt8](repeating: 0, count: bound)
-        let size = filtered.withUnsafeBytes { source in
-            compressed.withUnsafeMutableBytes { target in
-                libdeflate_zlib_compress(compressor, source.baseAddress, source.count, target.baseAddress, bound)
-            }
-        }
-        chunk("IDAT", Array(compressed[0..<size]))
+        chunk("IDAT", ZlibData.compress(filtered, level: 9))
         chunk("IEND", [])
         return Data(out)
     }

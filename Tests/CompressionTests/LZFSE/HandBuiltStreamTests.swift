@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LZFSE
+@testable import Compression
 
 /// Streams assembled here byte by byte, so they need no oracle: every LZVN opcode kind, stored
 /// blocks, and the refusals that name what is wrong and where.
