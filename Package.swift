@@ -84,11 +84,11 @@ let package = Package(
         ),
         .target(
             name: "Manifest",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CQRencode"]
+            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CQRencode"]
         ),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
+            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IPAKitTests",
-            dependencies: ["IPAKit", "Compression", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["IPAKit", "AssetCatalog", "Compression", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "CodeSignTests",
@@ -130,11 +130,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ManifestTests",
-            dependencies: ["Manifest", "IPAKit", "PlistKit", "TestSupport"]
+            dependencies: ["Manifest", "AssetCatalog", "IPAKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["AdhocBuildKit", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "AssetCatalogTests",

@@ -1,3 +1,4 @@
+import AssetCatalog
 import CodeSign
 import Foundation
 import IPAKit
@@ -360,7 +361,7 @@ public struct ReleasePipeline {
         try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
-            do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as PNGImage.Failure {
+            do { _ = try RGBAImage(pngData: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as RGBAImage.Failure {
                 throw FileError("is not a readable PNG: \(error.description)", file: icon)
             }
         }

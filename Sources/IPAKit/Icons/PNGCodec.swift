@@ -3,29 +3,14 @@ import Compression
 import Foundation
 import SystemSupport
 
-/// An 8-bit RGBA image decoded from a PNG — standard or Apple's crushed CgBI form — and
+/// The PNG codec: an image decoded from a PNG — standard or Apple's crushed CgBI form — and
 /// written back as a standard PNG.
 ///
 /// CgBI ("iPhone-optimised") PNGs, which Xcode writes into app bundles, differ from the
 /// standard in four ways that are undone here: a `CgBI` chunk before `IHDR`, raw deflate
 /// data with no zlib header, pixels in BGRA order, and colours premultiplied by alpha.
-public struct PNGImage: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    /// Row-major RGBA, straight (not premultiplied) alpha.
-    public var pixels: [UInt8]
-
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.pixels = pixels
-    }
-
-    /// The pixels an asset catalog rendition decoded to (the same layout: straight RGBA rows).
-    public init(_ decoded: RGBAImage) {
-        self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
-    }
-
+extension RGBAImage {
+    /// A PNG that cannot be decoded, and why.
     public struct Failure: DiagnosticError, Equatable {
         public let description: String
 
@@ -38,7 +23,7 @@ public struct PNGImage: Sendable, Equatable {
     static let maxPixels = 16_384 * 16_384
 
     /// The width and height from the header, without decoding (nil when not a PNG).
-    public static func dimensions(of data: Data) -> (width: Int, height: Int)? {
+    public static func pngDimensions(of data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(64))
         guard bytes.starts(with: signature) else { return nil }
         var offset = 8
@@ -62,9 +47,9 @@ public struct PNGImage: Sendable, Equatable {
     }
 
     /// Decodes a PNG (8-bit greyscale, grey+alpha, RGB, RGBA or palette, not interlaced) or a CgBI PNG.
-    public init(data: Data) throws {
+    public init(pngData data: Data) throws {
         let bytes = [UInt8](data)
-        guard bytes.starts(with: PNGImage.signature) else { throw Failure(description: "not a PNG (bad signature)") }
+        guard bytes.starts(with: RGBAImage.signature) else { throw Failure(description: "not a PNG (bad signature)") }
         var offset = 8
         var isCgBI = false
         var header: (width: Int, height: Int, depth: UInt8, color: UInt8, interlace: UInt8)?
@@ -98,7 +83,7 @@ public struct PNGImage: Sendable, Equatable {
             offset += 12 + length
         }
         guard let header else { throw Failure(description: "no IHDR chunk") }
-        guard header.width > 0, header.height > 0, header.width * header.height <= PNGImage.maxPixels else {
+        guard header.width > 0, header.height > 0, header.width * header.height <= RGBAImage.maxPixels else {
             throw Failure(description: "impossible size \(header.width)x\(header.height)")
         }
         guard header.depth == 8 else { throw Failure(description: "bit depth \(header.depth) is not supported (only 8)") }
@@ -126,7 +111,7 @@ public struct PNGImage: Sendable, Equatable {
             }
             raw = inflated
         }
-        let rows = try PNGImage.unfilter(raw, width: header.width, height: header.height, channels: channels)
+        let rows = try RGBAImage.unfilter(raw, width: header.width, height: header.height, channels: channels)
         var rgba = [UInt8](repeating: 255, count: header.width * header.height * 4)
         for pixel in 0..<(header.width * header.height) {
             let source = pixel * channels, target = pixel * 4
@@ -158,9 +143,7 @@ public struct PNGImage: Sendable, Equatable {
                 }
             }
         }
-        width = header.width
-        height = header.height
-        pixels = rgba
+        self.init(width: header.width, height: header.height, pixels: rgba)
     }
 
     /// Undoes the per-row filters (None, Sub, Up, Average, Paeth).
@@ -196,7 +179,7 @@ public struct PNGImage: Sendable, Equatable {
 
     /// A standard PNG (RGBA, 8-bit, zlib-compressed, Paeth-filtered rows) with correct CRCs.
     public func pngData() -> Data {
-        var out = PNGImage.signature
+        var out = RGBAImage.signature
         func chunk(_ type: String, _ body: [UInt8]) {
             let length = UInt32(body.count)
             out += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
