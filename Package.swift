@@ -6,6 +6,7 @@ import PackageDescription
 /// Layering (arrows point down only):
 ///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
+///       -> PlistEditing (`adhocbuild plist`: print, get, set, delete, convert, merge, lint) -> PlistKit
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources, CMS)
 ///         -> IPAKit (app bundles, ipas, provisioning profiles, icons; Manifest uses it too)
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "CodeSign", targets: ["CodeSign"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
+        .library(name: "PlistEditing", targets: ["PlistEditing"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "Compression", targets: ["Compression"])
@@ -86,15 +88,19 @@ let package = Package(
             name: "Manifest",
             dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CQRencode"]
         ),
+        // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
+        .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"]
+            dependencies: ["SystemSupport", "PlistKit", "PlistEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"],
+            dependencies: [
+                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit", "PlistEditing"
+            ],
             // A release binary linked at a fixed address: with the Swift runtime and Foundation
             // linked in, a position-independent one has about 73,000 relocations for the dynamic
             // loader to apply, and their pages to copy, on every start (`adhocbuild --version`:
@@ -135,6 +141,10 @@ let package = Package(
         .testTarget(
             name: "AdhocBuildKitTests",
             dependencies: ["AdhocBuildKit", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "PlistEditingTests",
+            dependencies: ["PlistEditing", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "AssetCatalogTests",
