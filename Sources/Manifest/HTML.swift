@@ -6,14 +6,16 @@ public enum HTML {
     public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        // Scalar by scalar: a quote followed by a combining mark is one Character, not equal to `"`,
+        // yet the browser still ends the attribute at its quote byte.
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.append(character)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

@@ -12,6 +12,13 @@ import Testing
         #expect(HTML.escape("") == "")
     }
 
+    /// A quote, `<` or `&` followed by a combining mark is one Character in Swift; it is escaped all
+    /// the same, or a name of a quote, a combining acute and ` onclick=…` would end its attribute.
+    @Test func aMarkupCharacterFollowedByACombiningMarkIsEscapedToo() {
+        #expect(HTML.escape("x\"\u{301} onclick=alert(1)") == "x&quot;\u{301} onclick=alert(1)")
+        #expect(HTML.escape("<\u{301}b>&\u{301}'\u{20DD}") == "&lt;\u{301}b&gt;&amp;\u{301}&#39;\u{20DD}")
+    }
+
     /// Python's html.parser reads the escaped text back from element text and from an attribute
     /// of each quote.
     @Test func pythonsHTMLParserReadsTheEscapedTextBack() throws {
