@@ -6,10 +6,12 @@ import PackageDescription
 /// Layering (arrows point down only):
 ///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
+///       -> PlistEditing (`adhocbuild plist`: print, get, set, delete, convert, merge, lint) -> PlistKit
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources, CMS)
 ///         -> IPAKit (app bundles, ipas, provisioning profiles, icons; Manifest uses it too)
-///           -> AssetCatalog (Assets.car) -> LZFSE (Sources/Compression)
+///           -> AssetCatalog (Assets.car) -> Compression
+///           -> Compression (deflate, inflate and zlib data over libdeflate and zlib; LZFSE and LZVN decoding)
 ///           -> PlistKit (plist model and codecs)
 ///             -> SystemSupport (errors, system calls, locks, worker pool, version)
 ///               -> C* system libraries (one small target per C library; CLinux for Linux calls)
@@ -23,10 +25,11 @@ let package = Package(
         .library(name: "CodeSign", targets: ["CodeSign"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
+        .library(name: "PlistEditing", targets: ["PlistEditing"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
-        .library(name: "LZFSE", targets: ["LZFSE"]),
-        .library(name: "SystemSupport", targets: ["SystemSupport"])
+        .library(name: "Compression", targets: ["Compression"]),
+        .library(name: "SystemSupport", targets: ["SystemSupport"]),
     ],
     targets: [
         .systemLibrary(
@@ -66,16 +69,17 @@ let package = Package(
             name: "PlistKit",
             dependencies: ["SystemSupport", "CLibXML2"]
         ),
-        // LZFSE and LZVN decoding (the pixel data of Assets.car), written here; depends on SystemSupport alone.
-        .target(name: "LZFSE", dependencies: ["SystemSupport"], path: "Sources/Compression"),
+        // Deflate/ (whole-buffer and chunked deflate, inflate, zlib data, CRC-32 through libdeflate and
+        // zlib) and LZFSE/ (LZFSE and LZVN decoding, the pixel data of Assets.car, written here).
+        .target(name: "Compression", dependencies: ["SystemSupport", "CLibDeflate", "CZlib"]),
         // Compiled asset catalogs (Assets.car): BOM container, renditions, pixels as RGBA.
         .target(
             name: "AssetCatalog",
-            dependencies: ["SystemSupport", "LZFSE", "CLibDeflate"]
+            dependencies: ["SystemSupport", "Compression"]
         ),
         .target(
             name: "IPAKit",
-            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
+            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "Compression", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
         ),
         .target(
             name: "CodeSign",
@@ -83,25 +87,29 @@ let package = Package(
         ),
         .target(
             name: "Manifest",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CQRencode"]
+            dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CQRencode"]
         ),
+        // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
+        .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CodeSign", "Manifest"]
+            dependencies: ["SystemSupport", "PlistKit", "PlistEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
         .executableTarget(
             name: "adhocbuild",
-            dependencies: ["CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit"],
+            dependencies: [
+                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit", "PlistEditing"
+            ],
             // A release binary linked at a fixed address: with the Swift runtime and Foundation
             // linked in, a position-independent one has about 73,000 relocations for the dynamic
             // loader to apply, and their pages to copy, on every start (`adhocbuild --version`:
             // about 4.8 -> 4.2 ms and 750 -> 560 page faults).
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]
         ),
-        .executableTarget(name: "lzfse-decode-bench", dependencies: ["LZFSE"], path: "bench/LZFSEBench"),
-        .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"]),
+        .executableTarget(name: "lzfse-decode-bench", dependencies: ["Compression"], path: "bench/LZFSEBench"),
+        .testTarget(name: "CompressionTests", dependencies: ["Compression", "TestSupport"]),
         .executableTarget(
             name: "foundation-plist-bench",
             path: "bench/FoundationPlistBench"
@@ -121,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IPAKitTests",
-            dependencies: ["IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["IPAKit", "AssetCatalog", "Compression", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "CodeSignTests",
@@ -129,11 +137,15 @@ let package = Package(
         ),
         .testTarget(
             name: "ManifestTests",
-            dependencies: ["Manifest", "IPAKit", "PlistKit", "TestSupport"]
+            dependencies: ["Manifest", "AssetCatalog", "IPAKit", "PlistKit", "TestSupport"]
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: ["AdhocBuildKit", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "PlistEditingTests",
+            dependencies: ["PlistEditing", "PlistKit", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "AssetCatalogTests",

@@ -26,7 +26,7 @@ let package = Package(
                     .product(name: "Manifest", package: "adhocbuild"),
                     .product(name: "AdhocBuildKit", package: "adhocbuild"),
                     .product(name: "AssetCatalog", package: "adhocbuild"),
-                    .product(name: "LZFSE", package: "adhocbuild"),
+                    .product(name: "Compression", package: "adhocbuild"),
                     .product(name: "SystemSupport", package: "adhocbuild")
                 ],
                 path: "Sources/\(name)")

@@ -2,7 +2,7 @@
 
 The streams are made by Apple's encoder (PyPI `lzfse`) from generated data: text of a few words
 (many bvx2 blocks), BGRA pixels like an icon's (bvx2), runs of zeros, incompressible bytes (stored
-blocks) and a 3 KB text (an LZVN block). Each is decoded by `lzfse-decode-bench` (the LZFSE module,
+blocks) and a 3 KB text (an LZVN block). Each is decoded by `lzfse-decode-bench` (the Compression module,
 built -c release) and by Apple's C decoder, `lzfse_decode_buffer` called through ctypes from the
 PyPI package's own library into a buffer of the right size; the PyPI `lzfse.decompress()` call is
 shown too (it guesses its output size and decodes again when the guess is short). Times are the best

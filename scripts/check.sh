@@ -21,10 +21,11 @@ fi
 # The test target of each source folder; a C shim's changes are tested by the module that uses it.
 test_target() {
     case "$1" in
-        Compression) echo LZFSETests ;;
+        Compression) echo CompressionTests ;;
         CLibXML2) echo PlistKitTests ;;
-        CLibZip | CZlib | CLinux) echo IPAKitTests ;;
-        CLibDeflate) echo "IPAKitTests AssetCatalogTests" ;;
+        CLibZip | CLinux) echo IPAKitTests ;;
+        CZlib) echo "CompressionTests IPAKitTests" ;;
+        CLibDeflate) echo "CompressionTests IPAKitTests AssetCatalogTests" ;;
         CLibCrypto) echo CodeSignTests ;;
         CQRencode) echo ManifestTests ;;
         adhocbuild) echo CommandLineOptionsTests ;;

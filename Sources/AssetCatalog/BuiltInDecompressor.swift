@@ -1,4 +1,4 @@
-import LZFSE
+import Compression
 import SystemSupport
 
 extension RenditionDecoder {

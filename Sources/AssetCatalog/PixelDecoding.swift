@@ -1,4 +1,4 @@
-import CLibDeflate
+import Compression
 import Foundation
 import SystemSupport
 
@@ -127,7 +127,7 @@ public struct RenditionDecoder: Sendable {
             return Array(bytes.prefix(size))
         case .zip:
             // Deflate cannot expand more than 1032 to 1, so a larger claim is refused before allocating.
-            guard size <= bytes.count * 1032 + 64, let output = Self.inflate(bytes, size: size) else {
+            guard size <= bytes.count * 1032 + 64, let output = ZlibData.inflate(bytes, size: size, orRawDeflate: true) else {
                 throw malformed(rendition, "chunk \(chunk): zlib data does not inflate to \(size) bytes")
             }
             return output
@@ -148,25 +148,6 @@ public struct RenditionDecoder: Sendable {
             }
             return output
         }
-    }
-
-    /// zlib data (or, failing that, bare deflate data) inflated to exactly `size` bytes.
-    static func inflate(_ input: [UInt8], size: Int) -> [UInt8]? {
-        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(decompressor) }
-        var output = [UInt8](repeating: 0, count: size)
-        for zlibHeader in [true, false] {
-            var actual = 0
-            let result = input.withUnsafeBytes { source in
-                output.withUnsafeMutableBytes { target in
-                    zlibHeader
-                        ? libdeflate_zlib_decompress(decompressor, source.baseAddress, source.count, target.baseAddress, size, &actual)
-                        : libdeflate_deflate_decompress(decompressor, source.baseAddress, source.count, target.baseAddress, size, &actual)
-                }
-            }
-            if result == LIBDEFLATE_SUCCESS && actual == size { return output }
-        }
-        return nil
     }
 
     /// Premultiplied BGRA or grey+alpha rows turned into straight RGBA.

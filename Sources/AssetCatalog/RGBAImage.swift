@@ -1,5 +1,6 @@
-/// Pixels decoded from a rendition: 8-bit red, green, blue and alpha per pixel, alpha straight
-/// (not premultiplied), rows top to bottom with no padding.
+/// An image as 8-bit red, green, blue and alpha per pixel, alpha straight (not premultiplied), rows
+/// top to bottom with no padding: what a rendition decodes to, and (IPAKit's PNG codec) what a PNG
+/// does.
 public struct RGBAImage: Sendable, Equatable {
     public var width: Int
     public var height: Int

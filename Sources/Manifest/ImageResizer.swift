@@ -1,3 +1,4 @@
+import AssetCatalog
 import IPAKit
 
 /// Resizes RGBA images for the manifest's 57×57 and 512×512 icons.
@@ -6,11 +7,11 @@ import IPAKit
 /// averages every source pixel a target pixel covers, with fractional coverage at its edges
 /// (a box filter); enlarging interpolates bilinearly.
 public enum ImageResizer {
-    public static func resize(_ image: PNGImage, to size: Int) -> PNGImage {
+    public static func resize(_ image: RGBAImage, to size: Int) -> RGBAImage {
         resize(image, width: size, height: size)
     }
 
-    public static func resize(_ image: PNGImage, width: Int, height: Int) -> PNGImage {
+    public static func resize(_ image: RGBAImage, width: Int, height: Int) -> RGBAImage {
         guard image.width != width || image.height != height else { return image }
         let premultiplied = premultiply(image)
         let result: [Double]
@@ -28,10 +29,10 @@ public enum ImageResizer {
             }
             pixels[pixel * 4 + 3] = UInt8(max(0, min(255, alpha.rounded())))
         }
-        return PNGImage(width: width, height: height, pixels: pixels)
+        return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
-    static func premultiply(_ image: PNGImage) -> [Double] {
+    static func premultiply(_ image: RGBAImage) -> [Double] {
         var out = [Double](repeating: 0, count: image.pixels.count)
         for pixel in 0..<(image.width * image.height) {
             let alpha = Double(image.pixels[pixel * 4 + 3])

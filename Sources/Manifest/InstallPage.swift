@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import IPAKit
 import PlistKit
@@ -129,11 +130,9 @@ public struct InstallPage {
     /// The app's icon (the largest PNG, un-crushed, else the icon in Assets.car) resized to the
     /// sizes the manifest promises; false (and a warning) when the app has none that can be read.
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
-        let image: PNGImage
+        let image: RGBAImage
         if let icon = options.icon {
-            do { image = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
-                where error.code == .ipa(.image)
-            {
+            do { image = try RGBAImage(pngData: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic where error.code == .ipa(.image) {
                 throw Diagnostic.manifest("is not a readable PNG: \(error.description)", file: icon)
             }
         } else {

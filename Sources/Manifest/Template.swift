@@ -213,22 +213,3 @@ struct TemplateParser {
         return stack[0].nodes
     }
 }
-
-/// HTML escaping, for text and attribute values alike.
-public enum HTML {
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-}

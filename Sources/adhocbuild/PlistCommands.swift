@@ -1,6 +1,7 @@
 import AdhocBuildKit
 import CommandLineOptions
 import Foundation
+import PlistEditing
 import PlistKit
 import SystemSupport
 

@@ -1,4 +1,5 @@
 import AdhocBuildKit
+import AssetCatalog
 import Foundation
 import IPAKit
 import PlistKit
@@ -217,7 +218,7 @@ import Testing
             #expect(page.contains("<img src=\"icon-512.png\""))
             #expect(!result.warnings.contains { $0.contains("icon") }, "\(result.warnings)")
             for (file, size) in [("icon-57.png", 57), ("icon-512.png", 512)] {
-                let icon = try PNGImage(data: Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/" + file)))
+                let icon = try RGBAImage(pngData: Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/" + file)))
                 #expect(icon.width == size && icon.height == size, "\(file)")
             }
             let manifest = try String(contentsOfFile: result.releaseFolder + "/manifest.plist", encoding: .utf8)

@@ -124,7 +124,7 @@ import Testing
                 data: CatalogIconChoiceTests.solid(120, [9, 9, 9, 255]))
         ]
         try Data(writer.bytes()).write(to: URL(fileURLWithPath: app + "/Assets.car"))
-        let retro = PNGImage(width: 120, height: 120, pixels: [UInt8](repeating: 200, count: 120 * 120 * 4))
+        let retro = RGBAImage(width: 120, height: 120, pixels: [UInt8](repeating: 200, count: 120 * 120 * 4))
         try retro.pngData().write(to: URL(fileURLWithPath: app + "/Retro@2x.png"))
 
         let listing = try IconListing.list(app)

@@ -64,20 +64,20 @@ import Testing
     }
 
     /// The source PNG of a rendition: `<facet>.imageset/<name>` somewhere in the source catalog.
-    static func sourceImage(_ rendition: Rendition) throws -> PNGImage? {
+    static func sourceImage(_ rendition: Rendition) throws -> RGBAImage? {
         guard let facet = rendition.facetName, rendition.name.hasSuffix(".png") else { return nil }
         let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
         while let url = enumerator?.nextObject() as? URL {
             if url.lastPathComponent == facet + ".imageset" {
                 let data = try Data(contentsOf: url.appendingPathComponent(rendition.name))
-                return try PNGImage(data: data)
+                return try RGBAImage(pngData: data)
             }
         }
         return nil
     }
 
     /// The largest difference of any channel, with colour ignored where both are fully transparent.
-    static func difference(_ a: RGBAImage, _ b: PNGImage) -> Int {
+    static func difference(_ a: RGBAImage, _ b: RGBAImage) -> Int {
         var worst = 0
         for pixel in stride(from: 0, to: a.pixels.count, by: 4) {
             let channels = a.pixels[pixel + 3] == 0 && b.pixels[pixel + 3] == 0 ? 3..<4 : 0..<4

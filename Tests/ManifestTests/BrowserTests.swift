@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import IPAKit
 import Manifest
@@ -103,7 +104,7 @@ import Testing
             #expect(size == 88)
             // What the browser drew, against the icon decoded from the catalog (which the asset catalog
             // tests check against Apple's own LZFSE decoder), block by block over a 4 × 4 grid.
-            let shot = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: artifacts + "/install-page-desktop.png")))
+            let shot = try RGBAImage(pngData: try Data(contentsOf: URL(fileURLWithPath: artifacts + "/install-page-desktop.png")))
             let app = try AppPackage.open(ipa).app
             let decoded = try #require(AppIconLookup(bundle: app).icon)
             #expect(decoded.source == "Assets.car 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse")
@@ -125,7 +126,7 @@ import Testing
     /// The largest difference, over a 4 × 4 grid of blocks and the three colour channels, between
     /// the mean colour of `image` and of the same-sized region of `shot` at `origin` (both opaque).
     /// The corner blocks are left out: the page rounds the icon's corners.
-    static func largestBlockDifference(_ shot: PNGImage, at origin: (Int, Int), _ image: PNGImage) -> Int {
+    static func largestBlockDifference(_ shot: RGBAImage, at origin: (Int, Int), _ image: RGBAImage) -> Int {
         let block = image.width / 4
         var worst = 0
         for row in 0..<4 {

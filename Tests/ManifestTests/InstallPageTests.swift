@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import IPAKit
 import Manifest
@@ -26,7 +27,7 @@ import Testing
                 ], format: .binary))
         var pixels = [UInt8]()
         for y in 0..<100 { for x in 0..<100 { pixels += [UInt8(x * 2), UInt8(y * 2), 200, 255] } }
-        try folder.create("Evil.app/AppIcon60x60@2x.png", PNGImage(width: 100, height: 100, pixels: pixels).pngData())
+        try folder.create("Evil.app/AppIcon60x60@2x.png", RGBAImage(width: 100, height: 100, pixels: pixels).pngData())
         let executable = try folder.create("Evil.app/Evil", Data(repeating: 1, count: 100))
         chmod(executable, 0o755)
         let ipa = folder.path("Evil App #1.ipa")
@@ -82,8 +83,8 @@ import Testing
                 [out + "/version.json", result.installURL])
             #expect(feed == "True 42 Staging <b>\n")
             // Icons at the sizes the manifest promises.
-            #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
-            #expect(PNGImage.dimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-512.png")))! == (512, 512))
+            #expect(RGBAImage.pngDimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-57.png")))! == (57, 57))
+            #expect(RGBAImage.pngDimensions(of: try Data(contentsOf: URL(fileURLWithPath: out + "/icon-512.png")))! == (512, 512))
             #expect(FileManager.default.fileExists(atPath: out + "/Evil App #1.ipa"))
         }
     }

@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import IPAKit
 import Manifest
@@ -13,7 +14,7 @@ import Testing
         try folder.create("\(name).app/Info.plist", try PropertyList.encode(info, format: .binary))
         var pixels = [UInt8]()
         for _ in 0..<(60 * 60) { pixels += [10, 20, 200, 255] }
-        try folder.create("\(name).app/AppIcon60x60@2x.png", PNGImage(width: 60, height: 60, pixels: pixels).pngData())
+        try folder.create("\(name).app/AppIcon60x60@2x.png", RGBAImage(width: 60, height: 60, pixels: pixels).pngData())
         chmod(try folder.create("\(name).app/A", Data(repeating: 1, count: 100)), 0o755)
         let ipa = folder.path("\(name).ipa")
         _ = try IPAPackager().package(folder.path("\(name).app"), to: ipa)

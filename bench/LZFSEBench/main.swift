@@ -1,8 +1,8 @@
 // Decodes LZFSE streams with adhocbuild's decoder, as `make bench` measures it beside Apple's C decoder.
 // Usage: lzfse-decode-bench ROUNDS FILE...  prints, per file, "FILE DECODED_BYTES BEST_SECONDS" (the best of ROUNDS decodes)
 //        lzfse-decode-bench --decode FILE OUT  writes the decoded bytes of FILE to OUT
+import Compression
 import Foundation
-import LZFSE
 
 let arguments = CommandLine.arguments
 func fail(_ message: String) -> Never {

@@ -1,5 +1,5 @@
+import Compression
 import FuzzDriver
-import LZFSE
 
 runFuzzer { data in
     // The whole input as an LZFSE stream, and as a bare LZVN stream; both bounded by maxOutput.

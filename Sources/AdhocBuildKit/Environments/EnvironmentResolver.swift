@@ -1,3 +1,4 @@
+import PlistEditing
 import PlistKit
 import SystemSupport
 

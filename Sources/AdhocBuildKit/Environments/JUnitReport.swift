@@ -1,3 +1,4 @@
+import PlistKit
 import SystemSupport
 
 /// Writes check results as JUnit XML, which Jenkins, TeamCity and GitLab show as test results.
@@ -23,22 +24,24 @@ public enum JUnitReport {
         let failures = cases.filter { $0.failure != nil }.count
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-            "<testsuites name=\"\(escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\">",
-            "  <testsuite name=\"\(escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\">"
+            "<testsuites name=\"\(XMLText.escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\">",
+            "  <testsuite name=\"\(XMLText.escape(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\">"
         ]
         var names: [String: Int] = [:]
         for testCase in cases {
             // Two errors of the same environments are two cases; the second is named "… (2)".
             names[testCase.name, default: 0] += 1
             let name = names[testCase.name]! == 1 ? testCase.name : "\(testCase.name) (\(names[testCase.name]!))"
-            lines.append("    <testcase classname=\"environments\" name=\"\(escape(name))\" file=\"\(escape(testCase.file))\">")
+            lines.append(
+                "    <testcase classname=\"environments\" name=\"\(XMLText.escape(name))\" file=\"\(XMLText.escape(testCase.file))\">")
             if let failure = testCase.failure {
                 lines.append(
-                    "      <failure message=\"\(escape(failure.description))\" type=\"EnvironmentCheck\">" + escape(failure.description)
+                    "      <failure message=\"\(XMLText.escape(failure.description))\" type=\"EnvironmentCheck\">"
+                        + XMLText.escape(failure.description)
                         + "</failure>")
             }
             if !testCase.output.isEmpty {
-                lines.append("      <system-out>" + escape(testCase.output.joined(separator: "\n")) + "</system-out>")
+                lines.append("      <system-out>" + XMLText.escape(testCase.output.joined(separator: "\n")) + "</system-out>")
             }
             lines.append("    </testcase>")
         }
@@ -73,28 +76,5 @@ public enum JUnitReport {
             }
         }
         return cases
-    }
-
-    /// Escapes text for XML content and attribute values; drops characters XML 1.0 cannot hold.
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            case "\r": out += "&#13;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
     }
 }

@@ -1,3 +1,4 @@
+import AssetCatalog
 import CodeSign
 import Foundation
 import IPAKit
@@ -345,7 +346,7 @@ public struct ReleasePipeline {
         try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
         if let icon = options.icon {
-            do { _ = try PNGImage(data: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
+            do { _ = try RGBAImage(pngData: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
                 where error.code == .ipa(.image)
             {
                 throw Diagnostic.io("is not a readable PNG: \(error.description)", file: icon)

@@ -1,4 +1,4 @@
-import CLibDeflate
+import Compression
 import Foundation
 import PlistKit
 import SystemSupport

@@ -6,7 +6,7 @@ import SystemSupport
 /// where it came from.
 public struct AppIconImage: Sendable {
     /// The icon as straight RGBA pixels (CgBI un-crushed, catalog pixels un-premultiplied).
-    public var image: PNGImage
+    public var image: RGBAImage
     /// `AppIcon60x60@3x.png`, or `Assets.car 'AppIcon' icon-1.png 180x180 @3x iphone, ARGB lzfse`.
     public var source: String
     /// The catalog rendition it was decoded from; nil for an icon file.
@@ -35,7 +35,7 @@ public struct AppIconLookup: Sendable {
         self.files = files ?? AppIcons(bundle: bundle)
         notices = []
         for candidate in self.files.icons {
-            if let data = try? bundle.read(candidate.path), let image = try? PNGImage(data: data) {
+            if let data = try? bundle.read(candidate.path), let image = try? RGBAImage(pngData: data) {
                 icon = AppIconImage(image: image, source: candidate.path)
                 missingReason = ""
                 return

@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import PlistKit
 
@@ -64,8 +65,8 @@ public struct AppIcons: Sendable {
         }
         if orNamedIcon { for file in topLevel where file.hasPrefix("Icon") { candidates.insert(file) } }
         return candidates.sorted().compactMap { path in
-            guard let data = try? bundle.read(path), let size = PNGImage.dimensions(of: data) else { return nil }
-            return Icon(path: path, width: size.width, height: size.height, isCgBI: PNGImage.isCgBI(data))
+            guard let data = try? bundle.read(path), let size = RGBAImage.pngDimensions(of: data) else { return nil }
+            return Icon(path: path, width: size.width, height: size.height, isCgBI: RGBAImage.isCgBI(data))
         }.sorted { ($0.width * $0.height, $1.path) > ($1.width * $1.height, $0.path) }
     }
 }

@@ -71,7 +71,7 @@ public struct CatalogIcons: Sendable {
     /// What ``decodeBest()`` found: the image and the rendition it came from, or nil with the
     /// reasons; `notices` has one line for each better rendition that could not be decoded.
     public struct Decoded: Sendable {
-        public var image: PNGImage?
+        public var image: RGBAImage?
         public var rendition: Rendition?
         public var notices: [String]
     }
@@ -82,7 +82,7 @@ public struct CatalogIcons: Sendable {
         var notices: [String] = []
         for rendition in candidates {
             do {
-                return Decoded(image: PNGImage(try decoder.image(for: rendition)), rendition: rendition, notices: notices)
+                return Decoded(image: try decoder.image(for: rendition), rendition: rendition, notices: notices)
             } catch {
                 notices.append(reportLines(for: error).joined(separator: "; "))
             }

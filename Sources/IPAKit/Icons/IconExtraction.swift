@@ -24,8 +24,8 @@ extension AppIcons {
         var written: [Extracted] = []
         var files: [(path: String, data: Data)] = []
         for icon in icons.icons {
-            let image: PNGImage
-            do { image = try PNGImage(data: try app.read(icon.path)) } catch let error as Diagnostic where error.code == .ipa(.image) {
+            let image: RGBAImage
+            do { image = try RGBAImage(pngData: try app.read(icon.path)) } catch let error as Diagnostic where error.code == .ipa(.image) {
                 let (file, entry) = app.storage.place(of: app.root + "/" + icon.path)
                 throw Diagnostic.ipa("is not a readable PNG: \(error.description)", file: file, entry: entry)
             }
@@ -60,11 +60,11 @@ extension AppIcons {
                 + (rendition.appearance != 0 ? "-appearance\(rendition.appearance)" : "") + ".png"
             guard names.insert(name).inserted else { continue }
             // The one the lookup decoded is not decoded again.
-            let image: PNGImage
+            let image: RGBAImage
             if rendition == best.rendition {
                 image = best.image
             } else if let decoded = try? decoder.image(for: rendition) {
-                image = PNGImage(decoded)
+                image = decoded
             } else {
                 continue
             }

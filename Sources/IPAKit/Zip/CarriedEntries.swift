@@ -1,4 +1,5 @@
 import CLibZip
+import Compression
 import Foundation
 import SystemSupport
 

@@ -1,4 +1,5 @@
 import CLinux
+import Compression
 import Foundation
 import SystemSupport
 

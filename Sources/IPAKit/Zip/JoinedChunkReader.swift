@@ -1,5 +1,5 @@
-import CLibDeflate
 import CLibZip
+import Compression
 import Foundation
 
 extension ZipArchiveReader {

@@ -1,4 +1,5 @@
 import CZlib
+import Compression
 import Foundation
 import SystemSupport
 

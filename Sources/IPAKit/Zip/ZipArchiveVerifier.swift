@@ -1,6 +1,6 @@
-import CLibDeflate
 import CLibZip
 import CZlib
+import Compression
 import Foundation
 import SystemSupport
 

@@ -1,5 +1,6 @@
 import CLibDeflate
 import CLibZip
+import Compression
 import Foundation
 import SystemSupport
 

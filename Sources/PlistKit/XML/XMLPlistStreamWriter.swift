@@ -217,7 +217,7 @@ struct XMLPlistEncoder: ~Copyable {
         ).description
     }
 
-    /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped.
+    /// Appends `utf8` with `&`, `<`, `>` and carriage returns escaped (``XMLText``).
     ///
     /// Eight bytes at a time: a word without a control character, `&`, `<`, `>` or 0xEF (the
     /// lead byte of U+FFFE and U+FFFF) is copied as it is; any other word goes byte by byte.
@@ -242,15 +242,9 @@ struct XMLPlistEncoder: ~Copyable {
                     }
                     continue
                 }
-                let replacement: StaticString
-                switch byte {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case 0x0D: replacement = "&#13;"
-                case 0x09, 0x0A: continue
-                case 0x00..<0x20: throw unrepresentable(UInt32(byte))
-                default: continue
+                guard let replacement = XMLText.entity(for: byte, inAttribute: false) else {
+                    if !XMLText.canHold(Unicode.Scalar(byte)) { throw unrepresentable(UInt32(byte)) }
+                    continue
                 }
                 out.append(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
                 out.append(replacement)

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import IPAKit
+@testable import Compression
 
 /// The small window chosen for small text changes no byte: up to its reach, the output is what
 /// zlib makes with its default 32 KiB window, as Python's zlib module makes it.

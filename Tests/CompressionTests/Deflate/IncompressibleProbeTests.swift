@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import IPAKit
+@testable import Compression
 
 /// Chunks deflate cannot shrink are written as stored blocks without deflating them; everything
 /// else is deflated as before.

@@ -1,5 +1,5 @@
-import AdhocBuildKit
 import Foundation
+import PlistEditing
 import PlistKit
 import SystemSupport
 import TestSupport

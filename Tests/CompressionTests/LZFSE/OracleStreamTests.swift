@@ -2,7 +2,7 @@ import SystemSupport
 import TestSupport
 import Testing
 
-@testable import LZFSE
+@testable import Compression
 @testable import TestSupport
 
 /// Apple's reference encoder (PyPI `lzfse`) writes the streams; the decoder must give back the

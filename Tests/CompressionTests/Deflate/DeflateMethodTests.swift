@@ -1,15 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
-@testable import IPAKit
+@testable import Compression
 
 @Suite struct DeflateMethodTests {
     static func looksLikeText(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { DeflateMethod.looksLikeText($0) } }
 
     @Test func textAndUTF8AreTextMachineCodeAndRandomBytesAreNot() {
         #expect(Self.looksLikeText(Array("\"greeting\" = \"Grüß dich, 日本\";\r\n\t<key>a</key>\u{0C}".utf8)))
-        var random = PackageSizeTests.Generator(state: 7)
-        #expect(!Self.looksLikeText(PackageSizeTests.machineCode(size: 100_000, &random)))
+        var random = AppLikeContent.Generator(state: 7)
+        #expect(!Self.looksLikeText(AppLikeContent.machineCode(size: 100_000, &random)))
         #expect(!Self.looksLikeText(random.bytes(100_000)))
         #expect(!Self.looksLikeText([]))
     }
@@ -29,8 +30,8 @@ import Testing
     /// must not go to it there.
     @Test(arguments: [1, 4, 6, 9, 10, 12])
     func smallTextDeflatesAtEveryLevelTheLibraryTakes(level: Int) throws {
-        var random = PackageSizeTests.Generator(state: 3)
-        let text = Array(PackageSizeTests.smallText(0, size: 1500, &random).utf8)
+        var random = AppLikeContent.Generator(state: 3)
+        let text = Array(AppLikeContent.smallText(0, size: 1500, &random).utf8)
         let stream = try #require(text.withUnsafeBytes { ChunkDeflater(level: level).deflate($0) })
         #expect(stream.withUnsafeBytes { Deflater.inflate($0, size: text.count) } == text)
     }
@@ -45,7 +46,7 @@ import Testing
                 return stretch.filter { banned.contains($0) }.count * 128 <= stretch.count
             }
         }
-        var random = PackageSizeTests.Generator(state: 11)
+        var random = AppLikeContent.Generator(state: 11)
         for round in 0..<300 {
             let size = [1, 7, 8, 9, 100, 4095, 4096, 4097, 9000][round % 9] + random.below(3)
             let density = [0, 64, 100, 128, 140, 200, 1000][random.below(7)]  // control bytes per 16,384

@@ -2,7 +2,7 @@ import SystemSupport
 import TestSupport
 import Testing
 
-@testable import LZFSE
+@testable import Compression
 
 /// Streams assembled here byte by byte, so they need no oracle: every LZVN opcode kind, stored
 /// blocks, and the refusals that name what is wrong and where.

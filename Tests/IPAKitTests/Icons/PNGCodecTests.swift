@@ -1,3 +1,4 @@
+import AssetCatalog
 import Foundation
 import SystemSupport
 import TestSupport
@@ -6,7 +7,7 @@ import Testing
 @testable import IPAKit
 
 /// CgBI icons un-crushed and checked by Pillow, an independent decoder.
-@Suite(Fixtures.enabled) struct PNGImageTests {
+@Suite(Fixtures.enabled) struct PNGCodecTests {
     static let cgbi: [(String, Int)] = [
         ("app_info_ipad_AppIcon29x29~ipad.png", 29), ("app_info_ipad_AppIcon76x76@2x~ipad.png", 152),
         ("app_info_ipad_AppIcon83.5x83.5@2x~ipad.png", 167), ("cgbi-to-png_cgbi-image_180x180.png", 180),
@@ -29,8 +30,8 @@ import Testing
         try withTemporaryFolder { folder in
             for (name, size) in Self.cgbi {
                 let data = try Data(contentsOf: Fixtures.url("png-cgbi", name))
-                #expect(PNGImage.isCgBI(data))
-                let image = try PNGImage(data: data)
+                #expect(RGBAImage.isCgBI(data))
+                let image = try RGBAImage(pngData: data)
                 #expect(image.width == size && image.height == size, "\(name)")
                 let png = try folder.write(name, image.pngData())
                 let raw = try folder.write(name + ".rgba", Data(image.pixels))
@@ -46,7 +47,7 @@ import Testing
 
     @Test func theUncrushedImageMatchesItsPlainControl() throws {
         try withTemporaryFolder { folder in
-            let image = try PNGImage(data: try Data(contentsOf: Fixtures.url("png-cgbi", "cgbi-to-png_cgbi-image_180x180.png")))
+            let image = try RGBAImage(pngData: try Data(contentsOf: Fixtures.url("png-cgbi", "cgbi-to-png_cgbi-image_180x180.png")))
             let ours = try folder.write("ours.png", image.pngData())
             // Opaque pixels must match exactly. The control was made by a converter that kept the
             // colours premultiplied, so our translucent pixels, premultiplied again, must match it too.
@@ -76,11 +77,11 @@ import Testing
             let control = Fixtures.url("png-plain", "cgbi-to-png_png-image_180x180_plain.png").path
             // The control's IDAT CRC is wrong (Pillow does not check it; we do).
             #expect(throws: Diagnostic.image("IDAT chunk has a bad CRC")) {
-                try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: control)))
+                try RGBAImage(pngData: try Data(contentsOf: URL(fileURLWithPath: control)))
             }
             let clean = folder.path("clean.png")
             _ = try pillow("Image.open(sys.argv[1]).save(sys.argv[2])", [control, clean])
-            let image = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: clean)))
+            let image = try RGBAImage(pngData: try Data(contentsOf: URL(fileURLWithPath: clean)))
             let raw = try folder.write("plain.rgba", Data(image.pixels))
             #expect(
                 try pillow("print(Image.open(sys.argv[1]).convert('RGBA').tobytes() == open(sys.argv[2], 'rb').read())", [clean, raw])
@@ -89,7 +90,7 @@ import Testing
             for mode in ["RGB", "P", "L", "LA"] {
                 let path = folder.path("\(mode).png")
                 _ = try pillow("Image.open(sys.argv[1]).convert(sys.argv[3]).save(sys.argv[2])", [control, path, mode])
-                let decoded = try PNGImage(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+                let decoded = try RGBAImage(pngData: try Data(contentsOf: URL(fileURLWithPath: path)))
                 let rgba = try folder.write("\(mode).rgba", Data(decoded.pixels))
                 #expect(
                     try pillow(
@@ -101,11 +102,11 @@ import Testing
 
     @Test func truncatedCorruptAndForeignFilesAreRefused() throws {
         let data = try Data(contentsOf: Fixtures.url("png-cgbi", "node-pngdefry_icon_60x60.png"))
-        expectDiagnostic(IPAProblem.self) { try PNGImage(data: data.prefix(100)) }
+        expectDiagnostic(IPAProblem.self) { try RGBAImage(pngData: data.prefix(100)) }
         var corrupt = data
         corrupt[40] ^= 0xFF
-        expectDiagnostic(IPAProblem.self) { try PNGImage(data: corrupt) }
-        #expect(throws: Diagnostic.image("not a PNG (bad signature)")) { try PNGImage(data: Data("GIF89a".utf8)) }
+        expectDiagnostic(IPAProblem.self) { try RGBAImage(pngData: corrupt) }
+        #expect(throws: Diagnostic.image("not a PNG (bad signature)")) { try RGBAImage(pngData: Data("GIF89a".utf8)) }
     }
 
     @Test func theLargestIconOfTheIPadAppIsPickedAndExtracted() throws {

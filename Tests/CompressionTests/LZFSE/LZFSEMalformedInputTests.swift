@@ -3,7 +3,7 @@ import SystemSupport
 import TestSupport
 import Testing
 
-@testable import LZFSE
+@testable import Compression
 
 /// Truncated and corrupted streams (from the committed seeds, which every kind of block is in) are
 /// clear errors or bounded output, never a crash, a hang or an error of another type.

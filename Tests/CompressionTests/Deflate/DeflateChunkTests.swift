@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import IPAKit
+@testable import Compression
 
 @Suite struct DeflateChunkTests {
     /// Text-like, machine-code-like and random data, so libdeflate emits every block type.

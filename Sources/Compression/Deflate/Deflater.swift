@@ -2,11 +2,12 @@ import CLibDeflate
 import Foundation
 
 /// Whole-buffer deflate through libdeflate, one compressor per thread.
-final class Deflater {
+public final class Deflater {
     private let compressor: OpaquePointer
     let level: Int32
 
-    init(level: Int) {
+    /// A compressor at libdeflate's `level` (0, stored blocks, to 12).
+    public init(level: Int) {
         self.level = Int32(level)
         compressor = libdeflate_alloc_compressor(Int32(level))!
     }
@@ -14,7 +15,7 @@ final class Deflater {
     deinit { libdeflate_free_compressor(compressor) }
 
     /// Raw deflate of `input`, or nil when the result would not be smaller than the input.
-    func deflate(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+    public func deflate(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         let bound = libdeflate_deflate_compress_bound(compressor, input.count)
         var output = [UInt8](repeating: 0, count: bound)
         let written = output.withUnsafeMutableBytes { out in
@@ -25,12 +26,13 @@ final class Deflater {
         return output
     }
 
-    static func crc32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    /// The CRC-32 of `bytes` continued from `crc` (0 for the first bytes), as zip and PNG use it.
+    public static func crc32(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         libdeflate_crc32(crc, bytes.baseAddress, bytes.count)
     }
 
     /// Inflates raw deflate `input` into exactly `size` bytes, or nil when it is not that.
-    static func inflate(_ input: UnsafeRawBufferPointer, size: Int) -> [UInt8]? {
+    public static func inflate(_ input: UnsafeRawBufferPointer, size: Int) -> [UInt8]? {
         var output = [UInt8](repeating: 0, count: size)
         let inflated = output.withUnsafeMutableBytes { Inflater().inflate(input, into: $0) }
         return inflated ? output : nil
@@ -38,10 +40,11 @@ final class Deflater {
 }
 
 /// Whole-buffer raw inflate through one libdeflate decompressor, for many buffers on one thread.
-final class Inflater {
+public final class Inflater {
     private let decompressor: OpaquePointer
 
-    init() {
+    /// A decompressor; stops the process only when libdeflate cannot allocate one.
+    public init() {
         guard let decompressor = libdeflate_alloc_decompressor() else {
             preconditionFailure("libdeflate could not set up a decompressor (out of memory)")
         }
@@ -52,7 +55,7 @@ final class Inflater {
 
     /// Inflates raw deflate `input` into all of `output`; false unless it is a complete stream of
     /// exactly `output.count` bytes.
-    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    public func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
         var actual = 0
         let result = libdeflate_deflate_decompress(
             decompressor, input.baseAddress, input.count, output.baseAddress, output.count, &actual)
@@ -61,7 +64,7 @@ final class Inflater {
 
     /// Inflates all of `input`, a complete raw deflate stream, into exactly the first `count`
     /// bytes of `output`; false unless it is that.
-    func inflateExactly(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, _ count: Int) -> Bool {
+    public func inflateExactly(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, _ count: Int) -> Bool {
         var consumed = 0
         var produced = 0
         let result = libdeflate_deflate_decompress_ex(
@@ -73,9 +76,9 @@ final class Inflater {
 /// One chunk of a file compressed on its own and made joinable: every chunk but the last has
 /// its final-block bit cleared and ends with an empty stored block (the `00 00 FF FF` of a
 /// zlib sync flush), so the chunks laid end to end form one valid deflate stream.
-enum DeflateChunk {
+public enum DeflateChunk {
     /// Turns libdeflate's complete stream for a non-final chunk into a continuable one.
-    static func makeContinuable(_ stream: [UInt8]) throws -> [UInt8] {
+    public static func makeContinuable(_ stream: [UInt8]) throws -> [UInt8] {
         let layout = try stream.withUnsafeBytes { raw -> DeflateBlockScanner.Layout in
             var scanner = DeflateBlockScanner(raw)
             return try scanner.scan()

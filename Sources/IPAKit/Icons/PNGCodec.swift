@@ -1,36 +1,20 @@
 import AssetCatalog
-import CLibDeflate
+import Compression
 import Foundation
 import SystemSupport
 
-/// An 8-bit RGBA image decoded from a PNG — standard or Apple's crushed CgBI form — and
+/// The PNG codec: an image decoded from a PNG — standard or Apple's crushed CgBI form — and
 /// written back as a standard PNG.
 ///
 /// CgBI ("iPhone-optimised") PNGs, which Xcode writes into app bundles, differ from the
 /// standard in four ways that are undone here: a `CgBI` chunk before `IHDR`, raw deflate
 /// data with no zlib header, pixels in BGRA order, and colours premultiplied by alpha.
-public struct PNGImage: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    /// Row-major RGBA, straight (not premultiplied) alpha.
-    public var pixels: [UInt8]
-
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.pixels = pixels
-    }
-
-    /// The pixels an asset catalog rendition decoded to (the same layout: straight RGBA rows).
-    public init(_ decoded: RGBAImage) {
-        self.init(width: decoded.width, height: decoded.height, pixels: decoded.pixels)
-    }
-
+extension RGBAImage {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     static let maxPixels = 16_384 * 16_384
 
     /// The width and height from the header, without decoding (nil when not a PNG).
-    public static func dimensions(of data: Data) -> (width: Int, height: Int)? {
+    public static func pngDimensions(of data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(64))
         guard bytes.starts(with: signature) else { return nil }
         var offset = 8
@@ -54,9 +38,9 @@ public struct PNGImage: Sendable, Equatable {
     }
 
     /// Decodes a PNG (8-bit greyscale, grey+alpha, RGB, RGBA or palette, not interlaced) or a CgBI PNG.
-    public init(data: Data) throws {
+    public init(pngData data: Data) throws {
         let bytes = [UInt8](data)
-        guard bytes.starts(with: PNGImage.signature) else { throw Diagnostic.image("not a PNG (bad signature)") }
+        guard bytes.starts(with: RGBAImage.signature) else { throw Diagnostic.image("not a PNG (bad signature)") }
         var offset = 8
         var isCgBI = false
         var header: (width: Int, height: Int, depth: UInt8, color: UInt8, interlace: UInt8)?
@@ -73,7 +57,7 @@ public struct PNGImage: Sendable, Equatable {
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let body = bytes[(offset + 8)..<(offset + 8 + length)]
             let storedCRC = UInt32(be32(offset + 8 + length))
-            let actualCRC = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+            let actualCRC = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes { Deflater.crc32(0, $0) }
             guard storedCRC == actualCRC else { throw Diagnostic.image("\(type) chunk has a bad CRC") }
             switch type {
             case "CgBI": isCgBI = true
@@ -90,7 +74,7 @@ public struct PNGImage: Sendable, Equatable {
             offset += 12 + length
         }
         guard let header else { throw Diagnostic.image("no IHDR chunk") }
-        guard header.width > 0, header.height > 0, header.width * header.height <= PNGImage.maxPixels else {
+        guard header.width > 0, header.height > 0, header.width * header.height <= RGBAImage.maxPixels else {
             throw Diagnostic.image("impossible size \(header.width)x\(header.height)")
         }
         guard header.depth == 8 else { throw Diagnostic.image("bit depth \(header.depth) is not supported (only 8)") }
@@ -113,12 +97,12 @@ public struct PNGImage: Sendable, Equatable {
             }
             raw = inflated
         } else {
-            guard let inflated = PNGImage.zlibInflate(compressed, size: expected) else {
+            guard let inflated = ZlibData.inflate(compressed, size: expected) else {
                 throw Diagnostic.image("image data does not inflate to \(expected) bytes")
             }
             raw = inflated
         }
-        let rows = try PNGImage.unfilter(raw, width: header.width, height: header.height, channels: channels)
+        let rows = try RGBAImage.unfilter(raw, width: header.width, height: header.height, channels: channels)
         var rgba = [UInt8](repeating: 255, count: header.width * header.height * 4)
         for pixel in 0..<(header.width * header.height) {
             let source = pixel * channels, target = pixel * 4
@@ -150,22 +134,7 @@ public struct PNGImage: Sendable, Equatable {
                 }
             }
         }
-        width = header.width
-        height = header.height
-        pixels = rgba
-    }
-
-    static func zlibInflate(_ input: [UInt8], size: Int) -> [UInt8]? {
-        guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
-        defer { libdeflate_free_decompressor(decompressor) }
-        var output = [UInt8](repeating: 0, count: size)
-        var actual = 0
-        let result = input.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { target in
-                libdeflate_zlib_decompress(decompressor, source.baseAddress, source.count, target.baseAddress, size, &actual)
-            }
-        }
-        return result == LIBDEFLATE_SUCCESS && actual == size ? output : nil
+        self.init(width: header.width, height: header.height, pixels: rgba)
     }
 
     /// Undoes the per-row filters (None, Sub, Up, Average, Paeth).
@@ -201,13 +170,13 @@ public struct PNGImage: Sendable, Equatable {
 
     /// A standard PNG (RGBA, 8-bit, zlib-compressed, Paeth-filtered rows) with correct CRCs.
     public func pngData() -> Data {
-        var out = PNGImage.signature
+        var out = RGBAImage.signature
         func chunk(_ type: String, _ body: [UInt8]) {
             let length = UInt32(body.count)
             out += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
             let typed = Array(type.utf8) + body
             out += typed
-            let crc = typed.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+            let crc = typed.withUnsafeBytes { Deflater.crc32(0, $0) }
             out += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         }
         func be32(_ value: Int) -> [UInt8] {
@@ -230,16 +199,7 @@ public struct PNGImage: Sendable, Equatable {
                 filtered.append(UInt8(truncatingIfNeeded: Int(pixels[index]) - predictor))
             }
         }
-        let compressor = libdeflate_alloc_compressor(9)!
-        defer { libdeflate_free_compressor(compressor) }
-        let bound = libdeflate_zlib_compress_bound(compressor, filtered.count)
-        var compressed = [UInt8](repeating: 0, count: bound)
-        let size = filtered.withUnsafeBytes { source in
-            compressed.withUnsafeMutableBytes { target in
-                libdeflate_zlib_compress(compressor, source.baseAddress, source.count, target.baseAddress, bound)
-            }
-        }
-        chunk("IDAT", Array(compressed[0..<size]))
+        chunk("IDAT", ZlibData.compress(filtered, level: 9))
         chunk("IEND", [])
         return Data(out)
     }
