@@ -41,6 +41,8 @@ public struct InstallPage {
         public var signatureNotice: String?
         /// Copy the ipa into the output folder (the page links to it there).
         public var copyIPA = true
+        /// The limits the ipa and its plists are read with.
+        public var limits: ReaderLimits = .standard
         /// Read every entry of the ipa against its CRC first, so a damaged ipa is not published
         /// (`release` turns it off: its verify step has read them).
         public var checkEntries = true
@@ -75,7 +77,7 @@ public struct InstallPage {
     /// Reads `ipa` and writes the page and its files into `folder`.
     public func write(ipa: String, to folder: String) throws -> Result {
         let (base, baseWarning) = try checkedBaseURL()
-        let package = try AppPackage.open(ipa)
+        let package = try AppPackage.open(ipa, limits: options.limits)
         let app = package.app
         if options.checkEntries && !package.isArchive {
             // The manifest would point at a folder, which no device can download.

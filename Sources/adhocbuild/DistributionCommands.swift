@@ -39,6 +39,7 @@ enum DistributionCommands {
                 request.ipaURL = parsed.value("ipa-url")
                 request.subtitle = parsed.value("subtitle")
                 request.bundleVersion = parsed.choice("bundle-version")!
+                request.limits = try LimitSettings.current
                 for warning in try OTAManifest.write(request, to: parsed.required("output")) { Console.warning(warning) }
                 return 0
             })
@@ -84,6 +85,7 @@ enum DistributionCommands {
                 options.expiredProfile = parsed.flag("allow-expired") ? .warn : .refuse
                 let built = BuildTime.of(parsed.positionals[0])
                 (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
+                options.limits = try LimitSettings.current
                 let result = try InstallPage(options: options).write(ipa: parsed.positionals[0], to: output)
                 for warning in result.warnings { Console.warning(warning) }
                 Console.lines(["\(output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])

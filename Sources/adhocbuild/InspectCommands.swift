@@ -19,7 +19,7 @@ enum InspectCommands {
             arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
-                let summary = PlistValue.dictionary(try AppReport.summary(path: parsed.positionals[0]))
+                let summary = PlistValue.dictionary(try AppReport.summary(path: parsed.positionals[0], limits: try LimitSettings.current))
                 if parsed.flag("json") {
                     Console.out(try PropertyList.encode(summary, format: .json))
                 } else {
@@ -99,7 +99,7 @@ enum InspectCommands {
                         "Show the app's icon files, the icon renditions of its asset catalog and its alternate icons; '*' marks the one the install page uses.",
                     arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
                     run: { parsed in
-                        Console.lines(try IconListing.list(parsed.positionals[0]).lines)
+                        Console.lines(try IconListing.list(parsed.positionals[0], limits: try LimitSettings.current).lines)
                         return 0
                     }),
                 CommandSpec(
@@ -107,7 +107,8 @@ enum InspectCommands {
                     arguments: [ArgumentSpec(name: "IPA|APP", help: "An .ipa, .app or .xcarchive.")],
                     options: [.value("-o", "--output", name: "DIR", kind: .path, help: "The folder to write to.", required: true)],
                     run: { parsed in
-                        let written = try AppIcons.extract(parsed.positionals[0], to: parsed.required("output"))
+                        let written = try AppIcons.extract(
+                            parsed.positionals[0], to: parsed.required("output"), limits: try LimitSettings.current)
                         for (index, item) in written.enumerated() {
                             let icon = item.icon
                             let note = index == written.count - 1 ? "the largest, " : ""

@@ -48,7 +48,7 @@ enum PlistCommands {
                     try PlistTool.print(
                         parsed.positionals[0], keyPath: keyPath,
                         format: parsed.choice("format", as: PlistTool.OutputFormat.self)!,
-                        sortKeys: parsed.flag("sort-keys")))
+                        sortKeys: parsed.flag("sort-keys"), limits: try LimitSettings.current.plist))
                 return 0
             })
     }
@@ -62,7 +62,7 @@ enum PlistCommands {
                 Console.out(
                     try PlistTool.get(
                         parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!))
+                        format: parsed.choice("format", as: PlistTool.OutputFormat.self)!, limits: try LimitSettings.current.plist))
                 return 0
             })
     }
@@ -91,7 +91,7 @@ enum PlistCommands {
                 try PlistTool.set(
                     parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
                     text: parsed.positional(2), type: parsed.choice("type", as: PlistValueType.self),
-                    output: parsed.value("output"))
+                    output: parsed.value("output"), limits: try LimitSettings.current.plist)
                 return 0
             })
     }
@@ -104,7 +104,7 @@ enum PlistCommands {
             run: { parsed in
                 try PlistTool.delete(
                     parsed.positionals[0], keyPath: PlistKeyPath(parsing: parsed.positionals[1]),
-                    output: parsed.value("output"))
+                    output: parsed.value("output"), limits: try LimitSettings.current.plist)
                 return 0
             })
     }
@@ -121,7 +121,7 @@ enum PlistCommands {
             run: { parsed in
                 try PlistTool.convert(
                     parsed.positionals[0], to: parsed.choice("to", as: PlistFormat.self)!, output: parsed.value("output"),
-                    sortKeys: parsed.flag("sort-keys"))
+                    sortKeys: parsed.flag("sort-keys"), limits: try LimitSettings.current.plist)
                 return 0
             })
     }
@@ -149,7 +149,7 @@ enum PlistCommands {
                 let merge = try PlistTool.merge(
                     base: parsed.positionals[0], overlays: Array(parsed.positionals.dropFirst()),
                     output: output, format: parsed.choice("to", as: PlistFormat.self),
-                    sortKeys: parsed.flag("sort-keys"))
+                    sortKeys: parsed.flag("sort-keys"), limits: try LimitSettings.current.plist)
                 if parsed.flag("explain") {
                     let printer = PlistTextPrinter()
                     let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
@@ -170,7 +170,7 @@ enum PlistCommands {
             options: [.flag("-q", "--quiet", help: "Print only the files that fail.")],
             run: { parsed in
                 var failed = false
-                for result in PlistTool.lint(parsed.positionals) {
+                for result in PlistTool.lint(parsed.positionals, limits: try LimitSettings.current.plist) {
                     if result.isValid {
                         if !parsed.flag("quiet") { Console.line(result.line) }
                     } else {

@@ -21,7 +21,8 @@ enum ProfileCommands {
             arguments: [ArgumentSpec(name: "FILE", help: "A .mobileprovision or .provisionprofile file.")],
             options: [.flag("--json", help: "Print JSON.")],
             run: { parsed in
-                let summary = PlistValue.dictionary(try ProfileCheck.summary(path: parsed.positionals[0]))
+                let summary = PlistValue.dictionary(
+                    try ProfileCheck.summary(path: parsed.positionals[0], limits: try LimitSettings.current.plist))
                 if parsed.flag("json") {
                     Console.out(try PropertyList.encode(summary, format: .json))
                 } else {
@@ -36,7 +37,7 @@ enum ProfileCommands {
             name: "devices", abstract: "Print the device UDIDs a profile allows, one per line.",
             arguments: [ArgumentSpec(name: "FILE", help: "A .mobileprovision file.")],
             run: { parsed in
-                let profile = try ProvisioningProfile(contentsOf: parsed.positionals[0])
+                let profile = try ProvisioningProfile(contentsOf: parsed.positionals[0], limits: try LimitSettings.current.plist)
                 if profile.provisionsAllDevices {
                     Console.err("\(parsed.positionals[0]): an enterprise profile; it allows every device\n")
                 }

@@ -27,12 +27,9 @@ public struct CodeSealVerifier: Sendable {
         }
         // An app on disk: its folder is walked on another thread while this one reads the main
         // executable and queues its pages, so hashing starts before the listing ends.
-        let opened = Locked<Result<AppPackage, any Error>?>(nil)
-        let walk = DispatchGroup()
-        DispatchQueue.global().async(group: walk) { opened.withLock { $0 = Result { try AppPackage.open(path) } } }
+        let opened = BackgroundResult { try AppPackage.open(path) }
         let early = EarlyExecutableCheck.start(app: app)
-        walk.wait()
-        return try verify(opened.value!.get(), early: early)
+        return try verify(opened.get(), early: early)
     }
 
     /// Verifies the app of an opened package.
@@ -75,7 +72,7 @@ public struct CodeSealVerifier: Sendable {
         }
         // The index and the seals built for the check are torn down on another thread: the report is ready.
         let leftovers = Leftover((reader, locator, early))
-        DispatchQueue.global().async { leftovers.value = nil }
+        Background.run { leftovers.value = nil }
         return CodeSealReport(input: package.path, items: items)
     }
 

@@ -74,20 +74,13 @@ final class BinaryPlistXMLSplitter {
             isDictionary: isDictionary, depth: depth, encoderDepth: writer.openContainers, chunkCount: chunkCount,
             window: 2 * threads, valuesBefore: walker.valueCount,
             chunkByteLimit: chunkByteLimit ?? max(16 << 20, 16 * inputSize / chunkCount), spareWriters: spareWriters)
-        let helpers = DispatchGroup()
-        for _ in 1..<threads {
-            helpers.enter()
-            let thread = Thread {
-                job.helperWork()
-                helpers.leave()
-            }
-            thread.stackSize = Self.helperStackSize
-            thread.start()
+        let helpers = (1..<threads).map { _ in
+            BackgroundResult(thread: nil, stackSize: Self.helperStackSize) { job.helperWork() }
         }
         // The helpers read the input, which the caller frees once this returns or throws.
         defer {
             job.stop()
-            helpers.wait()
+            for helper in helpers { helper.get() }
         }
         var chunkWalker = job.makeWalker()
         defer { chunkWalker.deallocate() }
