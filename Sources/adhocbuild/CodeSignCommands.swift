@@ -38,7 +38,8 @@ enum CodeSignCommands {
             ],
             run: { parsed in
                 let input = parsed.positionals[0]
-                let verification = CodeSignatureVerification(anchorApple: parsed.value("anchor") == "apple")
+                var verification = CodeSignatureVerification(anchorApple: parsed.value("anchor") == "apple")
+                verification.limits = try LimitSettings.current
                 let result = try verification.verify(path: input)
                 let report = result.report
                 if parsed.flag("json") {

@@ -58,9 +58,9 @@ enum InspectCommands {
             ],
             run: { parsed in
                 let now = parsed.value("at").flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-                let findings = try PublishCheck(udids: parsed.allValues("udid"), now: now, anchorApple: parsed.value("anchor") == "apple")
-                    .check(
-                        path: parsed.positionals[0])
+                var check = PublishCheck(udids: parsed.allValues("udid"), now: now, anchorApple: parsed.value("anchor") == "apple")
+                check.limits = try LimitSettings.current
+                let findings = try check.check(path: parsed.positionals[0])
                 let errors = findings.filter { $0.severity == .error }.count
                 if parsed.flag("json") {
                     var dict = PlistDictionary()

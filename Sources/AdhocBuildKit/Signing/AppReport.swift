@@ -18,7 +18,7 @@ public enum AppReport {
             package.app.file("embedded.mobileprovision") == nil
             ? nil : ProfileCheck.describe(try? package.app.read("embedded.mobileprovision"))
         var dict = AppInspection.summary(package, now: now, profileSignature: profileSignature)
-        let check = try SignatureCheck.run(path: path, now: now)
+        let check = try SignatureCheck.run(path: path, now: now, limits: limits)
         dict["signature"] = .string(check.state.rawValue)
         dict["signing"] = .array(
             check.result.report.items.reversed().map { .dictionary(signing($0, signer: check.result.signers[$0.path])) })

@@ -13,6 +13,8 @@ public struct CodeSealVerifier: Sendable {
     public var threads: Int
     /// Checks each signed item's signature beyond its seal; its strings become problems of the item.
     public var trustCheck: SignatureTrustCheck?
+    /// The limits the input is opened with.
+    public var limits: ReaderLimits = .standard
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, trustCheck: SignatureTrustCheck? = nil) {
         self.threads = max(1, threads)
@@ -23,11 +25,11 @@ public struct CodeSealVerifier: Sendable {
     /// cannot be opened is an error, everything found inside is a problem in the report.
     public func verify(path: String) throws -> CodeSealReport {
         guard FileIO.kind(of: path) == .folder, let app = try? IPAPackager.locateApp(path).app else {
-            return try verify(AppPackage.open(path))
+            return try verify(AppPackage.open(path, limits: limits))
         }
         // An app on disk: its folder is walked on another thread while this one reads the main
         // executable and queues its pages, so hashing starts before the listing ends.
-        let opened = BackgroundResult { try AppPackage.open(path) }
+        let opened = BackgroundResult { [limits] in try AppPackage.open(path, limits: limits) }
         let early = EarlyExecutableCheck.start(app: app)
         return try verify(opened.get(), early: early)
     }
