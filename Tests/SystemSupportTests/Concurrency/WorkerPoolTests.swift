@@ -2,14 +2,6 @@ import Foundation
 import SystemSupport
 import Testing
 
-@Suite struct LockedTests {
-    @Test func updatesFromManyThreadsAreNotLost() {
-        let counter = Locked(0)
-        DispatchQueue.concurrentPerform(iterations: 1000) { _ in counter.withLock { $0 += 1 } }
-        #expect(counter.value == 1000)
-    }
-}
-
 @Suite struct WorkerPoolTests {
     @Test func everyJobRunsAndNoMoreThanTheCapacityAreInFlight() throws {
         let pool = WorkerPool(label: "test", capacity: 3)
