@@ -29,7 +29,7 @@ let package = Package(
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "Compression", targets: ["Compression"]),
-        .library(name: "SystemSupport", targets: ["SystemSupport"]),
+        .library(name: "SystemSupport", targets: ["SystemSupport"])
     ],
     targets: [
         .systemLibrary(

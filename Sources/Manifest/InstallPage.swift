@@ -42,6 +42,8 @@ public struct InstallPage {
         public var signatureNotice: String?
         /// Copy the ipa into the output folder (the page links to it there).
         public var copyIPA = true
+        /// The limits the ipa and its plists are read with.
+        public var limits: ReaderLimits = .standard
         /// Read every entry of the ipa against its CRC first, so a damaged ipa is not published
         /// (`release` turns it off: its verify step has read them).
         public var checkEntries = true
@@ -76,7 +78,7 @@ public struct InstallPage {
     /// Reads `ipa` and writes the page and its files into `folder`.
     public func write(ipa: String, to folder: String) throws -> Result {
         let (base, baseWarning) = try checkedBaseURL()
-        let package = try AppPackage.open(ipa)
+        let package = try AppPackage.open(ipa, limits: options.limits)
         let app = package.app
         if options.checkEntries && !package.isArchive {
             // The manifest would point at a folder, which no device can download.
@@ -132,7 +134,9 @@ public struct InstallPage {
     func writeIcons(of app: AppBundle, into output: inout PageOutput) throws -> Bool {
         let image: RGBAImage
         if let icon = options.icon {
-            do { image = try RGBAImage(pngData: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic where error.code == .ipa(.image) {
+            do { image = try RGBAImage(pngData: try FileIO.read(icon, limit: InputLimits.image)) } catch let error as Diagnostic
+                where error.code == .ipa(.image)
+            {
                 throw Diagnostic.manifest("is not a readable PNG: \(error.description)", file: icon)
             }
         } else {

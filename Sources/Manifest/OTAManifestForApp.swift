@@ -63,6 +63,8 @@ extension OTAManifest {
         public var ipaURL: String?
         public var subtitle: String?
         public var bundleVersion: BundleVersionSource = .short
+        /// The limits the ipa and its plists are read with.
+        public var limits: ReaderLimits = .standard
 
         public init(ipa: String, baseURL: String) {
             self.ipa = ipa
@@ -76,7 +78,7 @@ extension OTAManifest {
         let (base, warning) = try URLEncoding.baseURLWithWarning(request.baseURL, allowHTTP: request.allowHTTP)
         let warnings = warning.map { [$0] } ?? []
         let ipaURL = try request.ipaURL.map { try URLEncoding.ipaURL($0, allowHTTP: request.allowHTTP) }
-        let package = try AppPackage.open(request.ipa)
+        let package = try AppPackage.open(request.ipa, limits: request.limits)
         // The manifest would point at a folder, which no device can download.
         guard package.isArchive else { throw Diagnostic.notAnIPA(request.ipa) }
         let app = package.app

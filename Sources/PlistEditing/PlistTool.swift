@@ -24,9 +24,9 @@ public enum PlistTool {
     /// The whole file, or the value at `keyPath`, rendered.
     public static func print(
         _ path: String, keyPath: PlistKeyPath = .root, format: OutputFormat = .text,
-        sortKeys: Bool = false
+        sortKeys: Bool = false, limits: PlistLimits = .default
     ) throws -> Data {
-        let plist = try PropertyList(contentsOf: path)
+        let plist = try PropertyList(contentsOf: path, limits: limits)
         do {
             return try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
         } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
@@ -35,8 +35,10 @@ public enum PlistTool {
     }
 
     /// The value at `keyPath`: scalars bare (for shell scripts), containers as `format`.
-    public static func get(_ path: String, keyPath: PlistKeyPath, format: OutputFormat = .raw) throws -> Data {
-        try print(path, keyPath: keyPath, format: format)
+    public static func get(
+        _ path: String, keyPath: PlistKeyPath, format: OutputFormat = .raw, limits: PlistLimits = .default
+    ) throws -> Data {
+        try print(path, keyPath: keyPath, format: format, limits: limits)
     }
 
     /// Sets `keyPath` to `text` read as `type` (default: the existing value's type, else string),
@@ -45,12 +47,12 @@ public enum PlistTool {
     @discardableResult
     public static func set(
         _ path: String, keyPath: PlistKeyPath, text: String?, type: PlistValueType? = nil,
-        output: String? = nil
+        output: String? = nil, limits: PlistLimits = .default
     ) throws -> Bool {
-        var plist = try PropertyList(contentsOf: path)
+        var plist = try PropertyList(contentsOf: path, limits: limits)
         try refuseOpenStep(plist, path, output)
         // What is written must read back: a key path that nests deeper than the readers allow is refused.
-        let maxDepth = PlistLimits.default.maxDepth
+        let maxDepth = limits.maxDepth
         guard keyPath.components.count < maxDepth else {
             throw Diagnostic.plist(
                 .limitExceeded,
@@ -81,8 +83,8 @@ public enum PlistTool {
     }
 
     /// Removes `keyPath`; an error when it does not exist.
-    public static func delete(_ path: String, keyPath: PlistKeyPath, output: String? = nil) throws {
-        var plist = try PropertyList(contentsOf: path)
+    public static func delete(_ path: String, keyPath: PlistKeyPath, output: String? = nil, limits: PlistLimits = .default) throws {
+        var plist = try PropertyList(contentsOf: path, limits: limits)
         try refuseOpenStep(plist, path, output)
         do {
             try plist.value.removeValue(at: keyPath)
@@ -95,9 +97,9 @@ public enum PlistTool {
     /// Rewrites `path` in `format`, in place unless `output` is given (like `plutil -convert`).
     public static func convert(
         _ path: String, to format: PlistFormat, output: String? = nil,
-        sortKeys: Bool = false
+        sortKeys: Bool = false, limits: PlistLimits = .default
     ) throws {
-        try PlistConverter.convert(path, to: format, output: output ?? path, sortKeys: sortKeys)
+        try PlistConverter.convert(path, to: format, output: output ?? path, sortKeys: sortKeys, limits: limits)
     }
 
     /// Merges `overlays` over `base` in order and writes the result to `output` in `format`
@@ -105,12 +107,12 @@ public enum PlistTool {
     @discardableResult
     public static func merge(
         base: String, overlays: [String], output: String, format: PlistFormat? = nil,
-        sortKeys: Bool = false
+        sortKeys: Bool = false, limits: PlistLimits = .default
     ) throws -> PlistMerge {
-        let baseList = try PropertyList(contentsOf: base)
+        let baseList = try PropertyList(contentsOf: base, limits: limits)
         var sources = [PlistMerge.Source(name: base, value: baseList.value)]
         for overlay in overlays {
-            sources.append(PlistMerge.Source(name: overlay, value: try PropertyList(contentsOf: overlay).value))
+            sources.append(PlistMerge.Source(name: overlay, value: try PropertyList(contentsOf: overlay, limits: limits).value))
         }
         let merge = PlistMerge(sources)
         try PropertyList(merge.value, format: baseList.format).write(to: output, format: format, sortKeys: sortKeys)
@@ -131,10 +133,10 @@ public enum PlistTool {
     }
 
     /// Reads each file fully and reports whether it is a valid plist.
-    public static func lint(_ paths: [String]) -> [LintResult] {
+    public static func lint(_ paths: [String], limits: PlistLimits = .default) -> [LintResult] {
         paths.map { path in
             do {
-                let plist = try PropertyList(contentsOf: path)
+                let plist = try PropertyList(contentsOf: path, limits: limits)
                 return LintResult(path: path, format: plist.format, error: nil)
             } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
                 return LintResult(path: path, format: nil, error: error.inFile(path))

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Flushes a file's data to disk on another thread while its writer carries on, so that the
@@ -9,8 +8,7 @@ import Foundation
 /// the write instead of being waited for at the end. A request while a flush runs is dropped:
 /// the next one covers it. Failures are ignored here; the final `fsync` reports them.
 public final class BackgroundSync: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "adhocbuild.background-sync")
-    private let group = DispatchGroup()
+    private let worker = SerialWorker(label: "adhocbuild.background-sync")
     private let fileDescriptor: Int32
     /// How many flushes were started, for tests.
     public private(set) var started = 0
@@ -22,17 +20,13 @@ public final class BackgroundSync: @unchecked Sendable {
 
     /// Starts flushing what was written so far, unless a flush is still running.
     public func request() {
-        guard group.wait(timeout: .now()) == .success else { return }
+        guard worker.isIdle else { return }
         started += 1
-        group.enter()
-        queue.async { [self] in
-            _ = fdatasync(fileDescriptor)
-            group.leave()
-        }
+        worker.run { [fileDescriptor] in _ = fdatasync(fileDescriptor) }
     }
 
     /// Waits for a flush in flight, if any.
     public func wait() {
-        group.wait()
+        worker.wait()
     }
 }

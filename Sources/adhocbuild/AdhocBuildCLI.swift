@@ -24,7 +24,7 @@ enum AdhocBuildCLI {
     static func run(_ arguments: [String]) -> Int32 {
         let parser = CommandLineParser(root: root)
         do {
-            try LimitSettings.apply(LimitSettings.environment())
+            LimitSettings.setProcessDefaults(try LimitSettings.current)
             switch try parser.parse(arguments) {
             case .version:
                 Console.out("adhocbuild \(AdhocBuildVersion.current)\n")

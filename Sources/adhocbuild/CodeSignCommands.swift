@@ -44,7 +44,8 @@ enum CodeSignCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let input = options.input
-            let verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
+            var verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
+            verification.limits = try LimitSettings.current
             let result = try verification.verify(path: input)
             let report = result.report
             if options.json {

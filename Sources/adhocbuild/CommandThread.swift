@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Runs the command on a thread of its own with a large stack, and waits for its exit status.
 enum CommandThread {
@@ -8,21 +9,6 @@ enum CommandThread {
 
     /// Runs `body` on a new thread with a stack of `stackSize` bytes and returns what it returns.
     static func run(stackSize: Int, _ body: @escaping @Sendable () -> Int32) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        let status = Box()
-        let thread = Thread {
-            status.value = body()
-            done.signal()
-        }
-        thread.stackSize = stackSize
-        thread.start()
-        done.wait()
-        return status.value
-    }
-
-    /// The status handed from the command's thread to the main one (written once, read after the
-    /// semaphore that orders the two).
-    private final class Box: @unchecked Sendable {
-        var value: Int32 = 0
+        BackgroundResult(thread: nil, stackSize: stackSize, body).get()
     }
 }

@@ -48,6 +48,7 @@ enum DistributionCommands {
         CommandSpec(name: "manifest", abstract: "Write the itms-services manifest plist for an ipa.", options: ManifestOptions.self) {
             options, _ in
             var request = OTAManifest.Request(ipa: options.ipa, baseURL: options.baseURL)
+            request.limits = try LimitSettings.current
             request.allowHTTP = options.allowHTTP
             request.ipaURL = options.ipaURL
             request.subtitle = options.subtitle
@@ -107,6 +108,7 @@ enum DistributionCommands {
         ) { given, _ in
             let environment = ProcessInfo.processInfo.environment
             var options = InstallPage.Options(baseURL: given.baseURL)
+            options.limits = try LimitSettings.current
             options.allowHTTP = given.allowHTTP
             options.environment = given.environment
             if let notes = given.notes {

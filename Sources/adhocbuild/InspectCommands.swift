@@ -18,7 +18,8 @@ enum InspectCommands {
                 """,
             options: InspectOptions.self
         ) { options, _ in
-            try Summary.print(.dictionary(try AppReport.summary(path: options.input)), json: options.json)
+            try Summary.print(
+                .dictionary(try AppReport.summary(path: options.input, limits: try LimitSettings.current)), json: options.json)
             return 0
         }
     }
@@ -69,7 +70,10 @@ enum InspectCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let now = options.at.flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-            let findings = try PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
+            var check = PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
+            check.limits = try LimitSettings.current
+            let findings =
+                try check
                 .check(path: options.ipa)
             let errors = findings.filter { $0.severity == .error }.count
             if options.json {
@@ -125,14 +129,14 @@ enum InspectCommands {
                         "Show the app's icon files, the icon renditions of its asset catalog and its alternate icons; '*' marks the one the install page uses.",
                     options: IconListOptions.self
                 ) { options, _ in
-                    Console.lines(try IconListing.list(options.input).lines)
+                    Console.lines(try IconListing.list(options.input, limits: try LimitSettings.current).lines)
                     return 0
                 },
                 CommandSpec(
                     name: "extract", abstract: "Write the app's icons (CgBI un-crushed) to a folder; the largest also as icon.png.",
                     options: IconExtractOptions.self
                 ) { options, _ in
-                    let written = try AppIcons.extract(options.input, to: options.output)
+                    let written = try AppIcons.extract(options.input, to: options.output, limits: try LimitSettings.current)
                     for (index, item) in written.enumerated() {
                         let icon = item.icon
                         let note = index == written.count - 1 ? "the largest, " : ""

@@ -4,7 +4,8 @@ import IPAKit
 import PlistKit
 
 /// The `ADHOCBUILD_MAX_*` environment variables that raise (or lower) the readers' limits for users with
-/// legitimately huge files. Read once at start-up, before any file is opened.
+/// legitimately huge files. Read once at start-up, before any file is opened, into one value that the
+/// commands pass to every read (``current``).
 enum LimitSettings {
     /// One variable: its name, what it limits, the built-in value, and how to apply a value.
     struct Setting: Sendable {
@@ -12,7 +13,17 @@ enum LimitSettings {
         var summary: String
         var builtIn: Int
         var isSize: Bool
-        var apply: @Sendable (Int) -> Void
+        var apply: @Sendable (inout ReaderLimits, Int) -> Void
+    }
+
+    /// The limits the environment asks for (the built-in ones where it sets none), read on first use;
+    /// a usage error when a variable's value is not valid.
+    static let fromEnvironment = Result { try limits(from: environment()) }
+
+    /// The limits the commands read with: ``fromEnvironment``, whose error the start-up reports
+    /// before any command runs.
+    static var current: ReaderLimits {
+        get throws { try fromEnvironment.get() }
     }
 
     static let plist = PlistLimits()
@@ -26,32 +37,38 @@ enum LimitSettings {
         Setting(
             name: "ADHOCBUILD_MAX_PLIST_DEPTH", summary: "deepest plist nesting", builtIn: plist.maxDepth,
             isSize: false
-        ) { PlistLimits.default.maxDepth = $0 },
+        ) { $0.plist.maxDepth = $1 },
         Setting(
             name: "ADHOCBUILD_MAX_PLIST_VALUES", summary: "most values a plist may hold", builtIn: plist.maxValues,
             isSize: false
-        ) { PlistLimits.default.maxValues = $0 },
+        ) { $0.plist.maxValues = $1 },
         Setting(
             name: "ADHOCBUILD_MAX_PLIST_SIZE", summary: "largest plist file read", builtIn: plist.maxInputSize,
             isSize: true
-        ) { PlistLimits.default.maxInputSize = $0 },
+        ) { $0.plist.maxInputSize = $1 },
         Setting(
             name: "ADHOCBUILD_MAX_IPA_ENTRIES", summary: "most entries in an ipa", builtIn: ipa.maxEntries,
             isSize: false
-        ) { ZipArchiveReader.Limits.standard.maxEntries = $0 },
+        ) { $0.archive.maxEntries = $1 },
         Setting(
             name: "ADHOCBUILD_MAX_IPA_SIZE", summary: "largest total unzipped size of an ipa", builtIn: Int(ipa.maxTotalSize),
             isSize: true
-        ) { ZipArchiveReader.Limits.standard.maxTotalSize = Int64($0) },
+        ) { $0.archive.maxTotalSize = Int64($1) },
         Setting(
             name: "ADHOCBUILD_MAX_IPA_ENTRY_SIZE", summary: "largest ipa entry read into memory",
             builtIn: Int(ipa.maxEntryReadSize), isSize: true
-        ) { ZipArchiveReader.Limits.standard.maxEntryReadSize = Int64($0) },
+        ) { $0.archive.maxEntryReadSize = Int64($1) },
         Setting(
             name: "ADHOCBUILD_MAX_IPA_RATIO", summary: "largest compression ratio of a big entry", builtIn: Int(ipa.maxRatio),
             isSize: false
-        ) { ZipArchiveReader.Limits.standard.maxRatio = Int64($0) }
+        ) { $0.archive.maxRatio = Int64($1) }
     ]
+
+    /// Makes `limits` the readers' defaults too, for the reads not yet given them (transitional).
+    static func setProcessDefaults(_ limits: ReaderLimits) {
+        PlistLimits.default = limits.plist
+        ZipArchiveReader.Limits.standard = limits.archive
+    }
 
     /// The rows of the root help's Environment table, with the built-in values.
     static var helpRows: [(String, String)] {
@@ -79,9 +96,10 @@ enum LimitSettings {
         return values
     }
 
-    /// Applies the variables set in `environment`; a value that is not a positive whole number
-    /// (with an optional K/M/G suffix for sizes) is a usage error naming the variable.
-    static func apply(_ environment: [String: String]) throws {
+    /// The built-in limits with the variables set in `environment` applied; a value that is not a
+    /// positive whole number (with an optional K/M/G suffix for sizes) is a usage error naming the variable.
+    static func limits(from environment: [String: String]) throws -> ReaderLimits {
+        var limits = ReaderLimits()
         for setting in settings {
             guard let text = environment[setting.name], !text.isEmpty else { continue }
             guard let value = parse(text, allowSuffix: setting.isSize), value > 0 else {
@@ -93,8 +111,9 @@ enum LimitSettings {
                     message: "\(setting.name): '\(text)' is more than \(maxPlistDepthCeiling), the deepest nesting adhocbuild can read",
                     commandPath: ["adhocbuild"])
             }
-            setting.apply(value)
+            setting.apply(&limits, value)
         }
+        return limits
     }
 
     static func parse(_ text: String, allowSuffix: Bool) -> Int? {

@@ -59,7 +59,7 @@ enum PlistCommands {
             Console.out(
                 try PlistTool.print(
                     options.file, keyPath: PlistKeyPath(parsing: options.keyPath ?? ""), format: options.format,
-                    sortKeys: options.sortKeys))
+                    sortKeys: options.sortKeys, limits: try LimitSettings.current.plist))
             return 0
         }
     }
@@ -76,7 +76,10 @@ enum PlistCommands {
     static var get: CommandSpec {
         CommandSpec(name: "get", abstract: "Print the value at a key path; scalars bare, for scripts.", options: GetOptions.self) {
             options, _ in
-            Console.out(try PlistTool.get(options.file, keyPath: PlistKeyPath(parsing: options.keyPath), format: options.format))
+            Console.out(
+                try PlistTool.get(
+                    options.file, keyPath: PlistKeyPath(parsing: options.keyPath), format: options.format,
+                    limits: try LimitSettings.current.plist))
             return 0
         }
     }
@@ -112,7 +115,7 @@ enum PlistCommands {
         ) { options, _ in
             try PlistTool.set(
                 options.file, keyPath: PlistKeyPath(parsing: options.keyPath), text: options.value, type: options.type,
-                output: options.output)
+                output: options.output, limits: try LimitSettings.current.plist)
             return 0
         }
     }
@@ -128,7 +131,9 @@ enum PlistCommands {
 
     static var delete: CommandSpec {
         CommandSpec(name: "delete", abstract: "Remove the value at a key path.", options: DeleteOptions.self) { options, _ in
-            try PlistTool.delete(options.file, keyPath: PlistKeyPath(parsing: options.keyPath), output: options.output)
+            try PlistTool.delete(
+                options.file, keyPath: PlistKeyPath(parsing: options.keyPath), output: options.output,
+                limits: try LimitSettings.current.plist)
             return 0
         }
     }
@@ -155,7 +160,9 @@ enum PlistCommands {
             discussion: "JSON has no dates or data: dates become ISO 8601 strings and data base64 strings.",
             options: ConvertOptions.self
         ) { options, _ in
-            try PlistTool.convert(options.file, to: options.format, output: options.output, sortKeys: options.sortKeys)
+            try PlistTool.convert(
+                options.file, to: options.format, output: options.output, sortKeys: options.sortKeys,
+                limits: try LimitSettings.current.plist)
             return 0
         }
     }
@@ -191,7 +198,7 @@ enum PlistCommands {
         ) { options, _ in
             let merge = try PlistTool.merge(
                 base: options.base, overlays: options.overlays, output: options.output, format: options.format,
-                sortKeys: options.sortKeys)
+                sortKeys: options.sortKeys, limits: try LimitSettings.current.plist)
             if options.explain {
                 let printer = PlistTextPrinter()
                 let lines = merge.leaves.map { "\($0.keyPath) = \(printer.renderInline($0.value))  (\($0.source))" }
@@ -220,7 +227,7 @@ enum PlistCommands {
         CommandSpec(name: "lint", abstract: "Check that files are valid plists; one line per file.", options: LintOptions.self) {
             options, _ in
             var failed = false
-            for result in PlistTool.lint(options.files) {
+            for result in PlistTool.lint(options.files, limits: try LimitSettings.current.plist) {
                 if result.isValid {
                     if !options.quiet { Console.line(result.line) }
                 } else {

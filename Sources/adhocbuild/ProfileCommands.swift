@@ -36,7 +36,8 @@ enum ProfileCommands {
                 """,
             options: ShowOptions.self
         ) { options, _ in
-            try Summary.print(.dictionary(try ProfileCheck.summary(path: options.file)), json: options.json)
+            try Summary.print(
+                .dictionary(try ProfileCheck.summary(path: options.file, limits: try LimitSettings.current.plist)), json: options.json)
             return 0
         }
     }
@@ -46,7 +47,7 @@ enum ProfileCommands {
             name: "devices", abstract: "Print the device UDIDs a profile allows, one per line.",
             options: DevicesOptions.self
         ) { options, _ in
-            let profile = try ProvisioningProfile(contentsOf: options.file)
+            let profile = try ProvisioningProfile(contentsOf: options.file, limits: try LimitSettings.current.plist)
             if profile.provisionsAllDevices {
                 Console.err("\(options.file): an enterprise profile; it allows every device\n")
             }

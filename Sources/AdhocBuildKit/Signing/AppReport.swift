@@ -10,14 +10,15 @@ public enum AppReport {
     /// How many problems of one code item are shown before the rest are counted.
     public static let problemsShown = 3
 
-    /// The summary of the .ipa, .app or .xcarchive at `path`, as an ordered dictionary for text or JSON.
-    public static func summary(path: String, now: Date = Date()) throws -> PlistDictionary {
-        let package = try AppPackage.open(path)
+    /// The summary of the .ipa, .app or .xcarchive at `path` (read with `limits`), as an ordered
+    /// dictionary for text or JSON.
+    public static func summary(path: String, now: Date = Date(), limits: ReaderLimits = .standard) throws -> PlistDictionary {
+        let package = try AppPackage.open(path, limits: limits)
         let profileSignature =
             package.app.file("embedded.mobileprovision") == nil
             ? nil : ProfileCheck.describe(try? package.app.read("embedded.mobileprovision"))
         var dict = AppInspection.summary(package, now: now, profileSignature: profileSignature)
-        let check = try SignatureCheck.run(path: path, now: now)
+        let check = try SignatureCheck.run(path: path, now: now, limits: limits)
         dict["signature"] = .string(check.state.rawValue)
         dict["signing"] = .array(
             check.result.report.items.reversed().map { .dictionary(signing($0, signer: check.result.signers[$0.path])) })
@@ -69,8 +70,8 @@ public enum ProfileCheck {
     }
 
     /// `profile show`: the summary of the profile at `path`, with its CMS check.
-    public static func summary(path: String, now: Date = Date()) throws -> PlistDictionary {
-        let profile = try ProvisioningProfile(contentsOf: path)
+    public static func summary(path: String, now: Date = Date(), limits: PlistLimits = .default) throws -> PlistDictionary {
+        let profile = try ProvisioningProfile(contentsOf: path, limits: limits)
         return profile.summary(now: now, profileSignature: describe(try? Data(contentsOf: URL(fileURLWithPath: path))))
     }
 }

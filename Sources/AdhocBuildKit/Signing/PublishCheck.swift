@@ -17,6 +17,8 @@ public struct PublishCheck: Sendable {
     public var anchorApple: Bool
     /// How many problems of one code item are listed before the rest are counted.
     public var problemsPerItem = 5
+    /// The limits the input is opened with.
+    public var limits: ReaderLimits = .standard
 
     public init(udids: [String] = [], now: Date = Date(), anchorApple: Bool = false) {
         self.udids = udids
@@ -26,9 +28,9 @@ public struct PublishCheck: Sendable {
 
     /// Checks the .ipa, .app or .xcarchive at `path`.
     public func check(path: String) throws -> [AppVerifier.Finding] {
-        let package = try AppPackage.open(path)
+        let package = try AppPackage.open(path, limits: limits)
         let findings = AppVerifier(udids: udids, now: now).verify(package)
-        return findings + signatureFindings(try SignatureCheck.run(path: path, now: now, anchorApple: anchorApple))
+        return findings + signatureFindings(try SignatureCheck.run(path: path, now: now, anchorApple: anchorApple, limits: limits))
     }
 
     /// What the signature adds to the findings.

@@ -31,11 +31,14 @@ public struct SignatureCheck: Sendable {
     /// Verifies the .ipa, .app or .xcarchive at `path`; expiry is judged at `now`; with `anchorApple`
     /// a chain that does not end in Apple Root CA is an install problem.
     /// With `allowExpired` (`release --allow-expired`) an embedded profile or a signer certificate that has
-    /// expired is not an install problem: the caller lets it through, with its own warning.
-    public static func run(path: String, now: Date = Date(), anchorApple: Bool = false, allowExpired: Bool = false) throws
-        -> SignatureCheck
-    {
-        var result = try CodeSignatureVerification(anchorApple: anchorApple, now: now).verify(path: path)
+    /// expired is not an install problem: the caller lets it through, with its own warning. The input
+    /// is opened with `limits`.
+    public static func run(
+        path: String, now: Date = Date(), anchorApple: Bool = false, allowExpired: Bool = false, limits: ReaderLimits = .standard
+    ) throws -> SignatureCheck {
+        var verification = CodeSignatureVerification(anchorApple: anchorApple, now: now)
+        verification.limits = limits
+        var result = try verification.verify(path: path)
         var expired: [CodeSealProblem] = []
         if allowExpired {
             for index in result.report.items.indices {

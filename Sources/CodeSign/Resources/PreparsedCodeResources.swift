@@ -8,7 +8,7 @@ struct PreparsedCodeResources: Sendable {
     /// The bytes parsed.
     let data: Data
     /// The seal, or why the bytes are not one (the error parsing them directly throws).
-    let value: BackgroundResult<CodeResources>
+    let value: BackgroundResult<CodeResources, any Error>
 
     /// Starts parsing `data`.
     init(_ data: Data) {

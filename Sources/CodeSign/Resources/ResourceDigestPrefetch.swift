@@ -24,7 +24,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
     /// The batches of files to hash, largest first, and how many were handed out.
     private var batches: [[String]] = []
     private var nextBatch = 0
-    private let workers = DispatchGroup()
+    private let workers: WorkerPool
 
     private enum State {
         /// Listed for a job, not started.
@@ -53,10 +53,12 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
         codeResources = PreparsedCodeResources(data)
         reader = BundleFileReader(storage: app.storage, isArchive: isArchive)
         let root = app.root
-        DispatchQueue.global().async(group: workers) { [self] in
+        // Room for every thread's job at once: the first submits the others and never waits.
+        workers = WorkerPool(label: "adhocbuild.resource-prefetch", capacity: max(1, threads))
+        workers.submit { [self] in
             guard let resources = try? codeResources.value.get() else { return }
             list(plan(resources, root: root, executable: executable))
-            for _ in 1..<max(1, threads) { DispatchQueue.global().async(group: workers) { self.work() } }
+            for _ in 1..<max(1, threads) { workers.submit { self.work() } }
             work()
         }
     }
@@ -149,6 +151,6 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
         states.lock()
         isCancelled = true
         states.unlock()
-        workers.wait()
+        try? workers.wait()  // the jobs throw nothing
     }
 }

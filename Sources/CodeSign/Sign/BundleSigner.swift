@@ -72,27 +72,17 @@ public enum BundleSigner {
             signings.append(signing)
         }
         let skipping = Set(context.originals.keys.map { String($0.dropFirst(destination.count + 1)) })
-        let written = DispatchSemaphore(value: 0)
-        let failure = Locked<(any Error)?>(nil)
         let pending = signings
         // A thread of its own: it waits on the pages' jobs, and a dispatch worker waiting so would
         // hold one of the few the copy's and the pages' jobs share.
-        Thread {
-            defer { written.signal() }
-            do {
-                for signing in pending { try signing.writeCode() }
-            } catch {
-                failure.value = error
-            }
-        }.start()
+        let written = BackgroundResult(thread: nil) { for signing in pending { try signing.writeCode() } }
         do {
             context.digests = try HashingCopy.copy(source, to: destination, skipping: skipping)
         } catch {
-            written.wait()
+            _ = try? written.get()
             throw error
         }
-        written.wait()
-        if let error = failure.value { throw error }
+        try written.get()
         let copiedItems = items.map { CodeTree.Item(path: destination + $0.path.dropFirst(source.count), kind: $0.kind) }
         return try sign(bundle: destination, options: options, copy: context, items: copiedItems)
     }

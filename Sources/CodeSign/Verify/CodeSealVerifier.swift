@@ -13,6 +13,8 @@ public struct CodeSealVerifier: Sendable {
     public var threads: Int
     /// Checks each signed item's signature beyond its seal; its strings become problems of the item.
     public var trustCheck: SignatureTrustCheck?
+    /// The limits the input is opened with.
+    public var limits: ReaderLimits = .standard
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, trustCheck: SignatureTrustCheck? = nil) {
         self.threads = max(1, threads)
@@ -23,16 +25,13 @@ public struct CodeSealVerifier: Sendable {
     /// cannot be opened is an error, everything found inside is a problem in the report.
     public func verify(path: String) throws -> CodeSealReport {
         guard FileIO.kind(of: path) == .folder, let app = try? IPAPackager.locateApp(path).app else {
-            return try verify(AppPackage.open(path))
+            return try verify(AppPackage.open(path, limits: limits))
         }
         // An app on disk: its folder is walked on another thread while this one reads the main
         // executable and queues its pages, so hashing starts before the listing ends.
-        let opened = Locked<Result<AppPackage, any Error>?>(nil)
-        let walk = DispatchGroup()
-        DispatchQueue.global().async(group: walk) { opened.withLock { $0 = Result { try AppPackage.open(path) } } }
+        let opened = BackgroundResult { [limits] in try AppPackage.open(path, limits: limits) }
         let early = EarlyExecutableCheck.start(app: app)
-        walk.wait()
-        return try verify(opened.value!.get(), early: early)
+        return try verify(opened.get(), early: early)
     }
 
     /// Verifies the app of an opened package.
@@ -75,7 +74,7 @@ public struct CodeSealVerifier: Sendable {
         }
         // The index and the seals built for the check are torn down on another thread: the report is ready.
         let leftovers = Leftover((reader, locator, early))
-        DispatchQueue.global().async { leftovers.value = nil }
+        Background.run { leftovers.value = nil }
         return CodeSealReport(input: package.path, items: items)
     }
 

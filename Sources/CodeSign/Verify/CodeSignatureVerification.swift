@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import SystemSupport
 
 /// What `codesign verify` checks, in one call: every seal (`CodeSealVerifier`) and, for each signed
@@ -10,6 +11,8 @@ public struct CodeSignatureVerification: Sendable {
     public var anchorApple = false
     /// The time expiry is judged at (signatures are checked at their own signing time).
     public var now = Date()
+    /// The limits the input is opened with.
+    public var limits: ReaderLimits = .standard
 
     public init(anchorApple: Bool = false, now: Date = Date()) {
         self.anchorApple = anchorApple
@@ -28,7 +31,7 @@ public struct CodeSignatureVerification: Sendable {
     public func verify(path: String) throws -> Result {
         let signers = Locked<[String: String]>([:])
         let anchorApple = anchorApple, now = now
-        let verifier = CodeSealVerifier(trustCheck: { context in
+        var verifier = CodeSealVerifier(trustCheck: { context in
             let trust = SignatureTrust.evaluate(
                 bundlePath: context.bundlePath, signature: context.signature, profileData: context.profileData,
                 bundleIdentifier: context.bundleIdentifier, anchorApple: anchorApple, now: now)
@@ -37,6 +40,7 @@ public struct CodeSignatureVerification: Sendable {
             }
             return SignatureTrustFindings(seal: trust.problems, install: trust.installProblems)
         })
+        verifier.limits = limits
         let report = try verifier.verify(path: path)
         return Result(report: report, signers: signers.withLock { $0 })
     }

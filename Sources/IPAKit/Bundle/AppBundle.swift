@@ -13,6 +13,8 @@ public struct AppBundle: Sendable {
     public let infoFormat: PlistFormat
     /// App extensions, Watch apps and App Clips inside this bundle.
     public let nested: [AppBundle]
+    /// The limits its plists (Info.plist, the provisioning profile's) are read with.
+    public let plistLimits: PlistLimits
 
     public var name: String { (root as NSString).lastPathComponent }
     public var bundleIdentifier: String? { info["CFBundleIdentifier"]?.stringValue }
@@ -78,7 +80,7 @@ public struct AppBundle: Sendable {
         for name in ["embedded.mobileprovision", "Contents/embedded.provisionprofile"] where file(name) != nil {
             let (file, entry) = storage.place(of: root + "/" + name)
             do {
-                return .success(try ProvisioningProfile(data: try read(name)))
+                return .success(try ProvisioningProfile(data: try read(name), limits: plistLimits))
             } catch var error as Diagnostic where error.code.domain == IPAProblem.domain {
                 if error.file == nil {
                     error.file = file
@@ -93,16 +95,17 @@ public struct AppBundle: Sendable {
     }
 
     /// Reads the bundle at `root` in `storage` and the bundles nested in it.
-    init(storage: BundleStorage, root: String, depth: Int = 0) throws {
+    init(storage: BundleStorage, root: String, depth: Int = 0, plistLimits: PlistLimits = .default) throws {
         self.storage = storage
         self.root = root
+        self.plistLimits = plistLimits
         let infoPath = root + "/Info.plist"
         guard storage.files[infoPath] != nil else {
             let (file, entry) = storage.place(of: root)
             throw Diagnostic.ipa("has no Info.plist", file: file, entry: entry)
         }
         let plist: PropertyList
-        do { plist = try PropertyList(data: try storage.read(infoPath)) } catch let error as Diagnostic
+        do { plist = try PropertyList(data: try storage.read(infoPath), limits: plistLimits) } catch let error as Diagnostic
             where error.code.domain == PlistProblem.domain
         {
             let (file, entry) = storage.place(of: infoPath)
@@ -126,7 +129,7 @@ public struct AppBundle: Sendable {
                     }
                 ).sorted()
                 for name in names where storage.files[prefix + name + "/Info.plist"] != nil {
-                    nested.append(try AppBundle(storage: storage, root: prefix + name, depth: depth + 1))
+                    nested.append(try AppBundle(storage: storage, root: prefix + name, depth: depth + 1, plistLimits: plistLimits))
                 }
             }
         }
@@ -151,19 +154,20 @@ public struct AppPackage: Sendable {
     }
 
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
-    public static func open(_ path: String, limits: ZipArchiveReader.Limits = .standard) throws -> AppPackage {
+    /// Its plists are read with `limits.plist`, an ipa with `limits.archive`.
+    public static func open(_ path: String, limits: ReaderLimits = .standard) throws -> AppPackage {
         guard let kind = FileIO.kind(of: path) else { throw Diagnostic.ipa("no such file", file: path) }
         if kind == .folder {
             let (app, _) = try IPAPackager.locateApp(path)
             let storage = try FolderStorage(app: app)
-            let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent)
+            let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent, plistLimits: limits.plist)
             return AppPackage(path: path, app: bundle, extras: [], isArchive: false)
         }
-        let reader = try ZipArchiveReader(path: path, limits: limits)
+        let reader = try ZipArchiveReader(path: path, limits: limits.archive)
         let appName = try PayloadLayout.app(in: reader.entries, archive: path)
         let storage = ArchiveStorage(reader)
         let tops = Set(storage.files.keys.map { String($0[..<($0.utf8.firstIndex(of: UInt8(ascii: "/")) ?? $0.endIndex)]) })
-        let bundle = try AppBundle(storage: storage, root: "Payload/" + appName)
+        let bundle = try AppBundle(storage: storage, root: "Payload/" + appName, plistLimits: limits.plist)
         return AppPackage(path: path, app: bundle, extras: tops.subtracting(["Payload", "__MACOSX"]).sorted(), isArchive: true)
     }
 }

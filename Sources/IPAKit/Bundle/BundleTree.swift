@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import SystemSupport
 
@@ -46,7 +45,8 @@ struct BundleTree {
         defer { subtrees.deallocate() }
         let sharedChildren = children
         let folderPointer = UnsafeSendable(folder)
-        DispatchQueue.concurrentPerform(iterations: subfolders.count) { slot in
+        // Each subtree's failure is kept in its slot, so the first in listing order is the one thrown.
+        try Parallel.forEach(subfolders.count) { slot in
             let (name, childInfo) = sharedChildren[subfolders[slot]]
             subtrees.set(
                 slot,

@@ -409,7 +409,7 @@ public struct IPAPackager {
 // @unchecked Sendable: `entries` and `pool` are only touched while holding `lock`; a deflater taken
 // from the pool is used by one worker at a time.
 private final class CompressionState: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Locked()
     private(set) var entries: [PreparedEntry]
     /// Idle compressors; a worker takes one or makes one (GCD may run more workers than cores).
     private var pool: [ChunkDeflater] = []
@@ -421,16 +421,14 @@ private final class CompressionState: @unchecked Sendable {
     }
 
     func begin(_ file: Int, chunks: Int, size: Int64) {
-        lock.lock()
-        entries[file].segments = Array(repeating: (0, 0), count: chunks)
-        entries[file].uncompressedSize = size
-        lock.unlock()
+        lock.withLock {
+            entries[file].segments = Array(repeating: (0, 0), count: chunks)
+            entries[file].uncompressedSize = size
+        }
     }
 
     func finish(_ file: Int, crc: UInt32) {
-        lock.lock()
-        entries[file].crc = crc
-        lock.unlock()
+        lock.withLock { entries[file].crc = crc }
     }
 
     /// A piece of a file read for compressing: chunk `index` of file `file` (read from `path`).
@@ -448,10 +446,8 @@ private final class CompressionState: @unchecked Sendable {
     /// does not make it smaller.
     func compress(_ chunk: Chunk, spool: Spool) throws {
         let (data, file, path, isLast, single) = (chunk.data, chunk.file, chunk.path, chunk.isLast, chunk.single)
-        lock.lock()
-        let deflater = pool.popLast() ?? ChunkDeflater(level: level)
-        lock.unlock()
-        defer { lock.lock(); pool.append(deflater); lock.unlock() }
+        let deflater = lock.withLock { pool.popLast() } ?? ChunkDeflater(level: level)
+        defer { lock.withLock { pool.append(deflater) } }
         let compressed = data.isEmpty ? nil : data.withUnsafeBytes { deflater.deflate($0) }
         var output = compressed ?? data
         var deflated = true
@@ -465,9 +461,9 @@ private final class CompressionState: @unchecked Sendable {
             output = try DeflateChunk.makeContinuable(output)
         }
         let offset = try output.withUnsafeBytes { try spool.append($0) }
-        lock.lock()
-        entries[file].segments[chunk.index] = (offset, output.count)
-        if !deflated { entries[file].isDeflated = false }
-        lock.unlock()
+        lock.withLock {
+            entries[file].segments[chunk.index] = (offset, output.count)
+            if !deflated { entries[file].isDeflated = false }
+        }
     }
 }

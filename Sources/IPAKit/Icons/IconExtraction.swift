@@ -14,10 +14,11 @@ extension AppIcons {
     /// icons are only in its asset catalog gets every decodable rendition of its icon set, named
     /// `<set>-<width>x<height>@<scale>x~<idiom>.png`, and the one iOS shows as `icon.png`. Returns
     /// what it wrote, `icon.png` last; an app without a readable icon is an error naming the package.
-    /// The files are written together: one that cannot be written leaves `folder` as it was.
-    public static func extract(_ package: String, to folder: String) throws -> [Extracted] {
+    /// The files are written together: one that cannot be written leaves `folder` as it was. The
+    /// package is read with `limits`.
+    public static func extract(_ package: String, to folder: String, limits: ReaderLimits = .standard) throws -> [Extracted] {
         try OutputPlacement.checkOutside(folder, input: package)
-        let app = try AppPackage.open(package).app
+        let app = try AppPackage.open(package, limits: limits).app
         let icons = AppIcons(bundle: app)
         guard let largest = icons.largest else { return try extractFromCatalog(of: app, package, to: folder, files: icons) }
         try FileIO.createFolder(folder)

@@ -33,9 +33,9 @@ public struct IconListing: Sendable {
     }
 
     /// Lists the icons of the app in `package` (`.ipa`, `.app` or `.xcarchive`). A catalog that
-    /// cannot be read is an error naming it.
-    public static func list(_ package: String) throws -> IconListing {
-        let app = try AppPackage.open(package).app
+    /// cannot be read is an error naming it. The package is read with `limits`.
+    public static func list(_ package: String, limits: ReaderLimits = .standard) throws -> IconListing {
+        let app = try AppPackage.open(package, limits: limits).app
         let lookup = AppIconLookup(bundle: app)
         let files = lookup.files.icons.map { Entry(text: $0.description, isShown: $0.path == lookup.icon?.source) }
         var listing = IconListing(

@@ -80,14 +80,14 @@ public struct ProvisioningProfile: Sendable {
     static let commonNameOID = "2.5.4.3"
 
     /// Reads a `.mobileprovision` (or `.provisionprofile`) file.
-    public init(contentsOf path: String) throws {
+    public init(contentsOf path: String, limits: PlistLimits = .default) throws {
         let data = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { try self.init(data: data) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+        do { try self.init(data: data, limits: limits) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
             throw error.inFile(path)
         }
     }
 
-    public init(data: Data) throws {
+    public init(data: Data, limits: PlistLimits = .default) throws {
         let bytes = [UInt8](data)
         do {
             let (contentInfo, trailing) = try DERElement.read(bytes[...])
@@ -115,7 +115,7 @@ public struct ProvisioningProfile: Sendable {
             let certificates = fields.dropFirst(3).first { $0.tag == 0xA0 }
             signers = (try? certificates?.children().compactMap { try? ProvisioningProfile.commonName(ofCertificate: $0) }) ?? []
             let value: PlistValue
-            do { value = try PropertyList(data: Data(payload)).value } catch let error as Diagnostic
+            do { value = try PropertyList(data: Data(payload), limits: limits).value } catch let error as Diagnostic
                 where error.code.domain == PlistProblem.domain
             {
                 throw Diagnostic.ipa("the profile's plist is invalid: \(error.description)")

@@ -306,12 +306,11 @@ struct ZipRecord {
 /// Writes buffers at given offsets on a thread of its own, in the order they are handed over,
 /// with two buffers in use so one fills while the other is written.
 // @unchecked Sendable: the pool and the failure are guarded by `lock`; the descriptor is only
-// written through on the pipeline's serial queue.
+// written through by the pipeline's serial worker.
 private final class OutputPipeline: @unchecked Sendable {
     private let fileDescriptor: Int32
     private let path: String
-    private let queue = DispatchQueue(label: "adhocbuild.stored-output")
-    private let group = DispatchGroup()
+    private let writer = SerialWorker(label: "adhocbuild.stored-output")
     /// Guards the pool and the failure; signalled when a buffer comes back.
     private let lock = NSCondition()
     private var pool: [UnsafeMutableRawBufferPointer]
@@ -345,11 +344,10 @@ private final class OutputPipeline: @unchecked Sendable {
     /// Writes `bytes` (the start of `whole`) at `offset`, then frees `whole`.
     func write(_ bytes: UnsafeMutableRawBufferPointer, at offset: Int64, whole: UnsafeMutableRawBufferPointer) throws {
         try check()
-        group.enter()
         // The buffer is the writer thread's until it is returned to the pool.
         let handedOver = HandedOverBuffer(bytes: bytes, whole: whole)
-        queue.async { [self] in
-            defer { returnBuffer(handedOver.whole); group.leave() }
+        writer.run { [self] in
+            defer { returnBuffer(handedOver.whole) }
             writeAll(UnsafeRawBufferPointer(handedOver.bytes), at: offset)
         }
     }
@@ -357,22 +355,20 @@ private final class OutputPipeline: @unchecked Sendable {
     /// Overwrites a few bytes already handed over (ordered after them).
     func patch(_ bytes: [UInt8], at offset: Int64) throws {
         try check()
-        group.enter()
-        queue.async { [self] in
-            defer { group.leave() }
+        writer.run { [self] in
             bytes.withUnsafeBytes { writeAll($0, at: offset) }
         }
     }
 
     /// Waits for every write; throws the first failure.
     func waitForWrites() throws {
-        group.wait()
+        writer.wait()
         try check()
     }
 
     /// Waits for every write, ignoring failures (when abandoning the archive).
     func abandon() {
-        group.wait()
+        writer.wait()
     }
 
     private func check() throws {

@@ -197,19 +197,15 @@ final class MappedArchive: @unchecked Sendable {
         defer { pieceCRCs.deallocate() }
         let (sharedPieces, sharedBlocks) = (pieces, blocks)  // read-only copies the workers share
         let workers = max(1, min(threads, blocks.count))
-        let failure = Locked<(any Error)?>(nil)
         // Each worker takes every workers-th block; each piece's slot is written by one worker only.
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        try Parallel.forEach(workers) { worker in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 4096)
             defer { buffer.deallocate() }
             for block in stride(from: worker, to: sharedBlocks.count, by: workers) {
                 let span =
                     sharedPieces[sharedBlocks[block].lowerBound].bytes
                     .lowerBound..<sharedPieces[sharedBlocks[block].upperBound - 1].bytes.upperBound
-                do { try read(span, into: buffer.baseAddress!) } catch {
-                    failure.withLock { if $0 == nil { $0 = error } }
-                    return
-                }
+                try read(span, into: buffer.baseAddress!)
                 for piece in sharedBlocks[block] {
                     let bytes = sharedPieces[piece].bytes
                     let start = bytes.lowerBound - span.lowerBound
@@ -217,7 +213,6 @@ final class MappedArchive: @unchecked Sendable {
                 }
             }
         }
-        if let error = failure.value { throw error }
         var result = [UInt32](repeating: 0, count: ranges.count)
         var started = [Bool](repeating: false, count: ranges.count)
         for (piece, (index, range)) in pieces.enumerated() {
@@ -235,7 +230,7 @@ final class MappedArchive: @unchecked Sendable {
 /// Slots that several threads fill, each slot by one thread only, read after they have all finished.
 struct DisjointSlots<Element>: @unchecked Sendable {
     // @unchecked: no two threads write the same slot, and reads wait until the writers are done
-    // (DispatchQueue.concurrentPerform returns only when every iteration has).
+    // (Parallel.forEach returns only when every iteration has).
     private let storage: UnsafeMutableBufferPointer<Element?>
 
     init(count: Int) {

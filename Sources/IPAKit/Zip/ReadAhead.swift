@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// Opens files shortly before they are read, on a thread of its own, and asks the kernel to
 /// start reading them, so that on a cold disk the next files are already on their way while
@@ -10,7 +11,8 @@ import Foundation
 /// last one taken. Advice is only a hint: a file that cannot be opened here is opened again by
 /// the reader, which reports why. Call ``stop()`` when done: it ends the opening thread and
 /// closes the descriptors never taken.
-// @unchecked Sendable: every mutable property is guarded by `condition`.
+// @unchecked Sendable: every mutable property but `opener` (set in init before another thread
+// sees the read-ahead) is guarded by `condition`.
 final class ReadAhead: @unchecked Sendable {
     private let paths: [String]
     private let sizes: [Int64]
@@ -26,7 +28,8 @@ final class ReadAhead: @unchecked Sendable {
     private var taken = -1
     private var bytesAhead: Int64 = 0
     private var stopped = false
-    private let finished = DispatchGroup()
+    /// The opening thread; set once in init, waited for by stop().
+    private var opener: BackgroundResult<Void, Never>?
 
     /// `openAhead` opens a file and advises it, returning its descriptor or -1 (a closure only
     /// so tests can watch the order); it runs on the read-ahead's thread.
@@ -41,13 +44,7 @@ final class ReadAhead: @unchecked Sendable {
         self.openAhead = openAhead
         // A thread of its own (it spends its time waiting for room), holding the read-ahead
         // until stop() ends it.
-        finished.enter()
-        let thread = Thread { [self] in
-            openFiles()
-            finished.leave()
-        }
-        thread.name = "adhocbuild.read-ahead"
-        thread.start()
+        opener = BackgroundResult(thread: "adhocbuild.read-ahead") { [self] in openFiles() }
     }
 
     deinit { for fd in opened.values where fd >= 0 { close(fd) } }
@@ -60,7 +57,7 @@ final class ReadAhead: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
-        finished.wait()
+        opener?.get()
         condition.lock()
         for fd in opened.values where fd >= 0 { close(fd) }
         opened.removeAll()

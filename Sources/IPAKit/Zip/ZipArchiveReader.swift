@@ -9,7 +9,7 @@ import SystemSupport
 /// past a limit are all clear errors.
 public final class ZipArchiveReader {
     /// Limits on what a reader accepts; a user with a legitimately huge ipa can raise them.
-    public struct Limits: Sendable {
+    public struct Limits: Sendable, Equatable {
         public var maxEntries = 200_000
         /// Total declared uncompressed size of all entries.
         public var maxTotalSize: Int64 = 16 << 30
@@ -53,7 +53,8 @@ public final class ZipArchiveReader {
     public let entries: [Entry]
     public let limits: Limits
     let archive: OpaquePointer
-    let lock = NSLock()
+    /// Held around every libzip call on `archive` (one thread at a time may use a handle).
+    let lock = Locked()
     /// What chunked reads have used (ZipEntryChunks.swift).
     let chunkStatistics = Locked((largest: 0, reads: 0))
     /// More handles on the same file, each used by one chunked read at a time, so several threads
@@ -221,8 +222,11 @@ public final class ZipArchiveReader {
                 "is \(entry.size) bytes, more than the \(limits.maxEntryReadSize) read into memory", file: path, entry: entry.name,
                 isLimitExceeded: true)
         }
-        lock.lock()
-        defer { lock.unlock() }
+        return try lock.withLock { try wholeData(entry) }
+    }
+
+    /// `data(_:)`'s read, holding the lock.
+    private func wholeData(_ entry: Entry) throws -> Data {
         guard let file = zip_fopen_index(archive, entry.index, 0) else {
             throw Diagnostic.ipa("cannot be read: \(String(cString: zip_strerror(archive)))", file: path, entry: entry.name)
         }
@@ -251,11 +255,14 @@ public final class ZipArchiveReader {
     /// damaged (libzip checks each CRC as the last bytes are read) or not of the declared size,
     /// each with what is wrong: what `unzip -t` finds, and iOS's installer too.
     public func damagedEntries() -> [(name: String, problem: String)] {
-        var damaged: [(name: String, problem: String)] = []
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        lock.lock()
-        defer { lock.unlock() }
+        return lock.withLock { damagedEntries(through: buffer) }
+    }
+
+    /// `damagedEntries()`'s reads, holding the lock, through `buffer` (1 MiB).
+    private func damagedEntries(through buffer: UnsafeMutableRawPointer) -> [(name: String, problem: String)] {
+        var damaged: [(name: String, problem: String)] = []
         for entry in entries where !entry.isDirectory {
             guard let file = zip_fopen_index(archive, entry.index, 0) else {
                 damaged.append((entry.name, "cannot be read: \(String(cString: zip_strerror(archive)))"))

@@ -60,15 +60,12 @@ enum ZipArchiveVerifier {
         // A ZIP64 archive's directory is listed by libzip, on a thread of its own while the data
         // is checked here, with its own check of every local header against the directory.
         let directory = LibzipDirectory()
-        let opening = DispatchGroup()
-        if records == nil {
-            DispatchQueue.global().async(group: opening) { directory.read(path, displayName: displayName, checkingLocalHeaders: true) }
-        }
-        defer { opening.wait() }
+        let opening = records != nil ? nil : BackgroundResult { directory.read(path, displayName: displayName, checkingLocalHeaders: true) }
+        defer { opening?.get() }
         let pool = WorkerPool(label: "adhocbuild.verify", capacity: max(1, threads) * 2)
         do {
             let data = try checkData(of: locals, in: mapped, layouts: layouts, threads: threads, pool: pool, displayName: displayName)
-            opening.wait()
+            opening?.get()
             let listing = try records ?? directory.listing()
             try checkDirectory(listing, against: locals, data: data, displayName: displayName)
             if !data.throughLibzip.isEmpty {
@@ -315,7 +312,7 @@ enum ZipArchiveVerifier {
 /// The archive reopened by libzip, with its consistency check (every local header against the
 /// central directory) when asked, and the entries it lists.
 // @unchecked Sendable: filled by one thread in read(_:displayName:checkingLocalHeaders:), then read
-// by another only after the DispatchGroup that ran it has been waited on.
+// by another only after the BackgroundResult that ran it has been waited on.
 private final class LibzipDirectory: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var failure: Diagnostic?

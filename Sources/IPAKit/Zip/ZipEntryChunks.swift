@@ -38,22 +38,18 @@ extension ZipArchiveReader {
         let handle = own ?? archive
         defer { if let own { returnHandle(own) } }
         let locking = own == nil
-        if locking { lock.lock() }
-        let opened = zip_fopen_index(handle, entry.index, 0)
-        let openError = opened == nil ? String(cString: zip_strerror(handle)) : ""
-        if locking { lock.unlock() }
-        guard let file = opened else { throw Diagnostic.ipa("cannot be read: \(openError)", file: path, entry: entry.name) }
-        defer {
-            if locking { lock.lock() }
-            zip_fclose(file)
-            if locking { lock.unlock() }
+        let (opened, openError) = holdingLock(if: locking) {
+            let opened = zip_fopen_index(handle, entry.index, 0)
+            return (opened, opened == nil ? String(cString: zip_strerror(handle)) : "")
         }
+        guard let file = opened else { throw Diagnostic.ipa("cannot be read: \(openError)", file: path, entry: entry.name) }
+        defer { holdingLock(if: locking) { _ = zip_fclose(file) } }
         var total: Int64 = 0
         while true {
-            if locking { lock.lock() }
-            let count = zip_fread(file, base, UInt64(buffer.count))
-            let readError = count < 0 ? String(cString: zip_file_strerror(file)) : ""
-            if locking { lock.unlock() }
+            let (count, readError) = holdingLock(if: locking) {
+                let count = zip_fread(file, base, UInt64(buffer.count))
+                return (count, count < 0 ? String(cString: zip_file_strerror(file)) : "")
+            }
             if count < 0 { throw Diagnostic.ipa("is damaged: \(readError)", file: path, entry: entry.name) }
             if count == 0 { break }
             total += count
@@ -106,14 +102,21 @@ extension ZipArchiveReader {
         try body(bytes)
     }
 
+    /// Runs `body` holding the reader's lock when `locking` (a libzip call on the shared handle).
+    private func holdingLock<T>(if locking: Bool, _ body: () -> T) -> T {
+        locking ? lock.withLock(body) : body()
+    }
+
     /// The bytes of `entry` as stored in the archive (its compressed stream).
     private func rawBytes(_ entry: Entry) throws -> [UInt8] {
         let own = takeHandle()
-        let handle = own ?? archive
         defer { if let own { returnHandle(own) } }
-        let locking = own == nil
-        if locking { lock.lock() }
-        defer { if locking { lock.unlock() } }
+        // The shared handle is used under the reader's lock; one of this read's own needs none.
+        guard let own else { return try lock.withLock { try rawBytes(entry, through: archive) } }
+        return try rawBytes(entry, through: own)
+    }
+
+    private func rawBytes(_ entry: Entry, through handle: OpaquePointer) throws -> [UInt8] {
         guard let file = zip_fopen_index(handle, entry.index, zip_flags_t(ZIP_FL_COMPRESSED)) else {
             throw Diagnostic.ipa("cannot be read: \(String(cString: zip_strerror(handle)))", file: path, entry: entry.name)
         }

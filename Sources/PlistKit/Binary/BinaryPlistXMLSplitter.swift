@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import SystemSupport
 
@@ -74,20 +73,13 @@ final class BinaryPlistXMLSplitter {
             isDictionary: isDictionary, depth: depth, encoderDepth: writer.openContainers, chunkCount: chunkCount,
             window: 2 * threads, valuesBefore: walker.valueCount,
             chunkByteLimit: chunkByteLimit ?? max(16 << 20, 16 * inputSize / chunkCount), spareWriters: spareWriters)
-        let helpers = DispatchGroup()
-        for _ in 1..<threads {
-            helpers.enter()
-            let thread = Thread {
-                job.helperWork()
-                helpers.leave()
-            }
-            thread.stackSize = Self.helperStackSize
-            thread.start()
+        let helpers = (1..<threads).map { _ in
+            BackgroundResult(thread: nil, stackSize: Self.helperStackSize) { job.helperWork() }
         }
         // The helpers read the input, which the caller frees once this returns or throws.
         defer {
             job.stop()
-            helpers.wait()
+            for helper in helpers { helper.get() }
         }
         var chunkWalker = job.makeWalker()
         defer { chunkWalker.deallocate() }
@@ -126,7 +118,7 @@ final class BinaryPlistXMLSplitter {
 ///
 /// `@unchecked Sendable`: the input and the settings are read-only; `next`, `written`, `failure`
 /// and the finished chunks are behind `state`'s lock, and a chunk's writer is touched only by the
-/// thread that fills it until its semaphore is signalled, then only by the thread that writes it out.
+/// thread that fills it until it is marked finished, then only by the thread that writes it out.
 private final class ChunkJob: @unchecked Sendable {
     struct Chunk {
         let writer: XMLPlistStreamWriter
@@ -140,6 +132,8 @@ private final class ChunkJob: @unchecked Sendable {
         var written = 0
         var failure: (any Error)?
         var chunks: [Chunk?]
+        /// Whether each chunk is written (or failed), for the calling thread to take once.
+        var finished: [Bool]
     }
 
     enum Turn {
@@ -165,10 +159,9 @@ private final class ChunkJob: @unchecked Sendable {
     let valuesBefore: Int
     let chunkByteLimit: Int
     private let spareWriters: Locked<[XMLPlistStreamWriter]>
-    private let state: Locked<State>
-    private let finished: [DispatchSemaphore]
-    /// Signalled when a chunk is put in place (a place in the window opens) and when the job stops.
-    private let progress = DispatchSemaphore(value: 0)
+    /// Waited on by a helper for a place in the window (a chunk put in place, or the job stopped),
+    /// and by the calling thread for the next chunk to be finished.
+    private let state: Monitor<State>
 
     init(
         table: BinaryPlistObjectTable, limits: PlistLimits, container: Int, refs: Int, count: Int,
@@ -188,8 +181,7 @@ private final class ChunkJob: @unchecked Sendable {
         self.valuesBefore = valuesBefore
         self.chunkByteLimit = chunkByteLimit
         self.spareWriters = spareWriters
-        state = Locked(State(chunks: Array(repeating: nil, count: chunkCount)))
-        finished = (0..<chunkCount).map { _ in DispatchSemaphore(value: 0) }
+        state = Monitor(State(chunks: Array(repeating: nil, count: chunkCount), finished: Array(repeating: false, count: chunkCount)))
     }
 
     /// Room for a chunk's XML, assuming the container holds all of the input and XML takes four
@@ -201,18 +193,19 @@ private final class ChunkJob: @unchecked Sendable {
 
     /// What the asking thread is to do next.
     func take() -> Turn {
-        state.withLock { state in
-            guard state.failure == nil, state.next < chunkCount else { return .done }
-            guard state.next < state.written + window else { return .wait }
-            defer { state.next += 1 }
-            return .chunk(state.next)
-        }
+        state.withLock { turn(&$0) }
+    }
+
+    private func turn(_ state: inout State) -> Turn {
+        guard state.failure == nil, state.next < chunkCount else { return .done }
+        guard state.next < state.written + window else { return .wait }
+        defer { state.next += 1 }
+        return .chunk(state.next)
     }
 
     /// Records that the first `written` chunks are in place.
     func wrote(_ written: Int) {
         state.withLock { $0.written = written }
-        progress.signal()
     }
 
     /// Stops handing out chunks and wakes the helpers that wait for the window.
@@ -221,7 +214,6 @@ private final class ChunkJob: @unchecked Sendable {
             if state.failure == nil && state.next < chunkCount { state.failure = CancellationError() }
             state.next = chunkCount
         }
-        for _ in 0..<window { progress.signal() }
     }
 
     /// A walker of its own for one thread, its sink replaced for each chunk; free with `deallocate()`.
@@ -238,10 +230,14 @@ private final class ChunkJob: @unchecked Sendable {
         var walker = makeWalker()
         defer { walker.deallocate() }
         while true {
-            switch take() {
+            // A helper waits for a place in the window instead of taking `.wait`.
+            switch state.wait(until: { state -> Turn? in
+                let turn = turn(&state)
+                if case .wait = turn { return nil }
+                return turn
+            }) {
             case .chunk(let index): write(index, with: &walker)
-            case .wait: progress.wait()
-            case .done: return
+            case .wait, .done: return
             }
         }
     }
@@ -257,8 +253,10 @@ private final class ChunkJob: @unchecked Sendable {
                 if state.failure == nil || state.failure is CancellationError { state.failure = error }
             }
         }
-        state.withLock { $0.chunks[index] = chunk }
-        finished[index].signal()
+        state.withLock { state in
+            state.chunks[index] = chunk
+            state.finished[index] = true
+        }
     }
 
     private func encode(_ index: Int, with walker: inout BinaryPlistEventWalker) throws -> Chunk {
@@ -292,15 +290,14 @@ private final class ChunkJob: @unchecked Sendable {
     /// Chunk `index` once it is written (nil when `waiting` is false and it is not yet), handed
     /// over once; throws the failure that stopped the chunks.
     func finishedChunk(_ index: Int, waiting: Bool) throws -> Chunk? {
-        if waiting {
-            finished[index].wait()
-        } else if finished[index].wait(timeout: .now()) == .timedOut {
-            return nil
-        }
-        return try state.withLock { state in
+        // The chunk once finished, handed over once; nil while it is not.
+        func handOver(_ state: inout State) throws -> Chunk? {
+            guard state.finished[index] else { return nil }
+            state.finished[index] = false
             guard let chunk = state.chunks[index] else { throw state.failure ?? CancellationError() }
             state.chunks[index] = nil
             return chunk
         }
+        return try waiting ? state.wait(until: handOver) : state.withLock(handOver)
     }
 }

@@ -22,3 +22,15 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&stored)
     }
 }
+
+extension Locked where Value == Void {
+    /// A lock that guards no value of its own, only what its callers touch holding it (a C
+    /// library's handle that one thread at a time may use).
+    public convenience init() { self.init(()) }
+
+    /// Runs `body` holding the lock.
+    @discardableResult
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try withLock { _ in try body() }
+    }
+}
