@@ -10,7 +10,7 @@ runFuzzer { data in
     var limits = ZipArchiveReader.Limits()
     limits.maxTotalSize = 64 << 20
     limits.maxEntryReadSize = 16 << 20
-    if let package = try? AppPackage.open(path, limits: limits) {
+    if let package = try? AppPackage.open(path, limits: ReaderLimits(archive: limits)) {
         _ = AppInspection.summary(package)
         _ = AppVerifier().verify(package)
     }
