@@ -61,12 +61,21 @@ public enum BuildIndex {
         return PlistDate(iso8601: Substring(local + "Z")).map { $0.secondsSinceReferenceDate - offset }
     }
 
-    /// Reads the releases under `root` and writes `root/index.html` (the `index` command, and the
-    /// last step of a release). Returns how many releases it lists and the unreadable ones.
+    /// The index's stylesheet, written beside it (the `index-style` template).
+    public static let stylesheetName = "index.css"
+
+    /// Reads the releases under `root` and writes `root/index.html` and its stylesheet (the `index`
+    /// command, and the last step of a release). Returns how many releases it lists and the unreadable ones.
     public static func write(in root: String, title: String) throws -> (releases: Int, problems: [String]) {
         let (releases, problems) = try Self.releases(in: root)
-        let html = try Self.html(releases, title: title, templates: try TemplateSet())
-        try FileIO.writeAtomically(Data(html.utf8), to: (root as NSString).appendingPathComponent("index.html"))
+        let templates = try TemplateSet()
+        let html = try Self.html(releases, title: title, templates: templates)
+        let style = try templates.render("index-style", .record([:]))
+        try FileIO.writeAtomically(
+            together: [
+                ((root as NSString).appendingPathComponent(stylesheetName), Data(style.utf8)),
+                ((root as NSString).appendingPathComponent("index.html"), Data(html.utf8))
+            ])
         return (releases.count, problems)
     }
 
@@ -131,7 +140,7 @@ public enum BuildIndex {
                 "title": .text(title), "environments": .list(environmentValues),
                 "releaseCount": .text(String(releases.count)), "single": .flag(releases.count == 1),
                 "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
-                "generatorVersion": .text(InstallPage.generatorVersion)
+                "generatorVersion": .text(InstallPage.generatorVersion), "styleURL": .text(stylesheetName)
             ]))
     }
 

@@ -12,6 +12,13 @@ public enum DefaultTemplates {
   var inApp = iOS && (/FBAN|FBAV|Instagram|Line\/|MicroMessenger|LinkedInApp|Twitter|Slack|GSA\/|Teams\//.test(ua) || !/Safari\//.test(ua));
   var device = !iOS ? "desktop" : inApp ? "in-app" : (/iPad/.test(ua) || desktopIPad) ? "ipad" : "iphone";
   document.documentElement.setAttribute("data-device", device);
+  // The page says one thing for every device until this runs: show the note for this device instead.
+  var note = document.querySelector(".device-note.for-" + device);
+  var general = document.getElementById("install-help");
+  if (note) {
+    note.hidden = false;
+    if (general) general.hidden = true;
+  }
   var countdown = document.getElementById("expiry-countdown");
   if (countdown) {
     var expires = Date.parse(countdown.getAttribute("data-expires"));
@@ -22,6 +29,15 @@ public enum DefaultTemplates {
   }
 })();
 """#,
+        "index-style": #"""
+{{> style}}
+.release{display:flex;gap:.8rem;align-items:center;padding:.55rem 0;border-top:1px solid var(--line);text-decoration:none;color:inherit}
+.release:first-of-type{border-top:0}
+.release img,.release .placeholder-icon{width:2.8rem;height:2.8rem;font-size:1.2rem}
+.release strong{display:block}
+.latest{float:right;font-size:.9rem}
+.signature-broken{display:table;background:var(--bad-bg);color:var(--bad)}
+"""#,
         "index": #"""
 <!DOCTYPE html>
 <html lang="en">
@@ -30,17 +46,8 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
 <title>{{title}}</title>
-<style>
-{{> style}}
-.release{display:flex;gap:.8rem;align-items:center;padding:.55rem 0;border-top:1px solid var(--line);text-decoration:none;color:inherit}
-.release:first-of-type{border-top:0}
-.release img,.release .placeholder-icon{width:2.8rem;height:2.8rem;font-size:1.2rem}
-.release strong{display:block}
-.latest{float:right;font-size:.9rem}
-.signature-broken{display:table;background:var(--bad-bg);color:var(--bad)}
-</style>
+<link rel="stylesheet" href="{{styleURL}}">
 </head>
 <body>
 <main>
@@ -71,11 +78,9 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-<link rel="icon" href="{{#iconFile}}icon-57.png{{/iconFile}}{{^iconFile}}data:,{{/iconFile}}">
+{{#iconFile}}<link rel="icon" href="icon-57.png">{{/iconFile}}
 <title>Install {{appName}} {{version}} ({{build}}){{#environment}} – {{environment}}{{/environment}}</title>
-<style>
-{{> style}}
-</style>
+<link rel="stylesheet" href="{{styleURL}}">
 </head>
 <body>
 <main class="stack">
@@ -92,10 +97,11 @@ public enum DefaultTemplates {
     {{#signatureNotice}}<p class="notice bad" id="broken-signature" role="alert">{{signatureNotice}}</p>{{/signatureNotice}}
     {{#canInstall}}
     <a class="install" id="install" href="{{installURL}}">Install {{appName}}</a>
-    <p class="device-note for-iphone hint">Tap <strong>Install</strong>, then <strong>Install</strong> again when your iPhone asks. The app appears on your Home Screen when it has downloaded.</p>
-    <p class="device-note for-ipad hint">Tap <strong>Install</strong>, then <strong>Install</strong> again when your iPad asks. The app appears on your Home Screen when it has downloaded.</p>
-    <p class="device-note for-desktop notice warn" id="desktop-message">Open this page on your iPhone or iPad to install: scan the QR code with the Camera app.</p>
-    <p class="device-note for-in-app notice warn" id="in-app-message">This browser cannot install apps. Open this page in Safari: tap the share or ••• menu and choose <strong>Open in Safari</strong>.</p>
+    <p class="hint" id="install-help">On your iPhone or iPad, open this page in Safari and tap <strong>Install</strong>, then <strong>Install</strong> again when it asks; the app appears on the Home Screen when it has downloaded. On a computer, scan the QR code below with the iPhone’s or iPad’s camera.</p>
+    <p class="device-note for-iphone hint" hidden>Tap <strong>Install</strong>, then <strong>Install</strong> again when your iPhone asks. The app appears on your Home Screen when it has downloaded.</p>
+    <p class="device-note for-ipad hint" hidden>Tap <strong>Install</strong>, then <strong>Install</strong> again when your iPad asks. The app appears on your Home Screen when it has downloaded.</p>
+    <p class="device-note for-desktop notice warn" id="desktop-message" hidden>Open this page on your iPhone or iPad to install: scan the QR code with the Camera app.</p>
+    <p class="device-note for-in-app notice warn" id="in-app-message" hidden>This browser cannot install apps. Open this page in Safari: tap the share or ••• menu and choose <strong>Open in Safari</strong>.</p>
     {{/canInstall}}
     {{^canInstall}}
     <p class="notice bad" id="cannot-install" role="alert">{{cannotInstallReason}}</p>
@@ -170,9 +176,7 @@ public enum DefaultTemplates {
 
   <footer>Manifest: <a href="{{manifestURL}}">manifest.plist</a> · made by adhocbuild {{generatorVersion}}</footer>
 </main>
-<script>
-{{> device-script}}
-</script>
+<script src="{{scriptURL}}" defer></script>
 </body>
 </html>
 """#,
@@ -180,6 +184,7 @@ public enum DefaultTemplates {
 :root{color-scheme:light dark;--bg:#f5f5f7;--card:#fff;--text:#1d1d1f;--muted:#5f5f66;--line:#d9d9de;--accent:#0060df;--accent-text:#fff;--badge:#e8f0fe;--badge-text:#0b4fb3;--warn:#8a4b00;--warn-bg:#fff4e0;--bad:#a1120b;--bad-bg:#fde8e7}
 @media (prefers-color-scheme:dark){:root{--bg:#111114;--card:#1c1c21;--text:#f2f2f5;--muted:#a8a8b3;--line:#34343c;--accent:#4d9bff;--accent-text:#06121f;--badge:#1d2e4a;--badge-text:#a9c8ff;--warn:#ffcf8a;--warn-bg:#3a2a10;--bad:#ffb3ad;--bad-bg:#3d1715}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;background:var(--bg);color:var(--text);font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;-webkit-text-size-adjust:100%}
 main{max-width:40rem;margin:0 auto;padding:1.25rem 1rem 3rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:1.1rem;padding:1.25rem;margin-bottom:1rem}

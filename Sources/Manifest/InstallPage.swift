@@ -4,8 +4,14 @@ import IPAKit
 import PlistKit
 import SystemSupport
 
-/// Writes what testers open: `index.html` (the install page), `manifest.plist`, the icons,
-/// `version.json` (for in-app update checks) and `build.json` (for the index of builds).
+/// Writes what testers open: `index.html` (the install page) with its stylesheet and script,
+/// `manifest.plist`, the icons, `version.json` (for in-app update checks) and `build.json` (for the
+/// index of builds).
+///
+/// The page holds no inline style or script, so it reads the same under an artifact server's
+/// `Content-Security-Policy` (Jenkins serves artifacts with `sandbox; default-src 'none';
+/// img-src 'self'; style-src 'self'`): the stylesheet beside it loads, the script does not run,
+/// and the page then shows one install message for every device. The script only refines it.
 public struct InstallPage {
     public struct Options: Sendable {
         public var baseURL: String
@@ -70,6 +76,11 @@ public struct InstallPage {
     }
 
     public static let generatorVersion = AdhocBuildVersion.current
+    /// The page's stylesheet, written beside it (the `style` template).
+    public static let stylesheetName = "style.css"
+    /// The page's script, written beside it (the `device-script` template): picks the note for the
+    /// tester's device and counts down to the profile's expiry.
+    public static let scriptName = "install.js"
 
     public var options: Options
 
@@ -100,7 +111,11 @@ public struct InstallPage {
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
-        output.write(Data(try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons).utf8), "index.html")
+        let templates = try TemplateSet(folder: options.templatesFolder)
+        let page = try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons, templates: templates)
+        output.write(Data(page.utf8), "index.html")
+        output.write(Data(try templates.render("style", .record([:])).utf8), Self.stylesheetName)
+        output.write(Data(try templates.render("device-script", .record([:])).utf8), Self.scriptName)
         output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
         output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
         try output.commit { options.copyIPA ? try copy(ipa, into: folder) : nil }
@@ -154,7 +169,7 @@ public struct InstallPage {
     }
 
     /// `index.html` from the page template and everything known about the build.
-    func pageHTML(app: AppBundle, facts: BuildFacts, links: Links, haveIcons: Bool) throws -> String {
+    func pageHTML(app: AppBundle, facts: BuildFacts, links: Links, haveIcons: Bool, templates: TemplateSet) throws -> String {
         let families = app.deviceFamilyNames.filter { $0 == "iPhone" || $0 == "iPad" }
         let notesHTML = options.notes.map(ReleaseNotes.html) ?? ""
         let installability = Installability(app: app, profile: facts.profile, now: options.now)
@@ -178,9 +193,10 @@ public struct InstallPage {
             "listsDevices": .flag(facts.profile.map { !$0.provisionsAllDevices } ?? false),
             "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
             "signatureNotice": .text(options.signatureNotice ?? ""),
-            "generatorVersion": .text(Self.generatorVersion)
+            "generatorVersion": .text(Self.generatorVersion),
+            "styleURL": .text(Self.stylesheetName), "scriptURL": .text(Self.scriptName)
         ])
-        return try TemplateSet(folder: options.templatesFolder).render("page", context)
+        return try templates.render("page", context)
     }
 
     /// The profile box on the page: type, team, expiry and devices.

@@ -12,7 +12,9 @@ extension InstallPage {
         var install: String
 
         init(base: String, ipaName: String) {
-            page = base
+            // The page by its file name, not its folder: Jenkins and TeamCity show a folder's
+            // listing, not its index.html, and this link goes to CI outputs and the QR code.
+            page = URLEncoding.join(base, "index.html")
             manifest = URLEncoding.join(base, "manifest.plist")
             ipa = URLEncoding.join(base, ipaName)
             install = URLEncoding.installLink(manifestURL: manifest)

@@ -11,36 +11,9 @@ import Testing
 @Suite(.serialized) struct EndToEndHTTPSTests {
     /// The nginx configuration the test uses (also in the README, as a ready-to-use snippet).
     static func nginxConfig(port: Int, root: String, certificate: String, key: String, runtime: String) -> String {
-        """
-        daemon off;
-        pid \(runtime)/nginx.pid;
-        error_log \(runtime)/error.log;
-        events {}
-        http {
-            access_log off;
-            client_body_temp_path \(runtime)/body;
-            proxy_temp_path \(runtime)/proxy;
-            fastcgi_temp_path \(runtime)/fastcgi;
-            uwsgi_temp_path \(runtime)/uwsgi;
-            scgi_temp_path \(runtime)/scgi;
-            types {
-                text/html                 html;
-                text/xml                  plist;
-                application/json          json;
-                image/png                 png;
-                application/octet-stream  ipa;
-            }
-            default_type application/octet-stream;
-            server {
-                listen 127.0.0.1:\(port) ssl;
-                server_name localhost;
-                ssl_certificate     \(certificate);
-                ssl_certificate_key \(key);
-                root \(root);
-                index index.html;
-            }
-        }
-        """
+        NginxServer.config(
+            port: port, root: root, runtime: runtime, listen: "ssl",
+            server: ["ssl_certificate     \(certificate);", "ssl_certificate_key \(key);"])
     }
 
     func run(_ tool: String, _ arguments: [String]) throws -> ProcessResult {
@@ -90,22 +63,12 @@ import Testing
             let release = try ReleasePipeline(options: options).run()
             // nginx on 127.0.0.1, stopped at the end whatever happens.
             let runtime = folder.path("nginx")
-            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-            let config = try folder.write(
-                "nginx/nginx.conf",
-                Self.nginxConfig(
-                    port: socket, root: dist, certificate: tls + "/server.pem",
-                    key: tls + "/server.key", runtime: runtime))
-            let nginx = Process()
-            nginx.executableURL = URL(fileURLWithPath: ProcessResult.which("nginx") ?? "/usr/sbin/nginx")
-            nginx.arguments = ["-c", config, "-p", runtime, "-e", runtime + "/error.log"]
-            nginx.standardOutput = FileHandle.nullDevice
-            nginx.standardError = FileHandle.nullDevice
-            try nginx.run()
-            defer {
-                nginx.terminate()
-                nginx.waitUntilExit()
-            }
+            let server = try NginxServer(
+                executable: try #require(NginxServer.executable),
+                config: Self.nginxConfig(
+                    port: socket, root: dist, certificate: tls + "/server.pem", key: tls + "/server.key", runtime: runtime),
+                runtime: runtime, port: socket)
+            defer { server.stop() }
             let base = "https://localhost:\(socket)"
             func fetch(_ url: String) throws -> (status: String, type: String, body: Data) {
                 let headers = folder.path("headers-\(UUID().uuidString)")
@@ -150,8 +113,11 @@ import Testing
                 let icon = try fetch(try #require(assets[kind]))
                 #expect(icon.type == "image/png" && icon.body.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(kind)")
             }
-            let feed = try fetch(release.pageURL + "version.json")
+            #expect(release.pageURL.hasSuffix("/index.html"))
+            let feed = try fetch(release.pageURL.dropLast("index.html".count) + "version.json")
             #expect(feed.type.hasPrefix("application/json"))
+            let style = try fetch(release.pageURL.dropLast("index.html".count) + "style.css")
+            #expect(style.status.hasSuffix("200 OK") && style.type.hasPrefix("text/css"))
             let index = try fetch(base + "/")
             #expect(String(decoding: index.body, as: UTF8.self).contains("Staging/1.4.0-41/index.html"))
             // The page in a browser, as an iPhone: the Install link decodes to the manifest's URL.
@@ -174,22 +140,5 @@ import Testing
             #expect((report["iphone"]?["errors"] as? [String]) == [])
             #expect((report["iphone"]?["requests"] as? [String] ?? []).allSatisfy { $0.hasPrefix(base) })
         }
-    }
-}
-
-/// A free TCP port on the loopback address.
-enum FreePort {
-    static func find() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw Diagnostic.build("cannot find a free port") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

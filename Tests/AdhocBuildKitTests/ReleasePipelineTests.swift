@@ -36,7 +36,7 @@ import Testing
             let before = try Data(contentsOf: URL(fileURLWithPath: Self.exampleApp + "/Info.plist"))
             let result = try ReleasePipeline(options: options).run()
             #expect(result.releasePath == "Staging/1.4.0-42")
-            #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/")
+            #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/index.html")
             // The example app is unsigned: a warning that says so, never a refusal.
             #expect(result.signature == "unsigned")
             #expect(result.warnings.contains("ShoutOut.app is unsigned; iOS will not install it until it is signed"), "\(result.warnings)")
@@ -243,7 +243,7 @@ import Testing
             options.variablePolicy = ProcessVariablePolicy(allowed: ["HOST"])
             let result = try ReleasePipeline(options: options).run()
             // The template's own '+' is the user's and stays; the values put into it are encoded.
-            #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/")
+            #expect(result.pageURL == "https://ci.example.com/apps/QA/1.4.0+41/index.html")
             options.baseURL = "https://{MISSING}/"
             #expect(throws: Diagnostic.self) { try ReleasePipeline(options: options).run() }
         }
@@ -305,7 +305,7 @@ import Testing
             options.baseURL = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf\u{E9}"
             let result = try ReleasePipeline(options: options).run()
             let base = "https://ci.example.com/repository/download/App_Staging/123:id/release%20candidate/~me+you@x&y/caf%C3%A9/"
-            #expect(result.pageURL == base + "Staging/1.4.0-41/")
+            #expect(result.pageURL == base + "Staging/1.4.0-41/index.html")
             let ipaURL = base + "Staging/1.4.0-41/Shout%3AOut%2B%40~%C3%A9%20%2520.ipa"
             let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/manifest.plist"))
             #expect(String(decoding: manifestBytes, as: UTF8.self).contains(ipaURL.replacingOccurrences(of: "&", with: "&amp;")))

@@ -54,6 +54,7 @@ import Testing
             }
             #expect(try state("iphone")["device"] as? String == "iphone")
             #expect((try state("iphone")["visibleNotes"] as? [String]) == ["device-note for-iphone hint"])
+            #expect((try state("iphone")["installMessages"] as? [String]) == ["device-note for-iphone hint"])
             #expect(try state("ipad-desktop-mode")["device"] as? String == "ipad")
             #expect((try state("ipad-desktop-mode")["visibleNotes"] as? [String]) == ["device-note for-ipad hint"])
             #expect(try state("desktop")["device"] as? String == "desktop")
@@ -73,6 +74,59 @@ import Testing
             }
         }
     }
+
+    /// Jenkins serves artifacts with a Content-Security-Policy that runs no script and applies no
+    /// inline style. nginx serves the page with that header: Chromium as an iPhone and as a desktop
+    /// then gets the page's own stylesheet, one install message (the one for every device) and a
+    /// working Install link; the only thing refused is the script.
+    @Test func thePageUnderJenkinsContentSecurityPolicyShowsOneInstallMessageWithItsStyles() throws {
+        guard let python = try Self.browserCheckPython() else { return }
+        guard
+            let nginx = ProcessResult.which("nginx")
+                ?? (FileManager.default.fileExists(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : nil)
+        else {
+            if Fixtures.isRequired { Issue.record("nginx is required in CI (make deps installs it)") }
+            return
+        }
+        try withTemporaryFolder { folder in
+            let port = try FreePort.find()
+            // localhost: the browser check resolves no other name, and maps IP literals away too.
+            let base = "http://localhost:\(port)/Staging/1.0-57/"
+            var options = InstallPage.Options(baseURL: base)
+            options.allowHTTP = true
+            options.environment = "Staging"
+            let result = try InstallPage(options: options).write(
+                ipa: try InstallPageTests.hostileIPA(folder), to: folder.path("site/Staging/1.0-57"))
+            let runtime = folder.path("nginx")
+            let config = NginxServer.config(
+                port: port, root: folder.path("site"), runtime: runtime,
+                server: ["add_header Content-Security-Policy \"\(Self.jenkinsArtifactPolicy)\" always;"])
+            let server = try NginxServer(executable: nginx, config: config, runtime: runtime, port: port)
+            defer { server.stop() }
+            let artifacts = Fixtures.packageRoot.appendingPathComponent("test-artifacts/jenkins-csp").path
+            let run = try ProcessResult.run(
+                python,
+                [
+                    Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path, base + "index.html", artifacts,
+                    "iphone", "desktop"
+                ])
+            try #require(run.status == 0, "browser check failed: \(run.stderrText)")
+            let report = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: [String: Any]])
+            for device in ["iphone", "desktop"] {
+                let values = try #require(report[device])
+                #expect(values["device"] is NSNull, "\(device): the page's script ran despite the policy")
+                #expect((values["installMessages"] as? [String]) == ["install-help"], "\(device): \(values["installMessages"] ?? "")")
+                #expect(values["stylesheetApplied"] as? Bool == true, "\(device): the stylesheet beside the page did not apply")
+                #expect(values["installHref"] as? String == result.installURL, "\(device): the Install link is wrong")
+                #expect(values["qr"] as? Bool == true, "\(device): no QR code")
+                let errors = (values["errors"] as? [String] ?? []).filter { !$0.contains("script") }
+                #expect(errors == [], "\(device): the policy refused more than the script")
+            }
+        }
+    }
+
+    /// The header Jenkins puts on every artifact it serves (`hudson.model.DirectoryBrowserSupport.CSP`'s default).
+    static let jenkinsArtifactPolicy = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
 
     /// The Xcode 12.5 fixture keeps its icon only in Assets.car: the page shows that icon, as the
     /// browser draws it (its screenshot, cut to where the icon is), not the letter placeholder.

@@ -102,7 +102,7 @@ import Testing
             options.title = "Another"
             #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("page")) }
             #expect(folder.snapshot().filter { $0.key.hasPrefix("page/") } == before)
-            #expect(before.count == 7)
+            #expect(before.count == 9)
             #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("new/page")) }
             #expect(!FileManager.default.fileExists(atPath: folder.path("new")))
         }
@@ -215,8 +215,21 @@ import Testing
             _ = try InstallPage(options: InstallPage.Options(baseURL: "https://b.example/x/")).write(ipa: ipa, to: folder.path("site"))
             let html = try String(contentsOfFile: folder.path("site/index.html"), encoding: .utf8)
             #expect(html.contains("<link rel=\"icon\" href=\"icon-57.png\">"))
-            for pattern in ["rel=\"stylesheet\"", "@import", "url(", "src=\"http", "src=\"//", "fonts.g", "cdn"] {
-                #expect(!html.contains(pattern), "the page refers to '\(pattern)'")
+            // Its stylesheet and script sit beside it, and nothing else is fetched.
+            let style = try String(contentsOfFile: folder.path("site/style.css"), encoding: .utf8)
+            let script = try String(contentsOfFile: folder.path("site/install.js"), encoding: .utf8)
+            #expect(html.components(separatedBy: "rel=\"stylesheet\"").count == 2)
+            #expect(html.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
+            #expect(html.components(separatedBy: "<script").count == 2)
+            #expect(html.contains("<script src=\"install.js\" defer></script>"))
+            for (name, text) in [("index.html", html), ("style.css", style), ("install.js", script)] {
+                for pattern in ["@import", "url(", "src=\"http", "src=\"//", "fonts.g", "cdn", "fetch(", "XMLHttpRequest"] {
+                    #expect(!text.contains(pattern), "\(name) refers to '\(pattern)'")
+                }
+            }
+            // No inline style or script: an artifact server's Content-Security-Policy (Jenkins') would refuse them.
+            for pattern in ["<style", " style=\"", "<script>", " onclick=", " onload="] {
+                #expect(!html.contains(pattern), "the page has an inline '\(pattern)'")
             }
             #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
             #expect(html.contains("alt=\"&lt;script&gt;"))

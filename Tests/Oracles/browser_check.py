@@ -5,7 +5,8 @@ browser and an in-app browser, with the network blocked, over the DevTools proto
   browser_check.py PAGE.html|URL ARTIFACTS_DIR [DEVICE...]
 
 Prints one JSON object: for each device, the data-device attribute the page's script set, the
-Install link's href, whether the QR code is there, which device notes are visible, the app icon
+Install link's href, whether the QR code is there, which device notes and install messages are
+visible, whether the page's stylesheet applied, the app icon
 image (loaded, natural width, where it is drawn) or the letter placeholder, JavaScript errors,
 and every request that left the page. Saves a screenshot per device in ARTIFACTS_DIR.
 """
@@ -45,6 +46,9 @@ PROBE = r"""
     installHref: install ? install.getAttribute('href') : null,
     qr: !!document.querySelector('.qr svg path'),
     visibleNotes: [...document.querySelectorAll('.device-note')].filter(visible).map(el => el.className),
+    installMessages: [...document.querySelectorAll('#install-help, .device-note, #cannot-install')].filter(visible)
+      .map(el => el.id || el.className),
+    stylesheetApplied: !!install && getComputedStyle(install).display === 'block',
     desktopMessage: visible(document.getElementById('desktop-message')),
     inAppMessage: visible(document.getElementById('in-app-message')),
     qrBeforeDetails: (() => {

@@ -53,7 +53,8 @@ import Testing
             #expect(output.contains("##teamcity[publishArtifacts 'dist => dist']\n"))
             #expect(
                 output.contains(
-                    "##teamcity[setParameter name='adhocbuild.page_url' value='https://builds.example.com/shoutout/Staging/1.4.0-77/']\n"))
+                    "##teamcity[setParameter name='adhocbuild.page_url' value='https://builds.example.com/shoutout/Staging/1.4.0-77/index.html']\n"
+                ))
             #expect(
                 output.hasSuffix(
                     "Install link: itms-services://?action=download-manifest&url=https%3A%2F%2Fbuilds.example.com%2Fshoutout%2FStaging%2F1.4.0-77%2Fmanifest.plist\n"
@@ -204,9 +205,11 @@ import Testing
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            #expect(output.contains("\"page_url\": \"https://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/\""))
+            #expect(output.contains("\"page_url\": \"https://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/index.html\""))
             let properties = try String(contentsOfFile: folder.path("adhocbuild.properties"), encoding: .utf8)
-            #expect(properties.contains("ADHOCBUILD_PAGE_URL=https\\://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/\n"))
+            #expect(
+                properties.contains(
+                    "ADHOCBUILD_PAGE_URL=https\\://jenkins.example.com/job/shoutout/12/artifact/dist/QA/1.4.0-41/index.html\n"))
         }
     }
 
@@ -255,7 +258,7 @@ import Testing
                     "https://tc.example", "--build-type-id", "Shout_Staging", "--build-id", "991", "--allow-decrease", "--explain"
                 ], environment: environment, in: folder.url.path)
             #expect(result.status == 0, "\(result.stderrText)")
-            let pageURL = "https://tc.example/guestAuth/repository/download/Shout_Staging/991:id/dist/Staging/1.4.0-12/"
+            let pageURL = "https://tc.example/guestAuth/repository/download/Shout_Staging/991:id/dist/Staging/1.4.0-12/index.html"
             #expect(result.stdoutText.contains("##teamcity[setParameter name='adhocbuild.page_url' value='\(pageURL)']"))
             let baseURLLine = result.stdoutText.split(separator: "\n").first { $0.hasPrefix("  BaseURL ") }
             #expect(baseURLLine?.hasSuffix("from the TeamCity flags (--teamcity-server, --build-type-id, --build-id)") == true)
