@@ -90,13 +90,12 @@ public struct InstallPage {
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)
-        let manifest: OTAManifest
-        do {
-            manifest = try OTAManifest(
+        let manifest = try inFile(ipa, only: ManifestProblem.self) {
+            try OTAManifest(
                 app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
                 bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
                 title: options.title, subtitle: options.subtitle ?? options.environment)
-        } catch let error as Diagnostic where error.code.domain == ManifestProblem.domain { throw error.inFile(ipa) }
+        }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
