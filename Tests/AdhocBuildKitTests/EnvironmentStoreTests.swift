@@ -4,6 +4,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 @Suite struct EnvironmentStoreTests {
     @Test func readsTheSampleFolderWithBaseAndInheritance() throws {

@@ -6,6 +6,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 /// What `env apply`, `version bump` and `release` do to an Apple-signed app: every file they change
 /// is sealed by its signature, so the change is refused before anything is written unless the

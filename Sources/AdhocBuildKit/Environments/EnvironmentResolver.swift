@@ -1,6 +1,7 @@
 import PlistEditing
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// Resolves environments: Base, then the inherited chain, then the environment, then
 /// `--set KEYPATH=VALUE` overrides, merged deeply; then every string expanded for `$(VAR)`.
