@@ -330,7 +330,7 @@ public struct ReleasePipeline {
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
             if signing != nil { signed = app }
             // The signature check below says what a different profile does to a signature, exactly.
-            warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
+            warnings += report.warnings.map(\.report).filter { !$0.contains("embedding a different profile invalidates the signature") }
             return report.output
         }
     }
