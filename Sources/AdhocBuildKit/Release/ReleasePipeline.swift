@@ -234,7 +234,7 @@ public struct ReleasePipeline {
             }
             return try InstallPage(options: pageOptions).write(ipa: ipa, to: stage + "/release")
         }
-        warnings += page.warnings
+        warnings += page.warnings.map(\.report)
         let releaseFolder = options.out + "/" + releasePath
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
