@@ -144,7 +144,8 @@ public struct InstallPage {
             output.warnings += lookup.notices.map { Diagnostic(.manifest(.invalid), $0, places: [.text("icon")], severity: .warning) }
             guard let found = lookup.icon else {
                 output.warnings.append(
-                    Diagnostic.manifest("no icon for the page and manifest: \(lookup.missingReason); or give one with --icon PNG").asWarning)
+                    Diagnostic.manifest("no icon for the page and manifest: \(lookup.missingReason); or give one with --icon PNG").asWarning
+                )
                 return false
             }
             image = found.image
