@@ -39,7 +39,7 @@ import XcodeProjectEditing
         // A one-letter slip in Base's name is told the same; any other short name is not ("Nope"
         // was three letters from Base, and got the sentence about Base).
         expectDiagnostic(BuildProblem.self) { try store.environment(named: "Bse") }
-        do { _ = try store.environment(named: "Bse") } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
+        do { _ = try store.environment(named: "Bse") } catch let error as Diagnostic where error.is(BuildProblem.self) {
             #expect(error.message.hasPrefix("no environment 'Bse'; 'Base' is the layer every environment is built on"))
         }
         #expect(
