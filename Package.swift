@@ -7,6 +7,7 @@ import PackageDescription
 ///   adhocbuild (executable: arguments, help, output; options declared with CommandLineOptions)
 ///     -> AdhocBuildKit (environments, versions, pipeline, CI; callable as a library)
 ///       -> PlistEditing (`adhocbuild plist`: print, get, set, delete, convert, merge, lint) -> PlistKit
+///       -> XcodeProjectEditing (project.pbxproj build settings edited in place, `$(VAR)` expansion) -> PlistKit
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
 ///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources, CMS)
 ///         -> IPAKit (app bundles, ipas, provisioning profiles, icons; Manifest uses it too)
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
         .library(name: "PlistEditing", targets: ["PlistEditing"]),
+        .library(name: "XcodeProjectEditing", targets: ["XcodeProjectEditing"]),
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "Compression", targets: ["Compression"]),
@@ -91,9 +93,14 @@ let package = Package(
         ),
         // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
         .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),
+        // An Xcode project's targets and build settings, read from project.pbxproj and edited without
+        // touching any other byte; `$(VAR)` build-setting expansion; the `build` diagnostics. PlistKit alone.
+        .target(name: "XcodeProjectEditing", dependencies: ["SystemSupport", "PlistKit"]),
         .target(
             name: "AdhocBuildKit",
-            dependencies: ["SystemSupport", "PlistKit", "PlistEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"]
+            dependencies: [
+                "SystemSupport", "PlistKit", "PlistEditing", "XcodeProjectEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"
+            ]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
         .target(name: "CommandLineOptions", dependencies: ["SystemSupport"]),
@@ -141,11 +148,17 @@ let package = Package(
         ),
         .testTarget(
             name: "AdhocBuildKitTests",
-            dependencies: ["AdhocBuildKit", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"]
+            dependencies: [
+                "AdhocBuildKit", "XcodeProjectEditing", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"
+            ]
         ),
         .testTarget(
             name: "PlistEditingTests",
             dependencies: ["PlistEditing", "PlistKit", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "XcodeProjectEditingTests",
+            dependencies: ["XcodeProjectEditing", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "AssetCatalogTests",

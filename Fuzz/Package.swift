@@ -25,6 +25,7 @@ let package = Package(
                     .product(name: "CodeSign", package: "adhocbuild"),
                     .product(name: "Manifest", package: "adhocbuild"),
                     .product(name: "AdhocBuildKit", package: "adhocbuild"),
+                    .product(name: "XcodeProjectEditing", package: "adhocbuild"),
                     .product(name: "AssetCatalog", package: "adhocbuild"),
                     .product(name: "Compression", package: "adhocbuild"),
                     .product(name: "SystemSupport", package: "adhocbuild")

@@ -136,7 +136,7 @@ public struct RenditionDecoder: Sendable {
             let output: [UInt8]
             do {
                 output = try decompress(compression, bytes, size)
-            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+            } catch let error as Diagnostic where error.is(AssetCatalogProblem.self) {
                 throw error.code == .assetCatalog(.malformed)
                     ? malformed(rendition, "chunk \(chunk): \(error.message)") : notDecodable(rendition, compression.description)
             } catch let error as Diagnostic {

@@ -30,6 +30,14 @@ extension Diagnostic {
             places: entry.map { [.entry($0)] } ?? [], hint: isLimitExceeded ? raiseLimitsHint : nil)
     }
 
+    /// A finding of the pre-publish check (``AppVerifier``, `adhocbuild verify`) about `subject`, the bundle
+    /// or file it concerns: printed `subject: message`, and `subject` is kept for callers that act on it.
+    public static func finding(_ severity: Severity, _ message: String, subject: String?) -> Diagnostic {
+        var diagnostic = Diagnostic(.ipa(.invalid), message, places: subject.map { [.text($0)] } ?? [], severity: severity)
+        diagnostic.subject = subject
+        return diagnostic
+    }
+
     /// An image that cannot be decoded, saying why.
     public static func image(_ message: String) -> Diagnostic { Diagnostic(.ipa(.image), message) }
 }

@@ -72,7 +72,8 @@ public struct InstallPage {
         public var manifestURL: String
         public var ipaURL: String
         public var installURL: String
-        public var warnings: [String]
+        /// What was told but did not stop the page, each a ``Diagnostic`` of severity `.warning`.
+        public var warnings: [Diagnostic]
     }
 
     public static let generatorVersion = AdhocBuildVersion.current
@@ -98,16 +99,15 @@ public struct InstallPage {
         if options.checkEntries, let first = package.damagedEntries().first {
             throw Diagnostic.manifest("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
         }
-        var output = PageOutput(folder: folder, warnings: baseWarning.map { [$0] } ?? [])
+        var output = PageOutput(folder: folder, warnings: baseWarning.map { [Diagnostic.manifest(.baseURL, $0).asWarning] } ?? [])
         let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
         let haveIcons = try writeIcons(of: app, into: &output)
-        let manifest: OTAManifest
-        do {
-            manifest = try OTAManifest(
+        let manifest = try inFile(ipa, only: ManifestProblem.self) {
+            try OTAManifest(
                 app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
                 bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
                 title: options.title, subtitle: options.subtitle ?? options.environment)
-        } catch let error as Diagnostic where error.code.domain == ManifestProblem.domain { throw error.inFile(ipa) }
+        }
         output.write(try manifest.data(), "manifest.plist")
         let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
         if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
@@ -125,7 +125,7 @@ public struct InstallPage {
     }
 
     /// An expired profile, by ``Options/expiredProfile``: an error naming the ipa, a warning, or nothing.
-    func expiryCheck(_ profile: ProvisioningProfile?, ipa: String) throws -> String? {
+    func expiryCheck(_ profile: ProvisioningProfile?, ipa: String) throws -> Diagnostic? {
         guard let profile, let expires = profile.expirationDate, expires <= options.now, options.expiredProfile != .accept else {
             return nil
         }
@@ -136,7 +136,7 @@ public struct InstallPage {
             throw Diagnostic.manifest(
                 "\(problem); publish a build with a current profile, or pass --allow-expired to write the page anyway", file: ipa)
         }
-        return "\(ipa): \(problem) (going on: --allow-expired)"
+        return Diagnostic.manifest("\(problem) (going on: --allow-expired)", file: ipa).asWarning
     }
 
     /// The base URL as checked by `URLEncoding`, and a warning when it is plain http.
@@ -156,9 +156,11 @@ public struct InstallPage {
             }
         } else {
             let lookup = AppIconLookup(bundle: app)
-            output.warnings += lookup.notices.map { "icon: \($0)" }
+            output.warnings += lookup.notices.map { Diagnostic(.manifest(.invalid), $0, places: [.text("icon")], severity: .warning) }
             guard let found = lookup.icon else {
-                output.warnings.append("no icon for the page and manifest: \(lookup.missingReason); or give one with --icon PNG")
+                output.warnings.append(
+                    Diagnostic.manifest("no icon for the page and manifest: \(lookup.missingReason); or give one with --icon PNG").asWarning
+                )
                 return false
             }
             image = found.image

@@ -28,10 +28,10 @@ extension InstallPage {
         var folder: String
         /// The files written, once committed.
         var files: [String] = []
-        var warnings: [String]
+        var warnings: [Diagnostic]
         private var pending: [(path: String, data: Data)] = []
 
-        init(folder: String, warnings: [String]) {
+        init(folder: String, warnings: [Diagnostic]) {
             self.folder = folder
             self.warnings = warnings
         }

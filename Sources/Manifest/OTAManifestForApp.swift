@@ -84,12 +84,11 @@ extension OTAManifest {
         let app = package.app
         // Only `page` writes the icons beside the manifest; a manifest alone names none, so that it
         // never points at images that are not there.
-        let manifest: OTAManifest
-        do {
-            manifest = try OTAManifest(
+        let manifest = try inFile(request.ipa, only: ManifestProblem.self) {
+            try OTAManifest(
                 app: app, base: base, ipaURL: ipaURL ?? URLEncoding.join(base, (request.ipa as NSString).lastPathComponent),
                 withIcons: false, bundleVersion: request.bundleVersion, subtitle: request.subtitle)
-        } catch let error as Diagnostic where error.code.domain == ManifestProblem.domain { throw error.inFile(request.ipa) }
+        }
         try FileIO.writeAtomically(try manifest.data(), to: output)
         return warnings
     }

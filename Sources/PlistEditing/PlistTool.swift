@@ -27,10 +27,8 @@ public enum PlistTool {
         sortKeys: Bool = false, limits: PlistLimits = .default
     ) throws -> Data {
         let plist = try PropertyList(contentsOf: path, limits: limits)
-        do {
-            return try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw error.inFile(path)
+        return try inFile(path, only: PlistProblem.self) {
+            try render(try plist.value.value(at: keyPath), as: format, sortKeys: sortKeys)
         }
     }
 
@@ -63,7 +61,7 @@ public enum PlistTool {
             let newValue = try (type ?? existingType ?? .string).parse(text)
             if plist.value[keyPath] == newValue && output == nil { return false }
             try plist.value.setValue(newValue, at: keyPath)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             var located = error
             if located.keyPath == nil { located.keyPath = keyPath.description }
             throw located.inFile(path)
@@ -86,11 +84,7 @@ public enum PlistTool {
     public static func delete(_ path: String, keyPath: PlistKeyPath, output: String? = nil, limits: PlistLimits = .default) throws {
         var plist = try PropertyList(contentsOf: path, limits: limits)
         try refuseOpenStep(plist, path, output)
-        do {
-            try plist.value.removeValue(at: keyPath)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw error.inFile(path)
-        }
+        try inFile(path, only: PlistProblem.self) { try plist.value.removeValue(at: keyPath) }
         try plist.write(to: output ?? path)
     }
 
@@ -138,7 +132,7 @@ public enum PlistTool {
             do {
                 let plist = try PropertyList(contentsOf: path, limits: limits)
                 return LintResult(path: path, format: plist.format, error: nil)
-            } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            } catch let error as Diagnostic where error.is(PlistProblem.self) {
                 return LintResult(path: path, format: nil, error: error.inFile(path))
             } catch let error as Diagnostic {
                 return LintResult(path: path, format: nil, error: error)

@@ -29,12 +29,7 @@ public enum PlistConverter {
         let source = PlistFormat.detect(data!)
         let streams = !sortKeys && (source == .xml || source == .binary) && (format == .xml || format == .binary)
         func throughValue() throws {
-            let value: PlistValue
-            do { value = try PropertyList(data: data!, limits: limits).value } catch let error as Diagnostic
-                where error.code.domain == PlistProblem.domain
-            {
-                throw error.inFile(input)
-            }
+            let value = try inFile(input, only: PlistProblem.self) { try PropertyList(data: data!, limits: limits).value }
             data = nil
             try PropertyList(value, format: format).write(to: output, format: format, sortKeys: sortKeys)
         }
@@ -60,7 +55,7 @@ public enum PlistConverter {
         output: String, limits: PlistLimits
     ) throws -> Int {
         func namingTheFile<T>(_ body: () throws -> T) throws -> T {
-            do { return try body() } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            do { return try body() } catch let error as Diagnostic where error.is(PlistProblem.self) {
                 throw error.keyPath == nil || error.plistProblem != .unrepresentable
                     ? error.inFile(input) : error.inFile(output == "-" ? "standard output" : output)
             }
@@ -119,7 +114,7 @@ public enum PlistConverter {
             try file.commit()
         } catch {
             file.abort()
-            if let error = error as? Diagnostic, error.code.domain == FileProblem.domain { throw error.inFile(output) }
+            if let error = error as? Diagnostic, error.is(FileProblem.self) { throw error.inFile(output) }
             throw error
         }
     }

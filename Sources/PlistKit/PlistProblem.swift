@@ -34,5 +34,5 @@ extension Diagnostic {
     }
 
     /// The kind of plist problem, nil for a diagnostic of another domain.
-    public var plistProblem: PlistProblem? { code.domain == PlistProblem.domain ? PlistProblem(rawValue: code.kind) : nil }
+    public var plistProblem: PlistProblem? { self.is(PlistProblem.self) ? PlistProblem(rawValue: code.kind) : nil }
 }

@@ -185,11 +185,5 @@ public func reportLines(for error: any Error) -> [String] {
     }
 }
 
-/// Runs `body`, naming `file` in any diagnostic it throws that names no file yet: the one way context
-/// is added on the way up.
-public func inFile<Result>(_ file: String, _ body: () throws -> Result) throws -> Result {
-    do { return try body() } catch let diagnostic as Diagnostic { throw diagnostic.inFile(file) }
-}
-
 /// The hint of errors that exceeded a documented limit.
 public let raiseLimitsHint = "limits can be raised: see Environment in 'adhocbuild --help'"

@@ -317,10 +317,8 @@ public enum FileIO {
             let got = retryingInterrupted { Foundation.read(input, buffer.baseAddress!, buffer.count) }
             if got < 0 { throw Diagnostic.system("cannot be read", file: source, code: errno) }
             if got == 0 { return }
-            do { try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<got])) } catch let error as Diagnostic
-                where error.code.domain == FileProblem.domain
-            {
-                throw error.inFile(target == "-" ? "standard output" : target)
+            try inFile(target == "-" ? "standard output" : target, only: FileProblem.self) {
+                try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
             }
         }
     }
@@ -338,11 +336,7 @@ public enum FileIO {
             for (path, data) in files {
                 let writer = try AtomicFileWriter(path: path)
                 writers.append(writer)
-                do { try data.withUnsafeBytes { try writeAll(writer.fileDescriptor, $0) } } catch let error as Diagnostic
-                    where error.code.domain == FileProblem.domain
-                {
-                    throw error.inFile(path)
-                }
+                try inFile(path, only: FileProblem.self) { try data.withUnsafeBytes { try writeAll(writer.fileDescriptor, $0) } }
             }
             try beforeRenaming()
             if let first = files.first { Interruption.pause(at: "commit:" + split(first.path).name) }
@@ -365,16 +359,14 @@ public enum FileIO {
 
     static func writeAtomically(_ raw: UnsafeRawBufferPointer, to path: String) throws {
         if path == "-" {
-            do { try writeAll(STDOUT_FILENO, raw) } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
-                throw error.inFile("standard output")
-            }
+            try inFile("standard output", only: FileProblem.self) { try writeAll(STDOUT_FILENO, raw) }
             return
         }
         let file = try AtomicFileWriter(path: path)
         do {
             try writeAll(file.fileDescriptor, raw)
             try file.commit()
-        } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
+        } catch let error as Diagnostic where error.is(FileProblem.self) {
             file.abort()
             throw error.inFile(path)
         }

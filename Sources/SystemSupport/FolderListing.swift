@@ -15,7 +15,6 @@ extension FileIO {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw Diagnostic.system("cannot be written", file: path, code: errno) }
         defer { close(fd) }
-        do { try data.withUnsafeBytes { try writeAll(fd, $0) } } catch let error as Diagnostic where error.code.domain == FileProblem.domain
-        { throw error.inFile(path) }
+        try inFile(path, only: FileProblem.self) { try data.withUnsafeBytes { try writeAll(fd, $0) } }
     }
 }

@@ -35,7 +35,7 @@ enum Console {
             try data.withUnsafeBytes { try FileIO.writeAll(STDOUT_FILENO, $0) }
         } catch {
             for line in reportLines(
-                for: (error as? Diagnostic).flatMap { $0.code.domain == FileProblem.domain ? $0.inFile("standard output") : nil } ?? error)
+                for: (error as? Diagnostic).flatMap { $0.is(FileProblem.self) ? $0.inFile("standard output") : nil } ?? error)
             { Console.error(line) }
             exit(1)
         }

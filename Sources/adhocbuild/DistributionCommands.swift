@@ -123,7 +123,7 @@ enum DistributionCommands {
             let built = BuildTime.of(given.ipa)
             (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
             let result = try InstallPage(options: options).write(ipa: given.ipa, to: given.output)
-            for warning in result.warnings { Console.warning(warning) }
+            for warning in result.warnings { Console.warning(warning.report) }
             Console.lines(["\(given.output)/index.html", "  page:    \(result.pageURL)", "  install: \(result.installURL)"])
             return 0
         }

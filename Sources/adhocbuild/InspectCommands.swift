@@ -80,14 +80,7 @@ enum InspectCommands {
                 var dict = PlistDictionary()
                 dict["ipa"] = .string(options.ipa)
                 dict["ok"] = .bool(errors == 0)
-                dict["findings"] = .array(
-                    findings.map { finding in
-                        var item = PlistDictionary()
-                        item["severity"] = .string(finding.severity.rawValue)
-                        if let subject = finding.subject { item["subject"] = .string(subject) }
-                        item["message"] = .string(finding.message)
-                        return .dictionary(item)
-                    })
+                dict["findings"] = .array(findings.map(PlistValue.init))
                 Console.out(try PropertyList.encode(.dictionary(dict), format: .json))
             } else {
                 for finding in findings {

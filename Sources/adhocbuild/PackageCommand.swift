@@ -33,7 +33,7 @@ enum PackageCommand {
             options.progress = { done, total in bar.update(done, total) }
             let report = try IPAPackager(options: options).package(given.app, to: given.output)
             bar.finish()
-            for warning in report.warnings { Console.warning(warning) }
+            for warning in report.warnings { Console.warning(warning.report) }
             if !quiet {
                 let ratio = report.uncompressedBytes > 0 ? Double(report.compressedBytes) / Double(report.uncompressedBytes) * 100 : 100
                 // With the ipa on standard output, the summary goes beside it, on standard error.

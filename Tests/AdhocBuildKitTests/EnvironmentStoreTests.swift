@@ -4,6 +4,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 @Suite struct EnvironmentStoreTests {
     @Test func readsTheSampleFolderWithBaseAndInheritance() throws {
@@ -38,7 +39,7 @@ import Testing
         // A one-letter slip in Base's name is told the same; any other short name is not ("Nope"
         // was three letters from Base, and got the sentence about Base).
         expectDiagnostic(BuildProblem.self) { try store.environment(named: "Bse") }
-        do { _ = try store.environment(named: "Bse") } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
+        do { _ = try store.environment(named: "Bse") } catch let error as Diagnostic where error.is(BuildProblem.self) {
             #expect(error.message.hasPrefix("no environment 'Bse'; 'Base' is the layer every environment is built on"))
         }
         #expect(

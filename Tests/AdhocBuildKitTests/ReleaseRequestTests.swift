@@ -4,6 +4,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 /// How `release` fills what its command line leaves out: project file, CI presets, defaults.
 @Suite struct ReleaseRequestTests {

@@ -6,6 +6,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 /// What `env apply`, `version bump` and `release` do to an Apple-signed app: every file they change
 /// is sealed by its signature, so the change is refused before anything is written unless the
@@ -51,7 +52,7 @@ import Testing
             do {
                 _ = try EnvironmentApplier(environment: try Self.staging(folder)).apply(toApp: app)
                 Issue.record("applied to a signed app")
-            } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
+            } catch let error as Diagnostic where error.is(BuildProblem.self) {
                 #expect(
                     error.description.contains(
                         "\(app): applying Staging changes Info.plist and adds environment.plist, which the signature of Test.app seals; "
@@ -80,7 +81,7 @@ import Testing
             do {
                 try VersionBumper(target: .app(app), field: .build).bump(.exactly("999"))
                 Issue.record("bumped a signed app")
-            } catch let error as Diagnostic where error.code.domain == BuildProblem.domain {
+            } catch let error as Diagnostic where error.is(BuildProblem.self) {
                 #expect(
                     error.description.contains("setting the build number to 999 changes Info.plist, which the signature of Test.app seals"),
                     "\(error)")

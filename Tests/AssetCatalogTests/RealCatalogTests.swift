@@ -18,7 +18,7 @@ import Testing
             do {
                 _ = try decoder.image(for: rendition)
                 counts["decoded", default: 0] += 1
-            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+            } catch let error as Diagnostic where error.is(AssetCatalogProblem.self) {
                 guard error.code == .assetCatalog(.notDecodable), error.message.hasPrefix("not decodable here (") else {
                     Issue.record("\(error)")
                     continue
@@ -96,7 +96,7 @@ import Testing
             let image: RGBAImage
             do {
                 image = try decoder.image(for: rendition)
-            } catch let error as Diagnostic where error.code.domain == AssetCatalogProblem.domain {
+            } catch let error as Diagnostic where error.is(AssetCatalogProblem.self) {
                 tally["not decodable: \(error.message)", default: 0] += 1
                 continue
             }

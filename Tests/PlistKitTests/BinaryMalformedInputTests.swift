@@ -146,7 +146,7 @@ import Testing
         do {
             let value = try BinaryPlistReader().read(testCase.data)
             Issue.record("read \(value) instead of failing")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -158,7 +158,7 @@ import Testing
         do {
             try BinaryPlistReader().read(testCase.data, into: PlistTreeBuilder())
             Issue.record("streamed instead of failing")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -194,7 +194,7 @@ import Testing
         do {
             _ = try BinaryPlistReader().read(builder.build())
             Issue.record("an exponential plist was read")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.plistProblem == .limitExceeded)
             #expect(error.message == "the plist expands to more than 100000000 values")
         } catch {

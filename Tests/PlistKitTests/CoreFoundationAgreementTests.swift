@@ -84,7 +84,7 @@ import Testing
         do {
             let value = try PropertyList(data: testCase.bytes).value
             Issue.record("read \(value) instead of failing")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")

@@ -69,7 +69,7 @@ import Testing
             do {
                 _ = try read(text)
                 Issue.record("\(text) was read")
-            } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+            } catch let error as Diagnostic where error.is(PlistProblem.self) {
                 #expect(error.description == message)
             }
         }

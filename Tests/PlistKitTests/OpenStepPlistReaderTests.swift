@@ -106,7 +106,7 @@ import Testing
     func malformedOpenStepGetsAnExactError(_ testCase: Case) {
         FuzzSeeds.export(Data(testCase.text.utf8), harness: "openstep-plist", name: testCase.name)
         #expect(throws: Error.self) { try read(testCase.text) }
-        do { _ = try read(testCase.text) } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        do { _ = try read(testCase.text) } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")

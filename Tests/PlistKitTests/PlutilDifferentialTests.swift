@@ -104,7 +104,7 @@ import Testing
     static func ours(_ bytes: Data) -> Outcome {
         do {
             return .accepted(try PropertyList(data: bytes).value)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             return .refused(error)
         } catch {
             return .refused(Diagnostic.plist(.io, "not a Diagnostic: \(error)"))

@@ -112,7 +112,7 @@ import Testing
         do {
             let value = try XMLPlistReader().read(Data(testCase.xml.utf8))
             Issue.record("read \(value) instead of failing")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.description == testCase.error)
         } catch {
             Issue.record("unexpected \(error)")
@@ -144,7 +144,7 @@ import Testing
         do {
             let value = try XMLPlistReader().read(Data(bytes))
             Issue.record("read \(value) instead of failing")
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.message.hasPrefix("XML: encoding error: input conversion failed due to input error, bytes 0x"), "\(error)")
             #expect(!error.description.contains("\n"))
         } catch {

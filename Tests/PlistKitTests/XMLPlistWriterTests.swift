@@ -111,7 +111,7 @@ import Testing
             "outer": .array([.date(PlistDate(secondsSinceReferenceDate: 0)), .date(PlistDate(secondsSinceReferenceDate: seconds))])
         ]
         expectDiagnostic(PlistProblem.self) { try XMLPlistWriter().write(value) }
-        do { _ = try XMLPlistWriter().write(value) } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        do { _ = try XMLPlistWriter().write(value) } catch let error as Diagnostic where error.is(PlistProblem.self) {
             #expect(error.keyPath == "outer:1" && error.plistProblem == .unrepresentable, "\(error)")
         }
         expectDiagnostic(PlistProblem.self) { try PropertyList(value).data(format: .json) }

@@ -13,7 +13,7 @@ public func expectDiagnostic<Kind: DiagnosticKind>(
         _ = try body()
         Issue.record(
             "expected a \(Kind.domain) diagnostic; nothing was thrown\(comment.map { ": \($0)" } ?? "")", sourceLocation: sourceLocation)
-    } catch let diagnostic as Diagnostic where diagnostic.code.domain == Kind.domain {
+    } catch let diagnostic as Diagnostic where diagnostic.is(Kind.self) {
         return diagnostic
     } catch {
         Issue.record("expected a \(Kind.domain) diagnostic, got \(error)\(comment.map { ": \($0)" } ?? "")", sourceLocation: sourceLocation)

@@ -100,6 +100,9 @@ import Testing
             ))
         let verifyJSON = try AdhocBuildBinary.run(["verify", ipa, "--json"])
         #expect(verifyJSON.stdoutText.contains("\"ok\": false"))
+        // Each finding is a diagnostic through the one JSON printer: its code and the bundle it is about.
+        #expect(verifyJSON.stdoutText.contains("\"severity\": \"error\",\n      \"code\": \"ipa.invalid\","))
+        #expect(verifyJSON.stdoutText.contains("\"subject\": \"Payload/Demo.app\",\n      \"message\": \"profile '"))
     }
 
     @Test(Fixtures.enabled) func profileShowAndDevices() throws {

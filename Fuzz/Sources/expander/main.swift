@@ -1,6 +1,6 @@
-import AdhocBuildKit
 import Foundation
 import FuzzDriver
+import XcodeProjectEditing
 
 runFuzzer { data in
     let text = String(decoding: data, as: UTF8.self)

@@ -3,6 +3,7 @@ import Foundation
 import IPAKit
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// `env apply`: writes an environment's `Settings` as `environment.plist` and patches the
 /// Info.plist with its `Info`, in a built `.app` or in a source tree before the build.

@@ -1,6 +1,7 @@
 import PlistEditing
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// Resolves environments: Base, then the inherited chain, then the environment, then
 /// `--set KEYPATH=VALUE` overrides, merged deeply; then every string expanded for `$(VAR)`.
@@ -101,7 +102,7 @@ public struct EnvironmentResolver: Sendable {
         var problems: [Finding] = (store.base?.problems ?? []).map { Finding(error: $0) }
         let layers: LayerMerges.Layers
         do { layers = try merges.layers(of: try store.position(of: name), in: store) } catch let error as Diagnostic
-            where error.code.domain == BuildProblem.domain
+            where error.is(BuildProblem.self)
         {
             return (nil, problems + [Finding(error: error)])
         } catch {
@@ -127,7 +128,7 @@ public struct EnvironmentResolver: Sendable {
                     let existing = merge.value[keyPath] ?? overlay[keyPath]
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
                     try overlay.setValue(try type.parse(text), at: keyPath)
-                } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+                } catch let error as Diagnostic where error.is(PlistProblem.self) {
                     problems.append(
                         Finding(
                             error: Diagnostic.build(

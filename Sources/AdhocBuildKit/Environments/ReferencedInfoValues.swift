@@ -1,6 +1,7 @@
 import Foundation
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// Info.plist values that refer to a build setting (`$(PRODUCT_BUNDLE_IDENTIFIER)`) in a source tree.
 ///

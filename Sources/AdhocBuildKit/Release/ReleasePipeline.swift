@@ -234,7 +234,7 @@ public struct ReleasePipeline {
             }
             return try InstallPage(options: pageOptions).write(ipa: ipa, to: stage + "/release")
         }
-        warnings += page.warnings
+        warnings += page.warnings.map(\.report)
         let releaseFolder = options.out + "/" + releasePath
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
@@ -330,7 +330,7 @@ public struct ReleasePipeline {
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
             if signing != nil { signed = app }
             // The signature check below says what a different profile does to a signature, exactly.
-            warnings += report.warnings.filter { !$0.contains("embedding a different profile invalidates the signature") }
+            warnings += report.warnings.map(\.report).filter { !$0.contains("embedding a different profile invalidates the signature") }
             return report.output
         }
     }

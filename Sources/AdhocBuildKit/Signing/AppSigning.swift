@@ -221,7 +221,7 @@ public enum AppSigning {
             }
             return
         }
-        do { try FileIO.exchange(replacement, target) } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
+        do { try FileIO.exchange(replacement, target) } catch let error as Diagnostic where error.is(FileProblem.self) {
             throw Diagnostic.build(error.message, file: target)
         }
         try? FileManager.default.removeItem(atPath: replacement)

@@ -2,6 +2,7 @@ import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild verify`: the pre-publish check (``AppVerifier``: profile, devices, bundle ids,
 /// versions, build kind) and the code signature (``SignatureCheck``), in one list of findings.
@@ -27,27 +28,26 @@ public struct PublishCheck: Sendable {
     }
 
     /// Checks the .ipa, .app or .xcarchive at `path`.
-    public func check(path: String) throws -> [AppVerifier.Finding] {
+    public func check(path: String) throws -> [Diagnostic] {
         let package = try AppPackage.open(path, limits: limits)
         let findings = AppVerifier(udids: udids, now: now).verify(package)
         return findings + signatureFindings(try SignatureCheck.run(path: path, now: now, anchorApple: anchorApple, limits: limits))
     }
 
     /// What the signature adds to the findings.
-    func signatureFindings(_ check: SignatureCheck) -> [AppVerifier.Finding] {
-        var findings: [AppVerifier.Finding] = []
+    func signatureFindings(_ check: SignatureCheck) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
         for item in check.result.report.items {
             switch item.status {
             case .unsigned:
                 findings.append(
-                    .init(severity: .warning, message: "is unsigned; iOS will not install it until it is signed", subject: item.path))
+                    .finding(.warning, "is unsigned; iOS will not install it until it is signed", subject: item.path))
                 continue
             case .adhoc:
                 findings.append(
-                    .init(
-                        severity: .warning,
-                        message:
-                            "has an ad-hoc signature (no signer); iOS will not install it on a device until it is signed with a certificate",
+                    .finding(
+                        .warning,
+                        "has an ad-hoc signature (no signer); iOS will not install it on a device until it is signed with a certificate",
                         subject: item.path))
                 continue
             case .signed, .unreadable:
@@ -62,17 +62,17 @@ public struct PublishCheck: Sendable {
     }
 
     /// The first ``problemsPerItem`` problems of one code item as errors, then how many more there are.
-    private func itemFindings(_ problems: [CodeSealProblem], label: String, path: String) -> [AppVerifier.Finding] {
+    private func itemFindings(_ problems: [CodeSealProblem], label: String, path: String) -> [Diagnostic] {
         var findings = problems.prefix(problemsPerItem).map { problem in
-            AppVerifier.Finding(
-                severity: .error, message: "\(label): " + ([problem.file, problem.message].compactMap { $0 }.joined(separator: ": ")),
+            Diagnostic.finding(
+                .error, "\(label): " + ([problem.file, problem.message].compactMap { $0 }.joined(separator: ": ")),
                 subject: path)
         }
         if problems.count > problemsPerItem {
             findings.append(
-                .init(
-                    severity: .error,
-                    message: "\(label): and \(problems.count - problemsPerItem) more problems (adhocbuild codesign verify lists them)",
+                .finding(
+                    .error,
+                    "\(label): and \(problems.count - problemsPerItem) more problems (adhocbuild codesign verify lists them)",
                     subject: path))
         }
         return findings

@@ -35,9 +35,7 @@ public struct FileTransaction {
 
     /// Adds a plist to write in its own format.
     public mutating func write(_ plist: PropertyList, to path: String) throws {
-        do { write(try plist.data(), to: path) } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw error.inFile(path)
-        }
+        write(try inFile(path, only: PlistProblem.self) { try plist.data() }, to: path)
     }
 
     /// Writes every file to a temporary file, then renames them all into place; with ``bundle``,

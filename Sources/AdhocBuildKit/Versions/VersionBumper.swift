@@ -2,6 +2,7 @@ import CodeSign
 import Foundation
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// `version bump`: sets a version field everywhere it lives — every Info.plist of the app
 /// and its extensions (they must match, or installs fail) and the project's build settings

@@ -2,6 +2,7 @@ import Foundation
 import IPAKit
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// `version show`: the marketing version and build number of a project (per target and
 /// build configuration, with `$(…)` references resolved) or of an app bundle and its

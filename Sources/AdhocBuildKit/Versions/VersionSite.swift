@@ -1,6 +1,7 @@
 import Foundation
 import PlistKit
 import SystemSupport
+import XcodeProjectEditing
 
 /// One place a version number is stored: a literal in a plist, or a build setting in
 /// `project.pbxproj` that an Info.plist refers to.

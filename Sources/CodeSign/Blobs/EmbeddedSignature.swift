@@ -24,21 +24,16 @@ public struct EmbeddedSignature: Sendable {
         superBlob = blob
         func parse<T>(_ slot: UInt32, _ what: String, _ make: ([UInt8]) throws -> T) throws -> T? {
             guard let entry = blob.entry(slot) else { return nil }
-            do {
-                return try make(entry.bytes)
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-                throw error.within(what)
-            }
+            return try within(what, only: CodeSignProblem.self) { try make(entry.bytes) }
         }
         codeDirectory = try parse(SignatureSlot.codeDirectory, "CodeDirectory") { try CodeDirectory(bytes: $0) }
         var alternates: [CodeDirectory] = []
         for entry in blob.entries
         where entry.type >= SignatureSlot.alternateCodeDirectories && entry.type < SignatureSlot.alternateCodeDirectories + 5 {
-            do {
-                alternates.append(try CodeDirectory(bytes: entry.bytes))
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-                throw error.within("alternate CodeDirectory 0x\(String(entry.type, radix: 16))")
-            }
+            alternates.append(
+                try within("alternate CodeDirectory 0x\(String(entry.type, radix: 16))", only: CodeSignProblem.self) {
+                    try CodeDirectory(bytes: entry.bytes)
+                })
         }
         alternateCodeDirectories = alternates
         requirements = try parse(SignatureSlot.requirements, "requirements") { try RequirementSet(bytes: $0) }

@@ -20,10 +20,8 @@ public struct MachOFile: Sendable {
             slices = try header.architectures.map { arch in
                 // FatHeader checked that offset + size lies inside the file.
                 let start = Int(arch.offset), end = Int(arch.offset + arch.size)
-                do {
-                    return try MachOSlice(bytes: Array(bytes[start..<end]), fileOffset: arch.offset)
-                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-                    throw error.within("slice \(arch.cpu)")
+                return try within("slice \(arch.cpu)", only: CodeSignProblem.self) {
+                    try MachOSlice(bytes: Array(bytes[start..<end]), fileOffset: arch.offset)
                 }
             }
         } else {
@@ -46,10 +44,8 @@ public struct MachOFile: Sendable {
             fatHeader = header
             slices = try header.architectures.map { arch in
                 let start = Int(arch.offset)
-                do {
-                    return try MachOSlice(size: Int(arch.size), fileOffset: arch.offset) { try read(start + $0, $1) }
-                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-                    throw error.within("slice \(arch.cpu)")
+                return try within("slice \(arch.cpu)", only: CodeSignProblem.self) {
+                    try MachOSlice(size: Int(arch.size), fileOffset: arch.offset) { try read(start + $0, $1) }
                 }
             }
         } else {
@@ -68,7 +64,7 @@ public struct MachOFile: Sendable {
         }
         do {
             try self.init(data: data)
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error.inFile(path)
         }
     }

@@ -230,10 +230,8 @@ public struct MachOSlice: Sendable {
     /// Reads the embedded signature, or returns nil when the slice has none.
     public func embeddedSignature() throws -> EmbeddedSignature? {
         guard let location = codeSignature, let signature = signatureBytes else { return nil }
-        do {
-            return try EmbeddedSignature(bytes: Array(signature), base: Int(clamping: fileOffset) + Int(location.dataOffset))
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-            throw error.within("slice \(cpu)")
+        return try within("slice \(cpu)", only: CodeSignProblem.self) {
+            try EmbeddedSignature(bytes: Array(signature), base: Int(clamping: fileOffset) + Int(location.dataOffset))
         }
     }
 }

@@ -66,7 +66,7 @@ struct BundleFileReader: Sendable {
         do {
             if let top = folderTop { return try MappedExecutable(path: top.isEmpty ? key : top + "/" + key) }
             return try MappedExecutable.spooling { body in try storage.readChunks(key, chunkSize: BundleFileReader.chunkSize, body) }
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error
         } catch let error as Diagnostic {
             throw Diagnostic.codeSign("cannot be read: \(error.message)")

@@ -112,7 +112,7 @@ public enum HashingCopy {
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
-            do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.code.domain == FileProblem.domain {
+            do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.is(FileProblem.self) {
                 throw Diagnostic.codeSign(error.message, file: destination)
             }
             sha1.update(piece)

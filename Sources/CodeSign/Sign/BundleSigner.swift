@@ -195,7 +195,7 @@ public enum BundleSigner {
                 throw Diagnostic.codeSign("is not a dictionary", file: infoPath)
             }
             info = dictionary
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             throw Diagnostic.codeSign(error.description, file: infoPath)
         }
         guard let identifier = info["CFBundleIdentifier"]?.stringValue, !identifier.isEmpty else {
@@ -242,7 +242,7 @@ public enum BundleSigner {
                     entitlementsPath: isOutermost && options.entitlements != nil ? options.entitlementsFile : nil, slices: header.slices,
                     executablePath: copy.original(executablePath), now: options.now)
             } catch var error as Diagnostic
-                where error.code.domain == CodeSignProblem.domain && prepared.givenProfile == nil && error.file == profile.path
+                where error.is(CodeSignProblem.self) && prepared.givenProfile == nil && error.file == profile.path
             {
                 // The bundle's own old profile was checked because none was given for it: say so, and how to give one.
                 error.hint =
@@ -257,7 +257,7 @@ public enum BundleSigner {
     /// Refuses a bundle holding a symbolic link that is absolute or leads outside it, by the rule
     /// packaging applies (``BundleLinks``): signing would seal it and a release publish it.
     static func checkLinks(_ bundle: String) throws {
-        do { try BundleLinks.checkInside(bundle: bundle) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+        do { try BundleLinks.checkInside(bundle: bundle) } catch let error as Diagnostic where error.is(IPAProblem.self) {
             throw Diagnostic.codeSign(error.message + "; adhocbuild does not sign it", file: error.file)
         }
     }
@@ -395,7 +395,7 @@ struct ExecutableHeader {
             let signature = try? file.slices.first?.embeddedSignature()
             identifier = signature?.codeDirectory?.identifier
             entitlements = (try? signature?.entitlements?.entitlements())??.dictionaryValue
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error.inFile(path)
         }
     }

@@ -12,10 +12,9 @@ public struct ProfileFile: Sendable {
     /// Reads the profile at `path`; errors are one line naming it.
     public init(path: String) throws {
         self.path = path
-        bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { profile = try ProvisioningProfile(data: bytes) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
-            throw error.inFile(path)
-        }
+        let bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
+        self.bytes = bytes
+        profile = try inFile(path, only: IPAProblem.self) { try ProvisioningProfile(data: bytes) }
     }
 }
 

@@ -103,7 +103,7 @@ final class MachOSigning: @unchecked Sendable {
             var info = stat()
             let mode = stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0o755
             writer = try AtomicFileWriter(path: output, mode: mode, temporaryFolder: temporaryFolder)
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error.inFile(path)
         }
     }
@@ -148,7 +148,7 @@ final class MachOSigning: @unchecked Sendable {
     private func abortingOnError<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             writer.abort()
             throw error.inFile(path)
         } catch {

@@ -146,10 +146,8 @@ enum SliceSigner {
     {
         guard parameters.specialSlots.infoPlist == nil else { return parameters }
         var bound = parameters
-        do {
-            bound.specialSlots.infoPlist = try slice.embeddedInfoPlist(in: original)
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
-            throw error.within("slice \(slice.cpu)")
+        bound.specialSlots.infoPlist = try within("slice \(slice.cpu)", only: CodeSignProblem.self) {
+            try slice.embeddedInfoPlist(in: original)
         }
         return bound
     }

@@ -71,7 +71,7 @@ public struct ProfileSignature: Sendable {
                 throw Diagnostic.codeSign("the profile's plist is not a dictionary")
             }
             plist = dictionary
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error
         } catch {
             throw Diagnostic.codeSign("the profile's signed content is not a property list: \(error)")

@@ -58,7 +58,7 @@ public enum SignatureTrust {
                 if let failure = profile.verificationFailure {
                     report.installProblems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
                 }
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                 report.installProblems.append("embedded.mobileprovision: \(error.message)")
             } catch {
                 report.installProblems.append("embedded.mobileprovision: \(error)")
@@ -169,7 +169,7 @@ public enum SignatureTrust {
                 }
                 der = dictionary
             }
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             return (["entitlements: \(error.message)"], [])
         } catch {
             return (["entitlements: \(error)"], [])

@@ -57,7 +57,7 @@ struct CodeItemCheck {
                 infoData = data
                 info = try PropertyList(data: data).value.dictionaryValue
                 if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain && infoKey == nil {
+            } catch let error as Diagnostic where error.is(CodeSignProblem.self) && infoKey == nil {
                 _ = error
                 problems.append(("Info.plist", "missing (a bundle needs one)"))
             } catch {

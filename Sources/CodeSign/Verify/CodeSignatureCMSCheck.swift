@@ -45,7 +45,7 @@ public enum CodeSignatureCMSCheck {
         let cms: CodeSignatureCMS
         do {
             cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes)
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             return Result(cms: nil, problems: [error.message], isAdHoc: false)
         } catch {
             return Result(cms: nil, problems: ["CMS signature: \(error)"], isAdHoc: false)

@@ -70,7 +70,7 @@ struct ExecutableSeal {
                     continue
                 }
                 signature = read
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                 problems.append((executable, "the signature cannot be read: \(error.description)"))
                 status = .unreadable
                 continue

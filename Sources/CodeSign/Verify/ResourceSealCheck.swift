@@ -27,7 +27,7 @@ struct ResourceSealCheck {
         let matcher: ResourceRuleMatcher
         do {
             matcher = try ResourceRuleMatcher(isVersion2 ? resources.rules2 : resources.rules)
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             return [("_CodeSignature/CodeResources", error.description)]
         } catch {
             return [("_CodeSignature/CodeResources", "\(error)")]
@@ -107,7 +107,7 @@ struct ResourceSealCheck {
                 let message: String?
                 do {
                     message = try ResourceSealCheck.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
-                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+                } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                     message = error.description
                 } catch {
                     message = "\(error)"

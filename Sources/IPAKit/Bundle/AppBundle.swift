@@ -81,7 +81,7 @@ public struct AppBundle: Sendable {
             let (file, entry) = storage.place(of: root + "/" + name)
             do {
                 return .success(try ProvisioningProfile(data: try read(name), limits: plistLimits))
-            } catch var error as Diagnostic where error.code.domain == IPAProblem.domain {
+            } catch var error as Diagnostic where error.is(IPAProblem.self) {
                 if error.file == nil {
                     error.file = file
                     if error.entry == nil, let entry { error.places.insert(.entry(entry), at: 0) }
@@ -106,7 +106,7 @@ public struct AppBundle: Sendable {
         }
         let plist: PropertyList
         do { plist = try PropertyList(data: try storage.read(infoPath), limits: plistLimits) } catch let error as Diagnostic
-            where error.code.domain == PlistProblem.domain
+            where error.is(PlistProblem.self)
         {
             let (file, entry) = storage.place(of: infoPath)
             throw Diagnostic.ipa("is not a valid plist: \(error.description)", file: file, entry: entry)

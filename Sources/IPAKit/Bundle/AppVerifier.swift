@@ -1,26 +1,10 @@
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// The pre-publish check of an ipa: everything that makes "Unable to download app" or
 /// "Untrusted developer" happen on a tester's phone, found before anyone publishes.
 public struct AppVerifier: Sendable {
-    /// One finding.
-    public struct Finding: Sendable, Equatable, CustomStringConvertible {
-        public enum Severity: String, Sendable { case error, warning }
-        public var severity: Severity
-        public var message: String
-        /// The bundle or file the finding is about.
-        public var subject: String?
-
-        public init(severity: Severity, message: String, subject: String?) {
-            self.severity = severity
-            self.message = message
-            self.subject = subject
-        }
-
-        public var description: String { (subject.map { "\($0): " } ?? "") + message }
-    }
-
     public var udids: [String]
     public var now: Date
     /// Profiles expiring sooner than this are warned about.
@@ -39,12 +23,11 @@ public struct AppVerifier: Sendable {
 
     public static let requiredKeys = ["CFBundleIdentifier", "CFBundleExecutable", "CFBundleVersion", "CFBundleShortVersionString"]
 
-    public func verify(_ package: AppPackage) -> [Finding] {
-        var findings: [Finding] = []
-        func error(_ message: String, _ subject: String?) { findings.append(Finding(severity: .error, message: message, subject: subject)) }
-        func warning(_ message: String, _ subject: String?) {
-            findings.append(Finding(severity: .warning, message: message, subject: subject))
-        }
+    /// The findings, errors and warnings, each a ``Diagnostic/finding(_:_:subject:)``.
+    public func verify(_ package: AppPackage) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        func error(_ message: String, _ subject: String?) { findings.append(.finding(.error, message, subject: subject)) }
+        func warning(_ message: String, _ subject: String?) { findings.append(.finding(.warning, message, subject: subject)) }
         let app = package.app
         // Every entry's data against its CRC: a damaged file outside what the signature seals (or
         // in an unsigned app) is found nowhere else.

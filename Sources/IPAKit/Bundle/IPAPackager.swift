@@ -48,7 +48,8 @@ public struct IPAPackager {
         public var entries: Int
         public var uncompressedBytes: Int64
         public var compressedBytes: Int64
-        public var warnings: [String]
+        /// What the command tells but does not stop for, each a ``Diagnostic`` of severity `.warning`.
+        public var warnings: [Diagnostic]
         /// True when the ipa went to this process's standard output (`-`, `/dev/stdout`, `/dev/fd/1`).
         public var wentToStandardOutput = false
     }
@@ -122,7 +123,7 @@ public struct IPAPackager {
         let (app, swiftSupport) = try IPAPackager.locateApp(input)
         try OutputPlacement.checkOutside(output, input: input)
         let appName = (app as NSString).lastPathComponent
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         var entries = [
             BundleTree.Entry(
                 archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
@@ -157,7 +158,9 @@ public struct IPAPackager {
             }
             if FileManager.default.fileExists(atPath: app + "/_CodeSignature") {
                 warnings.append(
-                    "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing")
+                    Diagnostic.ipa(
+                        "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing"
+                    ).asWarning)
             }
         }
         if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport", threads: options.threads) }
@@ -205,7 +208,9 @@ public struct IPAPackager {
         defer { unlink(temporary) }
         let (totals, layouts) = try write(entries, to: temporary)
         if totals.uncompressed > 0xFFFF_FFFF || entries.count > 0xFFFF {
-            warnings.append("the ipa needs ZIP64 (over 4 GB or 65,535 entries); over-the-air installs of such ipas are known to fail")
+            warnings.append(
+                Diagnostic.ipa("the ipa needs ZIP64 (over 4 GB or 65,535 entries); over-the-air installs of such ipas are known to fail")
+                    .asWarning)
         }
         try options.afterWriting?(temporary)
         if options.verify {

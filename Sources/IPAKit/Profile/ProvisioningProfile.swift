@@ -82,7 +82,7 @@ public struct ProvisioningProfile: Sendable {
     /// Reads a `.mobileprovision` (or `.provisionprofile`) file.
     public init(contentsOf path: String, limits: PlistLimits = .default) throws {
         let data = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { try self.init(data: data, limits: limits) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+        do { try self.init(data: data, limits: limits) } catch let error as Diagnostic where error.is(IPAProblem.self) {
             throw error.inFile(path)
         }
     }
@@ -116,7 +116,7 @@ public struct ProvisioningProfile: Sendable {
             signers = (try? certificates?.children().compactMap { try? ProvisioningProfile.commonName(ofCertificate: $0) }) ?? []
             let value: PlistValue
             do { value = try PropertyList(data: Data(payload), limits: limits).value } catch let error as Diagnostic
-                where error.code.domain == PlistProblem.domain
+                where error.is(PlistProblem.self)
             {
                 throw Diagnostic.ipa("the profile's plist is invalid: \(error.description)")
             }

@@ -25,7 +25,7 @@ public struct PropertyList: Sendable, Equatable {
         case .xml:
             do {
                 self.init(try XMLPlistReader(limits: limits).read(data), format: .xml)
-            } catch let xmlError as Diagnostic where xmlError.code.domain == PlistProblem.domain {
+            } catch let xmlError as Diagnostic where xmlError.is(PlistProblem.self) {
                 guard xmlError.plistProblem == .malformed,
                     let value = try? OpenStepPlistReader(limits: limits).read(data)
                 else { throw xmlError }
@@ -35,11 +35,11 @@ public struct PropertyList: Sendable, Equatable {
         case .json:
             do {
                 self.init(try JSONPlistReader(limits: limits).read(data), format: .json)
-            } catch let jsonError as Diagnostic where jsonError.code.domain == PlistProblem.domain {
+            } catch let jsonError as Diagnostic where jsonError.is(PlistProblem.self) {
                 guard jsonError.plistProblem == .malformed else { throw jsonError }
                 do {
                     self.init(try OpenStepPlistReader(limits: limits).read(data), format: .openStep)
-                } catch let openStepError as Diagnostic where openStepError.code.domain == PlistProblem.domain {
+                } catch let openStepError as Diagnostic where openStepError.is(PlistProblem.self) {
                     throw PropertyList.furthest(jsonError, openStepError)
                 }
             }
@@ -48,17 +48,15 @@ public struct PropertyList: Sendable, Equatable {
 
     /// Reads the file at `path` (`-` is standard input); errors name the file.
     public init(contentsOf path: String, limits: PlistLimits = .default) throws {
-        do {
+        try inFile(path, only: PlistProblem.self) {
             if path != "-", let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int {
                 try limits.checkInputSize(size)
             }
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw error.inFile(path)
         }
         let data = try FileIO.read(path, limit: limits.maxInputSize)
         do {
             try self.init(data: data, limits: limits)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
+        } catch let error as Diagnostic where error.is(PlistProblem.self) {
             throw error.inFile(path)
         }
     }
@@ -90,11 +88,8 @@ public struct PropertyList: Sendable, Equatable {
 
     /// Writes to `path` atomically (`-` is standard output); errors name the file.
     public func write(to path: String, format: PlistFormat? = nil, sortKeys: Bool = false) throws {
-        let bytes: Data
-        do {
-            bytes = try data(format: format, sortKeys: sortKeys)
-        } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw error.inFile(path == "-" ? "standard output" : path)
+        let bytes = try inFile(path == "-" ? "standard output" : path, only: PlistProblem.self) {
+            try data(format: format, sortKeys: sortKeys)
         }
         try FileIO.writeAtomically(bytes, to: path)
     }

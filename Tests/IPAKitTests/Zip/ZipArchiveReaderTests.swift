@@ -109,7 +109,7 @@ import Testing
             do {
                 _ = try ZipArchiveReader(path: bomb, limits: limits)
                 Issue.record("a zip bomb was accepted")
-            } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+            } catch let error as Diagnostic where error.is(IPAProblem.self) {
                 #expect(error.entry == "Payload/A.app/zeros")
                 #expect(error.message.hasSuffix("refusing a likely zip bomb"))
                 #expect(error.isLimitExceeded)

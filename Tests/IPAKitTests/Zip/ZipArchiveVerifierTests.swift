@@ -34,7 +34,7 @@ import Testing
         do {
             try ZipArchiveVerifier.verify(path, layouts: layouts, threads: threads, displayName: "out.ipa")
             Issue.record("damage went unnoticed")
-        } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+        } catch let error as Diagnostic where error.is(IPAProblem.self) {
             #expect(error.entry == entry)
             #expect(error.message.hasPrefix(prefix))
         } catch {

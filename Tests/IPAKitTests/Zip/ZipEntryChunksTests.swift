@@ -85,7 +85,7 @@ import Testing
                 do {
                     _ = try chunks(reader, "Payload/A.app/data.bin", chunkSize: 4096)
                     Issue.record("\(name): no error")
-                } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+                } catch let error as Diagnostic where error.is(IPAProblem.self) {
                     #expect(error.entry == "Payload/A.app/data.bin", "\(name): \(error)")
                     #expect(error.file == path)
                     #expect(!error.description.contains("\n"))
@@ -130,7 +130,7 @@ import Testing
                     #expect(expected == nil, "\(name): no error")
                     #expect(bytes == Array(Data(String(repeating: "0123456789", count: 5000).utf8)))
                     #expect(pieces == [50000])
-                } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+                } catch let error as Diagnostic where error.is(IPAProblem.self) {
                     #expect(error == Diagnostic.ipa(expected ?? "-", file: path, entry: "Payload/A.app/data.bin"), "\(name)")
                 }
             }

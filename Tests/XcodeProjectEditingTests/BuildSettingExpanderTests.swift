@@ -1,7 +1,7 @@
-import AdhocBuildKit
 import Foundation
 import SystemSupport
 import Testing
+import XcodeProjectEditing
 
 @Suite struct BuildSettingExpanderTests {
     let expander = BuildSettingExpander(variables: [

@@ -53,12 +53,7 @@ public struct XcodeProject: Sendable {
         bytes = [UInt8](data)
         textStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         isUTF16 = bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
-        let root: OpenStepNode
-        do { root = try OpenStepPlistReader().readDocument(data) } catch let error as Diagnostic
-            where error.code.domain == PlistProblem.domain
-        {
-            throw error.inFile(pbxproj)
-        }
+        let root = try inFile(pbxproj, only: PlistProblem.self) { try OpenStepPlistReader().readDocument(data) }
         guard case .dictionary(let objectPairs)? = root.node(at: "objects")?.kind,
             case .string(let rootID, _)? = root.node(at: "rootObject")?.kind
         else {
