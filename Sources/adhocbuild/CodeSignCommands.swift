@@ -44,7 +44,7 @@ enum CodeSignCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let input = options.input
-            var verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
+            var verification = CodeSignatureVerifier(anchorApple: options.anchor == .apple)
             verification.limits = try LimitSettings.current
             let result = try verification.verify(path: input)
             let report = result.report

@@ -433,9 +433,9 @@ public struct ReleasePipeline {
     /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
     /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
     /// nothing else writes to the folder.
-    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureCheck {
-        try step("Check the signature") { () -> SignatureCheck in
-            let check = try SignatureCheck.run(path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired)
+    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureReport {
+        try step("Check the signature") { () -> SignatureReport in
+            let check = try SignatureReport.verify(path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired)
             warnings += check.expiredLetThrough.map { "\($0); iOS will not install it (going on: --allow-expired)" }
             switch check.state {
             case .valid:

@@ -18,7 +18,7 @@ public enum AppReport {
             package.app.file("embedded.mobileprovision") == nil
             ? nil : ProfileCheck.describe(try? package.app.read("embedded.mobileprovision"))
         var dict = AppInspection.summary(package, now: now, profileSignature: profileSignature)
-        let check = try SignatureCheck.run(path: path, now: now, limits: limits)
+        let check = try SignatureReport.verify(path: path, now: now, limits: limits)
         dict["signature"] = .string(check.state.rawValue)
         dict["signing"] = .array(
             check.result.report.items.reversed().map { .dictionary(signing($0, signer: check.result.signers[$0.path])) })
@@ -26,7 +26,7 @@ public enum AppReport {
     }
 
     /// One code item's signing section.
-    static func signing(_ item: CodeItemSeal, signer: String?) -> PlistDictionary {
+    static func signing(_ item: CodeItemReport, signer: String?) -> PlistDictionary {
         var dict = PlistDictionary()
         dict["path"] = .string(item.path)
         dict["status"] = .string(item.status.rawValue)
@@ -45,9 +45,9 @@ public enum AppReport {
             dict["seal"] = .string(
                 item.sealIsValid
                     ? "valid"
-                    : "broken: " + SignatureCheck.firstProblems(item.problems, limit: problemsShown))
+                    : "broken: " + SignatureReport.firstProblems(item.problems, limit: problemsShown))
             if !item.installProblems.isEmpty {
-                dict["install"] = .string("refused: " + SignatureCheck.firstProblems(item.installProblems, limit: problemsShown))
+                dict["install"] = .string("refused: " + SignatureReport.firstProblems(item.installProblems, limit: problemsShown))
             }
         }
         return dict

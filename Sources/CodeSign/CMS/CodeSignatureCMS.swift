@@ -10,7 +10,7 @@ import SystemSupport
 /// Reading verifies the signature over the content given (normally the primary CodeDirectory's
 /// bytes) without judging the certificates; ``CertificateChain`` does that. libcrypto reads the
 /// message, but the signature is checked over the signed attributes' stored bytes, not libcrypto's
-/// re-encoding of them (``SignerSignatureCheck``), since some of Apple's signers stored a SET OF unsorted.
+/// re-encoding of them (``SignerSignatureVerifier``), since some of Apple's signers stored a SET OF unsorted.
 public struct CodeSignatureCMS: Sendable {
     /// Apple's signed attribute holding a plist whose `cdhashes` array lists every CodeDirectory's cdhash.
     public static let cdhashesPlistOID = "1.2.840.113635.100.9.1"
@@ -108,7 +108,7 @@ public struct CodeSignatureCMS: Sendable {
         attributeProblems = attributes.problems
 
         let stored = StoredSignedAttributes.find(in: cms)
-        let signed = SignerSignatureCheck.Signed(
+        let signed = SignerSignatureVerifier.Signed(
             digestAlgorithm: algorithm, signatureAlgorithm: CodeSignatureCMS.signatureAlgorithm(signerInfo),
             signature: LibCrypto.bytes(CMS_SignerInfo_get0_signature(signerInfo)), attributes: nil, messageDigest: messageDigest)
         (hasSignedAttributes, verificationFailure) = CodeSignatureCMS.verify(
@@ -120,7 +120,7 @@ public struct CodeSignatureCMS: Sendable {
     /// none), never over libcrypto's re-encoding of them: whether there are signed attributes, and the
     /// failure or nil.
     private static func verify(
-        _ signed: SignerSignatureCheck.Signed, stored: StoredSignedAttributes.Found, libcryptoSeesAttributes: Bool,
+        _ signed: SignerSignatureVerifier.Signed, stored: StoredSignedAttributes.Found, libcryptoSeesAttributes: Bool,
         certificate: OpaquePointer, content: [UInt8]
     ) -> (Bool, String?) {
         var signed = signed
@@ -133,7 +133,7 @@ public struct CodeSignatureCMS: Sendable {
             guard libcryptoSeesAttributes else { return (true, "libcrypto reads no signed attributes where some are stored") }
             signed.attributes = bytes
         }
-        return (signed.attributes != nil, SignerSignatureCheck.failure(signed, certificate: certificate, content: content))
+        return (signed.attributes != nil, SignerSignatureVerifier.failure(signed, certificate: certificate, content: content))
     }
 
     /// The signer's signatureAlgorithm object (owned by the SignerInfo).

@@ -72,7 +72,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
             guard path != executable, !path.hasPrefix("_CodeSignature/"), seal.symlink == nil else { continue }
             let key = root + "/" + path
             guard let file = reader.file(key), !file.isDirectory, !file.isSymlink else { continue }
-            let types = ResourceSealCheck.expectedHashes(seal, isVersion2: isVersion2).map(\.0)
+            let types = ResourceSealVerifier.expectedHashes(seal, isVersion2: isVersion2).map(\.0)
             if !types.isEmpty { planned.append((key, types, file.size)) }
         }
         return planned
@@ -82,7 +82,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
     private func list(_ planned: [(key: String, types: [HashType], size: Int64)]) {
         var cut: [(keys: [String], bytes: Int64)] = []
         for (key, _, size) in planned {
-            if let last = cut.last, last.keys.count < ResourceSealCheck.batchFiles, last.bytes < ResourceSealCheck.batchBytes {
+            if let last = cut.last, last.keys.count < ResourceSealVerifier.batchFiles, last.bytes < ResourceSealVerifier.batchBytes {
                 cut[cut.count - 1].keys.append(key)
                 cut[cut.count - 1].bytes += size
             } else {

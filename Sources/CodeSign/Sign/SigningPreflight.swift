@@ -68,12 +68,12 @@ public enum SigningPreflight {
         }
         if let end = certificate.notAfter, now > end {
             throw Diagnostic.codeSign(
-                "the certificate \(certificate.displayName) expired on \(SignatureTrust.day(end))", file: identity.file,
+                "the certificate \(certificate.displayName) expired on \(SignatureTrustVerifier.day(end))", file: identity.file,
                 hint: "renew it in the Apple Developer portal and export the new identity")
         }
         if let start = certificate.notBefore, now < start {
             throw Diagnostic.codeSign(
-                "the certificate \(certificate.displayName) is not valid until \(SignatureTrust.day(start))", file: identity.file)
+                "the certificate \(certificate.displayName) is not valid until \(SignatureTrustVerifier.day(start))", file: identity.file)
         }
     }
 
@@ -110,7 +110,7 @@ public enum SigningPreflight {
                     + "use a profile of team \(certificate.organizationalUnit ?? "")")
         }
         if let end = profile.expirationDate, now > end {
-            throw Diagnostic.codeSign("\(named) expired on \(SignatureTrust.day(end))", file: file)
+            throw Diagnostic.codeSign("\(named) expired on \(SignatureTrustVerifier.day(end))", file: file)
         }
     }
 

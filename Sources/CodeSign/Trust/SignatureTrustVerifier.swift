@@ -17,7 +17,7 @@ import SystemSupport
 /// Every check runs at the signature's signing time, so an old build whose certificate and profile
 /// were valid when it was signed keeps an intact seal; that they have expired since is an install
 /// problem, judged at `now`.
-public enum SignatureTrust {
+public enum SignatureTrustVerifier {
     /// Everything the checks found for one signature.
     public struct Report: Sendable {
         /// The code signature's CMS, when it could be read.
@@ -40,10 +40,10 @@ public enum SignatureTrust {
     ///   - bundleIdentifier: the bundle's CFBundleIdentifier, for the application-identifier.
     ///   - anchorApple: also require both chains (code signer and profile signer) to end in Apple Root CA.
     ///   - now: the time expiry is judged at.
-    public static func evaluate(
+    public static func verify(
         bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?, anchorApple: Bool, now: Date
     ) -> Report {
-        let checked = CodeSignatureCMSCheck.check(signature)
+        let checked = CodeSignatureCMSVerifier.verify(signature)
         var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, installProblems: [])
         if checked.isAdHoc {
             if anchorApple {
