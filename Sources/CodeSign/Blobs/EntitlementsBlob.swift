@@ -65,7 +65,7 @@ public struct EntitlementsBlob: Sendable, Equatable {
             do {
                 return try PropertyList(data: Data(payload)).value
             } catch {
-                throw Diagnostic.codeSign("XML entitlements are not a property list: \(error)", location: "entitlements")
+                throw Diagnostic.codeSign(.malformed, "XML entitlements are not a property list: \(error)", location: "entitlements")
             }
         case .der:
             return try DEREntitlements.decode(payload)

@@ -68,16 +68,17 @@ public struct CodeSignatureCMS: Sendable {
     public init(cms: [UInt8], content: [UInt8]) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(cms, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            throw Diagnostic.codeSign("CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
+            throw Diagnostic.codeSign(
+                .malformed, "CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed else {
-            throw Diagnostic.codeSign("CMS signature is not SignedData", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature is not SignedData", location: "CMS signature")
         }
         guard let signers = CMS_get0_SignerInfos(info), shim_sk_CMS_SignerInfo_num(signers) == 1,
             let signerInfo = shim_sk_CMS_SignerInfo_value(signers, 0)
         else {
-            throw Diagnostic.codeSign("CMS signature does not have exactly one signer", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature does not have exactly one signer", location: "CMS signature")
         }
         _ = CMS_set1_signers_certs(info, nil, 0)
         LibCrypto.clearErrors()
@@ -85,7 +86,7 @@ public struct CodeSignatureCMS: Sendable {
         var digest: UnsafeMutablePointer<X509_ALGOR>?
         CMS_SignerInfo_get0_algs(signerInfo, nil, &signerCertificate, &digest, nil)
         guard let signerCertificate else {
-            throw Diagnostic.codeSign("CMS signature does not carry its signer's certificate", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature does not carry its signer's certificate", location: "CMS signature")
         }
         signer = CertificateInfo(signerCertificate)
         let stack = CMS_get1_certs(info)

@@ -42,9 +42,9 @@ struct BundleFileReader: Sendable {
         do {
             return try storage.read(key)
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -54,7 +54,7 @@ struct BundleFileReader: Sendable {
             do {
                 return try FileManager.default.destinationOfSymbolicLink(atPath: top.isEmpty ? key : top + "/" + key)
             } catch {
-                throw Diagnostic.codeSign("cannot read the link: \(FoundationError.reason(error))")
+                throw Diagnostic.codeSign(.unreadable, "cannot read the link: \(FoundationError.reason(error))")
             }
         }
         return String(decoding: try read(key), as: UTF8.self)
@@ -69,9 +69,9 @@ struct BundleFileReader: Sendable {
         } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -91,9 +91,9 @@ struct BundleFileReader: Sendable {
                 for stream in streams { stream.update(buffer) }
             }
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

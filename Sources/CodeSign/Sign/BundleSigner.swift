@@ -109,6 +109,7 @@ public enum BundleSigner {
         }
         for (identifier, profile) in options.profiles.sorted(by: { $0.key < $1.key }) where !identifiers.contains(identifier) {
             throw Diagnostic.codeSign(
+                .profileMismatch,
                 "is given for \(identifier), which no bundle of the app has (its bundle ids: \(identifiers.sorted().joined(separator: ", ")))",
                 file: profile.path)
         }
@@ -184,25 +185,26 @@ public enum BundleSigner {
         guard FileManager.default.fileExists(atPath: infoPath) else {
             if FileManager.default.fileExists(atPath: bundle + "/Versions/Current") {
                 throw Diagnostic.codeSign(
+                    .bundleInvalid,
                     "is a versioned (macOS-style) framework; iOS frameworks are flat and only those are signed", file: bundle)
             }
-            throw Diagnostic.codeSign("has no Info.plist", file: bundle)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no Info.plist", file: bundle)
         }
         let infoBytes = try FileIO.read(infoPath)
         let info: PlistDictionary
         do {
             guard let dictionary = try PropertyList(data: infoBytes).value.dictionaryValue else {
-                throw Diagnostic.codeSign("is not a dictionary", file: infoPath)
+                throw Diagnostic.codeSign(.bundleInvalid, "is not a dictionary", file: infoPath)
             }
             info = dictionary
         } catch let error as Diagnostic where error.code.domain == PlistProblem.domain {
-            throw Diagnostic.codeSign(error.description, file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, error.description, file: infoPath)
         }
         guard let identifier = info["CFBundleIdentifier"]?.stringValue, !identifier.isEmpty else {
-            throw Diagnostic.codeSign("has no CFBundleIdentifier", file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no CFBundleIdentifier", file: infoPath)
         }
         guard let executableName = info["CFBundleExecutable"]?.stringValue, !executableName.isEmpty, !executableName.contains("/") else {
-            throw Diagnostic.codeSign("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no CFBundleExecutable naming a file in the bundle", file: infoPath)
         }
         let executablePath = bundle + "/" + executableName
         let header = try ExecutableHeader(path: copy.original(executablePath))
@@ -229,6 +231,7 @@ public enum BundleSigner {
         }
         if options.identity != nil, profile == nil {
             throw Diagnostic.codeSign(
+                .profileMismatch,
                 "has no provisioning profile for \(identifier); give one as \(isOutermost ? "FILE" : "\(identifier)=FILE") "
                     + "(codesign sign --profile, release --sign-profile)", file: bundle)
         }
@@ -258,7 +261,7 @@ public enum BundleSigner {
     /// packaging applies (``BundleLinks``): signing would seal it and a release publish it.
     static func checkLinks(_ bundle: String) throws {
         do { try BundleLinks.checkInside(bundle: bundle) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
-            throw Diagnostic.codeSign(error.message + "; adhocbuild does not sign it", file: error.file)
+            throw Diagnostic.codeSign(.bundleInvalid, error.message + "; adhocbuild does not sign it", file: error.file)
         }
     }
 

@@ -34,11 +34,11 @@ public struct ProfileSignature: Sendable {
     public init(bytes: [UInt8]) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(bytes, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            throw Diagnostic.codeSign("not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
+            throw Diagnostic.codeSign(.malformed, "not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed, let content = CMS_get0_content(info)?.pointee else {
-            throw Diagnostic.codeSign("its CMS is not SignedData with the profile attached")
+            throw Diagnostic.codeSign(.malformed, "its CMS is not SignedData with the profile attached")
         }
         let payload = LibCrypto.bytes(content)
         guard let output = BIO_new(BIO_s_mem()) else { throw Diagnostic.codeSign("libcrypto could not allocate") }
@@ -68,13 +68,13 @@ public struct ProfileSignature: Sendable {
         let plist: PlistDictionary
         do {
             guard let dictionary = try PropertyList(data: Data(payload)).value.dictionaryValue else {
-                throw Diagnostic.codeSign("the profile's plist is not a dictionary")
+                throw Diagnostic.codeSign(.malformed, "the profile's plist is not a dictionary")
             }
             plist = dictionary
         } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error
         } catch {
-            throw Diagnostic.codeSign("the profile's signed content is not a property list: \(error)")
+            throw Diagnostic.codeSign(.malformed, "the profile's signed content is not a property list: \(error)")
         }
         name = plist["Name"]?.stringValue
         teamIdentifiers = plist["TeamIdentifier"]?.arrayValue?.compactMap(\.stringValue) ?? []
