@@ -7,20 +7,24 @@ import SystemSupport
 extension SigningRequest {
     /// Reads the identity (with more of its chain from `chain`, PEM), the profiles and the
     /// entitlements: the options the signer takes. `embedding` is the profile a release embeds
-    /// (`--profile`), the app's signing profile when the request names none.
-    public func options(chain: String? = nil, now: Date = Date(), embedding: String? = nil) throws -> BundleSigningOptions {
+    /// (`--profile`), the app's signing profile when the request names none. Plists are read with `limits`,
+    /// and the bundles' plists are signed reading with them too.
+    public func options(
+        chain: String? = nil, now: Date = Date(), embedding: String? = nil, limits: PlistLimits = .default
+    ) throws -> BundleSigningOptions {
         let identity = try SigningIdentity(p12: identity, password: password, chainPEM: chain)
         var entitlementsValue: PlistDictionary?
         if let entitlements {
-            guard let dictionary = try PropertyList(contentsOf: entitlements).value.dictionaryValue else {
+            guard let dictionary = try PropertyList(contentsOf: entitlements, limits: limits).value.dictionaryValue else {
                 throw Diagnostic.build("is not a dictionary of entitlements", file: entitlements)
             }
             entitlementsValue = dictionary
         }
         var options = BundleSigningOptions(
-            identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
-            profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
+            identity: identity, appProfile: try (appProfile ?? embedding).map { try ProfileFile(path: $0, limits: limits) },
+            profiles: try profiles.mapValues { try ProfileFile(path: $0, limits: limits) }, entitlements: entitlementsValue, now: now)
         options.entitlementsFile = entitlements
+        options.limits = limits
         // What needs no bundle to judge (the key, the certificate's validity, each profile against it) is
         // refused now, before a release copies the build.
         try SigningPreflight.checkBeforeBundles(

@@ -64,8 +64,9 @@ public struct CodeSignatureCMS: Sendable {
     public var verifies: Bool { verificationFailure == nil }
 
     /// Reads the DER CMS `cms` and verifies it over `content`; throws a one-line error when `cms` is not a
-    /// SignedData with exactly one signer whose certificate it carries.
-    public init(cms: [UInt8], content: [UInt8]) throws {
+    /// SignedData with exactly one signer whose certificate it carries. The cdhashes plist among its
+    /// attributes is read with `limits`.
+    public init(cms: [UInt8], content: [UInt8], limits: PlistLimits = .default) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(cms, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
             throw Diagnostic.codeSign(
@@ -98,7 +99,7 @@ public struct CodeSignatureCMS: Sendable {
         digestAlgorithm = LibCrypto.oid(algorithm)
         digestType = LibCrypto.hashType(oid: digestAlgorithm)
 
-        let attributes = CodeSignatureCMS.readAttributes(signerInfo)
+        let attributes = CodeSignatureCMS.readAttributes(signerInfo, limits: limits)
         contentType = attributes.contentType
         signingTime = attributes.signingTime
         messageDigest = attributes.messageDigest
@@ -157,7 +158,7 @@ public struct CodeSignatureCMS: Sendable {
         var problems: [String] = []
     }
 
-    private static func readAttributes(_ signer: OpaquePointer) -> Attributes {
+    private static func readAttributes(_ signer: OpaquePointer, limits: PlistLimits) -> Attributes {
         var out = Attributes()
         if let values = LibCrypto.signedAttribute(signer, oid: "1.2.840.113549.1.9.3"), let value = values.first,
             ASN1_TYPE_get(value) == V_ASN1_OBJECT
@@ -181,7 +182,9 @@ public struct CodeSignatureCMS: Sendable {
             if values.count == 1, ASN1_TYPE_get(values[0]) == V_ASN1_OCTET_STRING {
                 let text = LibCrypto.bytes(values[0].pointee.value.octet_string)
                 out.cdhashesPlistBytes = text
-                if let plist = try? PropertyList(data: Data(text)).value, let list = plist.dictionaryValue?["cdhashes"]?.arrayValue {
+                if let plist = try? PropertyList(data: Data(text), limits: limits).value,
+                    let list = plist.dictionaryValue?["cdhashes"]?.arrayValue
+                {
                     out.cdhashesPlist = list.map { value -> [UInt8] in
                         if case .data(let data) = value { return Array(data) }
                         return []

@@ -73,19 +73,19 @@ public struct CodeResources: Sendable, Equatable {
     /// Parses the plist bytes of a CodeResources file. The plain XML Apple's signers write is read
     /// straight into the seal (``CodeResourcesSink``); any other document is read as a plist tree,
     /// which gives the same seal and names any problem.
-    public init(data: Data) throws {
+    public init(data: Data, limits: PlistLimits = .default) throws {
         let sink = CodeResourcesSink(size: data.count)
-        if XMLPlistReader().readPlainXML(data, into: sink), let resources = sink.result {
+        if XMLPlistReader(limits: limits).readPlainXML(data, into: sink), let resources = sink.result {
             self = resources
             return
         }
-        try self.init(plist: try CodeResources.plist(data))
+        try self.init(plist: try CodeResources.plist(data, limits: limits))
     }
 
-    /// The plist in the bytes of a CodeResources file.
-    static func plist(_ data: Data) throws -> PlistValue {
+    /// The plist in the bytes of a CodeResources file, read with `limits`.
+    static func plist(_ data: Data, limits: PlistLimits = .default) throws -> PlistValue {
         do {
-            return try PropertyList(data: data).value
+            return try PropertyList(data: data, limits: limits).value
         } catch {
             throw Diagnostic.codeSign(.malformed, "CodeResources is not a property list: \(error)")
         }

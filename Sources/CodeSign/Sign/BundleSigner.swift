@@ -48,7 +48,7 @@ public enum BundleSigner {
             let executable: String
             let parameters: (MachOSlice) -> CodeSigningParameters
             if item.kind == .dylib {
-                let header = try ExecutableHeader(path: item.path)
+                let header = try ExecutableHeader(path: item.path, limits: options.limits)
                 let identifier = dylibIdentifier(item.path, header: header)
                 let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
                 parameters = signingParameters(header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
@@ -105,7 +105,8 @@ public enum BundleSigner {
     static func checkProfilesNameBundles(_ items: [CodeTree.Item], options: BundleSigningOptions) throws {
         guard !options.profiles.isEmpty else { return }
         let identifiers = items.filter { $0.kind != .dylib }.compactMap { item in
-            (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist")))?.value["CFBundleIdentifier"]?.stringValue
+            (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist"), limits: options.limits))?.value["CFBundleIdentifier"]?
+                .stringValue
         }
         for (identifier, profile) in options.profiles.sorted(by: { $0.key < $1.key }) where !identifiers.contains(identifier) {
             throw Diagnostic.codeSign(
@@ -116,8 +117,8 @@ public enum BundleSigner {
     }
 
     /// The executable an Info.plist names, when it can be read.
-    static func bundleExecutable(_ bundle: String) throws -> String? {
-        try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
+    static func bundleExecutable(_ bundle: String, limits: PlistLimits) throws -> String? {
+        try PropertyList(data: try FileIO.read(bundle + "/Info.plist"), limits: limits).value["CFBundleExecutable"]?.stringValue
     }
 
     /// Signs the bundle at `path` and its nested code; `items` are that code when already found
@@ -149,7 +150,7 @@ public enum BundleSigner {
     static func signDylib(_ path: String, options: BundleSigningOptions, copy: CopyContext) throws -> (
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
-        let header = try ExecutableHeader(path: copy.original(path))
+        let header = try ExecutableHeader(path: copy.original(path), limits: options.limits)
         let identifier = dylibIdentifier(path, header: header)
         let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
         let executable = try sign(
@@ -193,7 +194,7 @@ public enum BundleSigner {
         let infoBytes = try FileIO.read(infoPath)
         let info: PlistDictionary
         do {
-            guard let dictionary = try PropertyList(data: infoBytes).value.dictionaryValue else {
+            guard let dictionary = try PropertyList(data: infoBytes, limits: options.limits).value.dictionaryValue else {
                 throw Diagnostic.codeSign(.bundleInvalid, "is not a dictionary", file: infoPath)
             }
             info = dictionary
@@ -207,7 +208,7 @@ public enum BundleSigner {
             throw Diagnostic.codeSign(.bundleInvalid, "has no CFBundleExecutable naming a file in the bundle", file: infoPath)
         }
         let executablePath = bundle + "/" + executableName
-        let header = try ExecutableHeader(path: copy.original(executablePath))
+        let header = try ExecutableHeader(path: copy.original(executablePath), limits: options.limits)
         var prepared = PreparedBundle(
             identifier: identifier, infoBytes: infoBytes, executableName: executableName, executablePath: executablePath,
             header: header, givenProfile: nil, entitlements: nil)
@@ -225,7 +226,7 @@ public enum BundleSigner {
         if let given = prepared.givenProfile {
             profile = given
         } else if FileManager.default.fileExists(atPath: profilePath) {
-            profile = try ProfileFile(path: profilePath)
+            profile = try ProfileFile(path: profilePath, limits: options.limits)
         } else {
             profile = nil
         }
@@ -271,7 +272,7 @@ public enum BundleSigner {
         try checkLinks(path)
         for item in CodeTree.insideOut(bundle: path) {
             if item.kind == .dylib {
-                let header = try ExecutableHeader(path: item.path)
+                let header = try ExecutableHeader(path: item.path, limits: options.limits)
                 if let identity = options.identity {
                     try SigningPreflight.check(
                         identity: identity, profile: nil, profilePath: nil, bundleIdentifier: header.identifier ?? "",
@@ -390,14 +391,14 @@ struct ExecutableHeader {
     let identifier: String?
     let entitlements: PlistDictionary?
 
-    init(path: String) throws {
+    init(path: String, limits: PlistLimits) throws {
         do {
             let map = try MappedExecutable(path: path)
             let file = try MachOFile(size: map.bytes.count) { offset, count in map.read(offset, count) }
             slices = file.slices
             let signature = try? file.slices.first?.embeddedSignature()
             identifier = signature?.codeDirectory?.identifier
-            entitlements = (try? signature?.entitlements?.entitlements())??.dictionaryValue
+            entitlements = (try? signature?.entitlements?.entitlements(limits: limits))??.dictionaryValue
         } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             throw error.inFile(path)
         }

@@ -9,11 +9,13 @@ public struct ProfileFile: Sendable {
     public var bytes: Data
     public var profile: ProvisioningProfile
 
-    /// Reads the profile at `path`; errors are one line naming it.
-    public init(path: String) throws {
+    /// Reads the profile at `path` with `limits`; errors are one line naming it.
+    public init(path: String, limits: PlistLimits = .default) throws {
         self.path = path
         bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
-        do { profile = try ProvisioningProfile(data: bytes) } catch let error as Diagnostic where error.code.domain == IPAProblem.domain {
+        do { profile = try ProvisioningProfile(data: bytes, limits: limits) } catch let error as Diagnostic
+            where error.code.domain == IPAProblem.domain
+        {
             throw error.inFile(path)
         }
     }
@@ -36,6 +38,8 @@ public struct BundleSigningOptions: Sendable {
     public var now: Date
     /// The rules CodeResources is written with: Xcode 12's, as Apple's tools write them for iOS today.
     public var generation: ResourceRuleGeneration
+    /// The limits the bundles' plists (Info.plist, profiles, entitlements) are read with.
+    public var limits: PlistLimits = .default
 
     public init(
         identity: SigningIdentity?, appProfile: ProfileFile? = nil, profiles: [String: ProfileFile] = [:],

@@ -30,8 +30,8 @@ public struct ProfileSignature: Sendable {
     public var verifies: Bool { verificationFailure == nil }
 
     /// Reads `bytes` (an `embedded.mobileprovision`); throws a one-line error when it is not a CMS
-    /// SignedData carrying a property list.
-    public init(bytes: [UInt8]) throws {
+    /// SignedData carrying a property list, read with `limits`.
+    public init(bytes: [UInt8], limits: PlistLimits = .default) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(bytes, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
             throw Diagnostic.codeSign(.malformed, "not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
@@ -67,7 +67,7 @@ public struct ProfileSignature: Sendable {
 
         let plist: PlistDictionary
         do {
-            guard let dictionary = try PropertyList(data: Data(payload)).value.dictionaryValue else {
+            guard let dictionary = try PropertyList(data: Data(payload), limits: limits).value.dictionaryValue else {
                 throw Diagnostic.codeSign(.malformed, "the profile's plist is not a dictionary")
             }
             plist = dictionary

@@ -55,7 +55,7 @@ struct CodeItemVerifier {
             do {
                 let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
                 infoData = data
-                info = try PropertyList(data: data).value.dictionaryValue
+                info = try PropertyList(data: data, limits: reader.limits).value.dictionaryValue
                 if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
             } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain && infoKey == nil {
                 _ = error
@@ -158,7 +158,7 @@ struct CodeItemVerifier {
             if let signature = seal.primarySignature, let directory = signature.codeDirectory {
                 item.identifier = directory.identifier
                 item.teamID = directory.teamID
-                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements()
+                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements(limits: reader.limits)
                 if let bundleID = item.bundleIdentifier, directory.identifier != bundleID {
                     problems.append((executable, "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"))
                 }

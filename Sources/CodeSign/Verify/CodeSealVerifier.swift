@@ -30,7 +30,7 @@ public struct CodeSealVerifier: Sendable {
         // An app on disk: its folder is walked on another thread while this one reads the main
         // executable and queues its pages, so hashing starts before the listing ends.
         let opened = BackgroundResult { [limits] in try AppPackage.open(path, limits: limits) }
-        let early = EarlyExecutableVerifier.start(app: app)
+        let early = EarlyExecutableVerifier.start(app: app, limits: limits.plist)
         return try verify(opened.get(), early: early)
     }
 
@@ -52,10 +52,12 @@ public struct CodeSealVerifier: Sendable {
         }
         let storage = package.app.storage
         // In an ipa the app's resources are hashed while its executable is inflated (see ResourceDigestPrefetch).
-        let prefetch = package.isArchive ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1) : nil
+        let prefetch =
+            package.isArchive
+            ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1, limits: limits.plist) : nil
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
-            storage: storage, isArchive: package.isArchive, preparsed: early?.codeResources, prefetch: prefetch)
+            storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
         var sealed: [String: CodeItemReport] = [:]

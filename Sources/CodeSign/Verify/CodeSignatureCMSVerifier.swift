@@ -1,3 +1,4 @@
+import PlistKit
 import SystemSupport
 
 /// Checks of a code signature's CMS against the signature it sits in: the signature verifies over
@@ -31,7 +32,7 @@ public enum CodeSignatureCMSVerifier {
     }
 
     /// Reads and checks the CMS of `signature`; every problem is one line without the bundle path.
-    public static func verify(_ signature: EmbeddedSignature) -> Report {
+    public static func verify(_ signature: EmbeddedSignature, limits: PlistLimits = .default) -> Report {
         let directories = storedCodeDirectories(signature)
         guard let primary = directories.first else {
             return Report(cms: nil, problems: ["the signature has no CodeDirectory"], isAdHoc: false)
@@ -44,7 +45,7 @@ public enum CodeSignatureCMSVerifier {
         }
         let cms: CodeSignatureCMS
         do {
-            cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes)
+            cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes, limits: limits)
         } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
             return Report(cms: nil, problems: [error.message], isAdHoc: false)
         } catch {

@@ -36,11 +36,11 @@ public struct CodeSignatureVerifier: Sendable {
     /// Verifies the .ipa, .app or .xcarchive at `path`.
     public func verify(path: String) throws -> Report {
         let signers = Locked<[String: String]>([:])
-        let anchorApple = anchorApple, now = now
+        let anchorApple = anchorApple, now = now, plistLimits = limits.plist
         var verifier = CodeSealVerifier(trustHook: { context in
             let trust = SignatureTrustVerifier.verify(
                 bundlePath: context.bundlePath, signature: context.signature, profileData: context.profileData,
-                bundleIdentifier: context.bundleIdentifier, anchorApple: anchorApple, now: now)
+                bundleIdentifier: context.bundleIdentifier, anchorApple: anchorApple, now: now, limits: plistLimits)
             if let signer = trust.cms?.signer.displayName {
                 signers.withLock { if $0[context.bundlePath] == nil { $0[context.bundlePath] = signer } }
             }

@@ -26,10 +26,10 @@ struct EarlyExecutableVerifier {
 
     /// Reads and maps what the app at `app` (a `.app` folder) signs, and queues its code pages; nil
     /// when the app is not of the common shape or anything cannot be read.
-    static func start(app: String) -> EarlyExecutableVerifier? {
+    static func start(app: String, limits: PlistLimits = .default) -> EarlyExecutableVerifier? {
         let infoPath = app + "/Info.plist"
         guard isRegularFile(infoPath), let infoData = try? FileIO.read(infoPath),
-            let info = (try? PropertyList(data: infoData))?.value.dictionaryValue,
+            let info = (try? PropertyList(data: infoData, limits: limits))?.value.dictionaryValue,
             let executable = info["CFBundleExecutable"]?.stringValue, !executable.isEmpty, !executable.contains("/"),
             isRegularFile(app + "/" + executable)
         else { return nil }
@@ -43,7 +43,7 @@ struct EarlyExecutableVerifier {
         } else if errno != ENOENT {
             return nil
         }
-        let codeResources = codeResourcesData.map(PreparsedCodeResources.init)
+        let codeResources = codeResourcesData.map { PreparsedCodeResources($0, limits: limits) }
         guard let map = try? MappedExecutable(path: app + "/" + executable), MachOFile.looksLikeMachO(map.read(0, 4)),
             let machO = try? MachOFile(size: map.bytes.count, read: map.read)
         else { return nil }
