@@ -157,8 +157,10 @@ enum CodeSignCommands {
                 identity: options.identity, password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
                 entitlements: options.entitlements)
             let output = options.output
+            let limits = try LimitSettings.current
             let report = try AppSigning.sign(
-                input, output: output, options: try request.options(chain: options.chain, limits: LimitSettings.current.plist))
+                input, output: output, options: try request.options(chain: options.chain, limits: limits.plist),
+                archiveLimits: limits.archive)
             for warning in report.warnings { Console.warning(warning) }
             Console.lines(SigningLines.summary(report, target: output ?? input))
             return 0
