@@ -12,6 +12,6 @@ public struct ReaderLimits: Sendable, Equatable {
         self.archive = archive
     }
 
-    /// The limits reads use when given none (transitional: the process-wide defaults).
-    public static var standard: ReaderLimits { ReaderLimits(plist: .default, archive: .standard) }
+    /// The built-in limits, which reads use when given none.
+    public static let standard = ReaderLimits()
 }

@@ -58,7 +58,7 @@ public enum PlistTool {
         }
         do {
             let existingType = plist.value[keyPath].flatMap(PlistValueType.init(of:))
-            let newValue = try (type ?? existingType ?? .string).parse(text)
+            let newValue = try (type ?? existingType ?? .string).parse(text, limits: limits)
             if plist.value[keyPath] == newValue && output == nil { return false }
             try plist.value.setValue(newValue, at: keyPath)
         } catch let error as Diagnostic where error.is(PlistProblem.self) {

@@ -24,8 +24,8 @@ public enum PlistValueType: String, CaseIterable, Sendable {
     /// Converts command-line text to a value of this type.
     ///
     /// `bool` takes true/false/yes/no/1/0; `date` ISO 8601; `data` base64; `array` and `dict`
-    /// an empty container without text, or JSON of that kind; `json` any JSON value.
-    public func parse(_ text: String?) throws -> PlistValue {
+    /// an empty container without text, or JSON of that kind; `json` any JSON value, read with `limits`.
+    public func parse(_ text: String?, limits: PlistLimits) throws -> PlistValue {
         func bad(_ expectation: String) -> Diagnostic {
             Diagnostic.plist(.unrepresentable, "'\(text ?? "")' is not \(expectation)")
         }
@@ -57,13 +57,13 @@ public enum PlistValueType: String, CaseIterable, Sendable {
             return .data(data)
         case .array, .dict:
             if text.isEmpty { return self == .array ? .array([]) : .dictionary(PlistDictionary()) }
-            let value = try JSONPlistReader().read(Data(text.utf8))
+            let value = try JSONPlistReader(limits: limits).read(Data(text.utf8))
             switch (self, value) {
             case (.array, .array), (.dict, .dictionary): return value
             default: throw bad(self == .array ? "a JSON array" : "a JSON object")
             }
         case .json:
-            return try JSONPlistReader().read(Data(text.utf8))
+            return try JSONPlistReader(limits: limits).read(Data(text.utf8))
         }
     }
 }

@@ -3,9 +3,9 @@ import SystemSupport
 
 /// Limits on what a reader accepts, so hostile input fails clearly instead of exhausting memory.
 ///
-/// Every reader takes limits explicitly; `PlistLimits.default` is what they use when none are
-/// given. The command-line tool raises it from environment variables for users with legitimately
-/// huge files, so set it once at start-up, before reading anything.
+/// Every reader takes limits as a value; `PlistLimits.default`, the built-in limits, is what it uses
+/// when given none. The command-line tool builds its own from environment variables for users with
+/// legitimately huge files and passes them to every read.
 public struct PlistLimits: Sendable, Equatable {
     /// Deepest nesting of arrays and dictionaries.
     public var maxDepth: Int
@@ -21,13 +21,8 @@ public struct PlistLimits: Sendable, Equatable {
         self.maxInputSize = maxInputSize
     }
 
-    /// The limits readers use when given none: the built-in ones unless the process changed them.
-    public static var `default`: PlistLimits {
-        get { processDefault.value }
-        set { processDefault.value = newValue }
-    }
-
-    private static let processDefault = Locked(PlistLimits())
+    /// The built-in limits, which readers use when given none.
+    public static let `default` = PlistLimits()
 
     /// Throws a `limitExceeded` error when a document of `size` bytes is over `maxInputSize`.
     public func checkInputSize(_ size: Int) throws {

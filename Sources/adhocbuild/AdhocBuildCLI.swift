@@ -24,7 +24,8 @@ enum AdhocBuildCLI {
     static func run(_ arguments: [String]) -> Int32 {
         let parser = CommandLineParser(root: root)
         do {
-            LimitSettings.setProcessDefaults(try LimitSettings.current)
+            // A limit variable that is not valid is a usage error before any command runs.
+            _ = try LimitSettings.current
             switch try parser.parse(arguments) {
             case .version:
                 Console.out("adhocbuild \(AdhocBuildVersion.current)\n")

@@ -44,7 +44,7 @@ enum CodeSignCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let input = options.input
-            var verification = CodeSignatureVerification(anchorApple: options.anchor == .apple)
+            var verification = CodeSignatureVerifier(anchorApple: options.anchor == .apple)
             verification.limits = try LimitSettings.current
             let result = try verification.verify(path: input)
             let report = result.report
@@ -157,7 +157,10 @@ enum CodeSignCommands {
                 identity: options.identity, password: password, appProfile: profiles.app, profiles: profiles.byBundleID,
                 entitlements: options.entitlements)
             let output = options.output
-            let report = try AppSigning.sign(input, output: output, options: try request.options(chain: options.chain))
+            let limits = try LimitSettings.current
+            let report = try AppSigning.sign(
+                input, output: output, options: try request.options(chain: options.chain, limits: limits.plist),
+                archiveLimits: limits.archive)
             for warning in report.warnings { Console.warning(warning) }
             Console.lines(SigningLines.summary(report, target: output ?? input))
             return 0

@@ -120,7 +120,7 @@ enum DistributionCommands {
             options.icon = given.icon
             options.useBuildNumberAsBundleVersion = given.bundleVersion == .build
             options.expiredProfile = given.allowExpired ? .warn : .refuse
-            let built = BuildTime.of(given.ipa)
+            let built = BuildTime.of(given.ipa, limits: options.limits)
             (options.buildDate, options.buildDateSource) = (built?.date, built?.source)
             let result = try InstallPage(options: options).write(ipa: given.ipa, to: given.output)
             for warning in result.warnings { Console.warning(warning.report) }

@@ -52,7 +52,7 @@ enum EnvCommands {
         /// password from, which are never expanded.
         func resolver(passwordVariables: [String] = []) throws -> EnvironmentResolver {
             EnvironmentResolver(
-                store: try EnvironmentStore(at: environments), overrides: overrides.keyPathOverrides,
+                store: try EnvironmentStore(at: environments, limits: LimitSettings.current.plist), overrides: overrides.keyPathOverrides,
                 settings: overrides.variables, processEnvironment: ProcessInfo.processInfo.environment,
                 variablePolicy: ProcessVariablePolicy(allowed: overrides.allowedVariables, secrets: passwordVariables))
         }
@@ -80,7 +80,7 @@ enum EnvCommands {
         CommandSpec(
             name: "list", abstract: "List the environments, what each inherits, and where each file is.", options: ListOptions.self
         ) { options, _ in
-            let store = try EnvironmentStore(at: options.environments)
+            let store = try EnvironmentStore(at: options.environments, limits: LimitSettings.current.plist)
             var rows: [(String, String, String)] = []
             if let base = store.base { rows.append(("(Base)", "", base.file)) }
             for environment in store.environments {
@@ -268,9 +268,10 @@ enum EnvCommands {
                 .resolveForApplying(options.name)
             for warning in environmentWarnings { Console.warning(warning.description) }
             let signing = try options.signing.request(signsApp: app != nil, parsed)
-            let applier = EnvironmentApplier(
+            var applier = EnvironmentApplier(
                 environment: environment, dryRun: options.dryRun, allowBrokenSignature: options.allowBrokenSignature,
                 signing: signing)
+            applier.limits = try LimitSettings.current
             let report =
                 try app.map { app in
                     ArchivedAppChange.isArchive(app)

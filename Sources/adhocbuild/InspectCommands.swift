@@ -70,11 +70,11 @@ enum InspectCommands {
             options: VerifyOptions.self
         ) { options, _ in
             let now = options.at.flatMap { PlistDate(iso8601: $0)?.date } ?? Date()
-            var check = PublishCheck(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
+            var check = PublishVerifier(udids: options.udids, now: now, anchorApple: options.anchor == .apple)
             check.limits = try LimitSettings.current
             let findings =
                 try check
-                .check(path: options.ipa)
+                .verify(path: options.ipa)
             let errors = findings.filter { $0.severity == .error }.count
             if options.json {
                 var dict = PlistDictionary()

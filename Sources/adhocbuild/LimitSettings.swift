@@ -64,12 +64,6 @@ enum LimitSettings {
         ) { $0.archive.maxRatio = Int64($1) }
     ]
 
-    /// Makes `limits` the readers' defaults too, for the reads not yet given them (transitional).
-    static func setProcessDefaults(_ limits: ReaderLimits) {
-        PlistLimits.default = limits.plist
-        ZipArchiveReader.Limits.standard = limits.archive
-    }
-
     /// The rows of the root help's Environment table, with the built-in values.
     static var helpRows: [(String, String)] {
         settings.map { setting in

@@ -27,6 +27,7 @@ enum PackageCommand {
                 options.reproducible = true
             }
             options.profile = given.profile
+            options.profileLimits = try LimitSettings.current.plist
             options.verify = !given.noVerify
             let quiet = given.quiet
             let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0)

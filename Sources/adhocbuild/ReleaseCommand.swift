@@ -113,6 +113,7 @@ enum ReleaseCommand {
         /// What the command line asks for; the project file and CI presets fill in the rest in `ReleaseRequest`.
         func request(_ command: ParsedCommand) throws -> ReleaseRequest {
             var request = ReleaseRequest(environment: environment)
+            request.limits = try LimitSettings.current
             request.app = app
             request.baseURL = baseURL
             request.out = out

@@ -44,7 +44,7 @@ struct SigningOptions: CommandOptions {
     /// `--sign-password-env`'s, and `SignPasswordEnv` of `adhocbuild.plist` in the current folder (an
     /// unreadable file is left to ``request(signsApp:_:)`` to report).
     func passwordVariables(signsApp: Bool) -> [String] {
-        let project = signsApp ? (try? ProjectFile.load(nil)) ?? nil : nil
+        let project = signsApp ? (try? ProjectFile.load(nil, limits: LimitSettings.current.plist)) ?? nil : nil
         return [passwordVariable, project?.values["SignPasswordEnv"]].compactMap { $0 }
     }
 
@@ -61,7 +61,8 @@ struct SigningOptions: CommandOptions {
         }
         do {
             return try SigningRequest.resolve(
-                flags, projectFile: try ProjectFile.load(nil), processEnvironment: ProcessInfo.processInfo.environment
+                flags, projectFile: try ProjectFile.load(nil, limits: LimitSettings.current.plist),
+                processEnvironment: ProcessInfo.processInfo.environment
             ).request
         } catch let mistake as SigningRequest.Mistake {
             throw command.usageError(mistake.description)

@@ -63,9 +63,9 @@ enum VersionCommands {
         ) { options, parsed in
             let report: VersionReport
             switch try options.target.target(app: options.app, parsed) {
-            case .project(let location): report = try VersionReport(project: location)
-            case .plist(let path): report = try VersionReport(plists: [path])
-            case .app(let app): report = try VersionReport(app: app)
+            case .project(let location): report = try VersionReport(project: location, limits: LimitSettings.current.plist)
+            case .plist(let path): report = try VersionReport(plists: [path], limits: LimitSettings.current.plist)
+            case .app(let app): report = try VersionReport(app: app, limits: LimitSettings.current)
             }
             if options.json {
                 Console.out(try PropertyList.encode(report.value, format: .json))
@@ -157,6 +157,7 @@ enum VersionCommands {
                 allowBrokenSignature: options.allowBrokenSignature,
                 signing: try options.signing.request(signsApp: signsApp, parsed))
             bumper.output = options.output
+            bumper.limits = try LimitSettings.current
             var warnings: [String] = []
             var signed: BundleSigningReport?
             let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)

@@ -131,7 +131,7 @@ import Testing
                 #expect(carried > 0, "\(place): nothing carried")
                 let unzip = try ProcessResult.run("/usr/bin/unzip", ["-tq", result.ipa])
                 #expect(unzip.status == 0, "\(place): unzip -t: \(unzip.stdoutText)")
-                let verified = try CodeSignatureVerification().verify(path: result.ipa)
+                let verified = try CodeSignatureVerifier().verify(path: result.ipa)
                 #expect(verified.report.isValid, "\(place): \(verified.report.problems.map(\.description))")
             }
         }

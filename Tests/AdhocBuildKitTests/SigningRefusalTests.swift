@@ -198,7 +198,7 @@ import Testing
             let report = try AppSigning.sign(
                 setting.app, output: setting.output, options: try setting.request(profile: try setting.profile()).options())
             #expect(report.items.map(\.identifier) == ["com.icyleaf.test.Demo.Notification", "com.icyleaf.test.Demo"])
-            #expect(try CodeSignatureVerification().verify(path: setting.output).report.isValid)
+            #expect(try CodeSignatureVerifier().verify(path: setting.output).report.isValid)
         }
     }
 
@@ -267,7 +267,7 @@ import Testing
             let line = try setting.refusal(try setting.request(profile: expired), input: ipa, output: .some(nil))
             #expect(line.hasPrefix(expired + ": "), "\(line)")
             _ = try AppSigning.sign(ipa, options: try setting.request(profile: try setting.profile()).options())
-            #expect(try CodeSignatureVerification().verify(path: ipa).report.isValid)
+            #expect(try CodeSignatureVerifier().verify(path: ipa).report.isValid)
             let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(FileIO.temporaryPrefix) }
             #expect(left.isEmpty)
         }
@@ -283,7 +283,7 @@ import Testing
             #expect(line.hasPrefix(expired + ": "), "\(line)")
             #expect(!FileManager.default.fileExists(atPath: folder.path("missing")))
             _ = try AppSigning.sign(setting.app, output: output, options: try setting.request(profile: try setting.profile()).options())
-            #expect(try CodeSignatureVerification().verify(path: output).report.isValid)
+            #expect(try CodeSignatureVerifier().verify(path: output).report.isValid)
         }
     }
 
@@ -314,7 +314,7 @@ import Testing
             #expect(line.hasPrefix(profile + ": "), "\(line)")
             // And signed in place with a good profile, it verifies.
             _ = try AppSigning.sign(setting.app, options: try setting.request(profile: try setting.profile()).options())
-            #expect(try CodeSignatureVerification().verify(path: setting.app).report.isValid)
+            #expect(try CodeSignatureVerifier().verify(path: setting.app).report.isValid)
         }
     }
 }
@@ -336,7 +336,7 @@ import Testing
                 archive, output: output, options: try setting.request(profile: try setting.profile()).options())
             #expect(report.items.map(\.path) == ["Test.app"])
             #expect(report.teamID == "ABCDE12345")
-            let result = try CodeSignatureVerification().verify(path: output)
+            let result = try CodeSignatureVerifier().verify(path: output)
             #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
             #expect(result.report.items.first?.teamID == "ABCDE12345")
             #expect(SigningRefusalTests.Setting.hashes(archive) == before)

@@ -43,10 +43,10 @@ import Testing
                     let package = try AppPackage.open(ipa, limits: limits)
                     outcomes[round].value = package.app.bundleIdentifier == "com.example.nested" ? "opened" : "opened wrongly"
                 } catch let error as Diagnostic
-                    where error.code.domain == IPAProblem.domain && error.isLimitExceeded && error.message.contains("entries")
+                    where error.is(IPAProblem.self) && error.isLimitExceeded && error.message.contains("entries")
                 {
                     outcomes[round].value = "entries"
-                } catch let error as Diagnostic where error.code.domain == IPAProblem.domain && error.message.contains("deeper than 3") {
+                } catch let error as Diagnostic where error.is(IPAProblem.self) && error.message.contains("deeper than 3") {
                     outcomes[round].value = "depth"
                 } catch {
                     outcomes[round].value = "\(error)"

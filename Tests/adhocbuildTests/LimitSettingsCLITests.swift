@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    /// A lowered limit reaches the reads that once took the process-wide defaults: the environment
+    /// plists `env` reads and the Info.plist `version` reads are refused at the lowered depth.
+    @Test func aLoweredDepthLimitReachesEnvAndVersionReads() throws {
+        try withTemporaryFolder { folder in
+            let nested = nestedPlist(depth: 20)
+            let lowered = ["ADHOCBUILD_MAX_PLIST_DEPTH": "10"]
+            try folder.create("environments/Base.plist", nested)
+            let env = try AdhocBuildBinary.run(["env", "list", "--environments", folder.path("environments")], extraEnvironment: lowered)
+            #expect(env.status == 1)
+            #expect(env.stderrText.contains("nesting deeper than 10 levels"), "\(env.stderrText)")
+            try folder.create("A.app/Info.plist", nested)
+            let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")], extraEnvironment: lowered)
+            #expect(version.status == 1)
+            #expect(version.stderrText.contains("nesting deeper than 10 levels"), "\(version.stderrText)")
+        }
+    }
+
     @Test func theIPAEntryLimitAppliesToInspect() throws {
         try withTemporaryFolder { folder in
             try folder.create("A.app/Info.plist", Data("<plist><dict><key>CFBundleExecutable</key><string>A</string></dict></plist>".utf8))

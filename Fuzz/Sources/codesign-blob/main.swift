@@ -8,8 +8,8 @@ runFuzzer { data in
     if let signature = try? EmbeddedSignature(bytes: bytes) {
         precondition((try? EmbeddedSignature(bytes: signature.bytes()))?.bytes() == signature.bytes(), "super blob round trip")
         // The CMS through libcrypto, checked against the CodeDirectories, and the trust checks with and without a profile.
-        _ = CodeSignatureCMSCheck.check(signature)
-        _ = SignatureTrust.evaluate(
+        _ = CodeSignatureCMSVerifier.verify(signature)
+        _ = SignatureTrustVerifier.verify(
             bundlePath: "fuzz", signature: signature, profileData: nil, bundleIdentifier: "fuzz", anchorApple: true, now: Date())
     }
     if let directory = try? CodeDirectory(bytes: bytes) {

@@ -71,6 +71,8 @@ public struct EnvironmentApplier: Sendable {
     /// Set when the caller signs the app after applying: the seal is made again, so breaking it is
     /// neither refused nor warned about.
     var willBeSigned = false
+    /// The limits the app's plists and the signing files are read with.
+    public var limits: ReaderLimits = .standard
 
     public init(
         environment: ResolvedEnvironment, dryRun: Bool = false, allowBrokenSignature: Bool = false, signing: SigningRequest? = nil
@@ -99,7 +101,7 @@ public struct EnvironmentApplier: Sendable {
         let settings = environment.settings
         if app.file(Self.environmentFileName) == nil {
             if !settings.isEmpty { differences.append("it has no \(Self.environmentFileName)") }
-        } else if try PropertyList(data: try app.read(Self.environmentFileName)).value != .dictionary(settings) {
+        } else if try PropertyList(data: try app.read(Self.environmentFileName), limits: limits.plist).value != .dictionary(settings) {
             differences.append("its \(Self.environmentFileName) holds other settings than \(environment.name)'s")
         }
         return differences
@@ -114,7 +116,7 @@ public struct EnvironmentApplier: Sendable {
     /// ``ArchivedAppChange``. With a signing request, every bundle is signed again; without one, a
     /// signed app the environment changes is refused as ``apply(toApp:format:)`` refuses it.
     public func apply(toArchive input: String, output: String?, format: PlistFormat = .binary) throws -> Report {
-        let change = try ArchivedAppChange(input: input, output: output, dryRun: dryRun, signing: signing)
+        let change = try ArchivedAppChange(input: input, output: output, dryRun: dryRun, signing: signing, limits: limits)
         var inner = self
         inner.signing = nil
         inner.willBeSigned = signing != nil
@@ -136,7 +138,7 @@ public struct EnvironmentApplier: Sendable {
         if let signing, dryRun {
             // What the real run reads before it changes anything (the identity, its password, the
             // profiles) is read here too; as the real run re-signs the app, its seal is not refused.
-            _ = try signing.options()
+            _ = try signing.options(limits: limits.plist)
             var unsigned = self
             unsigned.signing = nil
             unsigned.willBeSigned = true
@@ -149,7 +151,7 @@ public struct EnvironmentApplier: Sendable {
             unsigned.willBeSigned = true
             let root = app.hasSuffix("/") ? String(app.dropLast()) : app
             var copyPath = ""
-            var (report, signed) = try AppSigning.changeAndSign(app: root, options: try signing.options()) { copy in
+            var (report, signed) = try AppSigning.changeAndSign(app: root, options: try signing.options(limits: limits.plist)) { copy in
                 copyPath = copy
                 return try unsigned.apply(toApp: copy, format: format)
             }
@@ -168,7 +170,7 @@ public struct EnvironmentApplier: Sendable {
         // The app's files are the build's: none may be a link that leads out of the bundle.
         var files = FileTransaction(bundle: app)
         let infoChange = try patch(info, with: environment.info, into: &files)
-        let nestedChanges = try Self.retarget(after: infoChange)?.apply(toApp: app, into: &files) ?? []
+        let nestedChanges = try Self.retarget(after: infoChange)?.apply(toApp: app, into: &files, limits: limits.plist) ?? []
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
@@ -184,7 +186,7 @@ public struct EnvironmentApplier: Sendable {
         if !touched.isEmpty, !willBeSigned,
             let warning = try SealGuard.check(
                 app: app, action: "applying \(environment.name)", changes: SealGuard.phrase(touched),
-                allowBroken: allowBrokenSignature)
+                allowBroken: allowBrokenSignature, limits: limits.plist)
         {
             warnings.append(warning)
         }
@@ -209,7 +211,8 @@ public struct EnvironmentApplier: Sendable {
     ) throws -> Report {
         let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project)
         var files = FileTransaction()
-        let (plain, references) = ReferencedInfoValues.split(environment.info, over: try PropertyList(contentsOf: info).value)
+        let (plain, references) = ReferencedInfoValues.split(
+            environment.info, over: try PropertyList(contentsOf: info, limits: limits.plist).value)
         let infoChange = try patch(info, with: plain, into: &files)
         let (projectChange, referenceWarnings) = try ReferencedInfoValues.apply(
             references, infoPlist: info, project: project, into: &files)
@@ -279,7 +282,7 @@ public struct EnvironmentApplier: Sendable {
     /// format; the write joins `files`.
     func patch(_ path: String, with info: PlistDictionary, into files: inout FileTransaction) throws -> FileChange {
         let original: PropertyList
-        original = try PropertyList(contentsOf: path)
+        original = try PropertyList(contentsOf: path, limits: limits.plist)
         guard case .dictionary = original.value else {
             throw Diagnostic.build("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: "")
         }
@@ -304,12 +307,14 @@ public struct EnvironmentApplier: Sendable {
     func writeSettings(to path: String, format: PlistFormat, into files: inout FileTransaction) throws -> FileChange {
         let settings = PlistValue.dictionary(environment.settings)
         let exists = FileManager.default.fileExists(atPath: path)
-        if exists, let current = try? PropertyList(contentsOf: path), current.value == settings, current.format == format {
+        if exists, let current = try? PropertyList(contentsOf: path, limits: limits.plist), current.value == settings,
+            current.format == format
+        {
             files.leaveUnchanged(path)
             return FileChange(path: path, action: .unchanged, values: [])
         }
         var changed: [ValueChange] = []
-        if exists, let current = try? PropertyList(contentsOf: path) {
+        if exists, let current = try? PropertyList(contentsOf: path, limits: limits.plist) {
             let old = Dictionary(
                 PlistMerge([.init(name: "", value: current.value)]).leaves.map { ($0.keyPath, $0.value) },
                 uniquingKeysWith: { first, _ in first })

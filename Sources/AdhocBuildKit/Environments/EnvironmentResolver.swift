@@ -127,7 +127,7 @@ public struct EnvironmentResolver: Sendable {
                 do {
                     let existing = merge.value[keyPath] ?? overlay[keyPath]
                     let type = existing.flatMap(PlistValueType.init(of:)) ?? .string
-                    try overlay.setValue(try type.parse(text), at: keyPath)
+                    try overlay.setValue(try type.parse(text, limits: store.limits), at: keyPath)
                 } catch let error as Diagnostic where error.is(PlistProblem.self) {
                     problems.append(
                         Finding(

@@ -11,6 +11,8 @@ public struct EnvironmentStore: Sendable {
     public var base: EnvironmentDefinition?
     /// In name order.
     public private(set) var environments: [EnvironmentDefinition]
+    /// The limits the environment plists were read with, and overrides are parsed with.
+    public private(set) var limits: PlistLimits
     /// Each environment's index in `environments`, by its exact name.
     private var positions: [String: Int] = [:]
     /// The index of each environment's parent (what it inherits), when that names an environment.
@@ -19,9 +21,10 @@ public struct EnvironmentStore: Sendable {
     public static let baseName = "Base"
     public static let singleFileName = "Environments.plist"
 
-    /// Reads a folder of environment plists, or a single `Environments.plist`-style file.
-    public init(at location: String) throws {
+    /// Reads a folder of environment plists, or a single `Environments.plist`-style file, with `limits`.
+    public init(at location: String, limits: PlistLimits = .default) throws {
         self.location = location
+        self.limits = limits
         guard let kind = FileIO.kind(of: location) else {
             throw Diagnostic.build(
                 "no environments here (expected a folder of environment plists or an Environments.plist)",
@@ -34,10 +37,10 @@ public struct EnvironmentStore: Sendable {
             for name in names {
                 let path = (location as NSString).appendingPathComponent(name)
                 if name == EnvironmentStore.singleFileName {
-                    found += try EnvironmentStore.readSingleFile(path)
+                    found += try EnvironmentStore.readSingleFile(path, limits: limits)
                     continue
                 }
-                let definition = try EnvironmentStore.definition(named: String(name.dropLast(".plist".count)), at: path)
+                let definition = try EnvironmentStore.definition(named: String(name.dropLast(".plist".count)), at: path, limits: limits)
                 if definition.name == EnvironmentStore.baseName {
                     var definition = definition
                     if let inherits = definition.inherits {
@@ -51,7 +54,7 @@ public struct EnvironmentStore: Sendable {
                 }
             }
         } else {
-            found = try EnvironmentStore.readSingleFile(location)
+            found = try EnvironmentStore.readSingleFile(location, limits: limits)
         }
         var seen: [String: String] = [:]
         for definition in found {
@@ -70,14 +73,16 @@ public struct EnvironmentStore: Sendable {
         }
     }
 
-    static func read(_ path: String) throws -> PlistValue { try PropertyList(contentsOf: path).value }
+    static func read(_ path: String, limits: PlistLimits) throws -> PlistValue {
+        try PropertyList(contentsOf: path, limits: limits).value
+    }
 
     /// The environment in the file at `path`. A file that cannot be read or parsed becomes an empty
     /// environment holding that problem, so the other environments are still checked and anything
     /// that uses this one reports it.
-    static func definition(named name: String, at path: String) throws -> EnvironmentDefinition {
+    static func definition(named name: String, at path: String, limits: PlistLimits) throws -> EnvironmentDefinition {
         let value: PlistValue
-        do { value = try read(path) } catch let error as Diagnostic {
+        do { value = try read(path, limits: limits) } catch let error as Diagnostic {
             var empty = try EnvironmentDefinition(name: name, file: path, value: .dictionary(PlistDictionary()))
             empty.problems.append(error)
             empty.wasRead = false
@@ -86,8 +91,8 @@ public struct EnvironmentStore: Sendable {
         return try EnvironmentDefinition(name: name, file: path, value: value)
     }
 
-    static func readSingleFile(_ path: String) throws -> [EnvironmentDefinition] {
-        guard case .dictionary(let root) = try read(path) else {
+    static func readSingleFile(_ path: String, limits: PlistLimits) throws -> [EnvironmentDefinition] {
+        guard case .dictionary(let root) = try read(path, limits: limits) else {
             throw Diagnostic.build("must be a dictionary of environments", file: path, keyPath: "")
         }
         return try root.map { name, value in

@@ -48,13 +48,13 @@ struct NestedBundleRetarget {
     /// Rewrites the Info.plist of every bundle nested in the app folder `app`, each in its own format;
     /// the writes join `files`, and the change of each nested bundle whose Info.plist changes is returned.
     /// Every id that cannot follow is reported together, before anything joins `files`.
-    func apply(toApp app: String, into files: inout FileTransaction) throws -> [EnvironmentApplier.FileChange] {
+    func apply(toApp app: String, into files: inout FileTransaction, limits: PlistLimits) throws -> [EnvironmentApplier.FileChange] {
         var writes: [(path: String, plist: PropertyList)] = []
         var changes: [EnvironmentApplier.FileChange] = []
         var problems: [Diagnostic] = []
         for bundle in NestedBundles.folders(in: app) {
             let path = (bundle as NSString).appendingPathComponent("Info.plist")
-            let original = try PropertyList(contentsOf: path)
+            let original = try PropertyList(contentsOf: path, limits: limits)
             guard case .dictionary = original.value else {
                 problems.append(
                     Diagnostic.build("an Info.plist must be a dictionary, not \(original.value.kindWithArticle)", file: path, keyPath: ""))

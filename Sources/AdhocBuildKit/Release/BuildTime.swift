@@ -19,20 +19,22 @@ public struct BuildTime: Sendable, Equatable {
     }
 
     /// The build time of the `.ipa`, `.app` or `.xcarchive` at `path`; nil when it has neither (an
-    /// unsigned or ad-hoc app outside an archive) or they cannot be read.
-    public static func of(_ path: String) -> BuildTime? {
+    /// unsigned or ad-hoc app outside an archive) or they cannot be read (with `limits`).
+    public static func of(_ path: String, limits: ReaderLimits = .standard) -> BuildTime? {
         if FileIO.kind(of: path) == .folder {
             let bundle = IPAPackager.bundlePath(path)
             if bundle.hasSuffix(".xcarchive"),
-                case .date(let created)? = (try? PropertyList(contentsOf: bundle + "/Info.plist"))?.value["CreationDate"]
+                case .date(let created)? = (try? PropertyList(contentsOf: bundle + "/Info.plist", limits: limits.plist))?.value[
+                    "CreationDate"]
             {
                 return BuildTime(date: created.date, source: "its archive's date")
             }
-            guard let app = try? IPAPackager.locateApp(path).app, case .signature(let signature) = AppExecutableSignature.of(app: app)
+            guard let app = try? IPAPackager.locateApp(path).app,
+                case .signature(let signature) = AppExecutableSignature.of(app: app, limits: limits.plist)
             else { return nil }
             return AppExecutableSignature.signingTime(signature).map { BuildTime(date: $0, source: "its signing time") }
         }
-        guard let app = try? AppPackage.open(path).app, let name = app.executableName, let bytes = try? app.read(name),
+        guard let app = try? AppPackage.open(path, limits: limits).app, let name = app.executableName, let bytes = try? app.read(name),
             let signature = try? MachOFile(data: bytes).slices.first?.embeddedSignature()
         else { return nil }
         return AppExecutableSignature.signingTime(signature).map { BuildTime(date: $0, source: "its signing time") }

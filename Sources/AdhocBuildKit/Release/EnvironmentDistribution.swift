@@ -15,10 +15,10 @@ struct EnvironmentDistribution {
 
     init(
         environment: String, folder: String, overrides: [(keyPath: PlistKeyPath, value: String)], settings: [String: String],
-        processEnvironment: [String: String], variablePolicy: ProcessVariablePolicy
+        processEnvironment: [String: String], variablePolicy: ProcessVariablePolicy, limits: PlistLimits
     ) throws {
         let store: EnvironmentStore
-        do { store = try EnvironmentStore(at: folder) } catch {
+        do { store = try EnvironmentStore(at: folder, limits: limits) } catch {
             failure = error
             return
         }

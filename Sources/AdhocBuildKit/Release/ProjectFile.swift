@@ -28,11 +28,11 @@ public struct ProjectFile: Sendable {
 
     /// Reads `path`; without one, the `adhocbuild.plist` that ``ProjectFileSearch`` finds from the
     /// current folder upwards, or nil when there is none.
-    public static func load(_ path: String?) throws -> ProjectFile? {
+    public static func load(_ path: String?, limits: PlistLimits = .default) throws -> ProjectFile? {
         guard let location = path ?? ProjectFileSearch().found else { return nil }
         guard FileManager.default.fileExists(atPath: location) else { throw Diagnostic.build("no such project file", file: location) }
         let value: PlistValue
-        value = try PropertyList(contentsOf: location).value
+        value = try PropertyList(contentsOf: location, limits: limits).value
         guard case .dictionary(let dict) = value else {
             throw Diagnostic.build("a project file must be a dictionary", file: location, keyPath: "")
         }

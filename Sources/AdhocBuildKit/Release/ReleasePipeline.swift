@@ -60,6 +60,8 @@ public struct ReleasePipeline {
         /// an expired certificate at the signature check.
         public var allowExpired = false
         public var indexTitle = "Builds"
+        /// The limits every plist and archive of the release is read with.
+        public var limits: ReaderLimits = .standard
         /// How to re-sign the app once the environment and build number are applied, resolved and
         /// checked by ``ReleaseRequest/plan(processEnvironment:)``; the signer consumes it.
         public var signing: SigningRequest?
@@ -165,7 +167,7 @@ public struct ReleasePipeline {
         var warnings: [String] = []
         let (environment, environmentWarnings) = try step("Resolve environment") {
             try EnvironmentResolver(
-                store: try EnvironmentStore(at: options.environmentsFolder), overrides: options.overrides,
+                store: try EnvironmentStore(at: options.environmentsFolder, limits: options.limits.plist), overrides: options.overrides,
                 settings: options.settings, processEnvironment: options.processEnvironment, variablePolicy: options.variablePolicy
             )
             .resolveForApplying(options.environment)
@@ -181,7 +183,9 @@ public struct ReleasePipeline {
             try step("Check the provisioning profile") { try checkProfileExpiry() }
         }
         let signing = try options.signing.map { request in
-            try step("Load the signing identity") { try request.options(now: options.now, embedding: options.profile) }
+            try step("Load the signing identity") {
+                try request.options(now: options.now, embedding: options.profile, limits: options.limits.plist)
+            }
         }
         // What publishing will write is checked before DIST is first changed (a `latest` that is a folder
         // failed only after the release was published, and every retry was refused as already published).
@@ -270,22 +274,24 @@ public struct ReleasePipeline {
         let input = isFolder ? IPAPackager.bundlePath(options.input) : options.input
         if !isFolder, signing == nil, case .unchanged = options.buildNumber, input.lowercased().hasSuffix(".ipa") {
             let differences = try step("Check the .ipa against \(environment.name)") {
-                try EnvironmentApplier(environment: environment).differences(from: try AppPackage.open(input).app)
+                var applier = EnvironmentApplier(environment: environment)
+                applier.limits = options.limits
+                return try applier.differences(from: try AppPackage.open(input, limits: options.limits).app)
             }
             if differences.isEmpty {
-                built = BuildTime.of(input)
+                built = BuildTime.of(input, limits: options.limits)
                 return input  // published as it is
             }
         }
-        if isFolder { built = BuildTime.of(input) }
+        if isFolder { built = BuildTime.of(input, limits: options.limits) }
         var digests: DigestCache?
         var unpacked: UnpackedApp?
         let (copy, app) = try step(isFolder ? "Copy the build" : "Unpack the build") {
             if !isFolder {
-                let opened = try UnpackedApp.unpack(input, into: stage + "/input")
+                let opened = try UnpackedApp.unpack(input, into: stage + "/input", limits: options.limits.archive)
                 unpacked = opened
                 digests = opened.digests
-                built = BuildTime.of(opened.app)
+                built = BuildTime.of(opened.app, limits: options.limits)
                 return (opened.app, opened.app)
             }
             let target = stage + "/input/" + (input as NSString).lastPathComponent
@@ -294,9 +300,12 @@ public struct ReleasePipeline {
             digests = try BuildCopy.copy(input, to: target, hashing: signing != nil)
             return (target, try IPAPackager.locateApp(target).app)
         }
-        if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app), shown: app) { warnings.append(warning) }
+        if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app, limits: options.limits.plist), shown: app) {
+            warnings.append(warning)
+        }
         warnings += try step("Apply environment \(environment.name)") {
             var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
+            applier.limits = options.limits
             applier.willBeSigned = signing != nil
             return try applier.apply(toApp: app)
         }.warnings
@@ -306,6 +315,7 @@ public struct ReleasePipeline {
                     target: .app(app), field: .build, allowDecrease: options.allowDecrease,
                     allowBrokenSignature: options.allowBrokenSignature)
                 bumper.willBeSigned = signing != nil
+                bumper.limits = options.limits
                 return try bumper.bump(request, warnings: &warnings)
             }
         }
@@ -324,6 +334,7 @@ public struct ReleasePipeline {
             var packaging = IPAPackager.Options()
             // When signing, the signer has embedded each bundle's profile already.
             packaging.profile = signing == nil ? options.profile : nil
+            packaging.profileLimits = options.limits.plist
             if let unpacked { packaging = unpacked.packaging(packaging) }
             // Written where the release is assembled, so the page has no copy of it to make.
             try FileIO.createFolder(stage + "/release")
@@ -341,7 +352,11 @@ public struct ReleasePipeline {
         let input = options.input
         guard let kind = FileIO.kind(of: input) else { throw Diagnostic.io("no such file or folder", file: input) }
         // What the copy and the packager would stop at (a FIFO the copy waited on forever) names the input.
-        if kind == .folder { try IPAPackager.checkContents(of: input) } else { _ = try UnpackedApp.locate(input) }
+        if kind == .folder {
+            try IPAPackager.checkContents(of: input)
+        } else {
+            _ = try UnpackedApp.locate(input, limits: options.limits.archive)
+        }
         // DIST inside the build would be copied with it, into itself, until the path is too long.
         try OutputPlacement.checkOutside(options.out, input: input)
         if let notes = options.notes { _ = try FileIO.read(notes, limit: InputLimits.releaseNotes) }
@@ -352,7 +367,7 @@ public struct ReleasePipeline {
                 throw Diagnostic.io("is not a readable PNG: \(error.description)", file: icon)
             }
         }
-        if let profile = options.profile { _ = try ProvisioningProfile(contentsOf: profile) }
+        if let profile = options.profile { _ = try ProvisioningProfile(contentsOf: profile, limits: options.limits.plist) }
     }
 
     /// The profile the release publishes (`--profile`, else the build's own) must not have expired by
@@ -362,10 +377,10 @@ public struct ReleasePipeline {
         let profile: ProvisioningProfile
         let file: String
         if let given = options.profile {
-            (profile, file) = (try ProvisioningProfile(contentsOf: given), given)
+            (profile, file) = (try ProvisioningProfile(contentsOf: given, limits: options.limits.plist), given)
         } else {
             // An input that does not open as a build is for the steps that read it to name.
-            guard case .success(let own)? = (try? AppPackage.open(options.input))?.app.profile() else { return }
+            guard case .success(let own)? = (try? AppPackage.open(options.input, limits: options.limits))?.app.profile() else { return }
             (profile, file) = (own, options.input)
         }
         guard !options.allowExpired, let expires = profile.expirationDate, expires <= options.now else { return }
@@ -401,7 +416,7 @@ public struct ReleasePipeline {
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
     private func verify(_ ipa: String, checkEntries: Bool, warnings: inout [String]) throws -> AppBundle {
         try step("Verify") { () -> AppBundle in
-            let package = try AppPackage.open(ipa)
+            let package = try AppPackage.open(ipa, limits: options.limits)
             var verifier = AppVerifier(now: options.now)
             verifier.allowExpired = options.allowExpired
             verifier.checkEntries = checkEntries
@@ -422,7 +437,7 @@ public struct ReleasePipeline {
         return try SealGuard.check(
             app: app, action: "embedding \(profile)",
             changes: current == nil ? "adds embedded.mobileprovision" : "replaces embedded.mobileprovision",
-            allowBroken: options.allowBrokenSignature)
+            allowBroken: options.allowBrokenSignature, limits: options.limits.plist)
     }
 
     /// Verifies the seal and signature of the ipa about to be published. Unsigned and ad-hoc builds
@@ -433,9 +448,10 @@ public struct ReleasePipeline {
     /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
     /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
     /// nothing else writes to the folder.
-    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureCheck {
-        try step("Check the signature") { () -> SignatureCheck in
-            let check = try SignatureCheck.run(path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired)
+    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureReport {
+        try step("Check the signature") { () -> SignatureReport in
+            let check = try SignatureReport.verify(
+                path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired, limits: options.limits)
             warnings += check.expiredLetThrough.map { "\($0); iOS will not install it (going on: --allow-expired)" }
             switch check.state {
             case .valid:
@@ -459,6 +475,7 @@ public struct ReleasePipeline {
     /// The install page's options: the environment's title and subtitle, the notes, the CI's commit and branch.
     private func pageOptions(environment: ResolvedEnvironment, baseURL: String) throws -> InstallPage.Options {
         var pageOptions = InstallPage.Options(baseURL: baseURL)
+        pageOptions.limits = options.limits
         pageOptions.checkEntries = false  // the Verify step read every entry
         pageOptions.expiredProfile = .accept  // the Verify step refused it, or warned with --allow-expired
         pageOptions.allowHTTP = options.allowHTTP

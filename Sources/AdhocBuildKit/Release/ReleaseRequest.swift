@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 
@@ -37,6 +38,8 @@ public struct ReleaseRequest: Sendable {
     public var allowExpired = false
     /// The `--sign-…` flags; the project file and the `ADHOCBUILD_SIGN_…` variables fill in the rest.
     public var signing = SigningRequest.Flags()
+    /// The limits every plist and archive of the release is read with.
+    public var limits: ReaderLimits = .standard
 
     public init(environment: String) { self.environment = environment }
 
@@ -65,7 +68,7 @@ public struct ReleaseRequest: Sendable {
     /// the CI server detected in `processEnvironment`, and the built-in default.
     public func plan(processEnvironment: [String: String]) throws -> Plan {
         let search = projectFile == nil ? ProjectFileSearch() : nil
-        let project = try ProjectFile.load(projectFile ?? search?.found)
+        let project = try ProjectFile.load(projectFile ?? search?.found, limits: limits.plist)
         var chooser = SettingChooser()
         chooser.choose(
             "ProjectFile",
@@ -88,7 +91,7 @@ public struct ReleaseRequest: Sendable {
             allowed: allowedVariables, secrets: [signing.passwordVariable, project?.values["SignPasswordEnv"]].compactMap { $0 })
         let distribution = try EnvironmentDistribution(
             environment: environment, folder: folder, overrides: overrides, settings: settings, processEnvironment: processEnvironment,
-            variablePolicy: policy)
+            variablePolicy: policy, limits: limits.plist)
         let requestedPreset = try requestedPresetBaseURL(out: out, processEnvironment: processEnvironment)
         if requestedPreset.value != nil, baseURL != nil {
             throw Incomplete(description: "give --base-url or \(requestedPreset.origin), not both")
@@ -111,6 +114,7 @@ public struct ReleaseRequest: Sendable {
         let baseURLOrigin = chooser.chosen.last { $0.name == "BaseURL" }?.origin
         if baseURLOrigin == Self.jenkinsRequested || baseURLOrigin == Self.jenkinsDetected { options.baseURLSource = "Jenkins' BUILD_URL" }
         options.environmentsFolder = folder
+        options.limits = limits
         options.notes = chooser.choose(
             "Notes", [flag(notes, "--notes"), distribution.candidate("Notes"), fromProject("Notes")], whenUnset: "the page has no notes")
         options.icon = chooser.choose(

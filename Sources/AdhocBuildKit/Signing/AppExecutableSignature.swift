@@ -15,9 +15,9 @@ enum AppExecutableSignature {
         case signature(EmbeddedSignature)
     }
 
-    /// The signature of the executable that `app`'s Info.plist names.
-    static func of(app: String) -> Found {
-        guard let info = try? PropertyList(contentsOf: (app as NSString).appendingPathComponent("Info.plist")).value,
+    /// The signature of the executable that `app`'s Info.plist (read with `limits`) names.
+    static func of(app: String, limits: PlistLimits = .default) -> Found {
+        guard let info = try? PropertyList(contentsOf: (app as NSString).appendingPathComponent("Info.plist"), limits: limits).value,
             let name = info["CFBundleExecutable"]?.stringValue
         else { return .none }
         let executable = (app as NSString).appendingPathComponent(name)

@@ -16,9 +16,9 @@ public enum AppReport {
         let package = try AppPackage.open(path, limits: limits)
         let profileSignature =
             package.app.file("embedded.mobileprovision") == nil
-            ? nil : ProfileCheck.describe(try? package.app.read("embedded.mobileprovision"))
+            ? nil : ProfileCheck.describe(try? package.app.read("embedded.mobileprovision"), limits: limits.plist)
         var dict = AppInspection.summary(package, now: now, profileSignature: profileSignature)
-        let check = try SignatureCheck.run(path: path, now: now, limits: limits)
+        let check = try SignatureReport.verify(path: path, now: now, limits: limits)
         dict["signature"] = .string(check.state.rawValue)
         dict["signing"] = .array(
             check.result.report.items.reversed().map { .dictionary(signing($0, signer: check.result.signers[$0.path])) })
@@ -26,7 +26,7 @@ public enum AppReport {
     }
 
     /// One code item's signing section.
-    static func signing(_ item: CodeItemSeal, signer: String?) -> PlistDictionary {
+    static func signing(_ item: CodeItemReport, signer: String?) -> PlistDictionary {
         var dict = PlistDictionary()
         dict["path"] = .string(item.path)
         dict["status"] = .string(item.status.rawValue)
@@ -45,9 +45,9 @@ public enum AppReport {
             dict["seal"] = .string(
                 item.sealIsValid
                     ? "valid"
-                    : "broken: " + SignatureCheck.firstProblems(item.problems, limit: problemsShown))
+                    : "broken: " + SignatureReport.firstProblems(item.problems, limit: problemsShown))
             if !item.installProblems.isEmpty {
-                dict["install"] = .string("refused: " + SignatureCheck.firstProblems(item.installProblems, limit: problemsShown))
+                dict["install"] = .string("refused: " + SignatureReport.firstProblems(item.installProblems, limit: problemsShown))
             }
         }
         return dict
@@ -58,10 +58,10 @@ public enum AppReport {
 public enum ProfileCheck {
     /// `verifies, signed by Apple iPhone OS Provisioning Profile Signing`, `does not verify: …`, or
     /// `cannot be read: …`.
-    public static func describe(_ data: Data?) -> String {
+    public static func describe(_ data: Data?, limits: PlistLimits = .default) -> String {
         guard let data else { return "cannot be read" }
         do {
-            let profile = try ProfileSignature(bytes: [UInt8](data))
+            let profile = try ProfileSignature(bytes: [UInt8](data), limits: limits)
             if let failure = profile.verificationFailure { return "does not verify: \(failure)" }
             return "verifies" + (profile.signer.map { ", signed by \($0.displayName)" } ?? "")
         } catch {
@@ -72,6 +72,6 @@ public enum ProfileCheck {
     /// `profile show`: the summary of the profile at `path`, with its CMS check.
     public static func summary(path: String, now: Date = Date(), limits: PlistLimits = .default) throws -> PlistDictionary {
         let profile = try ProvisioningProfile(contentsOf: path, limits: limits)
-        return profile.summary(now: now, profileSignature: describe(try? Data(contentsOf: URL(fileURLWithPath: path))))
+        return profile.summary(now: now, profileSignature: describe(try? Data(contentsOf: URL(fileURLWithPath: path)), limits: limits))
     }
 }

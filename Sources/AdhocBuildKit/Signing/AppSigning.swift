@@ -7,20 +7,24 @@ import SystemSupport
 extension SigningRequest {
     /// Reads the identity (with more of its chain from `chain`, PEM), the profiles and the
     /// entitlements: the options the signer takes. `embedding` is the profile a release embeds
-    /// (`--profile`), the app's signing profile when the request names none.
-    public func options(chain: String? = nil, now: Date = Date(), embedding: String? = nil) throws -> BundleSigningOptions {
+    /// (`--profile`), the app's signing profile when the request names none. Plists are read with `limits`,
+    /// and the bundles' plists are signed reading with them too.
+    public func options(
+        chain: String? = nil, now: Date = Date(), embedding: String? = nil, limits: PlistLimits = .default
+    ) throws -> BundleSigningOptions {
         let identity = try SigningIdentity(p12: identity, password: password, chainPEM: chain)
         var entitlementsValue: PlistDictionary?
         if let entitlements {
-            guard let dictionary = try PropertyList(contentsOf: entitlements).value.dictionaryValue else {
+            guard let dictionary = try PropertyList(contentsOf: entitlements, limits: limits).value.dictionaryValue else {
                 throw Diagnostic.build("is not a dictionary of entitlements", file: entitlements)
             }
             entitlementsValue = dictionary
         }
         var options = BundleSigningOptions(
-            identity: identity, appProfile: try (appProfile ?? embedding).map(ProfileFile.init(path:)),
-            profiles: try profiles.mapValues(ProfileFile.init(path:)), entitlements: entitlementsValue, now: now)
+            identity: identity, appProfile: try (appProfile ?? embedding).map { try ProfileFile(path: $0, limits: limits) },
+            profiles: try profiles.mapValues { try ProfileFile(path: $0, limits: limits) }, entitlements: entitlementsValue, now: now)
         options.entitlementsFile = entitlements
+        options.limits = limits
         // What needs no bundle to judge (the key, the certificate's validity, each profile against it) is
         // refused now, before a release copies the build.
         try SigningPreflight.checkBeforeBundles(
@@ -35,8 +39,11 @@ extension SigningRequest {
 /// there, and renamed over the output (an `.ipa` packaged to it) only when every piece of code is signed:
 /// a refusal or a failure halfway leaves the input and the output as they were.
 public enum AppSigning {
-    /// Signs `input` into `output` (nil: over the input). Returns what was signed.
-    public static func sign(_ input: String, output: String? = nil, options: BundleSigningOptions) throws -> BundleSigningReport {
+    /// Signs `input` into `output` (nil: over the input); an `.ipa` is unpacked with `archiveLimits`.
+    /// Returns what was signed.
+    public static func sign(
+        _ input: String, output: String? = nil, options: BundleSigningOptions, archiveLimits: ZipArchiveReader.Limits = .standard
+    ) throws -> BundleSigningReport {
         // A bundle given as `.`, `App.app/.` or through a link is its own folder (whose name the copy takes).
         let source =
             FileIO.kind(of: input) == .folder ? IPAPackager.bundlePath(input) : input.hasSuffix("/") ? String(input.dropLast()) : input
@@ -73,7 +80,7 @@ public enum AppSigning {
             ? PathRelocation(copy: work, original: .archive(source))
             : PathRelocation(copy: work + "/" + (source as NSString).lastPathComponent, original: .path(source))
         let report: BundleSigningReport
-        do { report = try sign(source, isIPA: isIPA, work: work, into: target, options: options) } catch {
+        do { report = try sign(source, isIPA: isIPA, work: work, into: target, options: options, archiveLimits: archiveLimits) } catch {
             throw relocation.relocate(error)
         }
         succeeded = true
@@ -82,7 +89,10 @@ public enum AppSigning {
 
     /// Signs `source` in the folder `work` and puts the result at `target`: an ipa unpacked there, a
     /// bundle copied there as it is signed, then packaged to `target` or renamed over it.
-    private static func sign(_ source: String, isIPA: Bool, work: String, into target: String, options: BundleSigningOptions) throws
+    private static func sign(
+        _ source: String, isIPA: Bool, work: String, into target: String, options: BundleSigningOptions,
+        archiveLimits: ZipArchiveReader.Limits
+    ) throws
         -> BundleSigningReport
     {
         let copy: String
@@ -92,10 +102,10 @@ public enum AppSigning {
         var restoredModes: [String] = []
         var report: BundleSigningReport
         if isIPA {
-            let opened = try UnpackedApp.unpack(source, into: work)
+            let opened = try UnpackedApp.unpack(source, into: work, limits: archiveLimits)
             unpacked = opened
             copy = opened.app
-            restoredModes = try ExecutableModes.restore(in: copy)
+            restoredModes = try ExecutableModes.restore(in: copy, limits: options.limits)
             report = try BundleSigner.sign(bundle: copy, options: options, digests: opened.digests)
         } else {
             copy = work + "/" + (source as NSString).lastPathComponent

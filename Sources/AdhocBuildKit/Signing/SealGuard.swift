@@ -12,9 +12,10 @@ public enum SealGuard {
     public static let allowFlag = "--allow-broken-signature"
 
     /// How the app bundle folder `app` is signed, read from its executable's signature alone (nothing
-    /// is hashed): `.unreadable` when the executable or its signature cannot be read.
-    public static func status(ofApp app: String) -> CodeSignatureStatus {
-        switch AppExecutableSignature.of(app: app) {
+    /// is hashed; its Info.plist read with `limits`): `.unreadable` when the executable or its signature
+    /// cannot be read.
+    public static func status(ofApp app: String, limits: PlistLimits = .default) -> CodeSignatureStatus {
+        switch AppExecutableSignature.of(app: app, limits: limits) {
         case .none: return .unsigned
         case .unreadable: return .unreadable
         case .signature(let signature):
@@ -30,12 +31,15 @@ public enum SealGuard {
     ///   - action: what is being done, `applying Staging` or `setting the build number to 5`.
     ///   - changes: what it does to the bundle's files, `changes Info.plist and adds environment.plist`.
     ///   - allowBroken: `--allow-broken-signature`: go on, and return a warning.
+    ///   - limits: the limits the app's Info.plist is read with.
     /// - Returns: a warning, or nil when the app is unsigned or nothing changes.
     /// - Throws: when the app is signed and `allowBroken` is false, an error that names the app, what
     ///   breaks its seal and what to do.
-    public static func check(app: String, action: String, changes: String, allowBroken: Bool) throws -> String? {
+    public static func check(
+        app: String, action: String, changes: String, allowBroken: Bool, limits: PlistLimits = .default
+    ) throws -> String? {
         let name = (app as NSString).lastPathComponent
-        switch status(ofApp: app) {
+        switch status(ofApp: app, limits: limits) {
         case .signed:
             let what = "\(action) \(changes), which the signature of \(name) seals; iOS will refuse to install it"
             guard allowBroken else {

@@ -16,6 +16,8 @@ public struct ArchivedAppChange {
     public var output: String
     public var dryRun = false
     public var signing: BundleSigningOptions?
+    /// The limits the archive is unpacked and the signing files read with.
+    public var limits: ReaderLimits = .standard
 
     public init(input: String, output: String?) throws {
         guard let output else {
@@ -35,10 +37,11 @@ public struct ArchivedAppChange {
 
     /// The change of `input` into `output` for a command with `--dry-run` and a signing request: the
     /// request's identity and profiles read now (not for a dry run, which signs nothing).
-    init(input: String, output: String?, dryRun: Bool, signing request: SigningRequest?) throws {
+    init(input: String, output: String?, dryRun: Bool, signing request: SigningRequest?, limits: ReaderLimits) throws {
         try self.init(input: input, output: output)
         self.dryRun = dryRun
-        signing = dryRun ? nil : try request?.options()
+        self.limits = limits
+        signing = dryRun ? nil : try request?.options(limits: limits.plist)
     }
 
     /// Whether `path` is an archive this type changes (an `.ipa` or `.zip` file).
@@ -57,7 +60,7 @@ public struct ArchivedAppChange {
         let written = PathRelocation(copy: work, original: .archive(output))
         let naming: @Sendable (String) -> String = { written.text($0) }
         do {
-            let unpacked = try UnpackedApp.unpack(input, into: work)
+            let unpacked = try UnpackedApp.unpack(input, into: work, limits: limits.archive)
             let value = try change(unpacked.app)
             var signed: BundleSigningReport?
             if let signing, !dryRun {

@@ -12,14 +12,16 @@ enum ExecutableModes {
 
     /// Gives the execute permission back to each Mach-O in `app` that should have it and lost it:
     /// every bundle's `CFBundleExecutable` and every `.dylib`. Returns their paths relative to `app`.
-    /// Links are not followed; files that are not Mach-O are left alone.
-    static func restore(in app: String) throws -> [String] {
+    /// Links are not followed; files that are not Mach-O are left alone. Info.plists are read with `limits`.
+    static func restore(in app: String, limits: PlistLimits) throws -> [String] {
         var candidates: [String] = []
-        if let executable = try executable(ofBundle: app) { candidates.append(executable) }
+        if let executable = try executable(ofBundle: app, limits: limits) { candidates.append(executable) }
         let walker = FileManager.default.enumerator(atPath: app)
         while let relative = walker?.nextObject() as? String {
             if relative.hasSuffix(".dylib") { candidates.append(relative) }
-            if bundleSuffixes.contains(where: { relative.hasSuffix($0) }), let executable = try executable(ofBundle: app + "/" + relative) {
+            if bundleSuffixes.contains(where: { relative.hasSuffix($0) }),
+                let executable = try executable(ofBundle: app + "/" + relative, limits: limits)
+            {
                 candidates.append(relative + "/" + executable)
             }
         }
@@ -39,10 +41,10 @@ enum ExecutableModes {
     }
 
     /// The executable a bundle's Info.plist names, if it has one that is a plain name.
-    static func executable(ofBundle bundle: String) throws -> String? {
+    static func executable(ofBundle bundle: String, limits: PlistLimits) throws -> String? {
         let info = bundle + "/Info.plist"
         guard FileIO.kind(of: info) == .file else { return nil }
-        let plist = try? PropertyList(data: try FileIO.read(info, limit: InputLimits.bundleInfoPlist))
+        let plist = try? PropertyList(data: try FileIO.read(info, limit: InputLimits.bundleInfoPlist), limits: limits)
         guard let name = plist?.value["CFBundleExecutable"]?.stringValue, !name.isEmpty, !name.contains("/"), name != "..", name != "."
         else { return nil }
         return name

@@ -27,9 +27,10 @@ struct UnpackedApp {
     }
 
     /// Unpacks `input` into `folder` (made here; it must not exist). An `.ipa` must hold
-    /// `Payload/<Name>.app`; a `.zip` either that or exactly one `<Name>.app` folder anywhere.
-    static func unpack(_ input: String, into folder: String) throws -> UnpackedApp {
-        let reader = try ZipArchiveReader(path: input)
+    /// `Payload/<Name>.app`; a `.zip` either that or exactly one `<Name>.app` folder anywhere. The
+    /// archive is read with `limits`.
+    static func unpack(_ input: String, into folder: String, limits: ZipArchiveReader.Limits) throws -> UnpackedApp {
+        let reader = try ZipArchiveReader(path: input, limits: limits)
         let appEntry = try locate(input, reader)
         try FileIO.createFolder(folder)
         let digests = DigestCache()
@@ -44,10 +45,11 @@ struct UnpackedApp {
         return UnpackedApp(folder: folder, app: app, besidePayload: beside, carried: carried, digests: digests)
     }
 
-    /// The app's folder in the archive at `input` (`Payload/<Name>.app`), read from its directory.
+    /// The app's folder in the archive at `input` (`Payload/<Name>.app`), read from its directory (with
+    /// `limits` unless `opened` is given).
     @discardableResult
-    static func locate(_ input: String, _ opened: ZipArchiveReader? = nil) throws -> String {
-        let reader = try opened ?? ZipArchiveReader(path: input)
+    static func locate(_ input: String, _ opened: ZipArchiveReader? = nil, limits: ZipArchiveReader.Limits = .standard) throws -> String {
+        let reader = try opened ?? ZipArchiveReader(path: input, limits: limits)
         let hasPayload = reader.entries.contains { $0.name.hasPrefix("Payload/") }
         if input.lowercased().hasSuffix(".ipa") || hasPayload {
             return "Payload/" + (try PayloadLayout.app(in: reader.entries, archive: input))

@@ -1,5 +1,6 @@
 import CodeSign
 import Foundation
+import IPAKit
 import PlistKit
 import SystemSupport
 import XcodeProjectEditing
@@ -48,6 +49,8 @@ public struct VersionBumper: Sendable {
     /// Where the changed app goes when the target is an `.ipa` or a `.zip` holding an `.app`: the
     /// new ipa (`--output`; the input's own path replaces it).
     public var output: String?
+    /// The limits the plists and the signing files are read with.
+    public var limits: ReaderLimits = .standard
     /// Set when the caller signs the app after bumping: breaking the seal is neither refused nor warned about.
     var willBeSigned = false
 
@@ -68,9 +71,10 @@ public struct VersionBumper: Sendable {
         switch target {
         case .project(let location):
             let project = try XcodeProject(at: location)
-            return (try VersionSites.inProject(project, field: field), project)
-        case .app(let app): return (try VersionSites.inPlists(try VersionSites.bundlePlists(in: app), field: field), nil)
-        case .plist(let path): return (try VersionSites.inPlists([path], field: field), nil)
+            return (try VersionSites.inProject(project, field: field, limits: limits.plist), project)
+        case .app(let app):
+            return (try VersionSites.inPlists(try VersionSites.bundlePlists(in: app), field: field, limits: limits.plist), nil)
+        case .plist(let path): return (try VersionSites.inPlists([path], field: field, limits: limits.plist), nil)
         }
     }
 
@@ -98,7 +102,7 @@ public struct VersionBumper: Sendable {
         var signingOptions: BundleSigningOptions?
         // Checked in a dry run too: it says what the real run would do, refusals included.
         if let signing, case .app(let app) = target {
-            let options = try signing.options()
+            let options = try signing.options(limits: limits.plist)
             try BundleSigner.check(bundle: app.hasSuffix("/") ? String(app.dropLast()) : app, options: options)
             signingOptions = options
         }
@@ -145,7 +149,7 @@ public struct VersionBumper: Sendable {
                 let warning = try SealGuard.check(
                     app: root, action: "setting the \(field.label) to \(newText)",
                     changes: SealGuard.phrase(Array(Set(files)).sorted().map { (verb: "changes", file: $0) }),
-                    allowBroken: allowBrokenSignature)
+                    allowBroken: allowBrokenSignature, limits: limits.plist)
             {
                 warnings.append(warning)
             }
@@ -170,7 +174,7 @@ public struct VersionBumper: Sendable {
     private func bumpArchive(_ path: String, _ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws
         -> [Change]
     {
-        let change = try ArchivedAppChange(input: path, output: output, dryRun: dryRun, signing: signing)
+        let change = try ArchivedAppChange(input: path, output: output, dryRun: dryRun, signing: signing, limits: limits)
         var inner = self
         inner.signing = nil
         inner.willBeSigned = signing != nil
@@ -238,7 +242,7 @@ public struct VersionBumper: Sendable {
             }
         }
         for path in plistOrder {
-            var plist = try PropertyList(contentsOf: path)
+            var plist = try PropertyList(contentsOf: path, limits: limits.plist)
             for (key, value) in plistEdits[path]! { try plist.value.setValue(.string(value), at: PlistKeyPath([key])) }
             try files.write(plist, to: path)
         }

@@ -31,7 +31,7 @@ public struct VersionReport: Sendable {
     public init(rows: [Row]) { self.rows = rows }
 
     /// Reads a source tree's project.
-    public init(project location: String) throws {
+    public init(project location: String, limits: PlistLimits = .default) throws {
         let project = try XcodeProject(at: location)
         var rows: [Row] = []
         for target in project.targets {
@@ -44,7 +44,7 @@ public struct VersionReport: Sendable {
                     return (try? project.expand(raw, target: target, configuration: configuration)) ?? raw
                 }
                 let plistPath = project.infoPlistPath(target: target, configuration: configuration)
-                let plist = plistPath.flatMap { try? PropertyList(contentsOf: $0).value }
+                let plist = plistPath.flatMap { try? PropertyList(contentsOf: $0, limits: limits).value }
                 let identifier =
                     plist?["CFBundleIdentifier"]?.stringValue
                     ?? project.setting("PRODUCT_BUNDLE_IDENTIFIER", target: target, configuration: configuration)?.0
@@ -60,10 +60,10 @@ public struct VersionReport: Sendable {
     }
 
     /// Reads plists: an app's and its extensions', or a single file.
-    public init(plists paths: [String]) throws {
+    public init(plists paths: [String], limits: PlistLimits = .default) throws {
         rows = try paths.map { path in
             let plist: PlistValue
-            plist = try PropertyList(contentsOf: path).value
+            plist = try PropertyList(contentsOf: path, limits: limits).value
             return Row(
                 name: path, bundleIdentifier: plist["CFBundleIdentifier"]?.stringValue,
                 marketingVersion: plist["CFBundleShortVersionString"]?.stringValue,
@@ -72,18 +72,18 @@ public struct VersionReport: Sendable {
     }
 
     /// Reads an app: a bundle folder and its extensions' plists, or a packaged app (`.ipa`) in place.
-    public init(app path: String) throws {
+    public init(app path: String, limits: ReaderLimits = .standard) throws {
         if FileIO.kind(of: path) == .file {
-            try self.init(package: path)
+            try self.init(package: path, limits: limits)
         } else {
-            try self.init(plists: try VersionSites.bundlePlists(in: path))
+            try self.init(plists: try VersionSites.bundlePlists(in: path), limits: limits.plist)
         }
     }
 
     /// Reads a packaged app in place (an `.ipa`, through libzip): the app's Info.plist and those of
     /// the bundles nested in it, each named by its path inside (`Payload/App.app/Info.plist`).
-    public init(package path: String) throws {
-        let package = try AppPackage.open(path)
+    public init(package path: String, limits: ReaderLimits = .standard) throws {
+        let package = try AppPackage.open(path, limits: limits)
         func rows(_ bundle: AppBundle) -> [Row] {
             let name = bundle.root + "/Info.plist"
             return [

@@ -30,7 +30,7 @@ public struct VersionSite: Equatable, Sendable {
 public enum VersionSites {
     /// The sites of `field` in a source tree: literal values in each target's Info.plist, and
     /// the build setting wherever an Info.plist refers to it (or Xcode generates the Info.plist).
-    public static func inProject(_ project: XcodeProject, field: VersionField) throws -> [VersionSite] {
+    public static func inProject(_ project: XcodeProject, field: VersionField, limits: PlistLimits = .default) throws -> [VersionSite] {
         var sites: [VersionSite] = []
         var problems: [Diagnostic] = []
         func add(_ site: VersionSite) { if !sites.contains(site) { sites.append(site) } }
@@ -51,7 +51,7 @@ public enum VersionSites {
                         if let site = settingSite(project, target, configuration, referenced!) { add(site) }
                         continue
                     }
-                    let plist = try PropertyList(contentsOf: plistPath).value
+                    let plist = try PropertyList(contentsOf: plistPath, limits: limits).value
                     switch plist[PlistKeyPath([field.infoKey])] {
                     case .string(let text)?:
                         if let name = singleReference(text) {
@@ -134,12 +134,12 @@ public enum VersionSites {
     }
 
     /// The sites of `field` in plists (an app's, or a single file): each must hold a literal.
-    public static func inPlists(_ paths: [String], field: VersionField) throws -> [VersionSite] {
+    public static func inPlists(_ paths: [String], field: VersionField, limits: PlistLimits = .default) throws -> [VersionSite] {
         var sites: [VersionSite] = []
         var problems: [Diagnostic] = []
         for path in paths {
             let plist: PlistValue
-            plist = try PropertyList(contentsOf: path).value
+            plist = try PropertyList(contentsOf: path, limits: limits).value
             switch plist[PlistKeyPath([field.infoKey])] {
             case .string(let text)? where text.contains("$"):
                 problems.append(

@@ -142,6 +142,7 @@ public struct CodeDirectory: Sendable, Equatable {
         version = try r.u32be(8, what: "CodeDirectory version")
         guard version >= Version.base, version >> 16 == 2 else {
             throw Diagnostic.codeSign(
+                .unsupported,
                 at: r.base + 8, "CodeDirectory version 0x\(String(version, radix: 16)) is not supported (0x2xxxx expected)")
         }
         let size = CodeDirectory.headerSize(version)
@@ -169,7 +170,7 @@ public struct CodeDirectory: Sendable, Equatable {
         spare2 = try r.u32be(40)
         scatterOffset = version >= Version.scatter ? try r.u32be(44) : 0
         guard scatterOffset == 0 else {
-            throw Diagnostic.codeSign(at: r.base + 44, "CodeDirectory has a scatter vector, which is not supported")
+            throw Diagnostic.codeSign(.unsupported, at: r.base + 44, "CodeDirectory has a scatter vector, which is not supported")
         }
         let teamOffset = version >= Version.teamID ? Int(try r.u32be(48)) : 0
         spare3 = version >= Version.codeLimit64 ? try r.u32be(52) : 0

@@ -21,7 +21,7 @@ public enum DesignatedRequirement {
     /// intermediate without the iPhone developer marker, or a leaf without a common name).
     public static func expression(identifier: String, chain: [CertificateInfo]) throws -> RequirementExpression {
         guard let leaf = chain.first, let root = chain.last else {
-            throw Diagnostic.codeSign("the signer's certificate chain is empty", location: "designated requirement")
+            throw Diagnostic.codeSign(.identityInvalid, "the signer's certificate chain is empty", location: "designated requirement")
         }
         let identity = RequirementExpression.identifier(Array(identifier.utf8))
         guard root.sha256 == CertificateChain.appleRootCASHA256 else {
@@ -29,11 +29,13 @@ public enum DesignatedRequirement {
         }
         guard chain.count >= 3, chain[1].hasExtension(oid: appleIPhoneDeveloperCAOID) else {
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "the chain of \"\(leaf.displayName)\" ends in Apple Root CA but not through Apple's iPhone developer CA (1.2.840.113635.100.6.2.1)",
                 location: "designated requirement")
         }
         guard let commonName = leaf.commonName else {
-            throw Diagnostic.codeSign("the signing certificate \(leaf.subject) has no common name", location: "designated requirement")
+            throw Diagnostic.codeSign(
+                .identityInvalid, "the signing certificate \(leaf.subject) has no common name", location: "designated requirement")
         }
         let leafName = RequirementExpression.certificateField(
             slot: RequirementExpression.leafSlot, field: Array("subject.CN".utf8), match: .equal(Array(commonName.utf8)))

@@ -58,14 +58,14 @@ public struct EntitlementsBlob: Sendable, Equatable {
         return out.bytes
     }
 
-    /// The entitlements the payload holds.
-    public func entitlements() throws -> PlistValue {
+    /// The entitlements the payload holds, XML read with `limits`.
+    public func entitlements(limits: PlistLimits = .default) throws -> PlistValue {
         switch format {
         case .xml:
             do {
-                return try PropertyList(data: Data(payload)).value
+                return try PropertyList(data: Data(payload), limits: limits).value
             } catch {
-                throw Diagnostic.codeSign("XML entitlements are not a property list: \(error)", location: "entitlements")
+                throw Diagnostic.codeSign(.malformed, "XML entitlements are not a property list: \(error)", location: "entitlements")
             }
         case .der:
             return try DEREntitlements.decode(payload)

@@ -25,7 +25,8 @@ public struct Requirement: Sendable, Equatable, CustomStringConvertible {
         let reader = try whole.sub(0, header.length, what: "requirement")
         kind = try reader.u32be(8, what: "requirement kind")
         guard kind == Requirement.expressionKind else {
-            throw Diagnostic.codeSign(at: reader.base + 8, "requirement kind \(kind) is not supported (1, the expression form, expected)")
+            throw Diagnostic.codeSign(
+                .unsupported, at: reader.base + 8, "requirement kind \(kind) is not supported (1, the expression form, expected)")
         }
         var decoder = RequirementDecoder(reader: reader, position: 12)
         expression = try decoder.expression(depth: 0)

@@ -10,7 +10,7 @@ import SystemSupport
 /// Reading verifies the signature over the content given (normally the primary CodeDirectory's
 /// bytes) without judging the certificates; ``CertificateChain`` does that. libcrypto reads the
 /// message, but the signature is checked over the signed attributes' stored bytes, not libcrypto's
-/// re-encoding of them (``SignerSignatureCheck``), since some of Apple's signers stored a SET OF unsorted.
+/// re-encoding of them (``SignerSignatureVerifier``), since some of Apple's signers stored a SET OF unsorted.
 public struct CodeSignatureCMS: Sendable {
     /// Apple's signed attribute holding a plist whose `cdhashes` array lists every CodeDirectory's cdhash.
     public static let cdhashesPlistOID = "1.2.840.113635.100.9.1"
@@ -64,20 +64,22 @@ public struct CodeSignatureCMS: Sendable {
     public var verifies: Bool { verificationFailure == nil }
 
     /// Reads the DER CMS `cms` and verifies it over `content`; throws a one-line error when `cms` is not a
-    /// SignedData with exactly one signer whose certificate it carries.
-    public init(cms: [UInt8], content: [UInt8]) throws {
+    /// SignedData with exactly one signer whose certificate it carries. The cdhashes plist among its
+    /// attributes is read with `limits`.
+    public init(cms: [UInt8], content: [UInt8], limits: PlistLimits = .default) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(cms, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            throw Diagnostic.codeSign("CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
+            throw Diagnostic.codeSign(
+                .malformed, "CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed else {
-            throw Diagnostic.codeSign("CMS signature is not SignedData", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature is not SignedData", location: "CMS signature")
         }
         guard let signers = CMS_get0_SignerInfos(info), shim_sk_CMS_SignerInfo_num(signers) == 1,
             let signerInfo = shim_sk_CMS_SignerInfo_value(signers, 0)
         else {
-            throw Diagnostic.codeSign("CMS signature does not have exactly one signer", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature does not have exactly one signer", location: "CMS signature")
         }
         _ = CMS_set1_signers_certs(info, nil, 0)
         LibCrypto.clearErrors()
@@ -85,7 +87,7 @@ public struct CodeSignatureCMS: Sendable {
         var digest: UnsafeMutablePointer<X509_ALGOR>?
         CMS_SignerInfo_get0_algs(signerInfo, nil, &signerCertificate, &digest, nil)
         guard let signerCertificate else {
-            throw Diagnostic.codeSign("CMS signature does not carry its signer's certificate", location: "CMS signature")
+            throw Diagnostic.codeSign(.malformed, "CMS signature does not carry its signer's certificate", location: "CMS signature")
         }
         signer = CertificateInfo(signerCertificate)
         let stack = CMS_get1_certs(info)
@@ -97,7 +99,7 @@ public struct CodeSignatureCMS: Sendable {
         digestAlgorithm = LibCrypto.oid(algorithm)
         digestType = LibCrypto.hashType(oid: digestAlgorithm)
 
-        let attributes = CodeSignatureCMS.readAttributes(signerInfo)
+        let attributes = CodeSignatureCMS.readAttributes(signerInfo, limits: limits)
         contentType = attributes.contentType
         signingTime = attributes.signingTime
         messageDigest = attributes.messageDigest
@@ -108,7 +110,7 @@ public struct CodeSignatureCMS: Sendable {
         attributeProblems = attributes.problems
 
         let stored = StoredSignedAttributes.find(in: cms)
-        let signed = SignerSignatureCheck.Signed(
+        let signed = SignerSignatureVerifier.Signed(
             digestAlgorithm: algorithm, signatureAlgorithm: CodeSignatureCMS.signatureAlgorithm(signerInfo),
             signature: LibCrypto.bytes(CMS_SignerInfo_get0_signature(signerInfo)), attributes: nil, messageDigest: messageDigest)
         (hasSignedAttributes, verificationFailure) = CodeSignatureCMS.verify(
@@ -120,7 +122,7 @@ public struct CodeSignatureCMS: Sendable {
     /// none), never over libcrypto's re-encoding of them: whether there are signed attributes, and the
     /// failure or nil.
     private static func verify(
-        _ signed: SignerSignatureCheck.Signed, stored: StoredSignedAttributes.Found, libcryptoSeesAttributes: Bool,
+        _ signed: SignerSignatureVerifier.Signed, stored: StoredSignedAttributes.Found, libcryptoSeesAttributes: Bool,
         certificate: OpaquePointer, content: [UInt8]
     ) -> (Bool, String?) {
         var signed = signed
@@ -133,7 +135,7 @@ public struct CodeSignatureCMS: Sendable {
             guard libcryptoSeesAttributes else { return (true, "libcrypto reads no signed attributes where some are stored") }
             signed.attributes = bytes
         }
-        return (signed.attributes != nil, SignerSignatureCheck.failure(signed, certificate: certificate, content: content))
+        return (signed.attributes != nil, SignerSignatureVerifier.failure(signed, certificate: certificate, content: content))
     }
 
     /// The signer's signatureAlgorithm object (owned by the SignerInfo).
@@ -156,7 +158,7 @@ public struct CodeSignatureCMS: Sendable {
         var problems: [String] = []
     }
 
-    private static func readAttributes(_ signer: OpaquePointer) -> Attributes {
+    private static func readAttributes(_ signer: OpaquePointer, limits: PlistLimits) -> Attributes {
         var out = Attributes()
         if let values = LibCrypto.signedAttribute(signer, oid: "1.2.840.113549.1.9.3"), let value = values.first,
             ASN1_TYPE_get(value) == V_ASN1_OBJECT
@@ -180,7 +182,9 @@ public struct CodeSignatureCMS: Sendable {
             if values.count == 1, ASN1_TYPE_get(values[0]) == V_ASN1_OCTET_STRING {
                 let text = LibCrypto.bytes(values[0].pointee.value.octet_string)
                 out.cdhashesPlistBytes = text
-                if let plist = try? PropertyList(data: Data(text)).value, let list = plist.dictionaryValue?["cdhashes"]?.arrayValue {
+                if let plist = try? PropertyList(data: Data(text), limits: limits).value,
+                    let list = plist.dictionaryValue?["cdhashes"]?.arrayValue
+                {
                     out.cdhashesPlist = list.map { value -> [UInt8] in
                         if case .data(let data) = value { return Array(data) }
                         return []

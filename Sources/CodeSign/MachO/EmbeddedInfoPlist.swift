@@ -28,6 +28,7 @@ extension MachOSlice {
         let (end, overflow) = start.addingReportingOverflow(section.size)
         guard !overflow, end <= UInt64(size) else {
             throw Diagnostic.codeSign(
+                .malformed,
                 "the \(section.segmentName),\(section.name) section (\(section.size) bytes at offset \(start)) runs past the end of the slice (\(size) bytes)"
             )
         }
@@ -41,6 +42,7 @@ extension MachOSlice {
         guard let section = infoPlistSection, let range = try fileRange(of: section) else { return nil }
         guard range.upperBound <= bytes.count else {
             throw Diagnostic.codeSign(
+                .malformed,
                 "the \(section.segmentName),\(section.name) section (\(range.count) bytes at offset \(range.lowerBound)) cannot be read: only \(bytes.count) bytes of the slice are at hand"
             )
         }

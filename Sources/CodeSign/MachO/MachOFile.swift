@@ -60,7 +60,7 @@ public struct MachOFile: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw Diagnostic.codeSign("cannot read the file: \(FoundationError.reason(error))", file: path)
+            throw Diagnostic.codeSign(.unreadable, "cannot read the file: \(FoundationError.reason(error))", file: path)
         }
         do {
             try self.init(data: data)

@@ -16,7 +16,7 @@ final class MappedExecutable: @unchecked Sendable {
     /// Maps the file at `path`; errors are one line (the caller names the file).
     convenience init(path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))") }
+        guard fd >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))") }
         try self.init(descriptor: fd)
     }
 
@@ -24,7 +24,7 @@ final class MappedExecutable: @unchecked Sendable {
     static func spooling(_ readChunks: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> MappedExecutable {
         var template = Array((NSTemporaryDirectory() + "/adhocbuild-executable-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw Diagnostic.codeSign("cannot be unpacked: \(SystemError.describe(errno))") }
+        guard fd >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be unpacked: \(SystemError.describe(errno))") }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         do {
             try readChunks { piece in
@@ -32,7 +32,7 @@ final class MappedExecutable: @unchecked Sendable {
                 while done < piece.count {
                     let written = write(fd, piece.baseAddress! + done, piece.count - done)
                     if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { throw Diagnostic.codeSign("cannot be unpacked: \(SystemError.describe(errno))") }
+                    guard written > 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be unpacked: \(SystemError.describe(errno))") }
                     done += written
                 }
             }
@@ -48,7 +48,7 @@ final class MappedExecutable: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             close(fd)
-            throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))")
         }
         descriptor = fd
         guard info.st_size > 0 else {
@@ -57,7 +57,7 @@ final class MappedExecutable: @unchecked Sendable {
         }
         guard let address = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), address != MAP_FAILED else {
             close(fd)
-            throw Diagnostic.codeSign("cannot be mapped: \(SystemError.describe(errno))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be mapped: \(SystemError.describe(errno))")
         }
         bytes = UnsafeRawBufferPointer(start: address, count: Int(info.st_size))
     }

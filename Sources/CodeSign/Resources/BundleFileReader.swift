@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import PlistKit
 import SystemSupport
 
 /// Reads the files of an app for the verifier, wherever the app is stored: whole (for the small files
@@ -16,13 +17,17 @@ struct BundleFileReader: Sendable {
     let preparsed: PreparsedCodeResources?
     /// The app's sealed resources, digested ahead.
     let prefetch: ResourceDigestPrefetch?
+    /// The limits the plists of the app (Info.plist, CodeResources, entitlements) are read with.
+    let limits: PlistLimits
     /// How many bytes a streamed digest reads at a time.
     static let chunkSize = 1 << 20
 
     init(
-        storage: BundleStorage, isArchive: Bool, preparsed: PreparsedCodeResources? = nil, prefetch: ResourceDigestPrefetch? = nil
+        storage: BundleStorage, isArchive: Bool, limits: PlistLimits, preparsed: PreparsedCodeResources? = nil,
+        prefetch: ResourceDigestPrefetch? = nil
     ) {
         self.storage = storage
+        self.limits = limits
         folderTop = isArchive ? nil : (storage.location as NSString).deletingLastPathComponent
         self.preparsed = preparsed ?? prefetch?.codeResources
         self.prefetch = prefetch
@@ -32,7 +37,7 @@ struct BundleFileReader: Sendable {
     /// bytes, else a parse now.
     func codeResources(_ data: Data) throws -> CodeResources {
         if let preparsed, preparsed.data == data { return try preparsed.value.get() }
-        return try CodeResources(data: data)
+        return try CodeResources(data: data, limits: limits)
     }
 
     func file(_ key: String) -> BundleFile? { storage.files[key] }
@@ -42,9 +47,9 @@ struct BundleFileReader: Sendable {
         do {
             return try storage.read(key)
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -54,7 +59,7 @@ struct BundleFileReader: Sendable {
             do {
                 return try FileManager.default.destinationOfSymbolicLink(atPath: top.isEmpty ? key : top + "/" + key)
             } catch {
-                throw Diagnostic.codeSign("cannot read the link: \(FoundationError.reason(error))")
+                throw Diagnostic.codeSign(.unreadable, "cannot read the link: \(FoundationError.reason(error))")
             }
         }
         return String(decoding: try read(key), as: UTF8.self)
@@ -69,9 +74,9 @@ struct BundleFileReader: Sendable {
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
     }
 
@@ -91,9 +96,9 @@ struct BundleFileReader: Sendable {
                 for stream in streams { stream.update(buffer) }
             }
         } catch let error as Diagnostic {
-            throw Diagnostic.codeSign("cannot be read: \(error.message)")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(error.message)")
         } catch {
-            throw Diagnostic.codeSign("cannot be read: \(FoundationError.line(error))")
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.line(error))")
         }
         return Dictionary(uniqueKeysWithValues: streams.map { ($0.type, $0.finish()) })
     }

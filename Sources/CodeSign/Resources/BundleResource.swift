@@ -39,7 +39,7 @@ public struct BundleResource: Sendable, Equatable {
                         found.append(
                             BundleResource(path: relative, content: .symlink(target: try manager.destinationOfSymbolicLink(atPath: path))))
                     } catch {
-                        throw Diagnostic.codeSign("cannot read the link: \(FoundationError.reason(error))", file: path)
+                        throw Diagnostic.codeSign(.unreadable, "cannot read the link: \(FoundationError.reason(error))", file: path)
                     }
                 case S_IFREG:
                     if let known = cache?.content(of: path, info: info) {
@@ -72,7 +72,7 @@ public struct BundleResource: Sendable, Equatable {
 
     /// The SHA-1 and SHA-256 of the file at `path`, read once in pieces.
     static func digests(ofFileAt path: String) throws -> Content {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Diagnostic.codeSign("cannot be read", file: path) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Diagnostic.codeSign(.unreadable, "cannot be read", file: path) }
         defer { try? handle.close() }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
         while true {
@@ -80,7 +80,7 @@ public struct BundleResource: Sendable, Equatable {
             do {
                 chunk = try handle.read(upToCount: 1 << 20) ?? Data()
             } catch {
-                throw Diagnostic.codeSign("cannot be read: \(FoundationError.reason(error))", file: path)
+                throw Diagnostic.codeSign(.unreadable, "cannot be read: \(FoundationError.reason(error))", file: path)
             }
             if chunk.isEmpty { break }
             chunk.withUnsafeBytes { buffer in

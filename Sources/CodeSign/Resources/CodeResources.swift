@@ -73,28 +73,28 @@ public struct CodeResources: Sendable, Equatable {
     /// Parses the plist bytes of a CodeResources file. The plain XML Apple's signers write is read
     /// straight into the seal (``CodeResourcesSink``); any other document is read as a plist tree,
     /// which gives the same seal and names any problem.
-    public init(data: Data) throws {
+    public init(data: Data, limits: PlistLimits = .default) throws {
         let sink = CodeResourcesSink(size: data.count)
-        if XMLPlistReader().readPlainXML(data, into: sink), let resources = sink.result {
+        if XMLPlistReader(limits: limits).readPlainXML(data, into: sink), let resources = sink.result {
             self = resources
             return
         }
-        try self.init(plist: try CodeResources.plist(data))
+        try self.init(plist: try CodeResources.plist(data, limits: limits))
     }
 
-    /// The plist in the bytes of a CodeResources file.
-    static func plist(_ data: Data) throws -> PlistValue {
+    /// The plist in the bytes of a CodeResources file, read with `limits`.
+    static func plist(_ data: Data, limits: PlistLimits = .default) throws -> PlistValue {
         do {
-            return try PropertyList(data: data).value
+            return try PropertyList(data: data, limits: limits).value
         } catch {
-            throw Diagnostic.codeSign("CodeResources is not a property list: \(error)")
+            throw Diagnostic.codeSign(.malformed, "CodeResources is not a property list: \(error)")
         }
     }
 
     /// The seal a CodeResources plist holds.
     init(plist value: PlistValue) throws {
         guard let root = value.dictionaryValue else {
-            throw Diagnostic.codeSign("CodeResources is \(value.kindWithArticle), not a dictionary")
+            throw Diagnostic.codeSign(.malformed, "CodeResources is \(value.kindWithArticle), not a dictionary")
         }
         files = try CodeResources.seals(root["files"], key: "files")
         files2 = try CodeResources.seals(root["files2"], key: "files2")
@@ -106,7 +106,7 @@ public struct CodeResources: Sendable, Equatable {
     static func seals(_ value: PlistValue?, key: String) throws -> [String: ResourceSeal] {
         guard let value else { return [:] }
         guard let dictionary = value.dictionaryValue else {
-            throw Diagnostic.codeSign("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
+            throw Diagnostic.codeSign(.malformed, "'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
         }
         var result: [String: ResourceSeal] = [:]
         result.reserveCapacity(dictionary.count)
@@ -118,7 +118,7 @@ public struct CodeResources: Sendable, Equatable {
                 func data(_ name: String) throws -> [UInt8]? {
                     guard let field = fields[name] else { return nil }
                     guard case .data(let bytes) = field else {
-                        throw Diagnostic.codeSign("'\(name)' is not data", location: "\(key):\(path)")
+                        throw Diagnostic.codeSign(.malformed, "'\(name)' is not data", location: "\(key):\(path)")
                     }
                     return Array(bytes)
                 }
@@ -126,7 +126,7 @@ public struct CodeResources: Sendable, Equatable {
                     hash: try data("hash"), hash2: try data("hash2"), optional: fields["optional"]?.boolValue ?? false,
                     cdhash: try data("cdhash"), requirement: fields["requirement"]?.stringValue, symlink: fields["symlink"]?.stringValue)
             default:
-                throw Diagnostic.codeSign("the seal is \(entry.kindWithArticle)", location: "\(key):\(path)")
+                throw Diagnostic.codeSign(.malformed, "the seal is \(entry.kindWithArticle)", location: "\(key):\(path)")
             }
         }
         return result
@@ -135,7 +135,7 @@ public struct CodeResources: Sendable, Equatable {
     static func rules(_ value: PlistValue?, key: String) throws -> [ResourceRule] {
         guard let value else { return [] }
         guard let dictionary = value.dictionaryValue else {
-            throw Diagnostic.codeSign("'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
+            throw Diagnostic.codeSign(.malformed, "'\(key)' is \(value.kindWithArticle), not a dictionary", location: key)
         }
         return try dictionary.map { pattern, entry in
             switch entry {
@@ -147,13 +147,13 @@ public struct CodeResources: Sendable, Equatable {
                 case .real(let number): weight = number
                 case .integer(let number): weight = Double(Int64(bitPattern: number.bits))
                 case nil: weight = nil
-                case let other?: throw Diagnostic.codeSign("weight is \(other.kindWithArticle)", location: "\(key):\(pattern)")
+                case let other?: throw Diagnostic.codeSign(.malformed, "weight is \(other.kindWithArticle)", location: "\(key):\(pattern)")
                 }
                 return ResourceRule(
                     pattern, weight: weight, omit: fields["omit"]?.boolValue ?? false, optional: fields["optional"]?.boolValue ?? false,
                     nested: fields["nested"]?.boolValue ?? false)
             default:
-                throw Diagnostic.codeSign("the rule is \(entry.kindWithArticle)", location: "\(key):\(pattern)")
+                throw Diagnostic.codeSign(.malformed, "the rule is \(entry.kindWithArticle)", location: "\(key):\(pattern)")
             }
         }
     }

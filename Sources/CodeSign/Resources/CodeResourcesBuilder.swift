@@ -28,7 +28,8 @@ public struct CodeResourcesBuilder: Sendable {
     public func build(_ resources: [BundleResource], executable: String?) throws -> CodeResources {
         let unsupported = hashTypes.filter { $0 != .sha1 && $0 != .sha256 }
         guard unsupported.isEmpty, !hashTypes.isEmpty else {
-            throw Diagnostic.codeSign("CodeResources seals with SHA-1 and SHA-256 only (asked for \(hashTypes))", location: "CodeResources")
+            throw Diagnostic.codeSign(
+                .unsupported, "CodeResources seals with SHA-1 and SHA-256 only (asked for \(hashTypes))", location: "CodeResources")
         }
         let rules = generation.rules, rules2 = generation.rules2
         let matcher = try ResourceRuleMatcher(rules), matcher2 = try ResourceRuleMatcher(rules2)
@@ -58,6 +59,7 @@ public struct CodeResourcesBuilder: Sendable {
         let verdict = matcher.verdict(for: path)
         if verdict == .nested {
             throw Diagnostic.codeSign(
+                .unsupported,
                 "a nested rule of \(generation) rules\(version == 2 ? "2" : "") decides it; sealing nested code by cdhash is not supported",
                 location: path)
         }

@@ -17,14 +17,16 @@ enum FolderWalk {
     /// Each entry is looked up from its folder's descriptor, not from the root again.
     private static func walk(_ folder: String, relative: String, _ visit: (String, String, stat) throws -> Bool) throws -> Bool {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw Diagnostic.codeSign("cannot be listed: \(SystemError.describe(errno))", file: folder) }
+        guard descriptor >= 0 else {
+            throw Diagnostic.codeSign(.unreadable, "cannot be listed: \(SystemError.describe(errno))", file: folder)
+        }
         var entries: [(name: String, info: stat)] = []
         do {
             defer { close(descriptor) }
             for name in try names(in: descriptor, folder: folder) {
                 var info = stat()
                 guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))", file: folder + "/" + name)
+                    throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: folder + "/" + name)
                 }
                 entries.append((name, info))
             }
@@ -47,7 +49,7 @@ enum FolderWalk {
         guard listing >= 0, let directory = fdopendir(listing) else {
             let code = errno
             if listing >= 0 { close(listing) }
-            throw Diagnostic.codeSign("cannot be listed: \(SystemError.describe(code))", file: folder)
+            throw Diagnostic.codeSign(.unreadable, "cannot be listed: \(SystemError.describe(code))", file: folder)
         }
         defer { closedir(directory) }
         var names: [String] = []

@@ -53,13 +53,13 @@ public enum HashingCopy {
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR:
                     guard mkdir(to, 0o700) == 0 else {
-                        throw Diagnostic.codeSign("cannot be created: \(SystemError.describe(errno))", file: to)
+                        throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(errno))", file: to)
                     }
                     folders.append((to, info.st_mode & 0o7777))
                 case S_IFLNK:
                     let target = try manager.destinationOfSymbolicLink(atPath: from)
                     guard symlink(target, to) == 0 else {
-                        throw Diagnostic.codeSign("cannot be created: \(SystemError.describe(errno))", file: to)
+                        throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(errno))", file: to)
                     }
                 case S_IFREG:
                     if skipping.contains(relative) { break }
@@ -67,11 +67,13 @@ public enum HashingCopy {
                     // Made here, one at a time: creating a name locks its folder, and workers creating
                     // files side by side in one folder spend more time waiting on that lock than copying.
                     let created = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                    guard created >= 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(errno))", file: to) }
+                    guard created >= 0 else {
+                        throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(errno))", file: to)
+                    }
                     close(created)
                     pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
                 default:
-                    throw Diagnostic.codeSign("is neither a file, a folder nor a link; an app holds only those", file: from)
+                    throw Diagnostic.codeSign(.bundleInvalid, "is neither a file, a folder nor a link; an app holds only those", file: from)
                 }
                 return !pool.hasFailed
             }
@@ -87,9 +89,11 @@ public enum HashingCopy {
 
     static func makeFolder(_ path: String, like source: String) throws {
         var info = stat()
-        guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw Diagnostic.codeSign("is not a folder", file: source) }
+        guard stat(source, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw Diagnostic.codeSign(.unreadable, "is not a folder", file: source)
+        }
         guard mkdir(path, info.st_mode & 0o7777 | 0o700) == 0 else {
-            throw Diagnostic.codeSign("cannot be created: \(SystemError.describe(errno))", file: path)
+            throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(errno))", file: path)
         }
     }
 
@@ -97,10 +101,12 @@ public enum HashingCopy {
     /// each chunk as it goes out.
     static func copyFile(_ source: String, to destination: String, mode: mode_t, cache: DigestCache) throws {
         let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))", file: source) }
+        guard input >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: source) }
         defer { close(input) }
         let output = open(destination, O_WRONLY | O_CLOEXEC)
-        guard output >= 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(errno))", file: destination) }
+        guard output >= 0 else {
+            throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(errno))", file: destination)
+        }
         defer { close(output) }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
@@ -108,12 +114,12 @@ public enum HashingCopy {
         while true {
             let count = read(input, buffer.baseAddress, chunkSize)
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))", file: source) }
+            guard count >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: source) }
             if count == 0 { break }
             let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
             do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.is(FileProblem.self) {
-                throw Diagnostic.codeSign(error.message, file: destination)
+                throw Diagnostic.codeSign(.unreadable, error.message, file: destination)
             }
             sha1.update(piece)
             sha256.update(piece)
@@ -121,7 +127,7 @@ public enum HashingCopy {
         fchmod(output, mode)
         var info = stat()
         guard fstat(output, &info) == 0 else {
-            throw Diagnostic.codeSign("cannot be read: \(SystemError.describe(errno))", file: destination)
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: destination)
         }
         cache.record(destination, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
     }

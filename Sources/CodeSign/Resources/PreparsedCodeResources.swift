@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 import SystemSupport
 
 /// An app's `_CodeSignature/CodeResources` parsed on another thread from the moment its bytes were
@@ -10,10 +11,10 @@ struct PreparsedCodeResources: Sendable {
     /// The seal, or why the bytes are not one (the error parsing them directly throws).
     let value: BackgroundResult<CodeResources, any Error>
 
-    /// Starts parsing `data`.
-    init(_ data: Data) {
+    /// Starts parsing `data` with `limits`.
+    init(_ data: Data, limits: PlistLimits) {
         self.data = data
-        value = BackgroundResult { try CodeResources(data: data) }
+        value = BackgroundResult { try CodeResources(data: data, limits: limits) }
     }
 }
 

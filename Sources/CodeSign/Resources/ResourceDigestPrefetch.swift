@@ -1,5 +1,6 @@
 import Foundation
 import IPAKit
+import PlistKit
 import SystemSupport
 
 /// The digests of an app's sealed resources, computed ahead of the check that compares them.
@@ -38,20 +39,20 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
     /// Starts on the app's resources, on `threads` threads (at least one; one fewer than the cores
     /// leaves a core to the executable), when its seal is a plain file and it names an executable
     /// (the check compares no resources otherwise); nil when it does not.
-    static func start(app: AppBundle, isArchive: Bool, threads: Int) -> ResourceDigestPrefetch? {
+    static func start(app: AppBundle, isArchive: Bool, threads: Int, limits: PlistLimits) -> ResourceDigestPrefetch? {
         let key = app.root + "/_CodeSignature/CodeResources"
         guard let executable = app.executableName, !executable.isEmpty,
             let file = app.storage.files[key], !file.isDirectory, !file.isSymlink,
             let data = try? app.storage.read(key)
         else { return nil }
-        return ResourceDigestPrefetch(app: app, executable: executable, data: data, isArchive: isArchive, threads: threads)
+        return ResourceDigestPrefetch(app: app, executable: executable, data: data, isArchive: isArchive, threads: threads, limits: limits)
     }
 
     /// The first thread parses the seal and lists the files, then starts the others; each then
     /// takes batch after batch.
-    private init(app: AppBundle, executable: String, data: Data, isArchive: Bool, threads: Int) {
-        codeResources = PreparsedCodeResources(data)
-        reader = BundleFileReader(storage: app.storage, isArchive: isArchive)
+    private init(app: AppBundle, executable: String, data: Data, isArchive: Bool, threads: Int, limits: PlistLimits) {
+        codeResources = PreparsedCodeResources(data, limits: limits)
+        reader = BundleFileReader(storage: app.storage, isArchive: isArchive, limits: limits)
         let root = app.root
         // Room for every thread's job at once: the first submits the others and never waits.
         workers = WorkerPool(label: "adhocbuild.resource-prefetch", capacity: max(1, threads))
@@ -72,7 +73,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
             guard path != executable, !path.hasPrefix("_CodeSignature/"), seal.symlink == nil else { continue }
             let key = root + "/" + path
             guard let file = reader.file(key), !file.isDirectory, !file.isSymlink else { continue }
-            let types = ResourceSealCheck.expectedHashes(seal, isVersion2: isVersion2).map(\.0)
+            let types = ResourceSealVerifier.expectedHashes(seal, isVersion2: isVersion2).map(\.0)
             if !types.isEmpty { planned.append((key, types, file.size)) }
         }
         return planned
@@ -82,7 +83,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
     private func list(_ planned: [(key: String, types: [HashType], size: Int64)]) {
         var cut: [(keys: [String], bytes: Int64)] = []
         for (key, _, size) in planned {
-            if let last = cut.last, last.keys.count < ResourceSealCheck.batchFiles, last.bytes < ResourceSealCheck.batchBytes {
+            if let last = cut.last, last.keys.count < ResourceSealVerifier.batchFiles, last.bytes < ResourceSealVerifier.batchBytes {
                 cut[cut.count - 1].keys.append(key)
                 cut[cut.count - 1].bytes += size
             } else {

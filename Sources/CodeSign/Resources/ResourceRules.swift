@@ -22,7 +22,8 @@ public struct ResourceRuleMatcher {
             do {
                 return (rule, Expression(rule.pattern, compiled: try NSRegularExpression(pattern: rule.pattern)), nil)
             } catch {
-                throw Diagnostic.codeSign("resource rule '\(rule.pattern)' is not a valid regular expression", location: "rules")
+                throw Diagnostic.codeSign(
+                    .malformed, "resource rule '\(rule.pattern)' is not a valid regular expression", location: "rules")
             }
         }
     }

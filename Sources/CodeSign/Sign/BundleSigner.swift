@@ -48,7 +48,7 @@ public enum BundleSigner {
             let executable: String
             let parameters: (MachOSlice) -> CodeSigningParameters
             if item.kind == .dylib {
-                let header = try ExecutableHeader(path: item.path)
+                let header = try ExecutableHeader(path: item.path, limits: options.limits)
                 let identifier = dylibIdentifier(item.path, header: header)
                 let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
                 parameters = signingParameters(header: header, identifier: identifier, slots: slots, getTaskAllow: false, options: options)
@@ -105,18 +105,20 @@ public enum BundleSigner {
     static func checkProfilesNameBundles(_ items: [CodeTree.Item], options: BundleSigningOptions) throws {
         guard !options.profiles.isEmpty else { return }
         let identifiers = items.filter { $0.kind != .dylib }.compactMap { item in
-            (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist")))?.value["CFBundleIdentifier"]?.stringValue
+            (try? PropertyList(data: try FileIO.read(item.path + "/Info.plist"), limits: options.limits))?.value["CFBundleIdentifier"]?
+                .stringValue
         }
         for (identifier, profile) in options.profiles.sorted(by: { $0.key < $1.key }) where !identifiers.contains(identifier) {
             throw Diagnostic.codeSign(
+                .profileMismatch,
                 "is given for \(identifier), which no bundle of the app has (its bundle ids: \(identifiers.sorted().joined(separator: ", ")))",
                 file: profile.path)
         }
     }
 
     /// The executable an Info.plist names, when it can be read.
-    static func bundleExecutable(_ bundle: String) throws -> String? {
-        try PropertyList(data: try FileIO.read(bundle + "/Info.plist")).value["CFBundleExecutable"]?.stringValue
+    static func bundleExecutable(_ bundle: String, limits: PlistLimits) throws -> String? {
+        try PropertyList(data: try FileIO.read(bundle + "/Info.plist"), limits: limits).value["CFBundleExecutable"]?.stringValue
     }
 
     /// Signs the bundle at `path` and its nested code; `items` are that code when already found
@@ -148,7 +150,7 @@ public enum BundleSigner {
     static func signDylib(_ path: String, options: BundleSigningOptions, copy: CopyContext) throws -> (
         identifier: String, executable: SignedExecutable, profile: String?
     ) {
-        let header = try ExecutableHeader(path: copy.original(path))
+        let header = try ExecutableHeader(path: copy.original(path), limits: options.limits)
         let identifier = dylibIdentifier(path, header: header)
         let slots = SpecialSlotContents(requirements: try requirements(identifier, options))
         let executable = try sign(
@@ -184,28 +186,29 @@ public enum BundleSigner {
         guard FileManager.default.fileExists(atPath: infoPath) else {
             if FileManager.default.fileExists(atPath: bundle + "/Versions/Current") {
                 throw Diagnostic.codeSign(
+                    .bundleInvalid,
                     "is a versioned (macOS-style) framework; iOS frameworks are flat and only those are signed", file: bundle)
             }
-            throw Diagnostic.codeSign("has no Info.plist", file: bundle)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no Info.plist", file: bundle)
         }
         let infoBytes = try FileIO.read(infoPath)
         let info: PlistDictionary
         do {
-            guard let dictionary = try PropertyList(data: infoBytes).value.dictionaryValue else {
-                throw Diagnostic.codeSign("is not a dictionary", file: infoPath)
+            guard let dictionary = try PropertyList(data: infoBytes, limits: options.limits).value.dictionaryValue else {
+                throw Diagnostic.codeSign(.bundleInvalid, "is not a dictionary", file: infoPath)
             }
             info = dictionary
         } catch let error as Diagnostic where error.is(PlistProblem.self) {
-            throw Diagnostic.codeSign(error.description, file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, error.description, file: infoPath)
         }
         guard let identifier = info["CFBundleIdentifier"]?.stringValue, !identifier.isEmpty else {
-            throw Diagnostic.codeSign("has no CFBundleIdentifier", file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no CFBundleIdentifier", file: infoPath)
         }
         guard let executableName = info["CFBundleExecutable"]?.stringValue, !executableName.isEmpty, !executableName.contains("/") else {
-            throw Diagnostic.codeSign("has no CFBundleExecutable naming a file in the bundle", file: infoPath)
+            throw Diagnostic.codeSign(.bundleInvalid, "has no CFBundleExecutable naming a file in the bundle", file: infoPath)
         }
         let executablePath = bundle + "/" + executableName
-        let header = try ExecutableHeader(path: copy.original(executablePath))
+        let header = try ExecutableHeader(path: copy.original(executablePath), limits: options.limits)
         var prepared = PreparedBundle(
             identifier: identifier, infoBytes: infoBytes, executableName: executableName, executablePath: executablePath,
             header: header, givenProfile: nil, entitlements: nil)
@@ -223,12 +226,13 @@ public enum BundleSigner {
         if let given = prepared.givenProfile {
             profile = given
         } else if FileManager.default.fileExists(atPath: profilePath) {
-            profile = try ProfileFile(path: profilePath)
+            profile = try ProfileFile(path: profilePath, limits: options.limits)
         } else {
             profile = nil
         }
         if options.identity != nil, profile == nil {
             throw Diagnostic.codeSign(
+                .profileMismatch,
                 "has no provisioning profile for \(identifier); give one as \(isOutermost ? "FILE" : "\(identifier)=FILE") "
                     + "(codesign sign --profile, release --sign-profile)", file: bundle)
         }
@@ -258,7 +262,7 @@ public enum BundleSigner {
     /// packaging applies (``BundleLinks``): signing would seal it and a release publish it.
     static func checkLinks(_ bundle: String) throws {
         do { try BundleLinks.checkInside(bundle: bundle) } catch let error as Diagnostic where error.is(IPAProblem.self) {
-            throw Diagnostic.codeSign(error.message + "; adhocbuild does not sign it", file: error.file)
+            throw Diagnostic.codeSign(.bundleInvalid, error.message + "; adhocbuild does not sign it", file: error.file)
         }
     }
 
@@ -268,7 +272,7 @@ public enum BundleSigner {
         try checkLinks(path)
         for item in CodeTree.insideOut(bundle: path) {
             if item.kind == .dylib {
-                let header = try ExecutableHeader(path: item.path)
+                let header = try ExecutableHeader(path: item.path, limits: options.limits)
                 if let identity = options.identity {
                     try SigningPreflight.check(
                         identity: identity, profile: nil, profilePath: nil, bundleIdentifier: header.identifier ?? "",
@@ -387,14 +391,14 @@ struct ExecutableHeader {
     let identifier: String?
     let entitlements: PlistDictionary?
 
-    init(path: String) throws {
+    init(path: String, limits: PlistLimits) throws {
         do {
             let map = try MappedExecutable(path: path)
             let file = try MachOFile(size: map.bytes.count) { offset, count in map.read(offset, count) }
             slices = file.slices
             let signature = try? file.slices.first?.embeddedSignature()
             identifier = signature?.codeDirectory?.identifier
-            entitlements = (try? signature?.entitlements?.entitlements())??.dictionaryValue
+            entitlements = (try? signature?.entitlements?.entitlements(limits: limits))??.dictionaryValue
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error.inFile(path)
         }

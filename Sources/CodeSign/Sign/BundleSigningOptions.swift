@@ -9,12 +9,12 @@ public struct ProfileFile: Sendable {
     public var bytes: Data
     public var profile: ProvisioningProfile
 
-    /// Reads the profile at `path`; errors are one line naming it.
-    public init(path: String) throws {
+    /// Reads the profile at `path` with `limits`; errors are one line naming it.
+    public init(path: String, limits: PlistLimits = .default) throws {
         self.path = path
         let bytes = try FileIO.read(path, limit: InputLimits.provisioningProfile)
         self.bytes = bytes
-        profile = try inFile(path, only: IPAProblem.self) { try ProvisioningProfile(data: bytes) }
+        profile = try inFile(path, only: IPAProblem.self) { try ProvisioningProfile(data: bytes, limits: limits) }
     }
 }
 
@@ -35,6 +35,8 @@ public struct BundleSigningOptions: Sendable {
     public var now: Date
     /// The rules CodeResources is written with: Xcode 12's, as Apple's tools write them for iOS today.
     public var generation: ResourceRuleGeneration
+    /// The limits the bundles' plists (Info.plist, profiles, entitlements) are read with.
+    public var limits: PlistLimits = .default
 
     public init(
         identity: SigningIdentity?, appProfile: ProfileFile? = nil, profiles: [String: ProfileFile] = [:],

@@ -29,7 +29,7 @@ public enum MachOSigner {
 
     static func write(_ bytes: [UInt8], to fd: Int32, at offset: Int64) throws {
         let failure = bytes.withUnsafeBytes { positionedWriteAll(fd, $0, at: offset) }
-        guard failure == 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(failure))") }
+        guard failure == 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(failure))") }
     }
 
     /// The fat header with each slice's new size, the slices placed one after another at their alignment.
@@ -43,7 +43,7 @@ public enum MachOSigner {
             moved.offset = offset
             moved.size = UInt64(size)
             guard fat.is64 || offset + moved.size <= UInt64(UInt32.max) else {
-                throw Diagnostic.codeSign("the signed file would pass the 4 GiB a 32-bit fat header can address")
+                throw Diagnostic.codeSign(.unsupported, "the signed file would pass the 4 GiB a 32-bit fat header can address")
             }
             architectures.append(moved)
             offset += moved.size
@@ -84,6 +84,7 @@ final class MachOSigning: @unchecked Sendable {
             for slice in file.slices {
                 if let encryption = slice.encryption, encryption.cryptID != 0 {
                     throw Diagnostic.codeSign(
+                        .sliceNotSignable,
                         "is encrypted (App Store FairPlay, cryptid \(encryption.cryptID)); only a decrypted binary can be re-signed",
                         location: "slice \(slice.cpu)")
                 }

@@ -36,7 +36,7 @@ public enum SigningPreflight {
         }
         for slice in slices {
             if let problem = sliceProblem(slice, profile: profile, profileFile: profilePath ?? bundlePath) {
-                throw Diagnostic.codeSign(problem, file: executablePath, location: "slice \(slice.cpu)")
+                throw Diagnostic.codeSign(.sliceNotSignable, problem, file: executablePath, location: "slice \(slice.cpu)")
             }
         }
         if let entitlements {
@@ -46,7 +46,7 @@ public enum SigningPreflight {
                 } ?? EntitlementsPolicy.bundleIdentifierProblems(signed: entitlements, bundleIdentifier: bundleIdentifier)
             if let first = problems.first {
                 let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
-                throw Diagnostic.codeSign("\(first)\(more)", file: entitlementsPath ?? bundlePath)
+                throw Diagnostic.codeSign(.entitlementsNotGranted, "\(first)\(more)", file: entitlementsPath ?? bundlePath)
             }
         }
     }
@@ -64,16 +64,19 @@ public enum SigningPreflight {
     static func checkIdentity(_ identity: SigningIdentity, now: Date) throws {
         let certificate = identity.certificate
         guard identity.keyMatchesCertificate else {
-            throw Diagnostic.codeSign("the private key does not match the certificate \(certificate.displayName)", file: identity.file)
+            throw Diagnostic.codeSign(
+                .identityInvalid, "the private key does not match the certificate \(certificate.displayName)", file: identity.file)
         }
         if let end = certificate.notAfter, now > end {
             throw Diagnostic.codeSign(
-                "the certificate \(certificate.displayName) expired on \(SignatureTrust.day(end))", file: identity.file,
+                .expired,
+                "the certificate \(certificate.displayName) expired on \(SignatureTrustVerifier.day(end))", file: identity.file,
                 hint: "renew it in the Apple Developer portal and export the new identity")
         }
         if let start = certificate.notBefore, now < start {
             throw Diagnostic.codeSign(
-                "the certificate \(certificate.displayName) is not valid until \(SignatureTrust.day(start))", file: identity.file)
+                .expired,
+                "the certificate \(certificate.displayName) is not valid until \(SignatureTrustVerifier.day(start))", file: identity.file)
         }
     }
 
@@ -83,6 +86,7 @@ public enum SigningPreflight {
         try checkProfileFits(profile, file: file, certificate: certificate, now: now)
         guard profile.matches(bundleIdentifier: bundleIdentifier) else {
             throw Diagnostic.codeSign(
+                .profileMismatch,
                 "\(named(profile)) is for the App ID \(profile.applicationIdentifier ?? "(none)"), which does not cover the bundle id \(bundleIdentifier)",
                 file: file)
         }
@@ -99,18 +103,20 @@ public enum SigningPreflight {
         guard listed.contains(certificate.der) else {
             let names = profile.developerCertificates.map(\.name).joined(separator: ", ")
             throw Diagnostic.codeSign(
+                .certificateNotInProfile,
                 "\(named) does not list the certificate \(certificate.displayName) among its \(listed.count) DeveloperCertificates"
                     + (names.isEmpty ? "" : " (\(names))"), file: file,
                 hint: "a device refuses the app (ApplicationVerificationFailed); use a profile that includes this certificate")
         }
         if let problem = teamProblem(profile, certificate: certificate) {
             throw Diagnostic.codeSign(
+                .teamMismatch,
                 "\(named) \(problem)", file: file,
                 hint: "iOS refuses an app whose profile is of another team than its signer (the seal would not hold); "
                     + "use a profile of team \(certificate.organizationalUnit ?? "")")
         }
         if let end = profile.expirationDate, now > end {
-            throw Diagnostic.codeSign("\(named) expired on \(SignatureTrust.day(end))", file: file)
+            throw Diagnostic.codeSign(.expired, "\(named) expired on \(SignatureTrustVerifier.day(end))", file: file)
         }
     }
 

@@ -31,20 +31,23 @@ struct SliceSignatureLayout: Sendable {
     init(slice: MachOSlice, original: UnsafeRawBufferPointer, reserved: Int) throws {
         let place = "slice \(slice.cpu)"
         guard original.count >= 8, original.load(as: UInt32.self) == (slice.is64 ? MachOSlice.magic64 : MachOSlice.magic32) else {
-            throw Diagnostic.codeSign("is not a little-endian Mach-O slice; only iOS's little-endian code can be signed", location: place)
+            throw Diagnostic.codeSign(
+                .unsupported, "is not a little-endian Mach-O slice; only iOS's little-endian code can be signed", location: place)
         }
         guard let linkedit = slice.segment(named: "__LINKEDIT") else {
-            throw Diagnostic.codeSign("has no __LINKEDIT segment to hold a signature", location: place)
+            throw Diagnostic.codeSign(.unsupported, "has no __LINKEDIT segment to hold a signature", location: place)
         }
         let linkeditEnd = Int(linkedit.fileOffset + linkedit.fileSize)
         if let later = slice.segments.first(where: { $0.name != "__LINKEDIT" && $0.fileSize > 0 && $0.fileOffset >= linkedit.fileOffset }) {
-            throw Diagnostic.codeSign("segment \(later.name) lies after __LINKEDIT; the signature must end the file", location: place)
+            throw Diagnostic.codeSign(
+                .unsupported, "segment \(later.name) lies after __LINKEDIT; the signature must end the file", location: place)
         }
         var end: Int
         if let old = slice.codeSignature {
             end = Int(old.dataOffset)
             guard end >= Int(linkedit.fileOffset), end <= linkeditEnd else {
                 throw Diagnostic.codeSign(
+                    .unsupported,
                     "the old signature (at byte \(old.dataOffset)) is not inside __LINKEDIT (bytes \(linkedit.fileOffset)..<\(linkeditEnd))",
                     location: place)
             }
@@ -52,6 +55,7 @@ struct SliceSignatureLayout: Sendable {
             end = linkeditEnd
             guard end == slice.size else {
                 throw Diagnostic.codeSign(
+                    .unsupported,
                     "holds \(slice.size - end) bytes after __LINKEDIT (which ends at byte \(end)); a signature must end the file",
                     location: place)
             }
@@ -60,7 +64,7 @@ struct SliceSignatureLayout: Sendable {
         codeLimit = (end + 15) & ~15
         self.reserved = reserved
         guard let text = CodeDirectoryParameters.executableSegment(of: slice) else {
-            throw Diagnostic.codeSign("has no __TEXT segment", location: place)
+            throw Diagnostic.codeSign(.unsupported, "has no __TEXT segment", location: place)
         }
         executableSegment = text
 
@@ -80,6 +84,7 @@ struct SliceSignatureLayout: Sendable {
             let room = SliceSignatureLayout.firstContentOffset(slice) - commandsEnd
             guard room >= 16 else {
                 throw Diagnostic.codeSign(
+                    .unsupported,
                     "has \(room) free bytes after its load commands, under the 16 LC_CODE_SIGNATURE needs; relink with -headerpad",
                     location: place)
             }
@@ -93,7 +98,7 @@ struct SliceSignatureLayout: Sendable {
         }
         guard let command = slice.loadCommands.first(where: { SliceSignatureLayout.isSegment($0, named: "__LINKEDIT", in: original) })
         else {
-            throw Diagnostic.codeSign("has no __LINKEDIT segment command", location: place)
+            throw Diagnostic.codeSign(.unsupported, "has no __LINKEDIT segment command", location: place)
         }
         let fileSize = UInt64(codeLimit + reserved) - linkedit.fileOffset
         let alignment: UInt64 = slice.cpu.type & 0xff == CPUType.arm && slice.cpu.type != CPUType.arm ? 0x4000 : 0x1000
@@ -102,7 +107,7 @@ struct SliceSignatureLayout: Sendable {
             put64(vmSize, at: command.offset + 32)
             put64(fileSize, at: command.offset + 48)
         } else {
-            guard fileSize <= UInt32.max else { throw Diagnostic.codeSign("__LINKEDIT would pass 4 GiB", location: place) }
+            guard fileSize <= UInt32.max else { throw Diagnostic.codeSign(.unsupported, "__LINKEDIT would pass 4 GiB", location: place) }
             put32(UInt32(vmSize), at: command.offset + 28)
             put32(UInt32(fileSize), at: command.offset + 36)
         }

@@ -109,7 +109,7 @@ enum SliceSigner {
                     }
                     return positionedWriteAll(fd, bytes, at: offset + Int64(range.lowerBound))
                 }
-                guard failure == 0 else { throw Diagnostic.codeSign("cannot be written: \(SystemError.describe(failure))") }
+                guard failure == 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(failure))") }
                 release(range)
                 results.withLock { $0[first] = hashes }
             }

@@ -44,7 +44,7 @@ public struct CertificateInfo: Sendable, Equatable {
     public init(der: [UInt8]) throws {
         guard let certificate = LibCrypto.decode(der, { d2i_X509(nil, $0, $1) }) else {
             LibCrypto.clearErrors()
-            throw Diagnostic.codeSign("not a DER X.509 certificate (\(der.count) bytes)")
+            throw Diagnostic.codeSign(.malformed, "not a DER X.509 certificate (\(der.count) bytes)")
         }
         defer { X509_free(certificate) }
         self.init(certificate)

@@ -130,6 +130,7 @@ enum PKCS12WorkLimit {
             else { return }
             LibCrypto.clearErrors()
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "\(part) asks for scrypt with cost \(cost) and \(blocks.overflow ? "too many" : String(blocks.partialValue)) "
                     + "blocks, outside the cost up to \(maxScryptCost) and at most \(maxScryptBlocks) blocks adhocbuild computes",
                 file: file, hint: reexportHint)
@@ -159,6 +160,7 @@ enum PKCS12WorkLimit {
         guard iterations < 1 || iterations > maxIterations else { return }
         LibCrypto.clearErrors()
         throw Diagnostic.codeSign(
+            .identityInvalid,
             "\(part) asks for \(iterations == Int.max ? "more than 2^56" : String(iterations)) iterations, "
                 + "outside the 1 to \(maxIterations) adhocbuild computes", file: file, hint: reexportHint)
     }

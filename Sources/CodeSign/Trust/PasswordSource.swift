@@ -14,12 +14,12 @@ public enum PasswordSource: Sendable, Equatable {
         switch self {
         case .environment(let name):
             guard let value = environment[name] else {
-                throw Diagnostic.codeSign("environment variable \(name) is not set", location: "password")
+                throw Diagnostic.codeSign(.identityInvalid, "environment variable \(name) is not set", location: "password")
             }
             return value
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw Diagnostic.codeSign("cannot read the password file", file: path)
+                throw Diagnostic.codeSign(.unreadable, "cannot read the password file", file: path)
             }
             // Bytes, not characters: "\r\n" is one Character in Swift.
             var bytes = [UInt8](data)

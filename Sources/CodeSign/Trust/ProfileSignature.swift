@@ -30,15 +30,15 @@ public struct ProfileSignature: Sendable {
     public var verifies: Bool { verificationFailure == nil }
 
     /// Reads `bytes` (an `embedded.mobileprovision`); throws a one-line error when it is not a CMS
-    /// SignedData carrying a property list.
-    public init(bytes: [UInt8]) throws {
+    /// SignedData carrying a property list, read with `limits`.
+    public init(bytes: [UInt8], limits: PlistLimits = .default) throws {
         LibCrypto.clearErrors()
         guard let info = LibCrypto.decode(bytes, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            throw Diagnostic.codeSign("not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
+            throw Diagnostic.codeSign(.malformed, "not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed, let content = CMS_get0_content(info)?.pointee else {
-            throw Diagnostic.codeSign("its CMS is not SignedData with the profile attached")
+            throw Diagnostic.codeSign(.malformed, "its CMS is not SignedData with the profile attached")
         }
         let payload = LibCrypto.bytes(content)
         guard let output = BIO_new(BIO_s_mem()) else { throw Diagnostic.codeSign("libcrypto could not allocate") }
@@ -67,14 +67,14 @@ public struct ProfileSignature: Sendable {
 
         let plist: PlistDictionary
         do {
-            guard let dictionary = try PropertyList(data: Data(payload)).value.dictionaryValue else {
-                throw Diagnostic.codeSign("the profile's plist is not a dictionary")
+            guard let dictionary = try PropertyList(data: Data(payload), limits: limits).value.dictionaryValue else {
+                throw Diagnostic.codeSign(.malformed, "the profile's plist is not a dictionary")
             }
             plist = dictionary
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             throw error
         } catch {
-            throw Diagnostic.codeSign("the profile's signed content is not a property list: \(error)")
+            throw Diagnostic.codeSign(.malformed, "the profile's signed content is not a property list: \(error)")
         }
         name = plist["Name"]?.stringValue
         teamIdentifiers = plist["TeamIdentifier"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -19,9 +19,9 @@ public struct SignatureTrustContext: Sendable {
     }
 }
 
-/// What a trust check found for one signature, in the two verdicts (see ``SignatureTrust``): each
+/// What a trust check found for one signature, in the two verdicts (see ``SignatureTrustVerifier``): each
 /// string is one line without the bundle's path (the verifier adds it).
-public struct SignatureTrustFindings: Sendable, Equatable {
+public struct SignatureTrustProblems: Sendable, Equatable {
     /// What breaks the seal.
     public var seal: [String]
     /// What iOS's installer would refuse though the seal holds.
@@ -35,4 +35,4 @@ public struct SignatureTrustFindings: Sendable, Equatable {
 
 /// Checks one signed slice's signature beyond its seal; ``CodeSealVerifier`` calls it once per signed
 /// slice of every bundle and loose dylib, and names the slice where slices disagree.
-public typealias SignatureTrustCheck = @Sendable (SignatureTrustContext) -> SignatureTrustFindings
+public typealias SignatureTrustHook = @Sendable (SignatureTrustContext) -> SignatureTrustProblems

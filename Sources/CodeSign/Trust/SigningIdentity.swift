@@ -29,7 +29,7 @@ public struct SigningIdentity {
     public init(p12 path: String, password: PasswordSource, chainPEM: String? = nil) throws {
         let secret = try password.read()
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Diagnostic.codeSign("cannot read the PKCS#12 identity file", file: path)
+            throw Diagnostic.codeSign(.unreadable, "cannot read the PKCS#12 identity file", file: path)
         }
         try self.init(p12: [UInt8](data), password: secret, file: path, chainPEM: chainPEM)
     }
@@ -39,10 +39,12 @@ public struct SigningIdentity {
         let parsed = try SigningIdentity.parse(bytes, password: password, file: file)
         guard let certificate = parsed.certificate else {
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "the PKCS#12 file holds no certificate matching its private key (\(parsed.others.count) other certificates)", file: file)
         }
         guard parsed.key.matches(certificate) else {
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "the private key in the PKCS#12 file does not match its certificate \(certificate.displayName)", file: file)
         }
         var chain: [CertificateInfo] = []
@@ -76,7 +78,7 @@ public struct SigningIdentity {
     }
 
     private static func parse(_ bytes: [UInt8], password: String, file: String) throws -> Parsed {
-        let wrongPassword = Diagnostic.codeSign("wrong password, or not a PKCS#12 file", file: file)
+        let wrongPassword = Diagnostic.codeSign(.wrongPassword, "wrong password, or not a PKCS#12 file", file: file)
         LibCrypto.clearErrors()
         guard let p12 = LibCrypto.decode(bytes, { d2i_PKCS12(nil, $0, $1) }) else {
             LibCrypto.clearErrors()
@@ -95,6 +97,7 @@ public struct SigningIdentity {
         let reason = LibCrypto.errors()
         guard legacyProviderLoaded else {
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "cannot decrypt the PKCS#12 file (\(reason)); it may use RC2 or 3DES, which need OpenSSL's legacy provider, "
                     + "and that provider is not available", file: file,
                 hint: "install OpenSSL's legacy provider, or re-export the identity with AES encryption")
@@ -102,7 +105,7 @@ public struct SigningIdentity {
         // Parts only the legacy provider decrypts are opened, and their keys checked, now.
         try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         guard let parsed = try parseVerified(p12, password: password, file: file) else {
-            throw Diagnostic.codeSign("cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
+            throw Diagnostic.codeSign(.identityInvalid, "cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
         }
         return parsed
     }
@@ -125,6 +128,7 @@ public struct SigningIdentity {
         }
         guard let key else {
             throw Diagnostic.codeSign(
+                .identityInvalid,
                 "holds certificates but no private key, so it cannot sign; export the identity with its key "
                     + "(Keychain Access: My Certificates, the certificate with its key, as .p12)", file: file)
         }
@@ -136,7 +140,7 @@ public struct SigningIdentity {
     /// The certificates of a PEM file, in order; other PEM blocks are skipped.
     static func readPEMCertificates(_ path: String) throws -> [CertificateInfo] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Diagnostic.codeSign("cannot read the certificate chain file", file: path)
+            throw Diagnostic.codeSign(.unreadable, "cannot read the certificate chain file", file: path)
         }
         let bytes = [UInt8](data)
         let certificates = bytes.withUnsafeBytes { buffer -> [CertificateInfo] in
@@ -151,7 +155,7 @@ public struct SigningIdentity {
         }
         LibCrypto.clearErrors()
         guard !certificates.isEmpty else {
-            throw Diagnostic.codeSign("the certificate chain file holds no PEM certificate", file: path)
+            throw Diagnostic.codeSign(.identityInvalid, "the certificate chain file holds no PEM certificate", file: path)
         }
         return certificates
     }

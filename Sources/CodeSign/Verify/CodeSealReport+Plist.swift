@@ -1,7 +1,7 @@
 import Foundation
 import PlistKit
 
-extension CodeItemSeal {
+extension CodeItemReport {
     /// The item as a dictionary, for JSON output and inspection.
     public func plist() -> PlistDictionary {
         var dict = PlistDictionary()

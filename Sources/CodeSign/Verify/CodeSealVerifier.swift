@@ -7,18 +7,18 @@ import SystemSupport
 /// does: code pages, special slots, sealed resources, nested code, identifiers.
 ///
 /// Items are checked inside out, one executable in memory at a time; pages and files are hashed on
-/// `threads` workers. What a signature is trusted for (CMS, signer, profile) is left to ``trustCheck``.
+/// `threads` workers. What a signature is trusted for (CMS, signer, profile) is left to ``trustHook``.
 public struct CodeSealVerifier: Sendable {
     /// How many threads hash pages and files.
     public var threads: Int
     /// Checks each signed item's signature beyond its seal; its strings become problems of the item.
-    public var trustCheck: SignatureTrustCheck?
+    public var trustHook: SignatureTrustHook?
     /// The limits the input is opened with.
     public var limits: ReaderLimits = .standard
 
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, trustCheck: SignatureTrustCheck? = nil) {
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, trustHook: SignatureTrustHook? = nil) {
         self.threads = max(1, threads)
-        self.trustCheck = trustCheck
+        self.trustHook = trustHook
     }
 
     /// Opens an `.ipa`, an `.app` folder or an `.xcarchive` and verifies the app in it; an input that
@@ -30,7 +30,7 @@ public struct CodeSealVerifier: Sendable {
         // An app on disk: its folder is walked on another thread while this one reads the main
         // executable and queues its pages, so hashing starts before the listing ends.
         let opened = BackgroundResult { [limits] in try AppPackage.open(path, limits: limits) }
-        let early = EarlyExecutableCheck.start(app: app)
+        let early = EarlyExecutableVerifier.start(app: app, limits: limits.plist)
         return try verify(opened.get(), early: early)
     }
 
@@ -41,8 +41,8 @@ public struct CodeSealVerifier: Sendable {
 
     /// Verifies the app of an opened package, taking its main executable from `early` when that
     /// was started on the same app.
-    func verify(_ package: AppPackage, early: EarlyExecutableCheck?) throws -> CodeSealReport {
-        let early = early.flatMap { early -> EarlyExecutableCheck? in
+    func verify(_ package: AppPackage, early: EarlyExecutableVerifier?) throws -> CodeSealReport {
+        let early = early.flatMap { early -> EarlyExecutableVerifier? in
             guard !package.isArchive, Self.samePath(early.app, package.app.storage.location) else {
                 // Started on another app: its jobs finish, unused.
                 try? early.pagePool.wait()
@@ -52,23 +52,25 @@ public struct CodeSealVerifier: Sendable {
         }
         let storage = package.app.storage
         // In an ipa the app's resources are hashed while its executable is inflated (see ResourceDigestPrefetch).
-        let prefetch = package.isArchive ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1) : nil
+        let prefetch =
+            package.isArchive
+            ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1, limits: limits.plist) : nil
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
-            storage: storage, isArchive: package.isArchive, preparsed: early?.codeResources, prefetch: prefetch)
+            storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
-        var sealed: [String: CodeItemSeal] = [:]
-        var items: [CodeItemSeal] = []
+        var sealed: [String: CodeItemReport] = [:]
+        var items: [CodeItemReport] = []
         for location in locator.locate(app: package.app.root).insideOut {
             let nested = Dictionary(
                 uniqueKeysWithValues: location.nested.map { item in
                     (String(item.key.dropFirst(location.key.count + 1)), sealed[item.key]?.codeDirectories.map(\.cdhash) ?? [])
                 })
-            let item = CodeItemCheck(
+            let item = CodeItemVerifier(
                 location: location, displayPath: display(location.key), reader: reader, locator: locator, nestedCdhashes: nested,
-                threads: threads, trustCheck: trustCheck, early: location.key == package.app.root ? early : nil
-            ).run()
+                threads: threads, trustHook: trustHook, early: location.key == package.app.root ? early : nil
+            ).verify()
             sealed[location.key] = item
             items.append(item)
         }

@@ -23,6 +23,8 @@ public struct IPAPackager {
         public var sourceDateEpoch: Int64?
         /// A provisioning profile to embed as `embedded.mobileprovision`.
         public var profile: String?
+        /// The limits ``profile`` is read with.
+        public var profileLimits: PlistLimits = .default
         /// Files and folders put at the top of the ipa beside `Payload`, each under its own name:
         /// what an ipa being re-signed held there (`SwiftSupport`, `Symbols`, `iTunesMetadata.plist`, …).
         public var extraItems: [String] = []
@@ -137,7 +139,7 @@ public struct IPAPackager {
             guard info.st_mode & S_IFMT == S_IFREG else { throw Diagnostic.ipa("is a folder, not a provisioning profile", file: profile) }
             // What goes in must be a profile iOS can take: an empty file, an Info.plist or a macOS
             // profile embedded by mistake is only found on the device otherwise.
-            let parsed = try ProvisioningProfile(contentsOf: profile)
+            let parsed = try ProvisioningProfile(contentsOf: profile, limits: options.profileLimits)
             if !parsed.platforms.isEmpty && parsed.platforms.allSatisfy({ $0 == "OSX" || $0 == "macOS" }) {
                 throw Diagnostic.ipa(
                     "is a profile for \(parsed.platforms.joined(separator: ", ")), not iOS; an iOS app needs a .mobileprovision made for iOS",

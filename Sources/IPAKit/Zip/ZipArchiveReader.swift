@@ -22,14 +22,9 @@ public final class ZipArchiveReader {
 
         public init() {}
 
-        /// The limits readers use when given none: the built-in ones unless the process changed them
-        /// (the command-line tool does from `ADHOCBUILD_MAX_*` environment variables, at start-up).
-        public static var standard: Limits {
-            get { processStandard.value }
-            set { processStandard.value = newValue }
-        }
-
-        private static let processStandard = Locked(Limits())
+        /// The built-in limits, which readers use when given none. The command-line tool builds its own
+        /// from `ADHOCBUILD_MAX_*` environment variables and passes them to every read.
+        public static let standard = Limits()
     }
 
     public struct Entry: Sendable {

@@ -105,13 +105,13 @@ import Testing
         let truncated = Array(Requirement(.identifier(Self.data("com.example"))).bytes().dropLast(4))
         var lying = truncated
         lying[7] = UInt8(truncated.count)
-        expectDiagnostic(CodeSignProblem.self) { try Requirement(bytes: truncated) }
-        expectDiagnostic(CodeSignProblem.self) { try Requirement(bytes: lying) }
+        expectCodeSign(.malformed) { try Requirement(bytes: truncated) }
+        expectCodeSign(.malformed) { try Requirement(bytes: lying) }
         // An `and` nested far deeper than any real requirement stops at the depth limit.
         var deep = ByteWriterForTests()
         deep.words([0xfade_0c00, 0, 1] + Array(repeating: 6, count: 10_000) + [1])
         deep.setLength()
-        expectDiagnostic(CodeSignProblem.self) { try Requirement(bytes: deep.bytes) }
+        expectCodeSign(.malformed) { try Requirement(bytes: deep.bytes) }
         // Unknown opcode.
         var unknown = ByteWriterForTests()
         unknown.words([0xfade_0c00, 0, 1, 0x99])
@@ -119,7 +119,7 @@ import Testing
         do {
             _ = try Requirement(bytes: unknown.bytes)
             Issue.record("an unknown opcode was accepted")
-        } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+        } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
             #expect(error.description == "byte 0xc: requirement opcode 0x99 is unknown")
         } catch {
             Issue.record("unexpected \(error)")

@@ -63,7 +63,7 @@ struct SignatureBuilderTests {
                 == "designated => identifier \"com.example.tiny\" and certificate root = H\"\(sha1.trimmingCharacters(in: .whitespacesAndNewlines))\"\n"
         )
         #expect(try RequirementSet(bytes: set.bytes()) == set)
-        expectDiagnostic(CodeSignProblem.self) { try DesignatedRequirement.requirementSet(identifier: "x", chain: []) }
+        expectCodeSign(.identityInvalid) { try DesignatedRequirement.requirementSet(identifier: "x", chain: []) }
     }
 
     @Test func entitlementsBlobsAreWrittenAsXcodeWritesThem() throws {

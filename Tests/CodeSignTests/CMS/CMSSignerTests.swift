@@ -86,7 +86,7 @@ import Testing
                         entry.type == SignatureSlot.signature ? SuperBlob.Entry(type: entry.type, bytes: CMSBlob(cms: der).bytes()) : entry
                     }
                     let rebuilt = try EmbeddedSignature(bytes: SuperBlob(magic: BlobMagic.embeddedSignature, entries: entries).bytes())
-                    let result = CodeSignatureCMSCheck.check(rebuilt)
+                    let result = CodeSignatureCMSVerifier.verify(rebuilt)
                     #expect(result.problems.isEmpty, "\(place): \(result.problems)")
                     #expect(!result.isAdHoc)
                 }

@@ -95,18 +95,18 @@ import Testing
                 return try item.signature.replacing(SignatureSlot.signature, with: CMSBlob(cms: der).bytes())
             }
             let directory = try #require(single.signature.blob(SignatureSlot.codeDirectory))
-            let good = CodeSignatureCMSCheck.check(try signed(single, directory))
+            let good = CodeSignatureCMSVerifier.verify(try signed(single, directory))
             #expect(good.problems.isEmpty, "\(good.problems)")
             #expect(good.cms?.hasSignedAttributes == false && !good.isAdHoc)
             // Over other bytes: the one problem is the signature, not a missing messageDigest.
-            let bad = CodeSignatureCMSCheck.check(try signed(single, Array("other bytes".utf8)))
+            let bad = CodeSignatureCMSVerifier.verify(try signed(single, Array("other bytes".utf8)))
             #expect(bad.problems.count == 1, "\(bad.problems)")
             #expect(
                 bad.problems.first?.hasPrefix(
                     "CMS signature does not verify over the CodeDirectory: the signature is not valid over the content") == true)
             // With alternate CodeDirectories nothing binds the alternates: that, and only that, is reported.
             let primary = try #require(dual.signature.blob(SignatureSlot.codeDirectory))
-            let alternates = CodeSignatureCMSCheck.check(try signed(dual, primary))
+            let alternates = CodeSignatureCMSVerifier.verify(try signed(dual, primary))
             #expect(alternates.problems.count == 1, "\(alternates.problems)")
             #expect(alternates.problems.first?.hasPrefix("CMS signature has no cdhashes plist attribute (1.2.840.113635.100.9.1)") == true)
         }

@@ -47,7 +47,7 @@ import Testing
                 do {
                     _ = try parse()
                     Issue.record("\(cut) bytes: no error")
-                } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+                } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                     messages.append(error.description)
                 }
             }

@@ -135,8 +135,9 @@ import Testing
                 let file = try MachOFile(bytes: bytes)
                 for slice in file.slices { _ = try slice.embeddedSignature() }
                 Issue.record("\(name): accepted")
-            } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                 #expect(error.description.hasPrefix(expected), "\(name): \(error.description)")
+                #expect(error.code == .codeSign(.malformed), "\(name)")
                 #expect(!error.description.contains("\n"), "\(name)")
             } catch {
                 Issue.record("\(name): \(error)")
@@ -168,7 +169,7 @@ import Testing
         variants.append(("identifier without NUL", noNul))
         for (name, bytes) in variants {
             FuzzSeeds.export(Data(bytes), harness: "codesign-blob", name: "codedirectory " + name)
-            expectDiagnostic(CodeSignProblem.self, "\(name)") { try CodeDirectory(bytes: bytes) }
+            expectCodeSign(.malformed, "\(name)") { try CodeDirectory(bytes: bytes) }
         }
     }
 }

@@ -75,7 +75,7 @@ struct CodeResourcesBuilderTests {
 
     @Test func anUnsupportedHashTypeIsAnErrorAndNoGenerationNestsIOSCode() throws {
         let builder = CodeResourcesBuilder(generation: .xcode12, hashTypes: [.sha384])
-        expectDiagnostic(CodeSignProblem.self) { try builder.build([.file("a", bytes: [1])], executable: nil) }
+        expectCodeSign(.unsupported) { try builder.build([.file("a", bytes: [1])], executable: nil) }
         // A top-level file is nested under ^[^/]+$ only where "^" does not outweigh it; never in these generations.
         for generation in ResourceRuleGeneration.allCases {
             let matcher = try ResourceRuleMatcher(generation.rules2)

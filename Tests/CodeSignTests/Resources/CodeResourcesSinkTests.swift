@@ -14,7 +14,7 @@ import Testing
     private func throughTree(_ data: Data) -> Result<CodeResources, Diagnostic> {
         Result {
             do { return try CodeResources(plist: try CodeResources.plist(data)) } catch let error as Diagnostic
-                where error.code.domain == CodeSignProblem.domain
+                where error.is(CodeSignProblem.self)
             { throw error }
         }.mapError { $0 as! Diagnostic }
     }
@@ -28,7 +28,7 @@ import Testing
     private func expectSameAsTree(_ data: Data, _ comment: Comment) {
         let tree = throughTree(data)
         let read = Result {
-            do { return try CodeResources(data: data) } catch let error as Diagnostic where error.code.domain == CodeSignProblem.domain {
+            do { return try CodeResources(data: data) } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                 throw error
             }
         }

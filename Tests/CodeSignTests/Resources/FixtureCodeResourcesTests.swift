@@ -64,6 +64,6 @@ import Testing
         #expect(matcher.verdict(for: "Base.lproj/Main.nib") == .sealed(optional: false))
         #expect(matcher.verdict(for: "PlugIns/A.appex") == .nested)
         #expect(try ResourceRuleMatcher([ResourceRule("^a")]).verdict(for: "b") == .omitted)
-        expectDiagnostic(CodeSignProblem.self) { try ResourceRuleMatcher([ResourceRule("(")]) }
+        expectCodeSign(.malformed) { try ResourceRuleMatcher([ResourceRule("(")]) }
     }
 }

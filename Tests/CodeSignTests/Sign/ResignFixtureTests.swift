@@ -15,7 +15,7 @@ import Testing
             let fixtures = try ResignedFixture.all(in: folder)
             #expect(fixtures.count == 27)
             for fixture in fixtures {
-                let result = try CodeSignatureVerification().verify(path: fixture.app)
+                let result = try CodeSignatureVerifier().verify(path: fixture.app)
                 #expect(result.report.isValid, "\(fixture): \(result.report.problems.map(\.description))")
                 let before = try CodeSealVerifier().verify(path: fixture.original)
                 #expect(result.report.items.map(\.path) == before.items.map(\.path), "\(fixture)")

@@ -134,9 +134,9 @@ extension TamperedApp {
     init(signed app: String) { self.app = app }
 
     /// Every problem `codesign verify` prints: the seals' and the signatures' trust.
-    func allProblems() throws -> [String] { try CodeSignatureVerification().verify(path: app).report.problems.map(\.description) }
+    func allProblems() throws -> [String] { try CodeSignatureVerifier().verify(path: app).report.problems.map(\.description) }
     /// What iOS's installer would refuse, the seal aside.
     func installProblems() throws -> [String] {
-        try CodeSignatureVerification().verify(path: app).report.installProblems.map(\.description)
+        try CodeSignatureVerifier().verify(path: app).report.installProblems.map(\.description)
     }
 }

@@ -42,14 +42,15 @@ import Testing
                 executablePath: executable, now: now)
         }
 
-        /// The refusal's one line.
+        /// The refusal's one line, once it is checked to be of `kind`.
         func refusal(
-            identity: SigningIdentity? = nil, profile: ProvisioningProfile?? = nil, slices: [MachOSlice]? = nil,
+            _ kind: CodeSignProblem, identity: SigningIdentity? = nil, profile: ProvisioningProfile?? = nil, slices: [MachOSlice]? = nil,
             entitlements: PlistDictionary? = nil, now: Date = Date()
         ) throws -> String {
-            let error = try requireDiagnostic(CodeSignProblem.self) {
-                try check(identity: identity, profile: profile, slices: slices, entitlements: entitlements, now: now)
-            }
+            let error = try #require(
+                expectCodeSign(kind) {
+                    try check(identity: identity, profile: profile, slices: slices, entitlements: entitlements, now: now)
+                })
             return error.description
         }
     }
@@ -87,7 +88,7 @@ import Testing
         try withSetup { setup in
             var swapped = setup.identity
             swapped.certificate = try SigningIdentity(p12: setup.made.ec, password: .file(setup.made.passwordFile)).certificate
-            let refusal = try setup.refusal(identity: swapped)
+            let refusal = try setup.refusal(.identityInvalid, identity: swapped)
             #expect(
                 refusal
                     == "\(setup.made.rsa): the private key does not match the certificate Apple Development: Test EC (ABCDE12345)")
@@ -99,10 +100,10 @@ import Testing
             let setup = try base.changingProfile { $0.expires = Date().addingTimeInterval(400 * 86_400) }
             let name = "Apple Development: Test RSA (ABCDE12345)"
             let end = try #require(setup.identity.certificate.notAfter)
-            let expired = try setup.refusal(now: end.addingTimeInterval(86_400))
+            let expired = try setup.refusal(.expired, now: end.addingTimeInterval(86_400))
             #expect(expired == "\(setup.made.rsa): the certificate \(name) expired on \(Self.day(end))")
             let start = try #require(setup.identity.certificate.notBefore)
-            let early = try setup.refusal(now: start.addingTimeInterval(-86_400))
+            let early = try setup.refusal(.expired, now: start.addingTimeInterval(-86_400))
             #expect(early == "\(setup.made.rsa): the certificate \(name) is not valid until \(Self.day(start))")
         }
     }
@@ -110,7 +111,7 @@ import Testing
     @Test func aProfileThatDoesNotListTheCertificateIsRefusedNamingBoth() throws {
         try withSetup { setup in
             let ec = try SigningIdentity(p12: setup.made.ec, password: .file(setup.made.passwordFile))
-            let error = try requireDiagnostic(CodeSignProblem.self) { try setup.check(identity: ec) }
+            let error = try #require(expectCodeSign(.certificateNotInProfile) { try setup.check(identity: ec) })
             #expect(
                 error.description
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) does not list "
@@ -128,7 +129,7 @@ import Testing
                 $0.team = "ZZZZZ99999"
                 $0.applicationIdentifier = "ZZZZZ99999.*"
             }
-            let error = try requireDiagnostic(CodeSignProblem.self) { try setup.check() }
+            let error = try #require(expectCodeSign(.teamMismatch) { try setup.check() })
             #expect(
                 error.description
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) is for team "
@@ -136,7 +137,9 @@ import Testing
             #expect(error.hint?.contains("use a profile of team ABCDE12345") == true)
             // A profile at odds with itself is named by the part that is not the certificate's team.
             let prefix = try base.changingProfile { $0.applicationIdentifier = "ZZZZZ99999.*" }
-            #expect(try prefix.refusal().contains("is for team ZZZZZ99999 (its application-identifier's prefix), but the certificate"))
+            #expect(
+                try prefix.refusal(.teamMismatch).contains(
+                    "is for team ZZZZZ99999 (its application-identifier's prefix), but the certificate"))
         }
     }
 
@@ -144,7 +147,7 @@ import Testing
         let expires = Date().addingTimeInterval(-3 * 86_400)
         try withSetup { base in
             let setup = try base.changingProfile { $0.expires = expires }
-            let refusal = try setup.refusal()
+            let refusal = try setup.refusal(.expired)
             #expect(
                 refusal
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) expired on \(Self.day(expires))"
@@ -155,7 +158,7 @@ import Testing
     @Test func aProfileForAnotherAppIdIsRefused() throws {
         try withSetup { base in
             let setup = try base.changingProfile { $0.applicationIdentifier = "ABCDE12345.com.other.*" }
-            let refusal = try setup.refusal()
+            let refusal = try setup.refusal(.profileMismatch)
             #expect(
                 refusal
                     == "\(setup.profilePath): the profile \"Test Development\" (0E0A1B2C-3D4E-4F60-8A1B-2C3D4E5F6071) is for the App ID "
@@ -166,15 +169,15 @@ import Testing
     @Test func aBinaryForAnotherPlatformThanTheProfileOrNoDeviceIsRefused() throws {
         try withSetup { setup in
             let macProfile = try setup.changingProfile { $0.platforms = ["OSX"] }
-            let refusal = try macProfile.refusal()
+            let refusal = try macProfile.refusal(.sliceNotSignable)
             #expect(
                 refusal
                     == "\(Self.executable): slice arm64: is built for ios, but the profile \(macProfile.profilePath) is for OSX")
-            let macOS = try setup.refusal(slices: [try Self.slice(platform: 1)])
+            let macOS = try setup.refusal(.sliceNotSignable, slices: [try Self.slice(platform: 1)])
             #expect(
                 macOS
                     == "\(Self.executable): slice arm64: is built for macos, which iPhones and iPads do not run; build it for iOS")
-            let simulator = try setup.refusal(profile: .some(nil), slices: [try Self.slice(platform: 7)])
+            let simulator = try setup.refusal(.sliceNotSignable, profile: .some(nil), slices: [try Self.slice(platform: 7)])
             #expect(
                 simulator
                     == "\(Self.executable): slice arm64: is built for iossim, which iPhones and iPads do not run; build it for iOS")
@@ -183,7 +186,7 @@ import Testing
 
     @Test func anEncryptedBinaryIsRefused() throws {
         try withSetup { setup in
-            let refusal = try setup.refusal(slices: [try Self.slice(platform: 2, cryptID: 1)])
+            let refusal = try setup.refusal(.sliceNotSignable, slices: [try Self.slice(platform: 2, cryptID: 1)])
             #expect(
                 refusal
                     == "\(Self.executable): slice arm64: is encrypted (App Store DRM, cryptid 1); decrypt it first")
@@ -196,13 +199,13 @@ import Testing
             var entitlements = ProfileEntitlements.derive(from: setup.profile, bundleIdentifier: Self.bundle)
             entitlements["get-task-allow"] = .bool(true)
             entitlements["com.apple.developer.healthkit"] = .bool(true)
-            let refusal = try setup.refusal(entitlements: entitlements)
+            let refusal = try setup.refusal(.entitlementsNotGranted, entitlements: entitlements)
             #expect(
                 refusal
                     == "app.entitlements: entitlement get-task-allow is true, but the profile does not allow debugging "
                     + "(get-task-allow false) (and 1 more)")
             let wrongApp = PlistDictionary([("application-identifier", .string("ABCDE12345.com.example.other"))])
-            let withoutProfile = try setup.refusal(profile: .some(nil), entitlements: wrongApp)
+            let withoutProfile = try setup.refusal(.entitlementsNotGranted, profile: .some(nil), entitlements: wrongApp)
             #expect(
                 withoutProfile
                     == "app.entitlements: entitlement application-identifier ABCDE12345.com.example.other does not name the bundle id com.example.app"

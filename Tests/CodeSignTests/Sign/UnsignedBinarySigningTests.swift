@@ -82,7 +82,7 @@ import Testing
             let fromSigned = try Data(contentsOf: URL(fileURLWithPath: signed + "/" + executable))
             let fromUnsigned = try Data(contentsOf: URL(fileURLWithPath: binary))
             #expect(fromUnsigned == fromSigned, "\(FixtureRederivation.difference(Array(fromUnsigned), Array(fromSigned)))")
-            let result = try CodeSignatureVerification().verify(path: unsigned)
+            let result = try CodeSignatureVerifier().verify(path: unsigned)
             #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
             for slice in try MachOFile(data: fromUnsigned).slices {
                 #expect(slice.loadCommands.last?.command == LoadCommandType.codeSignature, "\(slice.cpu)")
@@ -146,7 +146,7 @@ extension UnsignedBinarySigningTests {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Test")) == bare)
             } else {
                 _ = try BundleSigner.sign(bundle: app, options: BundleSigningOptions(identity: identity, appProfile: profile))
-                let result = try CodeSignatureVerification().verify(path: app)
+                let result = try CodeSignatureVerifier().verify(path: app)
                 #expect(result.report.isValid, "\(result.report.problems.map(\.description))")
                 let slice = try #require(try MachOFile(contentsOf: app + "/Test").slices.first)
                 #expect(slice.loadCommands.last?.command == LoadCommandType.codeSignature)

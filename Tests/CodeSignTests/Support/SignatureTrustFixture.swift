@@ -32,9 +32,9 @@ struct TrustCase: CustomStringConvertible {
     }
 
     func evaluate(anchorApple: Bool = false, profile override: [UInt8]?? = nil, signature other: EmbeddedSignature? = nil)
-        -> SignatureTrust.Report
+        -> SignatureTrustVerifier.Report
     {
-        SignatureTrust.evaluate(
+        SignatureTrustVerifier.verify(
             bundlePath: code.bundle, signature: other ?? signature, profileData: override ?? profile, bundleIdentifier: bundleIdentifier,
             anchorApple: anchorApple, now: Date())
     }

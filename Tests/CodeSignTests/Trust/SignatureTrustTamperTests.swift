@@ -70,11 +70,11 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for length in [1, 7, 64, 4096] {
             let garbage = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            expectDiagnostic(CodeSignProblem.self) { try CodeSignatureCMS(cms: garbage, content: []) }
-            expectDiagnostic(CodeSignProblem.self) { try ProfileSignature(bytes: garbage) }
+            expectCodeSign(.malformed) { try CodeSignatureCMS(cms: garbage, content: []) }
+            expectCodeSign(.malformed) { try ProfileSignature(bytes: garbage) }
         }
         // A valid CMS whose content is not a plist, and a DER certificate where a CMS should be.
-        expectDiagnostic(CodeSignProblem.self) { try CertificateInfo(der: [0x30, 0x03, 0x02, 0x01, 0x00]) }
+        expectCodeSign(.malformed) { try CertificateInfo(der: [0x30, 0x03, 0x02, 0x01, 0x00]) }
     }
 
     @Test func aProfileWithOneByteChangedFailsItsCMSAndOpenSSLAgrees() throws {

@@ -47,7 +47,7 @@ import Testing
                 // Every fixture's profile has expired by now: an install problem, never a seal problem.
                 #expect(report.installProblems.contains { $0.hasPrefix("embedded.mobileprovision expired on") }, "\(item)")
             }
-            let atSigning = SignatureTrust.evaluate(
+            let atSigning = SignatureTrustVerifier.verify(
                 bundlePath: item.code.bundle, signature: item.signature, profileData: item.profile, bundleIdentifier: item.bundleIdentifier,
                 anchorApple: false, now: try #require(cms.signingTime))
             #expect(atSigning.installProblems.isEmpty, "\(item): \(atSigning.installProblems)")

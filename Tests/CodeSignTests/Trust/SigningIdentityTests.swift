@@ -26,7 +26,7 @@ import Testing
     @Test func passwordSourcesReadTheEnvironmentAndFilesWithoutTheTrailingNewline() throws {
         try withTemporaryFolder { folder in
             #expect(try PasswordSource.environment("SIGN_PW").read(environment: ["SIGN_PW": "a b\n"]) == "a b\n")
-            #expect(throws: Diagnostic.codeSign("environment variable SIGN_PW is not set", location: "password")) {
+            #expect(throws: Diagnostic.codeSign(.identityInvalid, "environment variable SIGN_PW is not set", location: "password")) {
                 try PasswordSource.environment("SIGN_PW").read(environment: [:])
             }
             let files = [("lf", "pw\n", "pw"), ("crlf", "pw\r\n", "pw"), ("none", "pw", "pw"), ("two", "pw\n\n", "pw\n")]
@@ -35,7 +35,9 @@ import Testing
                 #expect(try PasswordSource.file(path).read() == expected, "\(name)")
             }
             let missing = folder.path("missing")
-            #expect(throws: Diagnostic.codeSign("cannot read the password file", file: missing)) { try PasswordSource.file(missing).read() }
+            #expect(throws: Diagnostic.codeSign(.unreadable, "cannot read the password file", file: missing)) {
+                try PasswordSource.file(missing).read()
+            }
         }
     }
 
@@ -45,16 +47,17 @@ import Testing
             for path in [made.rsa, made.rsaLegacy, made.ec] {
                 let wrong = "not-" + TestIdentities.password
                 let wrongFile = try folder.write("wrong.txt", wrong)
-                let error = try requireDiagnostic(CodeSignProblem.self) { try SigningIdentity(p12: path, password: .file(wrongFile)) }
+                let error = try #require(expectCodeSign(.wrongPassword) { try SigningIdentity(p12: path, password: .file(wrongFile)) })
                 #expect(error.description == "\(path): wrong password, or not a PKCS#12 file")
                 #expect(!error.report.contains(wrong) && !error.report.contains(TestIdentities.password))
             }
             // Not a p12 at all: the same line.
             let notP12 = made.caPEM
-            let error = try requireDiagnostic(CodeSignProblem.self) { try SigningIdentity(p12: notP12, password: .file(made.passwordFile)) }
+            let error = try #require(
+                expectCodeSign(.wrongPassword) { try SigningIdentity(p12: notP12, password: .file(made.passwordFile)) })
             #expect(error.description == "\(notP12): wrong password, or not a PKCS#12 file")
             let missing = folder.path("missing.p12")
-            #expect(throws: Diagnostic.codeSign("cannot read the PKCS#12 identity file", file: missing)) {
+            #expect(throws: Diagnostic.codeSign(.unreadable, "cannot read the PKCS#12 identity file", file: missing)) {
                 try SigningIdentity(p12: missing, password: .file(made.passwordFile))
             }
             // Certificates without their key: said so, not "cannot decrypt … no reason given".
@@ -62,6 +65,7 @@ import Testing
                 "pkcs12", "-export", "-nokeys", "-in", "rsa.crt", "-out", "nokey.p12", "-passout", "pass:" + TestIdentities.password)
             #expect(
                 throws: Diagnostic.codeSign(
+                    .identityInvalid,
                     "holds certificates but no private key, so it cannot sign; export the identity with its key "
                         + "(Keychain Access: My Certificates, the certificate with its key, as .p12)", file: folder.path("nokey.p12"))
             ) {
@@ -81,9 +85,10 @@ import Testing
                     "pkcs12", "-export", "-inkey", "rsa.key", "-in", "rsa.crt", "-keypbe", "NONE", "-certpbe", "NONE", "-iter",
                     String(iterations), "-out", name, "-passout", pass)
             }
-            let error = try requireDiagnostic(CodeSignProblem.self) {
-                try SigningIdentity(p12: folder.path("many.p12"), password: .file(made.passwordFile))
-            }
+            let error = try #require(
+                expectCodeSign(.identityInvalid) {
+                    try SigningIdentity(p12: folder.path("many.p12"), password: .file(made.passwordFile))
+                })
             #expect(
                 error.description
                     == "\(folder.path("many.p12")): its MAC asks for 1000001 iterations, outside the 1 to 1000000 adhocbuild computes")
@@ -131,9 +136,10 @@ import Testing
             ]
             for (name, scheme, withCertificate, part) in cases {
                 let path = try Self.p12(name, rounds: 1_000_001, scheme: scheme, withCertificate: withCertificate, made: made, in: folder)
-                let error = try requireDiagnostic(CodeSignProblem.self, "\(name)") {
-                    try SigningIdentity(p12: path, password: .file(made.passwordFile))
-                }
+                let error = try #require(
+                    expectCodeSign(.identityInvalid, "\(name)") {
+                        try SigningIdentity(p12: path, password: .file(made.passwordFile))
+                    })
                 #expect(error.description == "\(path): \(part) asks for 1000001 iterations, outside the 1 to 1000000 adhocbuild computes")
             }
             let usual = try Self.p12(
@@ -145,9 +151,10 @@ import Testing
     @Test func aKeyThatDoesNotMatchItsCertificateIsRefused() throws {
         try withTemporaryFolder { folder in
             let made = try TestIdentities.make(in: folder)
-            let error = try requireDiagnostic(CodeSignProblem.self) {
-                try SigningIdentity(p12: made.mismatched, password: .file(made.passwordFile))
-            }
+            let error = try #require(
+                expectCodeSign(.identityInvalid) {
+                    try SigningIdentity(p12: made.mismatched, password: .file(made.passwordFile))
+                })
             #expect(
                 error.description
                     == "\(made.mismatched): the PKCS#12 file holds no certificate matching its private key (1 other certificates)")
@@ -174,7 +181,7 @@ import Testing
             let withChain = try SigningIdentity(p12: made.leafWithCA, password: .file(made.passwordFile), chainPEM: pem)
             #expect(withChain.chain.map(\.commonName) == ["Test CA", "Apple Development: Test EC (ABCDE12345)"])
             let empty = try folder.write("empty.pem", "no certificates here\n")
-            #expect(throws: Diagnostic.codeSign("the certificate chain file holds no PEM certificate", file: empty)) {
+            #expect(throws: Diagnostic.codeSign(.identityInvalid, "the certificate chain file holds no PEM certificate", file: empty)) {
                 try SigningIdentity(p12: made.leafWithCA, password: .file(made.passwordFile), chainPEM: empty)
             }
         }

@@ -27,7 +27,7 @@ import Testing
         let slices = try Self.appleSlices()
         #expect(slices.count == 18)
         for (name, signature) in slices {
-            let report = SignatureTrust.evaluate(
+            let report = SignatureTrustVerifier.verify(
                 bundlePath: name, signature: signature, profileData: nil, bundleIdentifier: nil, anchorApple: true, now: Date())
             #expect(report.problems.isEmpty, "\(name): \(report.problems)")
             // Its chain ends in Apple Root CA; these 2015 signatures carry no signingTime attribute (Apple
@@ -47,13 +47,13 @@ import Testing
         directory.version = max(directory.version, CodeDirectory.Version.teamID)
         directory.teamID = "59GAB85EFG"
         let withTeam = try apple.replacing(SignatureSlot.codeDirectory, with: directory.bytes())
-        #expect(SignatureTrust.teamProblems(withTeam, appleCMS) == [])
+        #expect(SignatureTrustVerifier.teamProblems(withTeam, appleCMS) == [])
         // The same CodeDirectory under a developer's certificate is a mismatch.
         let developer = try #require(try TrustCase.all().first { $0.ipa == "ipa-server_Test_dev-xcode12.ipa" })
         let developerCMS = try CodeSignatureCMS(cms: try #require(developer.signature.signature).cms, content: [])
         #expect(!developerCMS.signer.isAppleSoftwareSigning)
         #expect(
-            SignatureTrust.teamProblems(withTeam, developerCMS) == [
+            SignatureTrustVerifier.teamProblems(withTeam, developerCMS) == [
                 "team ids differ: signer certificate OU GC6FQHF5NF, CodeDirectory 59GAB85EFG"
             ])
     }

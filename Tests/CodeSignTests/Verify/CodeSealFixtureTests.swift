@@ -28,7 +28,7 @@ import Testing
     @Test func everyFixtureIpaHasAValidSealAndOnlyExpiryStopsItsInstall() throws {
         var expired = 0
         for url in Fixtures.files(in: "ipa") where url.pathExtension == "ipa" {
-            let report = try CodeSignatureVerification().verify(path: url.path).report
+            let report = try CodeSignatureVerifier().verify(path: url.path).report
             #expect(report.isValid, "\(url.lastPathComponent): \(report.problems.map(\.description))")
             for problem in report.installProblems {
                 let isExpiry =
@@ -39,7 +39,7 @@ import Testing
             }
             // At its signing time nothing stops it: judged a day after the app's own signature was made.
             let at = try #require(report.items.last.flatMap { _ in try Self.signingTime(of: url.path) })
-            let then = try CodeSignatureVerification(now: at.addingTimeInterval(3600)).verify(path: url.path).report
+            let then = try CodeSignatureVerifier(now: at.addingTimeInterval(3600)).verify(path: url.path).report
             #expect(then.installProblems.isEmpty, "\(url.lastPathComponent): \(then.installProblems.map(\.description))")
         }
         #expect(expired > 0)
@@ -48,11 +48,11 @@ import Testing
     /// The signing time of the app's own signature (its last code item's first slice).
     static func signingTime(of ipa: String) throws -> Date? {
         let checked = Locked<Date?>(nil)
-        let verifier = CodeSealVerifier(trustCheck: { context in
+        let verifier = CodeSealVerifier(trustHook: { context in
             if let time = try? CodeSignatureCMS(cms: context.signature.signature?.cms ?? [], content: []).signingTime {
                 checked.withLock { $0 = time }
             }
-            return SignatureTrustFindings()
+            return SignatureTrustProblems()
         })
         _ = try verifier.verify(path: ipa)
         return checked.value

@@ -74,7 +74,7 @@ import Testing
                     "\(context.bundlePath) \(context.architecture) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)")
             }
             return context.bundlePath.hasSuffix(".appex")
-                ? SignatureTrustFindings(seal: ["signer is not in the profile"], install: ["profile expired"]) : SignatureTrustFindings()
+                ? SignatureTrustProblems(seal: ["signer is not in the profile"], install: ["profile expired"]) : SignatureTrustProblems()
         }
         let report = try verifier.verify(path: Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path)
         #expect(

@@ -66,7 +66,7 @@ import Testing
             let header = try EmbeddedInfoPlist.sectionHeader(slice)
             let changed = EmbeddedInfoPlist.patch(bytes, slice, at: header + 40, UInt64(slice.size), width: 8)
             let broken = try Self.arm64(changed)
-            expectDiagnostic(CodeSignProblem.self) { _ = try broken.embeddedInfoPlist() }
+            expectCodeSign(.malformed) { _ = try broken.embeddedInfoPlist() }
             let section = try #require(broken.infoPlistSection)
             expected = [
                 "libswiftDarwin.dylib: slice arm64: Info.plist: the __TEXT,__info_plist section (\(slice.size) bytes at offset "

@@ -28,7 +28,7 @@ import Testing
     @Test func xctestAndXPCBundlesAreSignedAndVerifiedAsNestedCode() throws {
         try withTemporaryFolder { folder in
             let app = try Self.signedWithTestBundles(in: folder)
-            let report = try CodeSignatureVerification().verify(path: app).report
+            let report = try CodeSignatureVerifier().verify(path: app).report
             #expect(report.isValid, "\(report.problems.map(\.description))")
             let kinds = Dictionary(uniqueKeysWithValues: report.items.map { (($0.path as NSString).lastPathComponent, $0.kind) })
             #expect(kinds["DemoTests.xctest"] == .xctest)
@@ -39,7 +39,7 @@ import Testing
             var bytes = try Data(contentsOf: URL(fileURLWithPath: executable))
             bytes[100] ^= 0xff
             try bytes.write(to: URL(fileURLWithPath: executable))
-            let broken = try CodeSignatureVerification().verify(path: app).report
+            let broken = try CodeSignatureVerifier().verify(path: app).report
             let test = try #require(broken.items.first { $0.kind == .xctest })
             #expect(!test.sealIsValid)
             #expect(test.problems.contains { $0.message.contains("code page 0 ") }, "\(test.problems)")

@@ -25,7 +25,7 @@ import Testing
 
     /// The seal problems and the install problems `codesign verify` reports for the copy.
     static func verify(_ app: TamperedApp) throws -> (seal: [String], install: [String]) {
-        let report = try CodeSignatureVerification().verify(path: app.app).report
+        let report = try CodeSignatureVerifier().verify(path: app.app).report
         return (report.problems.map(\.description), report.installProblems.map(\.description))
     }
 

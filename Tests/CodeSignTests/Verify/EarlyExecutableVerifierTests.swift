@@ -7,9 +7,9 @@ import Testing
 @testable import CodeSign
 
 /// Verifying an app folder by its path starts hashing the main executable before the folder is
-/// listed (``EarlyExecutableCheck``); the report must be the one the plain check of the opened
+/// listed (``EarlyExecutableVerifier``); the report must be the one the plain check of the opened
 /// package gives, whether the early start is taken or left to that check.
-@Suite(Fixtures.enabled) struct EarlyExecutableCheckTests {
+@Suite(Fixtures.enabled) struct EarlyExecutableVerifierTests {
     static let test = CodeSealTamperTests.test
 
     /// The report of `verify(path:)` (early start) and of `verify(AppPackage.open(path))` (none), as plists.
@@ -21,7 +21,7 @@ import Testing
     @Test func theUnpackedFixtureIsTakenEarly() throws {
         try withTemporaryFolder { folder in
             let app = try TamperedApp(Self.test, in: folder)
-            let early = try #require(EarlyExecutableCheck.start(app: app.app))
+            let early = try #require(EarlyExecutableVerifier.start(app: app.app))
             #expect(early.executable == "Test")
             #expect(early.codeResourcesData != nil)
             try early.pagePool.wait()
@@ -44,7 +44,7 @@ import Testing
             case "no CodeResources": try FileManager.default.removeItem(atPath: app.path("_CodeSignature/CodeResources"))
             default: try app.flipByte("Test", at: 0x4010)
             }
-            #expect(EarlyExecutableCheck.start(app: app.app) != nil)
+            #expect(EarlyExecutableVerifier.start(app: app.app) != nil)
             let reports = try Self.bothReports(app)
             #expect(reports.early == reports.plain)
             #expect(reports.early["valid"] == .bool(false))
@@ -72,7 +72,7 @@ import Testing
                 try files.removeItem(atPath: app.path("_CodeSignature/CodeResources"))
                 try files.createDirectory(atPath: app.path("_CodeSignature/CodeResources"), withIntermediateDirectories: false)
             }
-            #expect(EarlyExecutableCheck.start(app: app.app) == nil)
+            #expect(EarlyExecutableVerifier.start(app: app.app) == nil)
             let reports = try Self.bothReports(app)
             #expect(reports.early == reports.plain)
             #expect(reports.early["valid"] == .bool(false))

@@ -5,17 +5,17 @@ import Testing
 
 /// What `inspect`, `verify` and `release` call an app's signature: the outer verdict reflects every
 /// nested code item, and an intact seal the installer would refuse is told apart from a broken one.
-@Suite struct SignatureCheckStateTests {
-    static func item(_ path: String, _ status: CodeSignatureStatus, seal: [String] = [], install: [String] = []) -> CodeItemSeal {
-        CodeItemSeal(
+@Suite struct SignatureReportStateTests {
+    static func item(_ path: String, _ status: CodeSignatureStatus, seal: [String] = [], install: [String] = []) -> CodeItemReport {
+        CodeItemReport(
             path: path, kind: path.hasSuffix(".framework") ? .framework : .app, status: status, executable: nil, identifier: nil,
             teamID: nil, bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:],
             problems: seal.map { CodeSealProblem(bundle: path, file: nil, message: $0) },
             installProblems: install.map { CodeSealProblem(bundle: path, file: nil, message: $0) })
     }
 
-    static func state(_ items: [CodeItemSeal]) -> SignatureCheck.State {
-        SignatureCheck(result: CodeSignatureVerification.Result(report: CodeSealReport(input: "A.ipa", items: items))).state
+    static func state(_ items: [CodeItemReport]) -> SignatureReport.State {
+        SignatureReport(result: CodeSignatureVerifier.Report(report: CodeSealReport(input: "A.ipa", items: items))).state
     }
 
     @Test func anAdHocAppAroundABrokenFrameworkIsBroken() {
@@ -27,7 +27,7 @@ import Testing
     @Test func anIntactSealThatTheInstallerRefusesIsUninstallableNotBroken() {
         let app = Self.item("A.app", .signed, install: ["entitlement application-identifier is T.*, the profile's is T.com.a"])
         #expect(Self.state([app]) == .uninstallable)
-        let check = SignatureCheck(result: CodeSignatureVerification.Result(report: CodeSealReport(input: "A.ipa", items: [app])))
+        let check = SignatureReport(result: CodeSignatureVerifier.Report(report: CodeSealReport(input: "A.ipa", items: [app])))
         #expect(check.stopsInstall)
         #expect(
             check.summary.hasPrefix("the seal of A.app holds, but iOS will refuse to install it (A.app: entitlement application-identifier")

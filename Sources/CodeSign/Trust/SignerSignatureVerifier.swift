@@ -7,7 +7,7 @@ import CLibCrypto
 /// re-encoded) and their messageDigest must be the digest of the content; without, it covers the
 /// content itself. The key type decides the scheme (PKCS#1 v1.5 for RSA, ECDSA for EC); the
 /// signatureAlgorithm must name that key type and, when it names a digest too, the signer's digest.
-enum SignerSignatureCheck {
+enum SignerSignatureVerifier {
     /// What the signature of one SignerInfo covers.
     struct Signed {
         /// The signer's digest algorithm and signature algorithm.

@@ -8,9 +8,9 @@ import SystemSupport
 ///
 /// Only the common shape is taken early: Info.plist, the executable it names and CodeResources (or
 /// its absence) as plain files, and an executable that maps and parses as Mach-O. Anything else
-/// gives nil and is left to ``CodeItemCheck``, which reads the same files again and reports what it
+/// gives nil and is left to ``CodeItemVerifier``, which reads the same files again and reports what it
 /// finds; what it is handed here is what it would have read.
-struct EarlyExecutableCheck {
+struct EarlyExecutableVerifier {
     /// The `.app` folder, as given to ``start(app:)``.
     let app: String
     let infoData: Data
@@ -21,15 +21,15 @@ struct EarlyExecutableCheck {
     /// ``codeResourcesData`` parsed (or why it cannot be), on another thread from the moment it was read.
     let codeResources: PreparsedCodeResources?
     /// The executable's signature, its page jobs queued on ``pagePool``.
-    let seal: ExecutableSeal
+    let seal: ExecutableReport
     let pagePool: WorkerPool
 
     /// Reads and maps what the app at `app` (a `.app` folder) signs, and queues its code pages; nil
     /// when the app is not of the common shape or anything cannot be read.
-    static func start(app: String) -> EarlyExecutableCheck? {
+    static func start(app: String, limits: PlistLimits = .default) -> EarlyExecutableVerifier? {
         let infoPath = app + "/Info.plist"
         guard isRegularFile(infoPath), let infoData = try? FileIO.read(infoPath),
-            let info = (try? PropertyList(data: infoData))?.value.dictionaryValue,
+            let info = (try? PropertyList(data: infoData, limits: limits))?.value.dictionaryValue,
             let executable = info["CFBundleExecutable"]?.stringValue, !executable.isEmpty, !executable.contains("/"),
             isRegularFile(app + "/" + executable)
         else { return nil }
@@ -43,15 +43,15 @@ struct EarlyExecutableCheck {
         } else if errno != ENOENT {
             return nil
         }
-        let codeResources = codeResourcesData.map(PreparsedCodeResources.init)
+        let codeResources = codeResourcesData.map { PreparsedCodeResources($0, limits: limits) }
         guard let map = try? MappedExecutable(path: app + "/" + executable), MachOFile.looksLikeMachO(map.read(0, 4)),
             let machO = try? MachOFile(size: map.bytes.count, read: map.read)
         else { return nil }
-        let pagePool = WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemCheck.pageJobCapacity)
-        let seal = ExecutableSeal(
+        let pagePool = WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemVerifier.pageJobCapacity)
+        let seal = ExecutableReport(
             machO: machO, map: map, executable: executable,
             files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: true), pool: pagePool)
-        return EarlyExecutableCheck(
+        return EarlyExecutableVerifier(
             app: app, infoData: infoData, info: info, executable: executable, codeResourcesData: codeResourcesData,
             codeResources: codeResources, seal: seal, pagePool: pagePool)
     }

@@ -5,13 +5,13 @@ import PlistKit
 import SystemSupport
 
 /// `adhocbuild verify`: the pre-publish check (``AppVerifier``: profile, devices, bundle ids,
-/// versions, build kind) and the code signature (``SignatureCheck``), in one list of findings.
+/// versions, build kind) and the code signature (``SignatureReport``), in one list of findings.
 ///
 /// A broken seal is an error (the first few problems of each code item, then a count), and so is
 /// what iOS's installer would refuse (a signer or entitlements the profile does not cover, an
 /// expired signer certificate; an expired profile is AppVerifier's, as before); unsigned and ad-hoc
 /// code is a warning.
-public struct PublishCheck: Sendable {
+public struct PublishVerifier: Sendable {
     public var udids: [String]
     public var now: Date
     /// Also require the signer's and the profile's chains to end in Apple Root CA.
@@ -28,14 +28,14 @@ public struct PublishCheck: Sendable {
     }
 
     /// Checks the .ipa, .app or .xcarchive at `path`.
-    public func check(path: String) throws -> [Diagnostic] {
+    public func verify(path: String) throws -> [Diagnostic] {
         let package = try AppPackage.open(path, limits: limits)
         let findings = AppVerifier(udids: udids, now: now).verify(package)
-        return findings + signatureFindings(try SignatureCheck.run(path: path, now: now, anchorApple: anchorApple, limits: limits))
+        return findings + signatureFindings(try SignatureReport.verify(path: path, now: now, anchorApple: anchorApple, limits: limits))
     }
 
     /// What the signature adds to the findings.
-    func signatureFindings(_ check: SignatureCheck) -> [Diagnostic] {
+    func signatureFindings(_ check: SignatureReport) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         for item in check.result.report.items {
             switch item.status {

@@ -4,7 +4,7 @@ import SystemSupport
 /// Checks the files a bundle's `_CodeSignature/CodeResources` seals against the bundle's files:
 /// `files2` under `rules2` for a modern seal, `files` under `rules` for an old one (as codesign does).
 /// Each sealed file is hashed on the pool; modified, missing, and added-but-unsealed files are each named.
-struct ResourceSealCheck {
+struct ResourceSealVerifier {
     let resources: CodeResources
     /// The bundle's storage path (`Payload/Test.app`).
     let bundleKey: String
@@ -45,7 +45,7 @@ struct ResourceSealCheck {
             if let seal = seals[path] {
                 batch.append((path, seal))
                 batchBytes += reader.file(bundleKey + "/" + path)?.size ?? 0
-                if batch.count >= ResourceSealCheck.batchFiles || batchBytes >= ResourceSealCheck.batchBytes {
+                if batch.count >= ResourceSealVerifier.batchFiles || batchBytes >= ResourceSealVerifier.batchBytes {
                     batches.append((batch, batchBytes))
                     batch = []
                     batchBytes = 0
@@ -106,7 +106,7 @@ struct ResourceSealCheck {
             for (path, seal) in batch {
                 let message: String?
                 do {
-                    message = try ResourceSealCheck.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
+                    message = try ResourceSealVerifier.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
                 } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                     message = error.description
                 } catch {

@@ -4,7 +4,7 @@ import SystemSupport
 
 /// Verifies one code item: its Info.plist and executable, the executable's signature, the item's
 /// sealed resources (with the nested items' cdhashes), its identifier, and the trust hook.
-struct CodeItemCheck {
+struct CodeItemVerifier {
     let location: CodeItemLocation
     let displayPath: String
     let reader: BundleFileReader
@@ -12,15 +12,15 @@ struct CodeItemCheck {
     /// The cdhashes of each nested item, by its path relative to this item.
     let nestedCdhashes: [String: [[UInt8]]]
     let threads: Int
-    let trustCheck: SignatureTrustCheck?
+    let trustHook: SignatureTrustHook?
     /// The item's executable, already read and queued for hashing (the app on disk), if it was.
-    var early: EarlyExecutableCheck? = nil
+    var early: EarlyExecutableVerifier? = nil
 
     /// How many page jobs a page pool takes at once: all of them (they hold no buffers).
     static let pageJobCapacity = 1 << 16
 
     /// The early check, when the index agrees with what it read (the same files, of the same kinds).
-    private var usableEarlyCheck: EarlyExecutableCheck? {
+    private var usableEarlyCheck: EarlyExecutableVerifier? {
         guard let early, location.isBundle else { return nil }
         let isPlainFile = { (key: String) in reader.file(key).map { !$0.isSymlink && !$0.isDirectory } ?? false }
         guard isPlainFile(location.key + "/Info.plist"), isPlainFile(location.key + "/" + early.executable),
@@ -29,11 +29,11 @@ struct CodeItemCheck {
         return early
     }
 
-    func run() -> CodeItemSeal {
+    func verify() -> CodeItemReport {
         let early = usableEarlyCheck
         // Jobs of an early check that is not used still finish before the item is reported.
         defer { if early == nil { try? self.early?.pagePool.wait() } }
-        var item = CodeItemSeal(
+        var item = CodeItemReport(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [], installProblems: [])
         var problems: [(file: String?, message: String)] = []
@@ -55,13 +55,13 @@ struct CodeItemCheck {
             do {
                 let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
                 infoData = data
-                info = try PropertyList(data: data).value.dictionaryValue
+                info = try PropertyList(data: data, limits: reader.limits).value.dictionaryValue
                 if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
             } catch let error as Diagnostic where error.is(CodeSignProblem.self) && infoKey == nil {
                 _ = error
                 problems.append(("Info.plist", "missing (a bundle needs one)"))
             } catch {
-                problems.append(("Info.plist", "\(CodeItemCheck.text(error))"))
+                problems.append(("Info.plist", "\(CodeItemVerifier.text(error))"))
             }
             item.bundleIdentifier = info?["CFBundleIdentifier"]?.stringValue
             // Without CFBundleExecutable, a framework's executable is named after it.
@@ -84,7 +84,7 @@ struct CodeItemCheck {
         let resourceProblems = Locked<[(file: String, message: String)]>([])
         // Code pages hold no buffers (they are hashed in place from the map), so all their jobs are
         // queued at once on a pool of their own: they run while this thread parses CodeResources.
-        let pagePool = early?.pagePool ?? WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemCheck.pageJobCapacity)
+        let pagePool = early?.pagePool ?? WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemVerifier.pageJobCapacity)
         var codeResourcesData: Data?
         var codeResourcesError: String?
         if let early {
@@ -93,12 +93,12 @@ struct CodeItemCheck {
             do {
                 codeResourcesData = try reader.read(location.key + "/_CodeSignature/CodeResources")
             } catch {
-                codeResourcesError = CodeItemCheck.text(error)
+                codeResourcesError = CodeItemVerifier.text(error)
             }
         }
 
         // The executable: one in memory at a time; its pages are hashed on the pool.
-        var seal: ExecutableSeal?
+        var seal: ExecutableReport?
         if let early {
             seal = early.seal
         } else if reader.file(executableKey) == nil {
@@ -108,29 +108,29 @@ struct CodeItemCheck {
                 // Mapped, not read: only headers and signatures are copied; pages are hashed in place.
                 let map = try reader.map(executableKey)
                 guard MachOFile.looksLikeMachO(map.read(0, 4)) else {
-                    throw CodeItemCheck.NotMachO()
+                    throw CodeItemVerifier.NotMachO()
                 }
                 let machO = try MachOFile(size: map.bytes.count, read: map.read)
-                seal = ExecutableSeal(
+                seal = ExecutableReport(
                     machO: machO, map: map, executable: executable,
                     files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle),
                     pool: pagePool)
-            } catch is CodeItemCheck.NotMachO {
+            } catch is CodeItemVerifier.NotMachO {
                 item.status = .unsigned
                 problems.append((executable, "code object is not signed at all (not a Mach-O file)"))
             } catch {
-                problems.append((executable, "not a Mach-O file that can be read: \(CodeItemCheck.text(error))"))
+                problems.append((executable, "not a Mach-O file that can be read: \(CodeItemVerifier.text(error))"))
             }
         }
-        var resourceCheck: ResourceSealCheck?
+        var resourceCheck: ResourceSealVerifier?
         if let data = codeResourcesData {
             do {
                 let resources = try reader.codeResources(data)
                 let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
-                resourceCheck = ResourceSealCheck(
+                resourceCheck = ResourceSealVerifier(
                     resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
             } catch {
-                codeResourcesError = CodeItemCheck.text(error)
+                codeResourcesError = CodeItemVerifier.text(error)
             }
         }
         if let codeResourcesError { problems.append(("_CodeSignature/CodeResources", codeResourcesError)) }
@@ -144,36 +144,36 @@ struct CodeItemCheck {
             do {
                 try jobs.wait()
             } catch {
-                problems.append((nil, CodeItemCheck.text(error)))
+                problems.append((nil, CodeItemVerifier.text(error)))
             }
         }
         if var seal {
             seal.collectPageProblems(executable: executable)
             item.status = seal.status
             item.codeDirectories = seal.codeDirectories
-            problems += CodeItemCheck.firstPerSubject(seal.problems).map { ($0.file, $0.message) }
+            problems += CodeItemVerifier.firstPerSubject(seal.problems).map { ($0.file, $0.message) }
             if location.isBundle && codeResourcesData == nil && (seal.status == .signed || seal.status == .adhoc) {
                 problems.append(("_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
             }
             if let signature = seal.primarySignature, let directory = signature.codeDirectory {
                 item.identifier = directory.identifier
                 item.teamID = directory.teamID
-                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements()
+                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements(limits: reader.limits)
                 if let bundleID = item.bundleIdentifier, directory.identifier != bundleID {
                     problems.append((executable, "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"))
                 }
-                if item.status == .signed, let trustCheck {
+                if item.status == .signed, let trustHook {
                     let profileKey = location.key + "/embedded.mobileprovision"
                     let profile = location.isBundle && reader.file(profileKey) != nil ? try? reader.read(profileKey) : nil
                     let findings = seal.signatures.map { slice in
-                        trustCheck(
+                        trustHook(
                             SignatureTrustContext(
                                 bundlePath: displayPath, signature: slice.signature, architecture: slice.architecture,
                                 profileData: profile.map { [UInt8]($0) }, bundleIdentifier: item.bundleIdentifier))
                     }
                     let architectures = seal.signatures.map(\.architecture)
-                    problems += CodeItemCheck.perSlice(findings.map(\.seal), architectures: architectures).map { (nil, $0) }
-                    installProblems = CodeItemCheck.perSlice(findings.map(\.install), architectures: architectures)
+                    problems += CodeItemVerifier.perSlice(findings.map(\.seal), architectures: architectures).map { (nil, $0) }
+                    installProblems = CodeItemVerifier.perSlice(findings.map(\.install), architectures: architectures)
                 }
             }
         }

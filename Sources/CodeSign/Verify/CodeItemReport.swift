@@ -31,7 +31,7 @@ public struct CodeDirectorySummary: Sendable, Equatable {
 }
 
 /// The verification result of one code item: an app, an extension, a framework or a loose dylib.
-public struct CodeItemSeal: Sendable {
+public struct CodeItemReport: Sendable {
     /// The item's path as the user sees it (`Payload/Test.app/Frameworks/X.framework`).
     public var path: String
     public var kind: CodeItemKind
@@ -77,7 +77,7 @@ public struct CodeSealReport: Sendable {
     /// The path the user gave.
     public var input: String
     /// Every code item, inside out: nested code before the bundle that holds it; the app last.
-    public var items: [CodeItemSeal]
+    public var items: [CodeItemReport]
 
     /// Every problem that breaks a seal, of every item, in item order.
     public var problems: [CodeSealProblem] { items.flatMap(\.problems) }

@@ -4,12 +4,12 @@ import IPAKit
 import PlistKit
 
 /// The code signature of an app as a release judges it: the seal verifier and the trust checks
-/// (``CodeSignatureVerification``) run on it, and the outcome said in one of four words.
+/// (``CodeSignatureVerifier``) run on it, and the outcome said in one of four words.
 ///
 /// A signed app whose seal (or whose nested code's seal) is broken will not install: `release`
 /// refuses to publish it, `verify` reports it as an error. Unsigned and ad-hoc apps are reported as
 /// warnings, never refused: they are what a build made without a certificate looks like.
-public struct SignatureCheck: Sendable {
+public struct SignatureReport: Sendable {
     /// What the signature of the app says.
     public enum State: String, Sendable, Equatable {
         /// Signed, and every seal and trust check holds.
@@ -25,7 +25,7 @@ public struct SignatureCheck: Sendable {
         case adHoc = "ad-hoc"
     }
 
-    public var result: CodeSignatureVerification.Result
+    public var result: CodeSignatureVerifier.Report
     public var state: State
 
     /// Verifies the .ipa, .app or .xcarchive at `path`; expiry is judged at `now`; with `anchorApple`
@@ -33,20 +33,20 @@ public struct SignatureCheck: Sendable {
     /// With `allowExpired` (`release --allow-expired`) an embedded profile or a signer certificate that has
     /// expired is not an install problem: the caller lets it through, with its own warning. The input
     /// is opened with `limits`.
-    public static func run(
+    public static func verify(
         path: String, now: Date = Date(), anchorApple: Bool = false, allowExpired: Bool = false, limits: ReaderLimits = .standard
-    ) throws -> SignatureCheck {
-        var verification = CodeSignatureVerification(anchorApple: anchorApple, now: now)
+    ) throws -> SignatureReport {
+        var verification = CodeSignatureVerifier(anchorApple: anchorApple, now: now)
         verification.limits = limits
         var result = try verification.verify(path: path)
         var expired: [CodeSealProblem] = []
         if allowExpired {
             for index in result.report.items.indices {
-                expired += result.report.items[index].installProblems.filter { SignatureTrust.isExpiry($0.message) }
-                result.report.items[index].installProblems.removeAll { SignatureTrust.isExpiry($0.message) }
+                expired += result.report.items[index].installProblems.filter { SignatureTrustVerifier.isExpiry($0.message) }
+                result.report.items[index].installProblems.removeAll { SignatureTrustVerifier.isExpiry($0.message) }
             }
         }
-        var check = SignatureCheck(result: result)
+        var check = SignatureReport(result: result)
         check.expiredLetThrough = expired
         return check
     }
@@ -54,7 +54,7 @@ public struct SignatureCheck: Sendable {
     /// The expiry install problems `allowExpired` let through, for the caller to warn about.
     public var expiredLetThrough: [CodeSealProblem] = []
 
-    public init(result: CodeSignatureVerification.Result) {
+    public init(result: CodeSignatureVerifier.Report) {
         self.result = result
         let items = result.report.items
         // Nested code counts too: an ad-hoc app around a broken framework is broken.
@@ -68,7 +68,7 @@ public struct SignatureCheck: Sendable {
     }
 
     /// The app: the last item of the report (nested code comes first).
-    public var app: CodeItemSeal? { result.report.items.last }
+    public var app: CodeItemReport? { result.report.items.last }
 
     /// The signing certificate's common name of the app, when signed by a certificate.
     public var signer: String? { app.flatMap { result.signers[$0.path] } }

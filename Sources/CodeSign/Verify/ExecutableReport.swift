@@ -6,7 +6,7 @@ import SystemSupport
 ///
 /// Slot 1 of a bundle's executable binds the bundle's Info.plist file; code that is not a bundle (a
 /// loose dylib, a bare tool) binds the Info.plist embedded in each of its slices instead
-/// (``MachOSlice/embeddedInfoPlist(in:)``), which ``ExecutableSeal`` reads per slice.
+/// (``MachOSlice/embeddedInfoPlist(in:)``), which ``ExecutableReport`` reads per slice.
 struct SpecialSlotFiles {
     /// The bundle's Info.plist bytes (nil for a loose dylib or when missing).
     var infoPlist: Data?
@@ -41,7 +41,7 @@ enum InfoPlistBinding {
 /// What one executable's signature says and what breaks it: every code page of every slice against
 /// the slice's strongest CodeDirectory, every CodeDirectory's page layout, and the special slots
 /// (Info.plist, requirements, CodeResources, entitlements).
-struct ExecutableSeal {
+struct ExecutableReport {
     var status: CodeSignatureStatus
     /// The first signed slice's signature.
     var primarySignature: EmbeddedSignature?
@@ -97,10 +97,10 @@ struct ExecutableSeal {
             }
             let directories = signature.codeDirectories
             let mismatches = directories.map { _ in Locked<[Int]>([]) }
-            let source = ExecutableSeal.source(slice, map)
+            let source = ExecutableReport.source(slice, map)
             let (infoPlist, infoPlistError) = InfoPlistBinding.of(slice, source: source, files: files)
             if let infoPlistError { problems.append((executable, "\(place)Info.plist: \(infoPlistError)")) }
-            let layouts = CodePageCheck(slice: slice, source: source, directories: directories).submit(to: pool, mismatches: mismatches)
+            let layouts = CodePageVerifier(slice: slice, source: source, directories: directories).submit(to: pool, mismatches: mismatches)
             for (index, directory) in directories.enumerated() {
                 codeDirectories.append(
                     CodeDirectorySummary(
@@ -118,7 +118,7 @@ struct ExecutableSeal {
                 } else {
                     pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches[index]))
                 }
-                problems += ExecutableSeal.specialSlotProblems(
+                problems += ExecutableReport.specialSlotProblems(
                     directory, signature, executable: executable, files: files, infoPlist: infoPlist, place: place)
             }
         }
@@ -144,7 +144,7 @@ struct ExecutableSeal {
         for check in pageChecks {
             let pages = check.mismatches.value
             guard !pages.isEmpty else { continue }
-            let message = check.slice + CodePageCheck.message(pages: pages, of: check.pages, pageSize: check.pageSize)
+            let message = check.slice + CodePageVerifier.message(pages: pages, of: check.pages, pageSize: check.pageSize)
             if seen.insert(message).inserted { problems.append((executable, message)) }
         }
         pageChecks = []

@@ -7,7 +7,7 @@ import SystemSupport
 /// the signature has (SHA-256 where Xcode writes a SHA-1 and a SHA-256 one): that is the directory
 /// they check code by. The others are bound to the signature by their hashes (the CMS's cdhash
 /// attributes), so a changed page shows in the strongest; their slots are not hashed again.
-struct CodePageCheck: Sendable {
+struct CodePageVerifier: Sendable {
     /// How many bytes of pages one job hashes (and then lets go of, in one madvise call).
     static let bytesPerJob = 4 << 20
 
@@ -22,7 +22,7 @@ struct CodePageCheck: Sendable {
     func submit(to pool: WorkerPool, mismatches: [Locked<[Int]>]) -> [String?] {
         precondition(mismatches.count == directories.count, "one mismatch list per CodeDirectory")
         let problems = directories.map(layoutProblem)
-        let strongest = CodePageCheck.strongest(directories)
+        let strongest = CodePageVerifier.strongest(directories)
         if let strongest, problems[strongest] == nil {
             let directory = directories[strongest]
             submitPass(
@@ -43,7 +43,7 @@ struct CodePageCheck: Sendable {
         guard limit <= UInt64(slice.size), source.count == slice.size else {
             return "the CodeDirectory covers \(limit) bytes, more than the slice's \(source.count)"
         }
-        let expected = CodePageCheck.pageCount(limit: Int(limit), pageSize: directory.pageSize)
+        let expected = CodePageVerifier.pageCount(limit: Int(limit), pageSize: directory.pageSize)
         guard directory.codeSlots.count == expected else {
             return "the CodeDirectory has \(directory.codeSlots.count) code slots for the \(expected) pages of its \(limit) bytes"
         }
@@ -61,8 +61,8 @@ struct CodePageCheck: Sendable {
     ) {
         let source = self.source
         let types = directories.map(\.hashType), slots = directories.map(\.codeSlots)
-        let count = CodePageCheck.pageCount(limit: end, pageSize: pageSize)
-        let pagesPerJob = max(1, CodePageCheck.bytesPerJob / max(pageSize, 1))
+        let count = CodePageVerifier.pageCount(limit: end, pageSize: pageSize)
+        let pagesPerJob = max(1, CodePageVerifier.bytesPerJob / max(pageSize, 1))
         for first in stride(from: 0, to: count, by: pagesPerJob) {
             let last = min(first + pagesPerJob, count)
             pool.submit {

@@ -17,7 +17,7 @@ import SystemSupport
 /// Every check runs at the signature's signing time, so an old build whose certificate and profile
 /// were valid when it was signed keeps an intact seal; that they have expired since is an install
 /// problem, judged at `now`.
-public enum SignatureTrust {
+public enum SignatureTrustVerifier {
     /// Everything the checks found for one signature.
     public struct Report: Sendable {
         /// The code signature's CMS, when it could be read.
@@ -40,10 +40,12 @@ public enum SignatureTrust {
     ///   - bundleIdentifier: the bundle's CFBundleIdentifier, for the application-identifier.
     ///   - anchorApple: also require both chains (code signer and profile signer) to end in Apple Root CA.
     ///   - now: the time expiry is judged at.
-    public static func evaluate(
-        bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?, anchorApple: Bool, now: Date
+    ///   - limits: the limits the plists in the signature and the profile are read with.
+    public static func verify(
+        bundlePath: String, signature: EmbeddedSignature, profileData: [UInt8]?, bundleIdentifier: String?, anchorApple: Bool, now: Date,
+        limits: PlistLimits = .default
     ) -> Report {
-        let checked = CodeSignatureCMSCheck.check(signature)
+        let checked = CodeSignatureCMSVerifier.verify(signature, limits: limits)
         var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, installProblems: [])
         if checked.isAdHoc {
             if anchorApple {
@@ -53,7 +55,7 @@ public enum SignatureTrust {
         }
         if let profileData {
             do {
-                let profile = try ProfileSignature(bytes: profileData)
+                let profile = try ProfileSignature(bytes: profileData, limits: limits)
                 report.profile = profile
                 if let failure = profile.verificationFailure {
                     report.installProblems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
@@ -66,12 +68,12 @@ public enum SignatureTrust {
         }
         if let cms = checked.cms {
             report.problems += signingTimeProblems(cms)
-            report.problems += designatedRequirementProblems(signature, cms)
+            report.problems += designatedRequirementProblems(signature, cms, limits: limits)
             report.installProblems += profileSignerProblems(cms, report.profile)
         }
         report.problems += teamProblems(signature, checked.cms)
         report.installProblems += profileTeamProblems(signature, checked.cms, report.profile)
-        let entitlements = entitlementProblems(signature, report.profile, bundleIdentifier: bundleIdentifier)
+        let entitlements = entitlementProblems(signature, report.profile, bundleIdentifier: bundleIdentifier, limits: limits)
         report.problems += entitlements.seal
         report.installProblems += entitlements.install
         report.installProblems += expiryProblems(checked.cms, report.profile, now: now)
@@ -82,13 +84,16 @@ public enum SignatureTrust {
     /// The code must satisfy its own designated requirement (its identifier, its anchor, its signer's
     /// name and Apple's developer marker), as `codesign --verify` checks it. Requirements that use
     /// what cannot be judged here are left alone, never reported as broken.
-    static func designatedRequirementProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS) -> [String] {
+    static func designatedRequirementProblems(
+        _ signature: EmbeddedSignature, _ cms: CodeSignatureCMS, limits: PlistLimits = .default
+    ) -> [String] {
         guard let designated = signature.requirements?.designated else { return [] }
         let context = RequirementContext(
             identifier: signature.codeDirectory?.identifier, cdhashes: signature.codeDirectories.map { $0.cdhash() },
             chain: RequirementContext.chain(from: cms.signer, among: cms.certificates),
             // Read only when the requirement asks for them: a hostile blob of a million keys is parsed once, not per check.
-            entitlements: designated.expression.usesEntitlements ? (try? signature.entitlements?.entitlements())?.dictionaryValue : nil)
+            entitlements: designated.expression.usesEntitlements
+                ? (try? signature.entitlements?.entitlements(limits: limits))?.dictionaryValue : nil)
         guard RequirementEvaluator.evaluate(designated.expression, in: context) == .notSatisfied else { return [] }
         return ["does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))"]
     }
@@ -152,19 +157,19 @@ public enum SignatureTrust {
 
     /// The entitlements' own form and agreement (seal), and what the profile grants (install).
     static func entitlementProblems(
-        _ signature: EmbeddedSignature, _ profile: ProfileSignature?, bundleIdentifier: String?
+        _ signature: EmbeddedSignature, _ profile: ProfileSignature?, bundleIdentifier: String?, limits: PlistLimits = .default
     ) -> (seal: [String], install: [String]) {
         var xml: PlistDictionary?
         var der: PlistDictionary?
         do {
             if let blob = signature.entitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else {
+                guard let dictionary = try blob.entitlements(limits: limits).dictionaryValue else {
                     return (["the XML entitlements are not a dictionary"], [])
                 }
                 xml = dictionary
             }
             if let blob = signature.derEntitlements {
-                guard let dictionary = try blob.entitlements().dictionaryValue else {
+                guard let dictionary = try blob.entitlements(limits: limits).dictionaryValue else {
                     return (["the DER entitlements are not a dictionary"], [])
                 }
                 der = dictionary

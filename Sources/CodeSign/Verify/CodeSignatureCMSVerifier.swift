@@ -1,3 +1,4 @@
+import PlistKit
 import SystemSupport
 
 /// Checks of a code signature's CMS against the signature it sits in: the signature verifies over
@@ -10,9 +11,9 @@ import SystemSupport
 /// Xcode 10-era signers (the Xcode 7.3 and 9.2 fixtures lack it, the Xcode 12 ones have it), so it is
 /// checked when present and never required. A signature without signed attributes covers the primary
 /// CodeDirectory directly and has no messageDigest; only its alternates then lack what binds them.
-public enum CodeSignatureCMSCheck {
+public enum CodeSignatureCMSVerifier {
     /// The result of checking one signature: the CMS when it could be read, and the problems found.
-    public struct Result: Sendable {
+    public struct Report: Sendable {
         public var cms: CodeSignatureCMS?
         public var problems: [String]
         /// Whether the signature is ad-hoc (no CMS, or an empty one): there is no signer to check.
@@ -31,24 +32,24 @@ public enum CodeSignatureCMSCheck {
     }
 
     /// Reads and checks the CMS of `signature`; every problem is one line without the bundle path.
-    public static func check(_ signature: EmbeddedSignature) -> Result {
+    public static func verify(_ signature: EmbeddedSignature, limits: PlistLimits = .default) -> Report {
         let directories = storedCodeDirectories(signature)
         guard let primary = directories.first else {
-            return Result(cms: nil, problems: ["the signature has no CodeDirectory"], isAdHoc: false)
+            return Report(cms: nil, problems: ["the signature has no CodeDirectory"], isAdHoc: false)
         }
         let markedAdHoc = primary.directory.flags & CodeDirectory.Flag.adhoc != 0
         guard let blob = signature.signature, !blob.isEmpty else {
-            if markedAdHoc { return Result(cms: nil, problems: [], isAdHoc: true) }
-            return Result(
+            if markedAdHoc { return Report(cms: nil, problems: [], isAdHoc: true) }
+            return Report(
                 cms: nil, problems: ["the signature has no CMS signature, but its CodeDirectory is not marked ad-hoc"], isAdHoc: true)
         }
         let cms: CodeSignatureCMS
         do {
-            cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes)
+            cms = try CodeSignatureCMS(cms: blob.cms, content: primary.bytes, limits: limits)
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-            return Result(cms: nil, problems: [error.message], isAdHoc: false)
+            return Report(cms: nil, problems: [error.message], isAdHoc: false)
         } catch {
-            return Result(cms: nil, problems: ["CMS signature: \(error)"], isAdHoc: false)
+            return Report(cms: nil, problems: ["CMS signature: \(error)"], isAdHoc: false)
         }
         var problems = cms.attributeProblems.map { "CMS signature: \($0)" }
         if markedAdHoc { problems.append("the CodeDirectory is marked ad-hoc but the signature has a CMS signer") }
@@ -60,7 +61,7 @@ public enum CodeSignatureCMSCheck {
         }
         problems += messageDigestProblems(cms, primary.bytes)
         problems += cdhashProblems(cms, directories)
-        return Result(cms: cms, problems: problems, isAdHoc: false)
+        return Report(cms: cms, problems: problems, isAdHoc: false)
     }
 
     private static func messageDigestProblems(_ cms: CodeSignatureCMS, _ content: [UInt8]) -> [String] {
