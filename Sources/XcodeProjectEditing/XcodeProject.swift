@@ -43,8 +43,9 @@ public struct XcodeProject: Sendable {
         public var configurations: [Configuration]
     }
 
-    /// Opens a project: a folder holding one `.xcodeproj`, a `.xcodeproj`, or a `project.pbxproj`.
-    public init(at location: String) throws {
+    /// Opens a project: a folder holding one `.xcodeproj`, a `.xcodeproj`, or a `project.pbxproj`,
+    /// read within `limits` (the `ADHOCBUILD_MAX_PLIST_*` values the commands pass).
+    public init(at location: String, limits: PlistLimits = .default) throws {
         let pbxproj = try XcodeProject.locate(location)
         path = pbxproj
         let xcodeproj = (pbxproj as NSString).deletingLastPathComponent
@@ -53,7 +54,7 @@ public struct XcodeProject: Sendable {
         bytes = [UInt8](data)
         textStart = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         isUTF16 = bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
-        let root = try inFile(pbxproj, only: PlistProblem.self) { try OpenStepPlistReader().readDocument(data) }
+        let root = try inFile(pbxproj, only: PlistProblem.self) { try OpenStepPlistReader(limits: limits).readDocument(data) }
         guard case .dictionary(let objectPairs)? = root.node(at: "objects")?.kind,
             case .string(let rootID, _)? = root.node(at: "rootObject")?.kind
         else {

@@ -78,6 +78,13 @@ import Testing
             let version = try AdhocBuildBinary.run(["version", "show", folder.path("A.app")], extraEnvironment: lowered)
             #expect(version.status == 1)
             #expect(version.stderrText.contains("nesting deeper than 10 levels"), "\(version.stderrText)")
+            // The project file is read within the same limits (an old-style plist, parsed by its own reader).
+            let deepProject = String(repeating: "{ k = ", count: 20) + "x" + String(repeating: "; }", count: 20)
+            try folder.create("P.xcodeproj/project.pbxproj", Data("// !$*UTF8*$!\n{ objects = \(deepProject); rootObject = R; }\n".utf8))
+            let project = try AdhocBuildBinary.run(
+                ["version", "show", "--project", folder.path("P.xcodeproj")], extraEnvironment: lowered)
+            #expect(project.status == 1)
+            #expect(project.stderrText.contains("nesting deeper than 10 levels"), "\(project.stderrText)")
         }
     }
 

@@ -209,13 +209,13 @@ public struct EnvironmentApplier: Sendable {
         toProject project: String, infoPlist: String? = nil, output: String? = nil,
         format: PlistFormat = .xml
     ) throws -> Report {
-        let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project)
+        let info = try infoPlist ?? EnvironmentApplier.findInfoPlist(in: project, limits: limits.plist)
         var files = FileTransaction()
         let (plain, references) = ReferencedInfoValues.split(
             environment.info, over: try PropertyList(contentsOf: info, limits: limits.plist).value)
         let infoChange = try patch(info, with: plain, into: &files)
         let (projectChange, referenceWarnings) = try ReferencedInfoValues.apply(
-            references, infoPlist: info, project: project, into: &files)
+            references, infoPlist: info, project: project, limits: limits.plist, into: &files)
         let target =
             output
             ?? ((info as NSString).deletingLastPathComponent as NSString)
@@ -237,7 +237,7 @@ public struct EnvironmentApplier: Sendable {
     ]
 
     /// The single Info.plist of an app under `project`; an error naming them when there are several.
-    public static func findInfoPlist(in project: String) throws -> String {
+    public static func findInfoPlist(in project: String, limits: PlistLimits = .default) throws -> String {
         guard let enumerator = FileManager.default.enumerator(atPath: project) else {
             throw Diagnostic.build("cannot be read as a folder", file: project)
         }
@@ -258,7 +258,7 @@ public struct EnvironmentApplier: Sendable {
         case 0: throw Diagnostic.build("has no Info.plist; name one with --info-plist", file: project)
         case 1: return (project as NSString).appendingPathComponent(found[0])
         default:
-            if let app = try? applicationInfoPlist(in: project, among: found) { return app }
+            if let app = try? applicationInfoPlist(in: project, among: found, limits: limits) { return app }
             throw Diagnostic.build(
                 "has \(found.count) Info.plist files (\(found.joined(separator: ", "))); "
                     + "choose one with --info-plist", file: project)
@@ -267,8 +267,8 @@ public struct EnvironmentApplier: Sendable {
 
     /// The one Info.plist of `found` that the application targets of the folder's Xcode project build
     /// from, if there is exactly one (an app with extensions has several Info.plists).
-    static func applicationInfoPlist(in folder: String, among found: [String]) throws -> String? {
-        let project = try XcodeProject(at: folder)
+    static func applicationInfoPlist(in folder: String, among found: [String], limits: PlistLimits) throws -> String? {
+        let project = try XcodeProject(at: folder, limits: limits)
         func canonical(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
         let applications = Set(
             project.targets.filter { $0.productType == "com.apple.product-type.application" }.flatMap { target in

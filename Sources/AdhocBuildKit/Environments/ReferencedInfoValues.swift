@@ -47,14 +47,15 @@ struct ReferencedInfoValues {
     /// from `infoPlist`; the write joins `files`. Returns the project file's change (nil when there is
     /// nothing to set) and a warning for each reference left as it was.
     static func apply(
-        _ references: [Reference], infoPlist: String, project location: String, into files: inout FileTransaction
+        _ references: [Reference], infoPlist: String, project location: String, limits: PlistLimits,
+        into files: inout FileTransaction
     ) throws -> (change: EnvironmentApplier.FileChange?, warnings: [String]) {
         guard !references.isEmpty else { return (nil, []) }
         func left(_ reference: Reference, _ why: String) -> String {
             "\(infoPlist): \(reference.key) left as \(reference.written) (the environment gives '\(reference.newValue)'): \(why)"
         }
         let project: XcodeProject
-        do { project = try XcodeProject(at: location) } catch {
+        do { project = try XcodeProject(at: location, limits: limits) } catch {
             let why = "\(error); set \(references.map(\.setting).joined(separator: ", ")) in the project yourself"
             return (nil, references.map { left($0, why) })
         }

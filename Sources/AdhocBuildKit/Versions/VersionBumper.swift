@@ -70,7 +70,7 @@ public struct VersionBumper: Sendable {
     public func sites() throws -> (sites: [VersionSite], project: XcodeProject?) {
         switch target {
         case .project(let location):
-            let project = try XcodeProject(at: location)
+            let project = try XcodeProject(at: location, limits: limits.plist)
             return (try VersionSites.inProject(project, field: field, limits: limits.plist), project)
         case .app(let app):
             return (try VersionSites.inPlists(try VersionSites.bundlePlists(in: app), field: field, limits: limits.plist), nil)

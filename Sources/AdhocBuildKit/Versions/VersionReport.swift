@@ -32,7 +32,7 @@ public struct VersionReport: Sendable {
 
     /// Reads a source tree's project.
     public init(project location: String, limits: PlistLimits = .default) throws {
-        let project = try XcodeProject(at: location)
+        let project = try XcodeProject(at: location, limits: limits)
         var rows: [Row] = []
         for target in project.targets {
             for configuration in target.configurations {
