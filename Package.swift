@@ -98,10 +98,11 @@ let package = Package(
         ),
         // S3-compatible object storage (groundwork for `publish`, issue 34): SigV4/ (AWS Signature Version 4
         // headers and presigned URLs, libcrypto's SHA-256 and HMAC), Credentials/ (as the AWS tools find
-        // them), HTTP/ (one request API over libcurl, retries), S3/ (locations, endpoints, operations).
+        // them), HTTP/ (one request API over libcurl, retries), S3/ (locations, endpoints, operations;
+        // request bodies escaped with PlistKit's XMLText).
         .target(
             name: "ObjectStorage",
-            dependencies: ["SystemSupport", "CLibCrypto", "CLibCurl", "CLibXML2"]
+            dependencies: ["SystemSupport", "PlistKit", "CLibCrypto", "CLibCurl", "CLibXML2"]
         ),
         // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
         .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),

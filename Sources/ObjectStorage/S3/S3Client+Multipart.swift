@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 import SystemSupport
 
 extension S3Client {
@@ -31,7 +32,7 @@ extension S3Client {
     @discardableResult
     public func completeMultipartUpload(bucket: String, key: String, uploadID: String, parts: [UploadedPart]) throws -> String {
         let items = parts.sorted { $0.number < $1.number }
-            .map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLBody.escape($0.etag))</ETag></Part>" }.joined()
+            .map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag></Part>" }.joined()
         let body = Data("<CompleteMultipartUpload>\(items)</CompleteMultipartUpload>".utf8)
         let response = try send(
             "POST", bucket: bucket, key: key, query: [QueryItem("uploadId", uploadID)],

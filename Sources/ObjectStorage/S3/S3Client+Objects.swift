@@ -1,5 +1,6 @@
 import CLibCrypto
 import Foundation
+import PlistKit
 import SystemSupport
 
 extension S3Client {
@@ -10,7 +11,7 @@ extension S3Client {
             region == "us-east-1"
             ? Data()
             : Data(
-                "<CreateBucketConfiguration><LocationConstraint>\(XMLBody.escape(region))</LocationConstraint></CreateBucketConfiguration>"
+                "<CreateBucketConfiguration><LocationConstraint>\(XMLText.escape(region))</LocationConstraint></CreateBucketConfiguration>"
                     .utf8)
         do {
             try send("PUT", bucket: bucket, key: nil, body: body.isEmpty ? .none : .data(body))
@@ -70,7 +71,7 @@ extension S3Client {
     public func deleteObjects(bucket: String, keys: [String]) throws {
         for start in stride(from: 0, to: keys.count, by: 1000) {
             let batch = keys[start..<min(keys.count, start + 1000)]
-            let objects = batch.map { "<Object><Key>\(XMLBody.escape($0))</Key></Object>" }.joined()
+            let objects = batch.map { "<Object><Key>\(XMLText.escape($0))</Key></Object>" }.joined()
             let body = Data("<Delete><Quiet>true</Quiet>\(objects)</Delete>".utf8)
             let response = try send(
                 "POST", bucket: bucket, key: nil, query: [QueryItem("delete", "")],

@@ -47,21 +47,3 @@ struct XMLTree: Sendable, Equatable {
     /// The text of the first child element named `name`.
     func value(_ name: String) -> String? { child(name)?.text }
 }
-
-/// Builds the small XML bodies S3 requests carry, escaping text.
-enum XMLBody {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-}
