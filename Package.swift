@@ -9,6 +9,7 @@ import PackageDescription
 ///       -> PlistEditing (`adhocbuild plist`: print, get, set, delete, convert, merge, lint) -> PlistKit
 ///       -> XcodeProjectEditing (project.pbxproj build settings edited in place, `$(VAR)` expansion) -> PlistKit
 ///       -> Manifest (OTA manifest, install page, index, templates, QR codes)
+///       -> ObjectStorage (S3-compatible stores: SigV4 signing, credentials, HTTP over libcurl, S3 operations)
 ///       -> CodeSign (Mach-O, embedded signatures, requirements, entitlements, CodeResources, CMS)
 ///         -> IPAKit (app bundles, ipas, provisioning profiles, icons; Manifest uses it too)
 ///           -> AssetCatalog (Assets.car) -> Compression
@@ -31,7 +32,8 @@ let package = Package(
         .library(name: "CommandLineOptions", targets: ["CommandLineOptions"]),
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "Compression", targets: ["Compression"]),
-        .library(name: "SystemSupport", targets: ["SystemSupport"])
+        .library(name: "SystemSupport", targets: ["SystemSupport"]),
+        .library(name: "ObjectStorage", targets: ["ObjectStorage"])
     ],
     targets: [
         .systemLibrary(
@@ -64,6 +66,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // Linux calls glibc has but Swift's Glibc module does not show; nothing to link.
         .systemLibrary(name: "CLinux"),
         .target(name: "SystemSupport", dependencies: ["CLinux"]),
@@ -90,6 +97,14 @@ let package = Package(
         .target(
             name: "Manifest",
             dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CQRencode"]
+        ),
+        // S3-compatible object storage (groundwork for `publish`, issue 34): SigV4/ (AWS Signature Version 4
+        // headers and presigned URLs, libcrypto's SHA-256 and HMAC), Credentials/ (as the AWS tools find
+        // them), HTTP/ (one request API over libcurl, retries), S3/ (locations, endpoints, operations;
+        // request bodies escaped with PlistKit's XMLText).
+        .target(
+            name: "ObjectStorage",
+            dependencies: ["SystemSupport", "PlistKit", "CLibCrypto", "CLibCurl", "CLibXML2"]
         ),
         // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
         .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),
@@ -163,6 +178,10 @@ let package = Package(
         .testTarget(
             name: "AssetCatalogTests",
             dependencies: ["AssetCatalog", "IPAKit", "PlistKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ObjectStorageTests",
+            dependencies: ["ObjectStorage", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "CommandLineOptionsTests",

@@ -26,7 +26,8 @@ test_target() {
         CLibZip | CLinux) echo IPAKitTests ;;
         CZlib) echo "CompressionTests IPAKitTests" ;;
         CLibDeflate) echo "CompressionTests IPAKitTests AssetCatalogTests" ;;
-        CLibCrypto) echo CodeSignTests ;;
+        CLibCrypto) echo "CodeSignTests ObjectStorageTests" ;;
+        CLibCurl) echo ObjectStorageTests ;;
         CQRencode) echo ManifestTests ;;
         adhocbuild) echo CommandLineOptionsTests ;;
         *) [ -d "Tests/$1Tests" ] && echo "$1Tests" ;;
