@@ -22,7 +22,8 @@ public enum CodeSignProblem: String, DiagnosticKind {
     /// A signing identity that cannot be used: its key does not match its certificate, it holds no key
     /// or certificate, its chain file holds none, its password source is missing.
     case identityInvalid
-    /// A certificate or a profile outside its validity (expired, or not valid yet).
+    /// A certificate or a profile outside its validity (expired, or not valid yet); as a verification
+    /// finding, an install problem that the embedded profile or the signer has expired.
     case expired
     /// A profile that does not list the signing certificate among its DeveloperCertificates.
     case certificateNotInProfile
@@ -32,6 +33,37 @@ public enum CodeSignProblem: String, DiagnosticKind {
     case profileMismatch
     /// Entitlements the profile does not grant.
     case entitlementsNotGranted
+
+    // What a verification finds (``CodeSealProblem/kind``); damaged or unreadable parts are
+    // ``malformed`` and ``unreadable``, a bundle without Info.plist or executable ``bundleInvalid``.
+
+    /// Code with no embedded signature (a slice of a fat file, or the whole executable, or no Mach-O file).
+    case signatureMissing
+    /// A code page whose hash is not the one its CodeDirectory seals.
+    case pageModified
+    /// A CodeDirectory whose page layout or code limit does not fit the slice or where its signature starts.
+    case codeLayoutMismatch
+    /// A CodeDirectory or signature identifier that is not the primary CodeDirectory's or the bundle id.
+    case identifierMismatch
+    /// A special slot (Info.plist, requirements, CodeResources, entitlements) whose content is not the sealed one.
+    case specialSlotModified
+    /// A special slot that is sealed, but whose content is gone.
+    case specialSlotMissing
+    /// Content a CodeDirectory should seal in a special slot, but does not (or a bundle without CodeResources).
+    case specialSlotUnsealed
+    /// A sealed resource whose content or kind (file, symbolic link, nested code) is not the sealed one.
+    case resourceModified
+    /// A sealed resource that is not there.
+    case resourceMissing
+    /// A file the resource rules seal that CodeResources does not list.
+    case resourceAdded
+    /// Nested code whose cdhash is not the one CodeResources seals.
+    case nestedCodeModified
+    /// What the trust check (``SignatureTrustHook``) finds breaks the seal: the CMS signature, the
+    /// signer, the entitlements' own form.
+    case signatureUntrusted
+    /// What the trust check finds iOS's installer would refuse though the seal holds.
+    case installRefused
 
     public static let domain = "codesign"
 }

@@ -10,8 +10,8 @@ import Testing
         CodeItemReport(
             path: path, kind: path.hasSuffix(".framework") ? .framework : .app, status: status, executable: nil, identifier: nil,
             teamID: nil, bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:],
-            problems: seal.map { CodeSealProblem(bundle: path, file: nil, message: $0) },
-            installProblems: install.map { CodeSealProblem(bundle: path, file: nil, message: $0) })
+            problems: seal.map { CodeSealProblem(bundle: path, file: nil, kind: .signatureUntrusted, message: $0) },
+            installProblems: install.map { CodeSealProblem(bundle: path, file: nil, kind: .installRefused, message: $0) })
     }
 
     static func state(_ items: [CodeItemReport]) -> SignatureReport.State {

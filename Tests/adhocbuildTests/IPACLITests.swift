@@ -103,6 +103,16 @@ import Testing
         // Each finding is a diagnostic through the one JSON printer: its code and the bundle it is about.
         #expect(verifyJSON.stdoutText.contains("\"severity\": \"error\",\n      \"code\": \"ipa.invalid\","))
         #expect(verifyJSON.stdoutText.contains("\"subject\": \"Payload/Demo.app\",\n      \"message\": \"profile '"))
+        // A signature finding carries its kind: the signer certificate iOS refuses as expired.
+        let expiredSigner = """
+                  "code": "codesign.expired",
+                  "places": [
+                    "Payload/Demo.app"
+                  ],
+                  "subject": "Payload/Demo.app",
+                  "message": "install: signer certificate
+            """
+        #expect(verifyJSON.stdoutText.contains(expiredSigner))
     }
 
     @Test(Fixtures.enabled) func profileShowAndDevices() throws {

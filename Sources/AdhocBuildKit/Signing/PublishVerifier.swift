@@ -61,12 +61,15 @@ public struct PublishVerifier: Sendable {
         return findings
     }
 
-    /// The first ``problemsPerItem`` problems of one code item as errors, then how many more there are.
+    /// The first ``problemsPerItem`` problems of one code item as errors, coded by their kind
+    /// (`codesign.pageModified`), then how many more there are.
     private func itemFindings(_ problems: [CodeSealProblem], label: String, path: String) -> [Diagnostic] {
         var findings = problems.prefix(problemsPerItem).map { problem in
-            Diagnostic.finding(
+            var finding = Diagnostic.finding(
                 .error, "\(label): " + ([problem.file, problem.message].compactMap { $0 }.joined(separator: ": ")),
                 subject: path)
+            finding.code = .codeSign(problem.kind)
+            return finding
         }
         if problems.count > problemsPerItem {
             findings.append(

@@ -42,8 +42,8 @@ public struct SignatureReport: Sendable {
         var expired: [CodeSealProblem] = []
         if allowExpired {
             for index in result.report.items.indices {
-                expired += result.report.items[index].installProblems.filter { SignatureTrustVerifier.isExpiry($0.message) }
-                result.report.items[index].installProblems.removeAll { SignatureTrustVerifier.isExpiry($0.message) }
+                expired += result.report.items[index].installProblems.filter { $0.kind == .expired }
+                result.report.items[index].installProblems.removeAll { $0.kind == .expired }
             }
         }
         var check = SignatureReport(result: result)

@@ -36,7 +36,7 @@ struct CodeItemVerifier {
         var item = CodeItemReport(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [], installProblems: [])
-        var problems: [(file: String?, message: String)] = []
+        var problems: [(kind: CodeSignProblem, file: String?, message: String)] = []
         var installProblems: [String] = []
         // The Info.plist and executable of a bundle; a loose dylib is its own executable.
         var info: PlistDictionary?
@@ -56,20 +56,22 @@ struct CodeItemVerifier {
                 let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
                 infoData = data
                 info = try PropertyList(data: data, limits: reader.limits).value.dictionaryValue
-                if info == nil { problems.append(("Info.plist", "is not a dictionary")) }
+                if info == nil { problems.append((.bundleInvalid, "Info.plist", "is not a dictionary")) }
             } catch let error as Diagnostic where error.is(CodeSignProblem.self) && infoKey == nil {
                 _ = error
-                problems.append(("Info.plist", "missing (a bundle needs one)"))
+                problems.append((.bundleInvalid, "Info.plist", "missing (a bundle needs one)"))
             } catch {
-                problems.append(("Info.plist", "\(CodeItemVerifier.text(error))"))
+                problems.append((.malformed, "Info.plist", "\(CodeItemVerifier.text(error))"))
             }
             item.bundleIdentifier = info?["CFBundleIdentifier"]?.stringValue
             // Without CFBundleExecutable, a framework's executable is named after it.
             let implicit = ((location.key as NSString).lastPathComponent as NSString).deletingPathExtension
             let declared = info?["CFBundleExecutable"]?.stringValue
             guard let name = declared ?? (reader.file(location.key + "/" + implicit) != nil ? implicit : nil), !name.isEmpty else {
-                if info != nil { problems.append(("Info.plist", "names no CFBundleExecutable")) }
-                item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
+                if info != nil { problems.append((.bundleInvalid, "Info.plist", "names no CFBundleExecutable")) }
+                item.problems = problems.map {
+                    CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message)
+                }
                 return item
             }
             executable = name
@@ -81,19 +83,19 @@ struct CodeItemVerifier {
         item.executable = executable
 
         let pool = WorkerPool(label: "adhocbuild.codesign.verify", capacity: threads * 2)
-        let resourceProblems = Locked<[(file: String, message: String)]>([])
+        let resourceProblems = Locked<[SealFinding]>([])
         // Code pages hold no buffers (they are hashed in place from the map), so all their jobs are
         // queued at once on a pool of their own: they run while this thread parses CodeResources.
         let pagePool = early?.pagePool ?? WorkerPool(label: "adhocbuild.codesign.pages", capacity: CodeItemVerifier.pageJobCapacity)
         var codeResourcesData: Data?
-        var codeResourcesError: String?
+        var codeResourcesError: (kind: CodeSignProblem, message: String)?
         if let early {
             codeResourcesData = early.codeResourcesData
         } else if location.isBundle, reader.file(location.key + "/_CodeSignature/CodeResources") != nil {
             do {
                 codeResourcesData = try reader.read(location.key + "/_CodeSignature/CodeResources")
             } catch {
-                codeResourcesError = CodeItemVerifier.text(error)
+                codeResourcesError = (.unreadable, CodeItemVerifier.text(error))
             }
         }
 
@@ -102,7 +104,7 @@ struct CodeItemVerifier {
         if let early {
             seal = early.seal
         } else if reader.file(executableKey) == nil {
-            problems.append((executable, "missing"))
+            problems.append((.bundleInvalid, executable, "missing"))
         } else {
             do {
                 // Mapped, not read: only headers and signatures are copied; pages are hashed in place.
@@ -117,9 +119,9 @@ struct CodeItemVerifier {
                     pool: pagePool)
             } catch is CodeItemVerifier.NotMachO {
                 item.status = .unsigned
-                problems.append((executable, "code object is not signed at all (not a Mach-O file)"))
+                problems.append((.signatureMissing, executable, "code object is not signed at all (not a Mach-O file)"))
             } catch {
-                problems.append((executable, "not a Mach-O file that can be read: \(CodeItemVerifier.text(error))"))
+                problems.append((.malformed, executable, "not a Mach-O file that can be read: \(CodeItemVerifier.text(error))"))
             }
         }
         var resourceCheck: ResourceSealVerifier?
@@ -130,10 +132,12 @@ struct CodeItemVerifier {
                 resourceCheck = ResourceSealVerifier(
                     resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
             } catch {
-                codeResourcesError = CodeItemVerifier.text(error)
+                codeResourcesError = (.malformed, CodeItemVerifier.text(error))
             }
         }
-        if let codeResourcesError { problems.append(("_CodeSignature/CodeResources", codeResourcesError)) }
+        if let codeResourcesError {
+            problems.append((codeResourcesError.kind, "_CodeSignature/CodeResources", codeResourcesError.message))
+        }
         if let resourceCheck {
             item.sealedFiles = resourceCheck.seals
             // Found without hashing: reported after the executable's problems, with the hashed files' ones.
@@ -144,23 +148,27 @@ struct CodeItemVerifier {
             do {
                 try jobs.wait()
             } catch {
-                problems.append((nil, CodeItemVerifier.text(error)))
+                problems.append((.unreadable, nil, CodeItemVerifier.text(error)))
             }
         }
         if var seal {
             seal.collectPageProblems(executable: executable)
             item.status = seal.status
             item.codeDirectories = seal.codeDirectories
-            problems += CodeItemVerifier.firstPerSubject(seal.problems).map { ($0.file, $0.message) }
+            problems += CodeItemVerifier.firstPerSubject(seal.problems).map { ($0.kind, $0.file, $0.message) }
             if location.isBundle && codeResourcesData == nil && (seal.status == .signed || seal.status == .adhoc) {
-                problems.append(("_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
+                problems.append((.specialSlotUnsealed, "_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
             }
             if let signature = seal.primarySignature, let directory = signature.codeDirectory {
                 item.identifier = directory.identifier
                 item.teamID = directory.teamID
                 item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements(limits: reader.limits)
                 if let bundleID = item.bundleIdentifier, directory.identifier != bundleID {
-                    problems.append((executable, "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"))
+                    problems.append(
+                        (
+                            .identifierMismatch, executable,
+                            "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"
+                        ))
                 }
                 if item.status == .signed, let trustHook {
                     let profileKey = location.key + "/embedded.mobileprovision"
@@ -172,14 +180,19 @@ struct CodeItemVerifier {
                                 profileData: profile.map { [UInt8]($0) }, bundleIdentifier: item.bundleIdentifier))
                     }
                     let architectures = seal.signatures.map(\.architecture)
-                    problems += CodeItemVerifier.perSlice(findings.map(\.seal), architectures: architectures).map { (nil, $0) }
+                    problems += CodeItemVerifier.perSlice(findings.map(\.seal), architectures: architectures).map {
+                        (.signatureUntrusted, nil, $0)
+                    }
                     installProblems = CodeItemVerifier.perSlice(findings.map(\.install), architectures: architectures)
                 }
             }
         }
-        problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.file, $0.message) }
-        item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, message: $0.message) }
-        item.installProblems = installProblems.map { CodeSealProblem(bundle: displayPath, file: nil, message: $0) }
+        problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.kind, $0.file, $0.message) }
+        item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message) }
+        item.installProblems = installProblems.map {
+            CodeSealProblem(
+                bundle: displayPath, file: nil, kind: SignatureTrustVerifier.isExpiry($0) ? .expired : .installRefused, message: $0)
+        }
         return item
     }
 
@@ -202,7 +215,7 @@ struct CodeItemVerifier {
     }
 
     /// One problem per file and subject: a slot that fails in every CodeDirectory is named once.
-    static func firstPerSubject(_ problems: [(file: String, message: String)]) -> [(file: String, message: String)] {
+    static func firstPerSubject(_ problems: [SealFinding]) -> [SealFinding] {
         var seen = Set<String>()
         return problems.filter { problem in
             let subject = problem.message.components(separatedBy: " (sealed ").first ?? problem.message

@@ -7,16 +7,22 @@ public struct CodeSealProblem: Sendable, Equatable, CustomStringConvertible {
     public var bundle: String
     /// The file relative to the bundle (`Info.plist`, `Frameworks/X.framework/X`), or nil for the bundle as a whole.
     public var file: String?
+    /// What was found, for callers that act on it without reading ``message``.
+    public var kind: CodeSignProblem
     public var message: String
 
-    public init(bundle: String, file: String?, message: String) {
+    public init(bundle: String, file: String?, kind: CodeSignProblem, message: String) {
         self.bundle = bundle
+        self.kind = kind
         self.file = file
         self.message = message
     }
 
     public var description: String { [bundle, file, message].compactMap { $0 }.joined(separator: ": ") }
 }
+
+/// One finding of a code item before its bundle is named: what kind, the file relative to the bundle, the line.
+typealias SealFinding = (kind: CodeSignProblem, file: String, message: String)
 
 extension Array where Element == UInt8 {
     /// The first 8 hex digits and an ellipsis, enough to tell two hashes apart in a message.

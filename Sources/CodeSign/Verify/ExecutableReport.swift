@@ -48,8 +48,8 @@ struct ExecutableReport {
     /// Every slice's signature with the slice's architecture, in file order.
     var signatures: [(architecture: String, signature: EmbeddedSignature)] = []
     var codeDirectories: [CodeDirectorySummary]
-    /// Problems as (file relative to the bundle, message).
-    var problems: [(file: String, message: String)]
+    /// Problems as (kind, file relative to the bundle, message).
+    var problems: [SealFinding]
 
     /// Checks `machO` (the executable named `executable`, mapped in `map` when its slices do not hold
     /// their bytes); page hashes run on `pool`, in place.
@@ -66,21 +66,21 @@ struct ExecutableReport {
             let signature: EmbeddedSignature
             do {
                 guard let read = try slice.embeddedSignature() else {
-                    if machO.slices.count > 1 { problems.append((executable, "\(place)not signed")) }
+                    if machO.slices.count > 1 { problems.append((.signatureMissing, executable, "\(place)not signed")) }
                     continue
                 }
                 signature = read
             } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-                problems.append((executable, "the signature cannot be read: \(error.description)"))
+                problems.append((.malformed, executable, "the signature cannot be read: \(error.description)"))
                 status = .unreadable
                 continue
             } catch {
-                problems.append((executable, "the signature cannot be read: \(error)"))
+                problems.append((.malformed, executable, "the signature cannot be read: \(error)"))
                 status = .unreadable
                 continue
             }
             guard let primary = signature.codeDirectory else {
-                problems.append((executable, "\(place)the signature has no CodeDirectory"))
+                problems.append((.malformed, executable, "\(place)the signature has no CodeDirectory"))
                 status = .unreadable
                 continue
             }
@@ -91,7 +91,7 @@ struct ExecutableReport {
             if let location = slice.codeSignature, primary.effectiveCodeLimit != UInt64(location.dataOffset) {
                 problems.append(
                     (
-                        executable,
+                        .codeLayoutMismatch, executable,
                         "\(place)the CodeDirectory covers \(primary.effectiveCodeLimit) bytes, but the signature starts at byte \(location.dataOffset)"
                     ))
             }
@@ -99,7 +99,7 @@ struct ExecutableReport {
             let mismatches = directories.map { _ in Locked<[Int]>([]) }
             let source = ExecutableReport.source(slice, map)
             let (infoPlist, infoPlistError) = InfoPlistBinding.of(slice, source: source, files: files)
-            if let infoPlistError { problems.append((executable, "\(place)Info.plist: \(infoPlistError)")) }
+            if let infoPlistError { problems.append((.malformed, executable, "\(place)Info.plist: \(infoPlistError)")) }
             let layouts = CodePageVerifier(slice: slice, source: source, directories: directories).submit(to: pool, mismatches: mismatches)
             for (index, directory) in directories.enumerated() {
                 codeDirectories.append(
@@ -109,12 +109,12 @@ struct ExecutableReport {
                 if directory.identifier != primary.identifier {
                     problems.append(
                         (
-                            executable,
+                            .identifierMismatch, executable,
                             "\(place)the \(directory.hashType.displayName) CodeDirectory names '\(directory.identifier)', the primary one '\(primary.identifier)'"
                         ))
                 }
                 if let layout = layouts[index] {
-                    problems.append((executable, "\(place)\(layout)"))
+                    problems.append((.codeLayoutMismatch, executable, "\(place)\(layout)"))
                 } else {
                     pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches[index]))
                 }
@@ -123,7 +123,7 @@ struct ExecutableReport {
             }
         }
         if signedSlices > 0 { status = adhocSlices > 0 ? .adhoc : .signed }
-        if signedSlices == 0 && status == .unsigned { problems.append((executable, "code object is not signed at all")) }
+        if signedSlices == 0 && status == .unsigned { problems.append((.signatureMissing, executable, "code object is not signed at all")) }
         // The pool is the caller's: the page jobs finish when it waits. The messages are built then.
         self.pageChecks = pageChecks
     }
@@ -145,7 +145,7 @@ struct ExecutableReport {
             let pages = check.mismatches.value
             guard !pages.isEmpty else { continue }
             let message = check.slice + CodePageVerifier.message(pages: pages, of: check.pages, pageSize: check.pageSize)
-            if seen.insert(message).inserted { problems.append((executable, message)) }
+            if seen.insert(message).inserted { problems.append((.pageModified, executable, message)) }
         }
         pageChecks = []
     }
@@ -155,7 +155,7 @@ struct ExecutableReport {
     static func specialSlotProblems(
         _ directory: CodeDirectory, _ signature: EmbeddedSignature, executable: String, files: SpecialSlotFiles,
         infoPlist: InfoPlistBinding, place: String
-    ) -> [(file: String, message: String)] {
+    ) -> [SealFinding] {
         let blob = { (slot: UInt32) in signature.blob(slot).map { Data($0) } }
         var slots: [(slot: Int, file: String, what: String, content: Data?, required: Bool)] = [
             (2, executable, "requirements: ", blob(SignatureSlot.requirements), false),
@@ -169,7 +169,7 @@ struct ExecutableReport {
         case .embedded(let bytes): slots.insert((1, executable, "Info.plist: ", bytes.map { Data($0) }, true), at: 0)
         case .unreadable: break
         }
-        var problems: [(file: String, message: String)] = []
+        var problems: [SealFinding] = []
         let type = directory.hashType
         for (slot, file, what, content, required) in slots {
             let stored = directory.specialSlot(slot).flatMap { hash in hash.allSatisfy { $0 == 0 } ? nil : hash }
@@ -177,13 +177,19 @@ struct ExecutableReport {
             case (nil, nil):
                 continue
             case (nil, _?):
-                if required { problems.append((file, "\(place)\(what)not sealed by the \(type.displayName) CodeDirectory")) }
+                if required {
+                    problems.append((.specialSlotUnsealed, file, "\(place)\(what)not sealed by the \(type.displayName) CodeDirectory"))
+                }
             case (let sealed?, nil):
-                problems.append((file, "\(place)\(what)missing (sealed \(type.displayName) \(sealed.shortHex))"))
+                problems.append((.specialSlotMissing, file, "\(place)\(what)missing (sealed \(type.displayName) \(sealed.shortHex))"))
             case (let sealed?, let bytes?):
                 let now = Digest.hash(type, bytes)
                 if now != sealed {
-                    problems.append((file, "\(place)\(what)modified (sealed \(type.displayName) \(sealed.shortHex), now \(now.shortHex))"))
+                    problems.append(
+                        (
+                            .specialSlotModified, file,
+                            "\(place)\(what)modified (sealed \(type.displayName) \(sealed.shortHex), now \(now.shortHex))"
+                        ))
                 }
             }
         }

@@ -20,19 +20,19 @@ struct ResourceSealVerifier {
     /// The seals checked: `files2` for version 2, `files` for version 1.
     var seals: [String: ResourceSeal] { isVersion2 ? resources.files2 : resources.files }
 
-    /// Queues the hashing jobs on `pool`, which add (file, message) problems to `problems`; returns
+    /// Queues the hashing jobs on `pool`, which add (kind, file, message) problems to `problems`; returns
     /// the problems found without hashing (missing, added, rules that do not compile).
-    func submit(to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>) -> [(file: String, message: String)] {
+    func submit(to pool: WorkerPool, problems: Locked<[SealFinding]>) -> [SealFinding] {
         let seals = self.seals
         let matcher: ResourceRuleMatcher
         do {
             matcher = try ResourceRuleMatcher(isVersion2 ? resources.rules2 : resources.rules)
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-            return [("_CodeSignature/CodeResources", error.description)]
+            return [(.malformed, "_CodeSignature/CodeResources", error.description)]
         } catch {
-            return [("_CodeSignature/CodeResources", "\(error)")]
+            return [(.malformed, "_CodeSignature/CodeResources", "\(error)")]
         }
-        var found: [(file: String, message: String)] = []
+        var found: [SealFinding] = []
         let present = Set(files)
         let nestedRoots = nestedCdhashes.keys.sorted()
         // Small files go to the workers in batches, so a job's cost is hashing, not waking a thread.
@@ -58,9 +58,9 @@ struct ResourceSealVerifier {
             case .nested:
                 // Nested code is sealed as a whole under its root's path; other files as resources.
                 if let root = nestedRoots.first(where: { path == $0 || path.hasPrefix($0 + "/") }), seals[root] != nil { continue }
-                found.append((path, "added, not sealed"))
+                found.append((.resourceAdded, path, "added, not sealed"))
             case .sealed:
-                found.append((path, "added, not sealed"))
+                found.append((.resourceAdded, path, "added, not sealed"))
             }
         }
         if !batch.isEmpty { batches.append((batch, batchBytes)) }
@@ -76,16 +76,16 @@ struct ResourceSealVerifier {
 
     /// The problems of the seals whose files are not in `present`, by path: missing files, and
     /// nested code whose cdhash is not the sealed one.
-    private func absent(from present: Set<String>) -> [(file: String, message: String)] {
-        var found: [(file: String, message: String)] = []
+    private func absent(from present: Set<String>) -> [SealFinding] {
+        var found: [SealFinding] = []
         for (path, seal) in seals.filter({ !present.contains($0.key) }).sorted(by: { $0.key < $1.key }) {
             if seal.cdhash != nil, let cdhashes = nestedCdhashes[path] {
                 if !cdhashes.contains(seal.cdhash!) {
                     let now = cdhashes.first.map { ", now \($0.hexString)" } ?? ""
-                    found.append((path, "nested code modified (sealed cdhash \(seal.cdhash!.hexString)\(now))"))
+                    found.append((.nestedCodeModified, path, "nested code modified (sealed cdhash \(seal.cdhash!.hexString)\(now))"))
                 }
             } else if !seal.optional {
-                found.append((path, "missing"))
+                found.append((.resourceMissing, path, "missing"))
             }
         }
         return found
@@ -96,45 +96,48 @@ struct ResourceSealVerifier {
     static let batchBytes: Int64 = 1 << 20
 
     private func submitCompare(
-        _ batch: [(String, ResourceSeal)], to pool: WorkerPool, problems: Locked<[(file: String, message: String)]>
+        _ batch: [(String, ResourceSeal)], to pool: WorkerPool, problems: Locked<[SealFinding]>
     ) {
         let bundleKey = self.bundleKey
         let reader = self.reader
         let isVersion2 = self.isVersion2
         pool.submit {
-            var found: [(file: String, message: String)] = []
+            var found: [SealFinding] = []
             for (path, seal) in batch {
-                let message: String?
+                let problem: (kind: CodeSignProblem, message: String)?
                 do {
-                    message = try ResourceSealVerifier.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
+                    problem = try ResourceSealVerifier.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
                 } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-                    message = error.description
+                    problem = (.unreadable, error.description)
                 } catch {
-                    message = "\(error)"
+                    problem = (.unreadable, "\(error)")
                 }
-                if let message { found.append((path, message)) }
+                if let problem { found.append((problem.kind, path, problem.message)) }
             }
             if !found.isEmpty { problems.withLock { $0 += found } }
         }
     }
 
     /// What differs between the file at `key` and its seal, or nil when it matches.
-    static func compare(_ key: String, _ seal: ResourceSeal, reader: BundleFileReader, isVersion2: Bool) throws -> String? {
+    static func compare(
+        _ key: String, _ seal: ResourceSeal, reader: BundleFileReader, isVersion2: Bool
+    ) throws -> (kind: CodeSignProblem, message: String)? {
         let isLink = reader.file(key)?.isSymlink ?? false
         if let sealedTarget = seal.symlink {
-            guard isLink else { return "sealed as a symbolic link to '\(sealedTarget)', now a file" }
+            guard isLink else { return (.resourceModified, "sealed as a symbolic link to '\(sealedTarget)', now a file") }
             let target = try reader.linkTarget(key)
-            return target == sealedTarget ? nil : "symbolic link modified (sealed to '\(sealedTarget)', now to '\(target)')"
+            return target == sealedTarget
+                ? nil : (.resourceModified, "symbolic link modified (sealed to '\(sealedTarget)', now to '\(target)')")
         }
         if seal.cdhash != nil && seal.hash == nil && seal.hash2 == nil {
-            return "sealed as nested code, but not found as nested code here"
+            return (.resourceModified, "sealed as nested code, but not found as nested code here")
         }
-        if isLink && isVersion2 { return "sealed as a file, now a symbolic link to '\(try reader.linkTarget(key))'" }
+        if isLink && isVersion2 { return (.resourceModified, "sealed as a file, now a symbolic link to '\(try reader.linkTarget(key))'") }
         let expected = expectedHashes(seal, isVersion2: isVersion2)
-        guard !expected.isEmpty else { return "the seal holds no hash" }
+        guard !expected.isEmpty else { return (.malformed, "the seal holds no hash") }
         let digests = try reader.digests(key, types: expected.map(\.0))
         for (type, sealed) in expected where digests[type] != sealed {
-            return "modified (sealed \(type.displayName) \(sealed.shortHex), now \(digests[type]!.shortHex))"
+            return (.resourceModified, "modified (sealed \(type.displayName) \(sealed.shortHex), now \(digests[type]!.shortHex))")
         }
         return nil
     }

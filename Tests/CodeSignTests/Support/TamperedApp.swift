@@ -38,4 +38,7 @@ struct TamperedApp {
 
     /// The problem lines `codesign verify` prints for the folder.
     func problems() throws -> [String] { try CodeSealVerifier().verify(path: app).problems.map(\.description) }
+
+    /// The kind of each problem of the folder, in the order of ``problems()``.
+    func kinds() throws -> [CodeSignProblem] { try CodeSealVerifier().verify(path: app).problems.map(\.kind) }
 }

@@ -30,6 +30,7 @@ import Testing
             let old = try app.data("Assets.car")
             try app.flipByte("Assets.car", at: 1000)
             #expect(try app.problems() == ["Test.app: Assets.car: \(Self.modified(old, try app.data("Assets.car")))"])
+            #expect(try app.kinds() == [.resourceModified])
         }
     }
 
@@ -38,6 +39,7 @@ import Testing
             let app = try TamperedApp(Self.test, in: folder)
             try app.write("Base.lproj/extra.txt", Data("hello".utf8))
             #expect(try app.problems() == ["Test.app: Base.lproj/extra.txt: added, not sealed"])
+            #expect(try app.kinds() == [.resourceAdded])
         }
     }
 
@@ -46,6 +48,7 @@ import Testing
             let app = try TamperedApp(Self.test, in: folder)
             try FileManager.default.removeItem(atPath: app.path("Assets.car"))
             #expect(try app.problems() == ["Test.app: Assets.car: missing"])
+            #expect(try app.kinds() == [.resourceMissing])
         }
     }
 
@@ -56,6 +59,7 @@ import Testing
             try FileManager.default.removeItem(atPath: app.path("Assets.car"))
             try FileManager.default.createSymbolicLink(atPath: app.path("Assets.car"), withDestinationPath: "Info.plist")
             #expect(try app.problems() == ["Test.app: Assets.car: sealed as a file, now a symbolic link to 'Info.plist'"])
+            #expect(try app.kinds() == [.resourceModified])
         }
     }
 
@@ -85,6 +89,7 @@ import Testing
                 try app.problems() == [
                     "Test.app: Test: code page \(page) of \(directory.codeSlots.count) (bytes 0x\(String(start, radix: 16))..<0x\(String(start + directory.pageSize, radix: 16))) modified"
                 ])
+            #expect(try app.kinds() == [.pageModified])
         }
     }
 
@@ -98,6 +103,7 @@ import Testing
             try app.write("Info.plist", new)
             // Info.plist is omitted from files2 (rules2) and bound by special slot 1.
             #expect(try app.problems() == ["Test.app: Info.plist: \(Self.modified(old, new))"])
+            #expect(try app.kinds() == [.specialSlotModified])
         }
     }
 
@@ -108,6 +114,7 @@ import Testing
             let new = try Data(contentsOf: Fixtures.url("mobileprovision", "app_info_ios_development.mobileprovision"))
             try app.write("embedded.mobileprovision", new)
             #expect(try app.problems() == ["Test.app: embedded.mobileprovision: \(Self.modified(old, new))"])
+            #expect(try app.kinds() == [.resourceModified])
         }
     }
 
@@ -123,6 +130,7 @@ import Testing
                 try app.problems() == [
                     "Demo.app/PlugIns/Notification.appex: embedded.mobileprovision: \(change)", "Demo.app: \(file): \(change)"
                 ])
+            #expect(try app.kinds() == [.resourceModified, .resourceModified])
         }
     }
 
@@ -141,6 +149,7 @@ import Testing
             let lines = report.problems.map(\.description)
             #expect(lines.count == 1)
             #expect(lines.allSatisfy { $0.hasPrefix("Test.app: Test: the signature cannot be read: ") && !$0.contains("\n") })
+            #expect(report.problems.map(\.kind) == [.malformed])
 
             // And a file cut inside its signature.
             try app.write("Test", bytes.prefix(Int(location.dataOffset) + 100))
@@ -161,6 +170,7 @@ import Testing
             #expect(lines.count == 2)
             #expect(lines.first?.hasPrefix("Test.app: _CodeSignature/CodeResources: CodeResources is not a property list") == true)
             #expect(lines.last == "Test.app: _CodeSignature/CodeResources: \(Self.modified(old, new))")
+            #expect(try app.kinds() == [.malformed, .specialSlotModified])
         }
     }
 
@@ -180,6 +190,7 @@ import Testing
             try app.write("_CodeSignature/CodeResources", new)
             let slot = "Demo.app: _CodeSignature/CodeResources: \(Self.modified(old, new))"
             #expect(try app.problems() == [slot])
+            #expect(try app.kinds() == [.specialSlotModified])
 
             var wrong = cdhash
             wrong[0] ^= 1
@@ -192,6 +203,7 @@ import Testing
                     "Demo.app: _CodeSignature/CodeResources: \(Self.modified(old, new))",
                     "Demo.app: PlugIns/Notification.appex: nested code modified (sealed cdhash \(hex(wrong)), now \(hex(cdhash)))"
                 ])
+            #expect(try app.kinds() == [.specialSlotModified, .nestedCodeModified])
         }
     }
 }

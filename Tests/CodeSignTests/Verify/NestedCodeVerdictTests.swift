@@ -43,6 +43,7 @@ import Testing
             let test = try #require(broken.items.first { $0.kind == .xctest })
             #expect(!test.sealIsValid)
             #expect(test.problems.contains { $0.message.contains("code page 0 ") }, "\(test.problems)")
+            #expect(test.problems.map(\.kind).contains(.pageModified), "\(test.problems)")
             #expect(broken.items.last?.sealIsValid == false)
         }
     }
