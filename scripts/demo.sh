@@ -48,5 +48,5 @@ cat <<DONE
 Done. The install page is $out/dist/Staging/latest/index.html (open it in a browser to look),
 and the index of builds is $out/dist/index.html. Served over HTTPS at https://localhost:8443/
 (the README has an nginx configuration for it), an iPhone installs from:
-  https://localhost:8443/Staging/1.4.0-42/
+  https://localhost:8443/Staging/1.4.0-42/index.html
 DONE
