@@ -33,7 +33,7 @@ public enum AppReport {
         if let identifier = item.identifier { dict["identifier"] = .string(identifier) }
         if let team = item.teamID { dict["team"] = .string(team) }
         if let signer { dict["signer"] = .string(signer) }
-        if let cdhash = item.cdhash { dict["cdhash"] = .string(cdhash.map { String(format: "%02x", $0) }.joined()) }
+        if let cdhash = item.cdhash { dict["cdhash"] = .string(cdhash.hexString) }
         if !item.hashTypes.isEmpty { dict["hashTypes"] = .array(item.hashTypes.map { .string($0.description) }) }
         if let version = item.codeDirectoryVersion { dict["codeDirectoryVersion"] = .string("0x" + String(version, radix: 16)) }
         if let entitlements = item.entitlements?.dictionaryValue {

@@ -2,6 +2,7 @@ import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
+import SystemSupport
 
 /// The code signature of an app as a release judges it: the seal verifier and the trust checks
 /// (``CodeSignatureVerifier``) run on it, and the outcome said in one of four words.
@@ -77,7 +78,7 @@ public struct SignatureReport: Sendable {
     public var team: String? { app?.teamID }
 
     /// The app's cdhash in hex (its first slice's primary CodeDirectory), as `codesign verify` prints it.
-    public var cdhash: String? { app?.cdhash.map { $0.map { String(format: "%02x", $0) }.joined() } }
+    public var cdhash: String? { app?.cdhash?.hexString }
 
     /// The app's bundle name (`Test.app`), as messages name it.
     public var appName: String { app.map { ($0.path as NSString).lastPathComponent } ?? "the app" }

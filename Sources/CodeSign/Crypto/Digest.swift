@@ -1,5 +1,6 @@
 import CLibCrypto
 import Foundation
+import SystemSupport
 
 /// A hash algorithm a CodeDirectory or a resource seal can use, with its code in the CodeDirectory.
 public enum HashType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
@@ -63,9 +64,4 @@ public enum Digest {
     public static func sha1<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha1, bytes) }
     public static func sha256<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha256, bytes) }
     public static func sha384<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha384, bytes) }
-}
-
-extension Array where Element == UInt8 {
-    /// Lower-case hexadecimal, as `codesign` prints hashes.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }

@@ -8,7 +8,7 @@ public struct SignedExecutable: Sendable {
     /// The cdhash of the first slice's primary CodeDirectory, in hex, as `codesign verify` prints it.
     public var cdhash: String {
         guard let primary = slices.first?.codeDirectories.first else { return "" }
-        return primary.cdhash().map { String(format: "%02x", $0) }.joined()
+        return primary.cdhash().hexString
     }
 }
 

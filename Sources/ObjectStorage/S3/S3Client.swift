@@ -90,7 +90,7 @@ public final class S3Client: Sendable {
         case .data(let data): return .of(Array(data))
         case .file(let path, let offset, let length):
             guard options.signFilePayloads ?? (endpoint.scheme == "http") else { return .unsigned }
-            return .sha256(try FileRange.sha256(path: path, offset: offset, length: length).hex)
+            return .sha256(try FileRange.sha256(path: path, offset: offset, length: length).hexString)
         }
     }
 

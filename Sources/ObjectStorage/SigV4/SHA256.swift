@@ -1,5 +1,6 @@
 import CLibCrypto
 import Foundation
+import SystemSupport
 
 /// SHA-256 and HMAC-SHA256 through libcrypto, as SigV4 uses them; pure functions, safe on any thread.
 public enum SHA256 {
@@ -16,7 +17,7 @@ public enum SHA256 {
     }
 
     /// The lower-case hexadecimal SHA-256 of `text`'s UTF-8 bytes.
-    public static func hex(_ text: String) -> String { hash(Array(text.utf8)).hex }
+    public static func hex(_ text: String) -> String { hash(Array(text.utf8)).hexString }
 
     /// HMAC-SHA256 of `message` under `key` (libcrypto's EVP_Q_mac).
     public static func hmac<Key: ContiguousBytes>(key: Key, _ message: String) -> [UInt8] {
@@ -64,19 +65,5 @@ public final class SHA256Stream {
         let ok = output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
         precondition(ok == 1 && length == 32, "libcrypto could not finish a SHA-256 digest")
         return output
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Lower-case hexadecimal, as SigV4 writes hashes and signatures.
-    var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -85,7 +85,7 @@ public struct SigV4Signer: Sendable {
         let regionKey = SHA256.hmac(key: dateKey, region)
         let serviceKey = SHA256.hmac(key: regionKey, service)
         let signingKey = SHA256.hmac(key: serviceKey, "aws4_request")
-        let signature = SHA256.hmac(key: signingKey, stringToSign).hex
+        let signature = SHA256.hmac(key: signingKey, stringToSign).hexString
         return SigV4Signature(canonicalRequest: canonicalRequest, stringToSign: stringToSign, signature: signature)
     }
 

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// What SigV4 covers of an HTTP request: method, address, query, headers and the payload's hash.
 ///
 /// The path is given already encoded (``URIEncoding/path(_:)``), exactly as it goes on the wire; the
@@ -78,10 +80,10 @@ public enum PayloadHash: Sendable, Equatable {
     case sha256(String)
 
     /// The hash of an empty payload.
-    public static let empty = PayloadHash.sha256(SHA256.hash([UInt8]()).hex)
+    public static let empty = PayloadHash.sha256(SHA256.hash([UInt8]()).hexString)
 
     /// The hash of `bytes`.
-    public static func of(_ bytes: [UInt8]) -> PayloadHash { .sha256(SHA256.hash(bytes).hex) }
+    public static func of(_ bytes: [UInt8]) -> PayloadHash { .sha256(SHA256.hash(bytes).hexString) }
 
     /// The header's value.
     public var value: String {
