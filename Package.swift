@@ -114,7 +114,8 @@ let package = Package(
         .target(
             name: "AdhocBuildKit",
             dependencies: [
-                "SystemSupport", "PlistKit", "PlistEditing", "XcodeProjectEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest"
+                "SystemSupport", "PlistKit", "PlistEditing", "XcodeProjectEditing", "AssetCatalog", "IPAKit", "CodeSign", "Manifest",
+                "ObjectStorage"
             ]
         ),
         // Declared, typed options: parsing, checking, usage and help. Depends on SystemSupport alone.
@@ -164,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "AdhocBuildKitTests",
             dependencies: [
-                "AdhocBuildKit", "XcodeProjectEditing", "AssetCatalog", "CodeSign", "IPAKit", "PlistKit", "SystemSupport", "TestSupport"
+                "AdhocBuildKit", "XcodeProjectEditing", "AssetCatalog", "CodeSign", "IPAKit", "ObjectStorage", "PlistKit", "SystemSupport",
+                "TestSupport"
             ]
         ),
         .testTarget(
