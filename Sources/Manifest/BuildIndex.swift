@@ -15,8 +15,17 @@ public enum BuildIndex {
         /// (a hand-edited "yesterday") sorts as the oldest.
         var time: Double { BuildIndex.seconds(fromISO8601: date) ?? -.infinity }
         public var environment: String { info.environment.flatMap { $0.isEmpty ? nil : $0 } ?? "Builds" }
-        /// The page, relative to the index.
-        var pageLink: String { BuildIndex.link(folder, info.page ?? "index.html") }
+
+        public init(folder: String, info: BuildInfo) {
+            self.folder = folder
+            self.info = info
+        }
+    }
+
+    /// `releases` newest first, as the index lists one environment's: by ``Release/date``, and
+    /// releases made in the same second with the higher version first (1.4.0-100 before 1.4.0-99).
+    public static func newestFirst(_ releases: [Release]) -> [Release] {
+        releases.sorted { $0.time != $1.time ? $0.time > $1.time : Self.numericallyPrecedes($1.folder, $0.folder) }
     }
 
     /// Whether `a` sorts before `b` with runs of digits compared as numbers (`1.4.0-99` before
@@ -106,17 +115,27 @@ public enum BuildIndex {
 
     /// Renders the index of `releases` (folders relative to where `index.html` goes).
     public static func html(_ releases: [Release], title: String, templates: TemplateSet) throws -> String {
+        try html(releases, title: title, templates: templates, styleURL: stylesheetName) { link($0, $1) }
+    }
+
+    /// Renders the index of `releases` with each link to a release's `file` (its page, its icon)
+    /// written by `link(folder, file)` and the stylesheet at `styleURL`: absolute or presigned URLs
+    /// for an index kept in object storage.
+    public static func html(
+        _ releases: [Release], title: String, templates: TemplateSet, styleURL: String,
+        link: (_ folder: String, _ file: String) throws -> String
+    ) throws -> String {
         let groups = Dictionary(grouping: releases, by: \.environment)
         let environments = groups.keys.sorted { a, b in
             (groups[a]!.map(\.time).max() ?? -.infinity, b) > (groups[b]!.map(\.time).max() ?? -.infinity, a)
         }
-        let environmentValues: [TemplateValue] = environments.map { name in
-            // Releases made in the same second: the higher version first (1.4.0-100 before 1.4.0-99).
-            let sorted = groups[name]!.sorted { $0.time != $1.time ? $0.time > $1.time : Self.numericallyPrecedes($1.folder, $0.folder) }
-            let items: [TemplateValue] = sorted.map { release in
+        let environmentValues: [TemplateValue] = try environments.map { name in
+            let sorted = newestFirst(groups[name]!)
+            let items: [TemplateValue] = try sorted.map { release in
                 let app = release.info.appName ?? "App"
                 return .record([
-                    "page": .text(release.pageLink), "icon": .text(release.info.icon.map { link(release.folder, $0) } ?? ""),
+                    "page": .text(try link(release.folder, release.info.page ?? "index.html")),
+                    "icon": .text(try release.info.icon.map { try link(release.folder, $0) } ?? ""),
                     "initial": .text(String(app.prefix(1)).uppercased()), "appName": .text(app),
                     "version": .text(release.info.version ?? "?"), "build": .text(release.info.build ?? "?"),
                     "date": .text(shown(release.date)), "built": .text(release.info.built.map(shown) ?? ""),
@@ -129,7 +148,7 @@ public enum BuildIndex {
             return .record([
                 "name": .text(name), "id": .text(URLEncoding.encodeComponent(name)), "releases": .list(items),
                 "latest": .record([
-                    "latestPage": .text(newest.pageLink),
+                    "latestPage": .text(try link(newest.folder, newest.info.page ?? "index.html")),
                     "version": .text(newest.info.version ?? "?"), "build": .text(newest.info.build ?? "?")
                 ])
             ])
@@ -140,7 +159,7 @@ public enum BuildIndex {
                 "title": .text(title), "environments": .list(environmentValues),
                 "releaseCount": .text(String(releases.count)), "single": .flag(releases.count == 1),
                 "environmentCount": .text(String(environments.count)), "singleEnvironment": .flag(environments.count == 1),
-                "generatorVersion": .text(InstallPage.generatorVersion), "styleURL": .text(stylesheetName)
+                "generatorVersion": .text(InstallPage.generatorVersion), "styleURL": .text(styleURL)
             ]))
     }
 
