@@ -68,10 +68,11 @@ extension ReleaseStore {
         try client.putObject(
             bucket: location.bucket, key: key(BuildIndex.stylesheetName), body: .data(Data(style.utf8)), contentType: "text/css",
             cacheControl: Self.revalidate)
+        let reads = BuildInfoReads([:])
         var attempt = 1
         while true {
             do {
-                var update = try writeIndex(title: title, templates: templates) { try beforeWriting(attempt) }
+                var update = try writeIndex(title: title, templates: templates, reads: reads) { try beforeWriting(attempt) }
                 update.attempts = attempt
                 return update
             } catch let failure as Diagnostic where failure.code == .storage(.preconditionFailed) {
@@ -87,11 +88,13 @@ extension ReleaseStore {
     }
 
     /// One attempt of ``updateIndex(title:)``; throws a 412 diagnostic when another publisher wrote first.
-    private func writeIndex(title: String, templates: TemplateSet, beforeWriting: () throws -> Void) throws -> StoreIndexUpdate {
+    private func writeIndex(
+        title: String, templates: TemplateSet, reads: BuildInfoReads, beforeWriting: () throws -> Void
+    ) throws -> StoreIndexUpdate {
         let tags = try entityTags()
         let listing = try client.listObjects(bucket: location.bucket, prefix: location.prefix)
         let sourceTags = Dictionary(listing.objects.map { ($0.key, $0.etag) }, uniquingKeysWith: { first, _ in first })
-        var (stored, problems) = try storedReleases(in: listing)
+        var (stored, problems) = try storedReleases(in: listing, reads: reads)
         let html = try BuildIndex.html(
             stored.map(\.release), title: title, templates: templates, styleURL: try url(BuildIndex.stylesheetName)
         ) { folder, file in try url(folder + "/" + file) }

@@ -38,23 +38,36 @@ extension ReleaseStore {
         return try client.headObject(bucket: location.bucket, key: key(relative)) != nil
     }
 
-    /// The releases whose `build.json` is in `listing` (a listing of the prefix), read in parallel.
-    func storedReleases(in listing: ObjectListing) throws -> (releases: [StoredRelease], problems: [String]) {
-        enum Outcome: Sendable {
-            case release(StoredRelease)
-            case problem(String)
-            case gone
-        }
+    /// What reading one `build.json` gave.
+    enum BuildInfoRead: Sendable {
+        case release(StoredRelease)
+        case problem(String)
+        /// Removed since the listing: no longer published.
+        case gone
+    }
+
+    /// The `build.json` files already read, by entity tag and key, so that an index update that
+    /// starts again fetches only those added or changed since.
+    typealias BuildInfoReads = Locked<[String: BuildInfoRead]>
+
+    /// The releases whose `build.json` is in `listing` (a listing of the prefix), read in parallel,
+    /// or taken from `reads` when read before with the same entity tag.
+    func storedReleases(in listing: ObjectListing, reads: BuildInfoReads = BuildInfoReads([:])) throws -> (
+        releases: [StoredRelease], problems: [String]
+    ) {
         let candidates = listing.objects.compactMap { object in releaseFolder(ofBuildInfoKey: object.key).map { (object, $0) } }
             .sorted { $0.0.key.utf8.lexicographicallyPrecedes($1.0.key.utf8) }
-        let outcomes = Locked<[Int: Outcome]>([:])
+        let outcomes = Locked<[Int: BuildInfoRead]>([:])
         let pool = WorkerPool(label: "store build.json", capacity: Self.buildInfoReaders)
         for (index, (object, folder)) in candidates.enumerated() {
             guard !pool.hasFailed else { break }
             pool.submit { [self] in
                 let name = "s3://\(location.bucket)/\(object.key)"
-                let outcome: Outcome
-                if object.size > Int64(InputLimits.buildInfo) {
+                let readBefore = object.etag + " " + object.key
+                let outcome: BuildInfoRead
+                if let read = reads.withLock({ $0[readBefore] }) {
+                    outcome = read
+                } else if object.size > Int64(InputLimits.buildInfo) {
                     outcome = .problem("\(name): is \(object.size) bytes, more than a build.json may hold (\(InputLimits.buildInfo))")
                 } else {
                     do {
@@ -68,6 +81,7 @@ extension ReleaseStore {
                     }
                 }
                 outcomes.withLock { $0[index] = outcome }
+                if case .gone = outcome {} else { reads.withLock { $0[readBefore] = outcome } }
             }
         }
         try pool.wait()

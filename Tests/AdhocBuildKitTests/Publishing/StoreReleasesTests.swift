@@ -50,6 +50,26 @@ struct StoreReleasesTests {
         #expect(problems[1].hasPrefix("s3://\(bucket.bucket)/builds/ios/Staging/1.0-59/build.json: "))
     }
 
+    @Test func aBuildJSONReadBeforeIsFetchedAgainOnlyWhenItsEntityTagChanged() throws {
+        let bucket = try StoreTestBucket()
+        let store = try bucket.store()
+        try bucket.putRelease(StoreTestBucket.info("Staging", "1.0", "57", date: "2026-06-01T10:00:00Z"))
+        let reads = ReleaseStore.BuildInfoReads([:])
+        let list = { try bucket.client().listObjects(bucket: bucket.bucket, prefix: StoreTestBucket.prefix) }
+        #expect(try store.storedReleases(in: list(), reads: reads).releases.map(\.info.build) == ["57"])
+        let key = try #require(reads.value.keys.first)
+        #expect(reads.value.count == 1)
+        #expect(key.hasSuffix(" builds/ios/Staging/1.0-57/build.json"))
+
+        // What was read before is taken as it was, not fetched again...
+        reads.withLock { $0[key] = .problem("read before") }
+        #expect(try store.storedReleases(in: list(), reads: reads).problems == ["read before"])
+        // ...until the object changes.
+        try bucket.put(
+            "Staging/1.0-57/build.json", try StoreTestBucket.info("Staging", "1.0", "58", date: "2026-06-01T10:00:00Z").jsonData())
+        #expect(try store.storedReleases(in: list(), reads: reads).releases.map(\.info.build) == ["58"])
+    }
+
     @Test func aStoreThatRefusesTheRequestsIsAFailureNotAnEmptyList() throws {
         let bucket = try StoreTestBucket()
         try bucket.putRelease(StoreTestBucket.info("Staging", "1.0", "57", date: "2026-06-01T10:00:00Z"))
