@@ -123,7 +123,8 @@ let package = Package(
         .executableTarget(
             name: "adhocbuild",
             dependencies: [
-                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit", "PlistEditing"
+                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "ObjectStorage", "PlistKit",
+                "PlistEditing"
             ],
             // A release binary linked at a fixed address: with the Swift runtime and Foundation
             // linked in, a position-independent one has about 73,000 relocations for the dynamic

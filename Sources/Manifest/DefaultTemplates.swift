@@ -78,7 +78,7 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-{{#iconFile}}<link rel="icon" href="icon-57.png">{{/iconFile}}
+{{#iconFile}}<link rel="icon" href="{{faviconURL}}">{{/iconFile}}
 <title>Install {{appName}} {{version}} ({{build}}){{#environment}} – {{environment}}{{/environment}}</title>
 <link rel="stylesheet" href="{{styleURL}}">
 </head>
