@@ -10,6 +10,7 @@ enum StoreCommands {
         var release = ""
         var destination = ""
         var store = StoreOptions()
+        var allowHTTP = false
         var replace = false
         var templates: String?
         var title = "Builds"
@@ -17,7 +18,7 @@ enum StoreCommands {
             [
                 .argument(\.release, "RELEASE", help: "The release's folder, DIST/<env>/<version>-<build>.", kind: .path),
                 .argument(\.destination, "s3://BUCKET/PREFIX/", help: "Where the store keeps the releases."),
-                .group(\.store),
+                .group(\.store), StoreOptions.allowHTTPOption(\.allowHTTP),
                 .flag(\.replace, "--replace", help: "Replace the release if it is already published."),
                 .option(
                     \.templates, "--templates", name: "DIR", kind: .path, help: "The templates the page was written with.",
@@ -38,7 +39,7 @@ enum StoreCommands {
                 """,
             options: PublishOptions.self
         ) { options, _ in
-            let store = try ReleaseStore.open(options.destination, settings: options.store.settings)
+            let store = try ReleaseStore.open(options.destination, settings: options.store.settings(allowHTTP: options.allowHTTP))
             var upload = ReleaseUpload(store: store)
             upload.replace = options.replace
             upload.templatesFolder = options.templates
@@ -51,11 +52,12 @@ enum StoreCommands {
     struct LinksOptions: CommandOptions {
         var release = ""
         var store = StoreOptions()
+        var allowHTTP = false
         var templates: String?
         static var declarations: [Declaration<Self>] {
             [
                 .argument(\.release, "s3://BUCKET/PREFIX/ENV/VERSION-BUILD/", help: "The published release."),
-                .group(\.store),
+                .group(\.store), StoreOptions.allowHTTPOption(\.allowHTTP),
                 .option(
                     \.templates, "--templates", name: "DIR", kind: .path, help: "The templates the page was written with.",
                     defaultDescription: "the built-in ones")
@@ -73,7 +75,8 @@ enum StoreCommands {
             options: LinksOptions.self
         ) { options, _ in
             let (root, environment, name) = try ReleaseLinkRefresh.split(options.release)
-            var refresh = ReleaseLinkRefresh(store: try ReleaseStore.open(root, settings: options.store.settings))
+            var refresh = ReleaseLinkRefresh(
+                store: try ReleaseStore.open(root, settings: options.store.settings(allowHTTP: options.allowHTTP)))
             refresh.templatesFolder = options.templates
             let links = try refresh.refresh(environment: environment, name: name)
             Console.lines(["  page:    \(links.page)", "  install: \(links.install)"])

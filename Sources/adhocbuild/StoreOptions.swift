@@ -12,7 +12,6 @@ struct StoreOptions: CommandOptions {
     var endpoint: String?
     var region: String?
     var addressing = S3Endpoint.Addressing.auto
-    var allowHTTP = false
     var linkTTL = "7d"
     var publicBaseURL: String?
 
@@ -29,7 +28,6 @@ struct StoreOptions: CommandOptions {
             .choice(
                 \.addressing, "--addressing", name: "auto|path|virtual", noun: "addressing", help: "Bucket in the path or in the host name."
             ),
-            .flag(\.allowHTTP, "--allow-http", help: "Accept an http:// endpoint or public base URL (a store on a trusted network)."),
             .option(
                 \.linkTTL, "--link-ttl", "--ttl", name: "DURATION", kind: durationKind,
                 help: "How long the presigned links last (at most 7d, SigV4's limit)."),
@@ -40,8 +38,13 @@ struct StoreOptions: CommandOptions {
         ]
     }
 
-    /// The settings as given.
-    var settings: StoreSettings {
+    /// The `--allow-http` of `publish` and `links` (`release` has its own, for its base URL too).
+    static func allowHTTPOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, Bool>) -> Declaration<Options> {
+        .flag(property, "--allow-http", help: "Accept an http:// endpoint or public base URL (a store on a trusted network).")
+    }
+
+    /// The settings as given, with `--allow-http`'s answer.
+    func settings(allowHTTP: Bool) -> StoreSettings {
         var settings = StoreSettings()
         settings.endpoint = endpoint
         settings.region = region

@@ -6,7 +6,7 @@ import SystemSupport
 /// Mints new links for a release already in a store (`adhocbuild links`), without its ipa and without
 /// building anything: its `page.json`, `build.json` and `version.json` are read from the store, and its
 /// page, manifest, `build.json` and `version.json` written again with links valid from now.
-public struct ReleaseLinkRefresh {
+public struct ReleaseLinkRefresh: Sendable {
     public let store: ReleaseStore
     /// The templates the page was written with (`--templates`), when not the defaults.
     public var templatesFolder: String?

@@ -55,6 +55,14 @@ public struct ReleaseStore: Sendable {
         }
     }
 
+    /// The prefix's plain URL (`https://bucket.s3.eu-west-1.amazonaws.com/builds/`): what a public
+    /// store would serve the releases from, and the base URL of the copy `release --publish` keeps in DIST.
+    public var plainBaseURL: String {
+        let address = client.endpoint.address(bucket: location.bucket, key: location.prefix.isEmpty ? nil : location.prefix)
+        let path = address.path.hasSuffix("/") ? address.path : address.path + "/"
+        return "\(client.endpoint.scheme)://\(address.host)\(path)"
+    }
+
     /// `relative`'s folder of one release: `<env>/<version>-<build>`.
     public static func releaseFolder(environment: String, name: String) -> String { environment + "/" + name }
 }

@@ -13,7 +13,7 @@ import SystemSupport
 /// ipa as a multipart upload when large), and `build.json` goes last: until it is there the release
 /// is not published, not listed, and a run that stopped is simply run again. Multipart uploads a
 /// killed run left under the release are aborted first, so no parts stay behind to be billed.
-public struct ReleaseUpload {
+public struct ReleaseUpload: Sendable {
     /// What was published, and where testers open it.
     public struct Result: Sendable {
         public var environment: String
@@ -24,6 +24,8 @@ public struct ReleaseUpload {
         public var location: String
         public var files: Int
         public var bytes: Int64
+        /// What was told but did not stop the upload (links iOS will not install from).
+        public var warnings: [String] = []
     }
 
     public let store: ReleaseStore
@@ -104,9 +106,13 @@ public struct ReleaseUpload {
         try store.client.putObject(
             bucket: store.location.bucket, key: store.key(release + "/build.json"), body: .data(buildJSON),
             contentType: Self.contentType(of: "build.json"))
-        return Result(
+        var result = Result(
             environment: environment, name: name, links: links, location: store.location.appending(release).description,
             files: files.count, bytes: bytes.value + Int64(buildJSON.count))
+        if links.manifest.lowercased().hasPrefix("http:") {
+            result.warnings.append("the store's links use http: iOS will refuse to install from them; serve the store over https")
+        }
+        return result
     }
 
     /// The files of a release that name its links, written for `links`: the page and the manifest
@@ -178,6 +184,20 @@ public struct ReleaseUpload {
         case "png": return "image/png"
         case "svg": return "image/svg+xml"
         default: return "application/octet-stream"
+        }
+    }
+}
+
+extension ReleaseUpload {
+    /// ``publish(_:)`` as the last step of `release --publish`: an upload that fails says how to finish it
+    /// (the release is in DIST already, so `release` again would be refused as published there).
+    func publishFinishing(_ folder: String, indexTitle: String) throws -> Result {
+        do {
+            return try publish(folder)
+        } catch var error as Diagnostic {
+            let finish = "the release is in \(folder); finish with: adhocbuild publish \(folder) \(store.location)"
+            error.hint = [error.hint, finish].compactMap { $0 }.joined(separator: "; ")
+            throw error
         }
     }
 }
