@@ -192,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "adhocbuildTests",
-            dependencies: ["adhocbuild", "TestSupport"],
+            dependencies: ["adhocbuild", "ObjectStorage", "TestSupport"],
             exclude: ["Snapshots"]  // read from the source tree, so they can be re-recorded
         )
     ]

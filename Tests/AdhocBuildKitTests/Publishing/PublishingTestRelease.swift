@@ -39,7 +39,8 @@ struct PublishingTestRelease {
         for y in 0..<60 { for x in 0..<60 { pixels += [UInt8(x * 4), UInt8(y * 4), 90, 255] } }
         try temporary.create("Shout.app/AppIcon60x60@2x.png", RGBAImage(width: 60, height: 60, pixels: pixels).pngData())
         var random = SystemRandomNumberGenerator()
-        try temporary.create("Shout.app/payload.bin", Data((0..<payloadBytes).map { _ in UInt8.random(in: 0...255, using: &random) }))
+        let words = (0..<(payloadBytes + 7) / 8).map { _ in random.next() }
+        try temporary.create("Shout.app/payload.bin", words.withUnsafeBytes { Data($0.prefix(payloadBytes)) })
         chmod(try temporary.create("Shout.app/Shout", Data(repeating: 1, count: 100)), 0o755)
         let built = temporary.path("Shout.ipa")
         _ = try IPAPackager().package(temporary.path("Shout.app"), to: built)
