@@ -130,7 +130,10 @@ import Testing
             "adhocbuild release --env Staging --from-ci --publish s3://my-builds/",
             "needs an S3 store and its credentials: PublishCLITests runs release --publish against SeaweedFS"
         ),
-        ("adhocbuild publish dist/", "needs an S3 store and its credentials: PublishCLITests and ReleaseUploadTests run it against SeaweedFS"),
+        (
+            "adhocbuild publish dist/",
+            "needs an S3 store and its credentials: PublishCLITests and ReleaseUploadTests run it against SeaweedFS"
+        ),
         ("adhocbuild links s3://", "needs an S3 store and its credentials: ReleaseUploadTests runs it against SeaweedFS")
     ]
 
