@@ -52,12 +52,15 @@ struct PublishingTestRelease {
         ipa = folder + "/Shout.ipa"
     }
 
+    /// A client of the test's store, addressed as `host` (`localhost` for a browser, which maps every other host away).
     static func client(
-        _ server: SeaweedFS, options: S3Client.Options = S3Client.Options(), clock: @escaping @Sendable () -> Date = { Date() }
+        _ server: SeaweedFS, options: S3Client.Options = S3Client.Options(), clock: @escaping @Sendable () -> Date = { Date() },
+        host: String? = nil
     ) throws -> S3Client {
         let credentials = AWSCredentials(accessKeyID: server.accessKey, secretAccessKey: SecretText(server.secretKey), source: "test")
+        let endpoint = host.map { server.endpoint.replacingOccurrences(of: "127.0.0.1", with: $0) } ?? server.endpoint
         return S3Client(
-            endpoint: try S3Endpoint(url: server.endpoint, allowHTTP: true), credentials: credentials, region: server.region,
+            endpoint: try S3Endpoint(url: endpoint, allowHTTP: true), credentials: credentials, region: server.region,
             options: options, clock: clock)
     }
 

@@ -199,4 +199,39 @@ struct ReleaseUploadTests {
         settings.linkTTL = TimeSpan(seconds: 7 * 86_400)
         #expect(try settings.links() == .presigned(ttl: 604_800))
     }
+
+    /// The published page in headless Chromium as an iPhone: its stylesheet, script and icon load through
+    /// their presigned links (a relative link would get 403), no script error, the Install link decodes
+    /// to the manifest's presigned URL, and nothing is fetched from anywhere but the store.
+    @Test func thePublishedPageLoadsWholeInABrowserAsAnIPhone() throws {
+        guard ProcessResult.which("chromium") != nil else {
+            if Fixtures.isRequired { Issue.record("Chromium is required in CI") }
+            return
+        }
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let release = try PublishingTestRelease(in: folder)
+            let client = try PublishingTestRelease.client(release.server, host: "localhost")
+            let store = ReleaseStore(
+                client: client, location: S3Location(bucket: release.bucket, prefix: "builds/"), links: .presigned(ttl: 600))
+            let result = try ReleaseUpload(store: store).publish(release.folder)
+            let python = try #require(ProcessResult.which("python3"))
+            let browser = try ProcessResult.run(
+                python,
+                [
+                    Fixtures.packageRoot.appendingPathComponent("Tests/Oracles/browser_check.py").path, result.links.page,
+                    Fixtures.packageRoot.appendingPathComponent("test-artifacts").path + "/published-page", "iphone"
+                ])
+            try #require(browser.status == 0, "browser: \(browser.stderrText)")
+            let report = try #require(try JSONSerialization.jsonObject(with: browser.stdout) as? [String: [String: Any]])
+            let iphone = try #require(report["iphone"])
+            #expect(iphone["stylesheetApplied"] as? Bool == true)
+            #expect(iphone["device"] as? String == "iphone", "the script ran")
+            #expect((iphone["appIcon"] as? [String: Any])?["loaded"] as? Bool == true)
+            #expect((iphone["errors"] as? [String]) == [])
+            let href = try #require(iphone["installHref"] as? String)
+            #expect(try PublishingTestRelease.manifestURL(inInstallLink: href) == result.links.manifest)
+            let origin = client.endpoint.scheme + "://" + client.endpoint.host + "/"
+            #expect((iphone["requests"] as? [String] ?? []).allSatisfy { $0.hasPrefix(origin) }, "\(iphone["requests"] ?? [])")
+        }
+    }
 }
