@@ -136,13 +136,13 @@ public enum DefaultTemplates {
     </dl>
   </section>
 
-  <section class="card qr-card" aria-labelledby="qr-title">
+  {{#qrSVG}}<section class="card qr-card" aria-labelledby="qr-title">
     <h2 id="qr-title">On another device?</h2>
     <div class="qr">
       {{{qrSVG}}}
       <p class="hint">Scan this code with your iPhone’s or iPad’s camera to open this page there.{{#pageURL}}<br><a href="{{pageURL}}">{{pageURL}}</a>{{/pageURL}}</p>
     </div>
-  </section>
+  </section>{{/qrSVG}}
 
   <section class="card" aria-labelledby="help-title">
     <h2 id="help-title">Trouble installing?</h2>

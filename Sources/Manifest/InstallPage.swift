@@ -213,7 +213,8 @@ public struct InstallPage {
         values["manifestURL"] = .text(links.manifest)
         values["ipaURL"] = .text(links.ipa)
         values["pageURL"] = .text(links.page)
-        values["qrSVG"] = .text(try QRCode.svg(links.page, label: "QR code for \(links.page)"))
+        // A link too long for any QR code (a presigned one with a long session token) leaves the code out.
+        values["qrSVG"] = .text((try? QRCode.svg(links.page, label: "QR code for \(links.page)")) ?? "")
         values["iconFile"] = .text(content.hasIcons ? links.icon : "")
         values["faviconURL"] = .text(links.favicon)
         values["styleURL"] = .text(links.style)

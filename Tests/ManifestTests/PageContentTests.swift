@@ -53,4 +53,21 @@ struct PageContentTests {
         #expect(error.message.contains("format 2, newer than this adhocbuild reads"))
         #expect(throws: Diagnostic.self) { _ = try PageContent(json: Data("[]".utf8)) }
     }
+
+    /// A page link longer than any QR code holds (a presigned URL with a long session token) leaves the
+    /// QR card out instead of failing the page; a short one keeps it.
+    @Test func aPageLinkTooLongForAQRCodeLeavesTheCardOut() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let ipa = try InstallPageTests.hostileIPA(folder)
+            _ = try InstallPage(options: InstallPage.Options(baseURL: "https://ci.example.com/")).write(ipa: ipa, to: folder.path("page"))
+            let content = try PageContent(json: try Data(contentsOf: URL(fileURLWithPath: folder.path("page/page.json"))))
+            let token = String(repeating: "FwoGZXIvYXdzE%2F", count: 200)
+            let long = ReleaseLinks(ipaName: content.ipaName) { "https://store.example.com/\($0)?X-Amz-Security-Token=\(token)" }
+            let page = try InstallPage.render(content, links: long, templates: try TemplateSet()).page
+            #expect(!page.contains("qr-card"))
+            #expect(page.contains("id=\"install\""))
+            let short = ReleaseLinks(ipaName: content.ipaName) { "https://store.example.com/\($0)?X-Amz-Signature=ab" }
+            #expect(try InstallPage.render(content, links: short, templates: try TemplateSet()).page.contains("qr-card"))
+        }
+    }
 }
