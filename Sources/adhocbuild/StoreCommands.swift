@@ -44,6 +44,7 @@ enum StoreCommands {
             upload.replace = options.replace
             upload.templatesFolder = options.templates
             let result = try upload.publish(options.release)
+            for warning in result.warnings { Console.warning(warning.report) }
             Console.lines([result.location, "  page:    \(result.links.page)", "  install: \(result.links.install)"])
             return 0
         }

@@ -24,8 +24,8 @@ public struct ReleaseUpload: Sendable {
         public var location: String
         public var files: Int
         public var bytes: Int64
-        /// What was told but did not stop the upload (links iOS will not install from).
-        public var warnings: [String] = []
+        /// What was told but did not stop the upload (links iOS will not install from), each of severity `.warning`.
+        public var warnings: [Diagnostic] = []
     }
 
     public let store: ReleaseStore
@@ -110,7 +110,11 @@ public struct ReleaseUpload: Sendable {
             environment: environment, name: name, links: links, location: store.location.appending(release).description,
             files: files.count, bytes: bytes.value + Int64(buildJSON.count))
         if links.manifest.lowercased().hasPrefix("http:") {
-            result.warnings.append("the store's links use http: iOS will refuse to install from them; serve the store over https")
+            result.warnings.append(
+                Diagnostic.storage(
+                    .invalidArgument, "the store's links use http: iOS will refuse to install from them; serve the store over https",
+                    subject: store.location.description
+                ).asWarning)
         }
         return result
     }

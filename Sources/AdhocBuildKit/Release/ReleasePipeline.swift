@@ -265,7 +265,7 @@ public struct ReleasePipeline {
                 try upload.publishFinishing(releaseFolder, indexTitle: options.indexTitle)
             }
             (result.pageURL, result.manifestURL, result.installURL) = (uploaded.links.page, uploaded.links.manifest, uploaded.links.install)
-            result.warnings += uploaded.warnings
+            result.warnings += uploaded.warnings.map(\.report)
         }
         return result
     }
