@@ -75,8 +75,11 @@ public enum BuildIndex {
 
     /// Reads the releases under `root` and writes `root/index.html` and its stylesheet (the `index`
     /// command, and the last step of a release). Returns how many releases it lists and the unreadable ones.
-    public static func write(in root: String, title: String) throws -> (releases: Int, problems: [String]) {
-        let (releases, problems) = try Self.releases(in: root)
+    /// Releases whose folders are in `leavingOut` are not listed (`prune` writes the index before it
+    /// removes them, so the index never lists a release that is going).
+    public static func write(in root: String, title: String, leavingOut: Set<String> = []) throws -> (releases: Int, problems: [String]) {
+        var (releases, problems) = try Self.releases(in: root)
+        releases.removeAll { leavingOut.contains($0.folder) }
         let templates = try TemplateSet()
         let html = try Self.html(releases, title: title, templates: templates)
         let style = try templates.render("index-style", .record([:]))

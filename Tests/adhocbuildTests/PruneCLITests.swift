@@ -102,6 +102,47 @@ import Testing
         }
     }
 
+    /// The hidden names a prune left in `folder` (renamed releases not yet deleted).
+    static func hidden(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".adhocbuild-tmp-") }
+    }
+
+    /// Killed once the index is written without the releases that go: they are still whole on disk,
+    /// unlisted, and the next run removes them.
+    @Test func killedAfterWritingTheIndexEveryReleaseIsWholeAndTheNextRunFinishes() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let dist = try Self.makeDist(folder)
+            let before = folder.listing()
+            let killed = try InterruptedRun.run(["prune", dist, "--keep", "1", "--yes"], pauseAt: "prune:indexed", signal: SIGKILL)
+            #expect(killed.paused && killed.killedBySignal, "\(killed.stderr)")
+            let index = try String(contentsOfFile: folder.path("dist/index.html"), encoding: .utf8)
+            #expect(!index.contains("Staging/1.4.0-40/") && index.contains("Staging/1.4.0-41/"))
+            #expect(folder.listing().filter { $0.key.hasPrefix("dist/Staging/") } == before.filter { $0.key.hasPrefix("dist/Staging/") })
+            let again = try AdhocBuildBinary.run(["prune", dist, "--keep", "1", "--yes"])
+            #expect(again.stdoutText.hasSuffix("\(dist)/index.html: 3 releases\n"), "\(again.stdoutText)\(again.stderrText)")
+            #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-39/build.json")))
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-40")))
+        }
+    }
+
+    /// Killed after renaming the releases that go: nothing listed is missing, and the hidden folders
+    /// go with the next run (here one with nothing to remove).
+    @Test func killedAfterHidingTheReleasesTheNextRunDeletesThem() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let dist = try Self.makeDist(folder)
+            let killed = try InterruptedRun.run(["prune", dist, "--keep", "1", "--yes"], pauseAt: "prune:hidden", signal: SIGKILL)
+            #expect(killed.paused && killed.killedBySignal, "\(killed.stderr)")
+            #expect(try Self.hidden(folder.path("dist/Staging")).count == 2)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path("dist/Staging")).filter { !$0.hasPrefix(".") }.sorted() == [
+                    "1.4.0-39", "1.4.0-41", "latest"
+                ])
+            let again = try AdhocBuildBinary.run(["prune", dist, "--keep", "1", "--yes"])
+            #expect(again.stdoutText == "nothing to remove: 3 releases kept\n", "\(again.stderrText)")
+            #expect(try Self.hidden(folder.path("dist/Staging")) == [])
+        }
+    }
+
     @Test func badValuesGiveOneClearError() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
             let dist = try Self.makeDist(folder)

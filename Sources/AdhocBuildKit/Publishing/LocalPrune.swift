@@ -7,10 +7,11 @@ import SystemSupport
 /// at its folder's newest remaining release.
 ///
 /// ``survey()`` only reads. ``apply()`` runs under DIST's lock (the one `release` takes to publish)
-/// and as a point of no return (an interrupt waits for it). Each release folder is first renamed to a
-/// hidden temporary name in its own folder, so the index never lists half a release; when a rename,
-/// a `latest` link or the index cannot be written, every folder is renamed back and DIST is as it was.
-/// The hidden folders are deleted last; one a kill leaves behind is removed by the next `prune` or
+/// and as a point of no return (an interrupt waits for it). The index is written first, without the
+/// releases that go; then each release folder is renamed to a hidden temporary name in its own folder
+/// and deleted, so the index never lists a release that is missing or half there. When a `latest`
+/// link, the index or a rename cannot be written, every folder is renamed back, the index rewritten
+/// and DIST is as it was. A hidden folder a kill leaves behind is removed by the next `prune` or
 /// `release` into that folder.
 public struct LocalPrune {
     /// A `latest` link that points at nothing, and the release it is pointed at instead.
@@ -89,41 +90,45 @@ public struct LocalPrune {
     }
 
     /// Removes what ``survey()`` (made again under DIST's lock) names, repairs dangling `latest`
-    /// links and rewrites the index; all of it or nothing.
+    /// links and rewrites the index; all of it or nothing. The index is written first, without the
+    /// releases that go, then each of them is renamed to a hidden name and deleted: a kill at any
+    /// point leaves no listed release missing or half there.
     public func apply() throws -> Outcome {
         try DirectoryLock.withLock(dist) {
             var outcome = try survey()
+            for folder in Set((outcome.plan.removals + outcome.plan.kept).map({ Self.parent($0.folder) })) {
+                FileIO.removeStaleTemporaries(in: path(folder))
+            }
             guard !outcome.plan.removals.isEmpty || !outcome.repairs.isEmpty else { return outcome }
-            let title = try self.title ?? Self.currentTitle(of: path("index.html")) ?? "Builds"
+            let previousTitle = try Self.currentTitle(of: path("index.html")) ?? "Builds"
             let latestBefore = Set(outcome.plan.kept.map { Self.join(Self.parent($0.folder), "latest") }).filter {
                 Self.realPath(path($0)) != nil
             }
             try Interruption.pointOfNoReturn(done: "\(dist) was pruned") {
-                for folder in Set(outcome.plan.removals.map { Self.parent($0.folder) }) {
-                    FileIO.removeStaleTemporaries(in: path(folder))
-                }
-                var hidden: [(release: String, temporary: String)] = []
+                var hidden: [String] = []
                 var undo: [() -> Void] = []
                 do {
-                    for release in outcome.plan.removals {
-                        let folder = path(release.folder)
-                        let temporary = FileIO.temporaryPath(for: folder)
-                        guard rename(folder, temporary) == 0 else { throw Diagnostic.system("cannot be removed", file: folder) }
-                        hidden.append((folder, temporary))
-                        undo.append { _ = rename(temporary, folder) }
-                    }
-                    Interruption.pause(at: "prune:hidden")
                     for repair in outcome.repairs {
                         try ReleasePublication.point(path(repair.link), at: repair.target)
                         undo.append { [link = path(repair.link)] in try? ReleasePublication.point(link, at: repair.previous) }
                     }
-                    let written = try BuildIndex.write(in: dist, title: title)
-                    outcome.indexed = written.releases
+                    let going = Set(outcome.plan.removals.map(\.folder))
+                    outcome.indexed = try BuildIndex.write(in: dist, title: title ?? previousTitle, leavingOut: going).releases
+                    undo.append { [dist] in _ = try? BuildIndex.write(in: dist, title: previousTitle) }
+                    Interruption.pause(at: "prune:indexed")
+                    for release in outcome.plan.removals {
+                        let folder = path(release.folder)
+                        let temporary = FileIO.temporaryPath(for: folder)
+                        guard rename(folder, temporary) == 0 else { throw Diagnostic.system("cannot be removed", file: folder) }
+                        hidden.append(temporary)
+                        undo.append { _ = rename(temporary, folder) }
+                    }
                 } catch {
                     for step in undo.reversed() { step() }
                     throw error
                 }
-                for (_, temporary) in hidden {
+                Interruption.pause(at: "prune:hidden")
+                for temporary in hidden {
                     try? FileManager.default.removeItem(atPath: temporary)
                     if FileIO.kind(of: temporary) != nil { outcome.leftovers.append(temporary) }
                 }
