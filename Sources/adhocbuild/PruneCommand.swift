@@ -44,8 +44,8 @@ enum PruneCommand {
                 Never removed: the release an environment's latest link points to, and each environment's newest. A \
                 release whose date does not read sorts as the oldest, but --older-than keeps it (its age is unknown). \
                 Without --yes nothing is removed: each release that would go is listed. With --yes, under DIST's lock, \
-                each goes whole (renamed to a hidden name, then deleted), a latest link that points at nothing is \
-                pointed at its folder's newest release, and the index is rewritten.
+                a latest link that points at nothing is pointed at its folder's newest release, the index is rewritten \
+                without the releases that go, and each goes whole (renamed to a hidden name, then deleted).
                 """,
             options: Options.self
         ) { options, parsed in

@@ -102,6 +102,38 @@ import Testing
         }
     }
 
+    /// A `latest` left pointing at a release deleted by hand is pointed at the newest one left; a date
+    /// that does not read is removed by `--keep` but kept, with a warning, by `--older-than`.
+    @Test func aDanglingLatestIsRepointedAndAnUnreadableDateIsKeptByAge() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let dist = try Self.makeDist(folder)
+            try folder.create("dist/Staging/1.4.0-37/build.json", Data(#"{"environment": "Staging", "date": "yesterday"}"#.utf8))
+            try FileManager.default.removeItem(atPath: folder.path("dist/Staging/latest"))
+            #expect(symlink("1.4.0-99", folder.path("dist/Staging/latest")) == 0)
+            let byCount = try AdhocBuildBinary.run(["prune", dist, "--keep", "4"])
+            #expect(byCount.stdoutText.hasPrefix("would remove Staging/1.4.0-37 (published 'yesterday', a date that does not read)\n"))
+            let dryRun = try AdhocBuildBinary.run(["prune", dist, "--older-than", "30d"])
+            #expect(
+                dryRun.stdoutText == """
+                    would remove Staging/1.4.0-40 (published 2025-11-01 10:00 UTC)
+                    would remove Staging/1.4.0-39 (published 2025-10-01 10:00 UTC)
+                    would remove Staging/1.4.0-38 (published 2025-09-01 10:00 UTC)
+                    would point Staging/latest at 1.4.0-41 (it points at 1.4.0-99, which is not there)
+                    3 of 6 releases would be removed; run again with --yes to remove them
+
+                    """)
+            let warning =
+                "warning: \(dist)/Staging/1.4.0-37: kept: its date 'yesterday' does not read, so --older-than cannot tell its age\n"
+            #expect(dryRun.stderrText == warning)
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist/Staging/latest"))) == "1.4.0-99")
+            let applied = try AdhocBuildBinary.run(["prune", dist, "--older-than", "30d", "--yes"])
+            #expect(applied.stdoutText.contains("Staging/latest now points at 1.4.0-41 (it pointed at 1.4.0-99, which is not there)\n"))
+            #expect(applied.stderrText == warning)
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path("dist/Staging/latest"))) == "1.4.0-41")
+            #expect(FileManager.default.fileExists(atPath: folder.path("dist/Staging/1.4.0-37/build.json")))
+        }
+    }
+
     /// The hidden names a prune left in `folder` (renamed releases not yet deleted).
     static func hidden(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".adhocbuild-tmp-") }
