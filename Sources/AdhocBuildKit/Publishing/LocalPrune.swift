@@ -68,17 +68,14 @@ public struct LocalPrune {
         let considered = releases.filter { rules.environment == nil || $0.environment == rules.environment }
         let folders = Set(considered.map { Self.parent($0.folder) })
         // The release folders the `latest` links point to, compared by their real paths.
-        var latest: Set<String> = []
+        var targets: Set<String> = []
         var dangling: [String: String] = [:]
         for folder in folders {
             let link = Self.join(folder, "latest")
             guard let previous = FileIO.linkTarget(path(link)) else { continue }
-            if let target = Self.realPath(path(link)) {
-                latest.formUnion(considered.filter { Self.realPath(path($0.folder)) == target }.map(\.folder))
-            } else {
-                dangling[link] = previous
-            }
+            if let target = Self.realPath(path(link)) { targets.insert(target) } else { dangling[link] = previous }
         }
+        let latest = targets.isEmpty ? [] : Set(considered.map(\.folder).filter { Self.realPath(path($0)).map(targets.contains) == true })
         let plan = RetentionPlan(releases: releases, latest: latest, rules: rules, now: now)
         let repairs = dangling.keys.sorted().compactMap { link -> LatestRepair? in
             let left = plan.kept.filter { Self.parent($0.folder) == Self.parent(link) }
