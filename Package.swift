@@ -123,7 +123,8 @@ let package = Package(
         .executableTarget(
             name: "adhocbuild",
             dependencies: [
-                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "PlistKit", "PlistEditing"
+                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "ObjectStorage", "PlistKit",
+                "PlistEditing"
             ],
             // A release binary linked at a fixed address: with the Swift runtime and Foundation
             // linked in, a position-independent one has about 73,000 relocations for the dynamic
@@ -191,7 +192,7 @@ let package = Package(
         ),
         .testTarget(
             name: "adhocbuildTests",
-            dependencies: ["adhocbuild", "TestSupport"],
+            dependencies: ["adhocbuild", "ObjectStorage", "TestSupport"],
             exclude: ["Snapshots"]  // read from the source tree, so they can be re-recorded
         )
     ]

@@ -32,6 +32,11 @@ hashing limit measured with `openssl speed` in the same run.
 Releases (bench/release_bench.py): `release` of that app's ipa and of the .app (environment, build
 number, re-sign, verify, page) against `package` of the .app, in turns (issue 32's goals: at most
 0.5x and 1.3x of package).
+
+Publishing (bench/publish_bench.py): `publish` of a ~200 MB release (an ipa of incompressible data and
+its page) to a SeaweedFS started for the run on 127.0.0.1, against `aws s3 cp --recursive` of the same
+folder (awscli's defaults, 10 threads), in turns, with adhocbuild's peak memory (issue 34's goals: at
+least as fast as the AWS CLI, under 150 MB). Skipped with a message when weed or aws is missing.
 """
 import argparse
 import os
@@ -45,6 +50,7 @@ import time
 
 import codesign_bench
 import lzfse_bench
+import publish_bench
 import release_bench
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -287,7 +293,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin-dir", required=True)
     parser.add_argument("--size-mb", type=float, default=50)
-    parser.add_argument("--only", choices=["plist", "plist-sizes", "package", "codesign", "lzfse", "release"], help="run one part")
+    parser.add_argument("--only", choices=["plist", "plist-sizes", "package", "codesign", "lzfse", "release", "publish"], help="run one part")
     args = parser.parse_args()
     runs = int(os.environ.get("BENCH_RUNS", "3"))
     slow_runs = int(os.environ.get("BENCH_SLOW_RUNS", "1"))
@@ -307,6 +313,11 @@ def main():
         release_bench.release(args.bin_dir, int(os.environ.get("BENCH_RELEASE_RUNS", "5")))
         print()
     if args.only == "release":
+        return
+    if args.only in (None, "publish"):
+        publish_bench.publish(args.bin_dir, int(os.environ.get("BENCH_PUBLISH_RUNS", "5")))
+        print()
+    if args.only == "publish":
         return
     if args.only not in ("plist", "plist-sizes"):
         packaging(args.bin_dir, runs)

@@ -25,7 +25,7 @@ public enum BuildIndex {
     /// `releases` newest first, as the index lists one environment's: by ``Release/date``, and
     /// releases made in the same second with the higher version first (1.4.0-100 before 1.4.0-99).
     public static func newestFirst(_ releases: [Release]) -> [Release] {
-        releases.sorted { $0.time != $1.time ? $0.time > $1.time : Self.numericallyPrecedes($1.folder, $0.folder) }
+        releases.sorted { isNewer(date: $0.date, folder: $0.folder, than: $1.date, folder: $1.folder) }
     }
 
     /// Whether `a` sorts before `b` with runs of digits compared as numbers (`1.4.0-99` before
@@ -50,9 +50,18 @@ public enum BuildIndex {
         return left.count < right.count
     }
 
+    /// The index's order of the releases of one environment: whether the release in `folder`, published
+    /// at `date` (build.json's, ISO 8601), comes before the one in `otherFolder` published at `otherDate`.
+    /// Newest first; a date that does not read counts as the oldest; releases made in the same second
+    /// put the higher version first (`1.4.0-100` before `1.4.0-99`). `prune` keeps the newest by it.
+    public static func isNewer(date: String, folder: String, than otherDate: String, folder otherFolder: String) -> Bool {
+        let time = seconds(fromISO8601: date) ?? -.infinity, otherTime = seconds(fromISO8601: otherDate) ?? -.infinity
+        return time != otherTime ? time > otherTime : numericallyPrecedes(otherFolder, folder)
+    }
+
     /// Seconds since 2001 of an ISO 8601 time (`2026-05-31T23:30:00Z`, `2026-06-01T00:00:00+02:00`,
     /// the shorter forms plists take); nil for anything else.
-    static func seconds(fromISO8601 text: String) -> Double? {
+    public static func seconds(fromISO8601 text: String) -> Double? {
         guard let t = text.firstIndex(of: "T") else { return PlistDate(iso8601: Substring(text))?.secondsSinceReferenceDate }
         var local = Substring(text)
         var offset = 0.0
@@ -75,8 +84,11 @@ public enum BuildIndex {
 
     /// Reads the releases under `root` and writes `root/index.html` and its stylesheet (the `index`
     /// command, and the last step of a release). Returns how many releases it lists and the unreadable ones.
-    public static func write(in root: String, title: String) throws -> (releases: Int, problems: [String]) {
-        let (releases, problems) = try Self.releases(in: root)
+    /// Releases whose folders are in `leavingOut` are not listed (`prune` writes the index before it
+    /// removes them, so the index never lists a release that is going).
+    public static func write(in root: String, title: String, leavingOut: Set<String> = []) throws -> (releases: Int, problems: [String]) {
+        var (releases, problems) = try Self.releases(in: root)
+        releases.removeAll { leavingOut.contains($0.folder) }
         let templates = try TemplateSet()
         let html = try Self.html(releases, title: title, templates: templates)
         let style = try templates.render("index-style", .record([:]))

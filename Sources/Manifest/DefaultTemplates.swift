@@ -78,7 +78,7 @@ public enum DefaultTemplates {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
-{{#iconFile}}<link rel="icon" href="icon-57.png">{{/iconFile}}
+{{#iconFile}}<link rel="icon" href="{{faviconURL}}">{{/iconFile}}
 <title>Install {{appName}} {{version}} ({{build}}){{#environment}} – {{environment}}{{/environment}}</title>
 <link rel="stylesheet" href="{{styleURL}}">
 </head>
@@ -136,13 +136,13 @@ public enum DefaultTemplates {
     </dl>
   </section>
 
-  <section class="card qr-card" aria-labelledby="qr-title">
+  {{#qrSVG}}<section class="card qr-card" aria-labelledby="qr-title">
     <h2 id="qr-title">On another device?</h2>
     <div class="qr">
       {{{qrSVG}}}
       <p class="hint">Scan this code with your iPhone’s or iPad’s camera to open this page there.{{#pageURL}}<br><a href="{{pageURL}}">{{pageURL}}</a>{{/pageURL}}</p>
     </div>
-  </section>
+  </section>{{/qrSVG}}
 
   <section class="card" aria-labelledby="help-title">
     <h2 id="help-title">Trouble installing?</h2>

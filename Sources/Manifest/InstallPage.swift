@@ -100,24 +100,32 @@ public struct InstallPage {
             throw Diagnostic.manifest("\(first.name) \(first.problem); an ipa with a damaged entry does not install", file: ipa)
         }
         var output = PageOutput(folder: folder, warnings: baseWarning.map { [Diagnostic.manifest(.baseURL, $0).asWarning] } ?? [])
-        let links = Links(base: base, ipaName: (ipa as NSString).lastPathComponent)
+        let ipaName = (ipa as NSString).lastPathComponent
+        let links = ReleaseLinks.beside(base: base, ipaName: ipaName)
         let haveIcons = try writeIcons(of: app, into: &output)
-        let manifest = try inFile(ipa, only: ManifestProblem.self) {
-            try OTAManifest(
+        let manifestFacts = try inFile(ipa, only: ManifestProblem.self) {
+            let manifest = try OTAManifest(
                 app: app, base: base, ipaURL: links.ipa, withIcons: haveIcons,
                 bundleVersion: options.useBuildNumberAsBundleVersion ? .build : .short,
                 title: options.title, subtitle: options.subtitle ?? options.environment)
+            _ = try manifest.data()  // a value the manifest cannot carry fails here, naming the ipa
+            return PageContent.ManifestFacts(
+                bundleIdentifier: manifest.bundleIdentifier, bundleVersion: manifest.bundleVersion, title: manifest.title,
+                subtitle: manifest.subtitle)
         }
-        output.write(try manifest.data(), "manifest.plist")
-        let facts = try BuildFacts(app: app, ipa: ipa, title: manifest.title, options: options)
+        let facts = try BuildFacts(app: app, ipa: ipa, title: manifestFacts.title, options: options)
         if let warning = try expiryCheck(facts.profile, ipa: ipa) { output.warnings.append(warning) }
         let templates = try TemplateSet(folder: options.templatesFolder)
-        let page = try pageHTML(app: app, facts: facts, links: links, haveIcons: haveIcons, templates: templates)
-        output.write(Data(page.utf8), "index.html")
+        let content = PageContent(
+            page: pageContext(app: app, facts: facts), manifest: manifestFacts, ipaName: ipaName, hasIcons: haveIcons)
+        let rendered = try inFile(ipa, only: ManifestProblem.self) { try Self.render(content, links: links, templates: templates) }
+        output.write(rendered.manifest, "manifest.plist")
+        output.write(Data(rendered.page.utf8), "index.html")
         output.write(Data(try templates.render("style", .record([:])).utf8), Self.stylesheetName)
         output.write(Data(try templates.render("device-script", .record([:])).utf8), Self.scriptName)
         output.write(try PropertyList.encode(.dictionary(versionFeed(facts, links)), format: .json), "version.json")
         output.write(try buildInfo(facts, links, haveIcons: haveIcons).jsonData(), "build.json")
+        output.write(try content.jsonData(), PageContent.fileName)
         try output.commit { options.copyIPA ? try copy(ipa, into: folder) : nil }
         return Result(
             files: output.files, pageURL: links.page, manifestURL: links.manifest, ipaURL: links.ipa,
@@ -170,12 +178,12 @@ public struct InstallPage {
         return true
     }
 
-    /// `index.html` from the page template and everything known about the build.
-    func pageHTML(app: AppBundle, facts: BuildFacts, links: Links, haveIcons: Bool, templates: TemplateSet) throws -> String {
+    /// The page template's values: everything known about the build, except the links.
+    func pageContext(app: AppBundle, facts: BuildFacts) -> TemplateValue {
         let families = app.deviceFamilyNames.filter { $0 == "iPhone" || $0 == "iPad" }
         let notesHTML = options.notes.map(ReleaseNotes.html) ?? ""
         let installability = Installability(app: app, profile: facts.profile, now: options.now)
-        let context: TemplateValue = .record([
+        return .record([
             "appName": .text(facts.title), "initial": .text(String(facts.title.prefix(1)).uppercased()),
             "version": .text(facts.version), "build": .text(facts.build), "bundleIdentifier": .text(facts.identifier),
             "environment": .text(options.environment ?? ""),
@@ -187,18 +195,36 @@ public struct InstallPage {
             "devices": .text(families.isEmpty ? "–" : families.joined(separator: " and ")),
             "commit": .text(options.commit ?? ""), "branch": .text(options.branch ?? ""),
             "hasNotes": .flag(!notesHTML.isEmpty), "notesHTML": .text(notesHTML),
-            "installURL": .text(links.install), "manifestURL": .text(links.manifest), "ipaURL": .text(links.ipa),
-            "pageURL": .text(links.page), "qrSVG": .text(try QRCode.svg(links.page, label: "QR code for \(links.page)")),
-            "iconFile": .text(haveIcons ? OTAManifest.fullSizeImageName : ""),
             "canInstall": .flag(installability.canInstall), "cannotInstallReason": .text(installability.reason),
             "expiringSoon": .flag(installability.expiringSoon), "isEnterprise": .flag(facts.profile?.kind == .enterprise),
             "listsDevices": .flag(facts.profile.map { !$0.provisionsAllDevices } ?? false),
             "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
             "signatureNotice": .text(options.signatureNotice ?? ""),
-            "generatorVersion": .text(Self.generatorVersion),
-            "styleURL": .text(Self.stylesheetName), "scriptURL": .text(Self.scriptName)
+            "generatorVersion": .text(Self.generatorVersion)
         ])
-        return try templates.render("page", context)
+    }
+
+    /// The page and the manifest of `content`, with `links`: the page's links filled into its
+    /// values (`&` in them HTML-escaped by the template), the manifest written by PlistKit (so XML-escaped).
+    public static func render(_ content: PageContent, links: ReleaseLinks, templates: TemplateSet) throws -> (page: String, manifest: Data)
+    {
+        guard case .record(var values) = content.page else { throw Diagnostic.manifest(.buildInfo, "page.json's 'page' is not an object") }
+        values["installURL"] = .text(links.install)
+        values["manifestURL"] = .text(links.manifest)
+        values["ipaURL"] = .text(links.ipa)
+        values["pageURL"] = .text(links.page)
+        // A link too long for any QR code (a presigned one with a long session token) leaves the code out.
+        values["qrSVG"] = .text((try? QRCode.svg(links.page, label: "QR code for \(links.page)")) ?? "")
+        values["iconFile"] = .text(content.hasIcons ? links.icon : "")
+        values["faviconURL"] = .text(links.favicon)
+        values["styleURL"] = .text(links.style)
+        values["scriptURL"] = .text(links.script)
+        let facts = content.manifest
+        let manifest = OTAManifest(
+            ipaURL: links.ipa, displayImageURL: content.hasIcons ? links.displayImage : nil,
+            fullSizeImageURL: content.hasIcons ? links.fullSizeImage : nil, bundleIdentifier: facts.bundleIdentifier,
+            bundleVersion: facts.bundleVersion, title: facts.title, subtitle: facts.subtitle)
+        return (try templates.render("page", .record(values)), try manifest.data())
     }
 
     /// The profile box on the page: type, team, expiry and devices.
@@ -227,7 +253,7 @@ public struct InstallPage {
     }
 
     /// `version.json`, for in-app update checks.
-    func versionFeed(_ facts: BuildFacts, _ links: Links) -> PlistDictionary {
+    func versionFeed(_ facts: BuildFacts, _ links: ReleaseLinks) -> PlistDictionary {
         var feed = PlistDictionary()
         feed["bundleIdentifier"] = .string(facts.identifier)
         feed["version"] = .string(facts.version)
@@ -249,7 +275,7 @@ public struct InstallPage {
     }
 
     /// `build.json`, for the index of builds.
-    func buildInfo(_ facts: BuildFacts, _ links: Links, haveIcons: Bool) -> BuildInfo {
+    func buildInfo(_ facts: BuildFacts, _ links: ReleaseLinks, haveIcons: Bool) -> BuildInfo {
         var info = BuildInfo()
         info.appName = facts.title
         info.bundleIdentifier = facts.identifier

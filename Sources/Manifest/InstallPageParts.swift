@@ -4,23 +4,6 @@ import PlistKit
 import SystemSupport
 
 extension InstallPage {
-    /// Where everything is served from.
-    struct Links {
-        var page: String
-        var manifest: String
-        var ipa: String
-        var install: String
-
-        init(base: String, ipaName: String) {
-            // The page by its file name, not its folder: Jenkins and TeamCity show a folder's
-            // listing, not its index.html, and this link goes to CI outputs and the QR code.
-            page = URLEncoding.join(base, "index.html")
-            manifest = URLEncoding.join(base, "manifest.plist")
-            ipa = URLEncoding.join(base, ipaName)
-            install = URLEncoding.installLink(manifestURL: manifest)
-        }
-    }
-
     /// The page's files, made in memory and written together by `commit()` once every one of them
     /// was made, so a failure (a broken template, an unreadable icon) leaves the folder as it was:
     /// no new manifest beside an old page, pointing at an ipa that was never copied.

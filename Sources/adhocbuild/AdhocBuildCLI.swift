@@ -16,7 +16,8 @@ enum AdhocBuildCLI {
                 PlistCommands.command, EnvCommands.command, VersionCommands.command, PackageCommand.command, InspectCommands.inspect,
                 InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, CodeSignCommands.command,
                 DistributionCommands.manifest,
-                DistributionCommands.page, DistributionCommands.index, ReleaseCommand.command
+                DistributionCommands.page, DistributionCommands.index, StoreCommands.publish, StoreCommands.links, PruneCommand.command,
+                ReleaseCommand.command
             ],
             environment: LimitSettings.helpRows)
     }

@@ -53,6 +53,8 @@ enum ReleaseCommand {
         var reportFile: String?
         var overrides = EnvCommands.Overrides()
         var allowHTTP = false
+        var publish: String?
+        var store = StoreOptions()
         var signing = SigningOptions()
         var explain = false
         var quiet = false
@@ -103,7 +105,11 @@ enum ReleaseCommand {
                 .option(
                     \.reportFile, "--report-file", name: "FILE", kind: .path, help: "Jenkins properties or GitLab dotenv file.",
                     defaultDescription: "adhocbuild.properties / adhocbuild.env"),
-                .group(\.overrides), DistributionCommands.allowHTTPOption(\.allowHTTP), .group(\.signing),
+                .group(\.overrides), DistributionCommands.allowHTTPOption(\.allowHTTP),
+                .option(
+                    \.publish, "--publish", name: "s3://BUCKET/PREFIX/", help: "Then upload it to this store, with private links.",
+                    defaultDescription: "Distribution:Publish, else Publish, else DIST only"),
+                .group(\.store), .group(\.signing),
                 .flag(\.explain, "--explain", help: "Print each setting's value and where it came from before releasing."),
                 .flag(\.quiet, "-q", "--quiet", help: "Print only the page URL and the install link."),
                 .flag(\.json, "--json", help: "Print a JSON summary of the release instead of progress lines.")
@@ -131,6 +137,8 @@ enum ReleaseCommand {
             request.settings = overrides.variables
             request.allowedVariables = overrides.allowedVariables
             request.allowHTTP = allowHTTP
+            request.publish = publish
+            request.store = store.settings(allowHTTP: allowHTTP)
             request.allowDecrease = allowDecrease
             request.replace = replace
             request.allowBrokenSignature = allowBrokenSignature

@@ -102,7 +102,8 @@ import Testing
             options.title = "Another"
             #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("page")) }
             #expect(folder.snapshot().filter { $0.key.hasPrefix("page/") } == before)
-            #expect(before.count == 9)
+            // The page, its stylesheet and script, the manifest, two icons, version.json, build.json, page.json, the ipa.
+            #expect(before.count == 10)
             #expect(throws: (any Error).self) { _ = try InstallPage(options: options).write(ipa: ipa, to: folder.path("new/page")) }
             #expect(!FileManager.default.fileExists(atPath: folder.path("new")))
         }

@@ -17,11 +17,13 @@ struct InterruptedRun {
 
     /// Runs `adhocbuild` with `arguments`, waits until it is paused at the first point whose name starts
     /// with `point` (`step:Package`, `commit:ShoutOut.ipa`), sends `signal` and waits for it to end.
-    static func run(_ arguments: [String], pauseAt point: String, signal: Int32, in folder: String? = nil) throws -> InterruptedRun {
+    static func run(
+        _ arguments: [String], pauseAt point: String, signal: Int32, in folder: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> InterruptedRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: AdhocBuildBinary.path)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["NO_COLOR"] = "1"
         environment["ADHOCBUILD_TEST_PAUSE_AT"] = point
         process.environment = environment

@@ -125,7 +125,16 @@ import Testing
         (
             "adhocbuild release --env NAME [--app PATH(",
             "a synopsis, not a command: NAME, PATH, URL, DIST, FILE and N stand for the user's values"
-        )
+        ),
+        (
+            "adhocbuild release --env Staging --from-ci --publish s3://my-builds/",
+            "needs an S3 store and its credentials: PublishCLITests runs release --publish against SeaweedFS"
+        ),
+        (
+            "adhocbuild publish dist/",
+            "needs an S3 store and its credentials: PublishCLITests and ReleaseUploadTests run it against SeaweedFS"
+        ),
+        ("adhocbuild links s3://", "needs an S3 store and its credentials: ReleaseUploadTests runs it against SeaweedFS")
     ]
 
     /// What a CI server gives the README's CI steps, which the test gives them in its place: the

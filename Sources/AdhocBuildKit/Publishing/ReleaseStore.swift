@@ -28,11 +28,18 @@ public struct ReleaseStore: Sendable {
     public let client: S3Client
     public let location: S3Location
     public let links: Links
+    /// The client that presigns links: ``client``, unless a test mints them at another time.
+    let linkClient: S3Client
 
     public init(client: S3Client, location: S3Location, links: Links) {
+        self.init(client: client, location: location, links: links, linkClient: client)
+    }
+
+    init(client: S3Client, location: S3Location, links: Links, linkClient: S3Client) {
         self.client = client
         self.location = location
         self.links = links
+        self.linkClient = linkClient
     }
 
     /// The key of `relative` (`Staging/1.0-57/index.html`) under the prefix.
@@ -42,10 +49,18 @@ public struct ReleaseStore: Sendable {
     public func url(_ relative: String) throws -> String {
         switch links {
         case .presigned(let ttl):
-            return try client.presignedGetURL(bucket: location.bucket, key: key(relative), expiry: ttl).url
+            return try linkClient.presignedGetURL(bucket: location.bucket, key: key(relative), expiry: ttl).url
         case .publicBase(let base):
             return URLEncoding.join(base.hasSuffix("/") ? base : base + "/", relative)
         }
+    }
+
+    /// The prefix's plain URL (`https://bucket.s3.eu-west-1.amazonaws.com/builds/`): what a public
+    /// store would serve the releases from, and the base URL of the copy `release --publish` keeps in DIST.
+    public var plainBaseURL: String {
+        let address = client.endpoint.address(bucket: location.bucket, key: location.prefix.isEmpty ? nil : location.prefix)
+        let path = address.path.hasSuffix("/") ? address.path : address.path + "/"
+        return "\(client.endpoint.scheme)://\(address.host)\(path)"
     }
 
     /// `relative`'s folder of one release: `<env>/<version>-<build>`.

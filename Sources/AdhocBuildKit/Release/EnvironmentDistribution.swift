@@ -38,7 +38,7 @@ struct EnvironmentDistribution {
                 throw Diagnostic.build(
                     "must be a string, not \(value.kindWithArticle)", file: source.file, keyPath: source.keyPath.description)
             }
-            if key != "BaseURL" && !text.hasPrefix("/") && source.file != EnvironmentResolver.overrideSource {
+            if !ReleaseRequest.urlKeys.contains(key) && !text.hasPrefix("/") && source.file != EnvironmentResolver.overrideSource {
                 let base = (source.file as NSString).deletingLastPathComponent
                 if !base.isEmpty { text = (base as NSString).appendingPathComponent(text) }
             }

@@ -65,6 +65,9 @@ public struct ReleasePipeline {
         /// How to re-sign the app once the environment and build number are applied, resolved and
         /// checked by ``ReleaseRequest/plan(processEnvironment:)``; the signer consumes it.
         public var signing: SigningRequest?
+        /// The store the release is uploaded to once it is in DIST (`--publish`); its links then replace
+        /// DIST's in the result, the CI outputs and the QR code.
+        public var upload: ReleaseUpload?
         public var now = Date()
 
         public init(environment: String, input: String, baseURL: String, out: String) {
@@ -195,6 +198,7 @@ public struct ReleasePipeline {
             // A release already published is refused before the build is copied (and again when publishing).
             if let name = try expectedReleaseName(environment: environment) {
                 try publication.checkNotPublished(name, replace: options.replace)
+                try options.upload?.checkNotPublished(environment: environment.name, name: name)
             }
         }
         try FileIO.createFolder(options.out)
@@ -256,6 +260,13 @@ public struct ReleasePipeline {
             pageURL: page.pageURL, manifestURL: page.manifestURL, installURL: page.installURL, warnings: warnings,
             signature: signature.state.rawValue, signatureSummary: signature.summary)
         (result.signer, result.team, result.cdhash) = (signature.signer ?? "", signature.team ?? "", signature.cdhash ?? "")
+        if let upload = options.upload {
+            let uploaded = try step("Upload to \(upload.store.location)") {
+                try upload.publishFinishing(releaseFolder, indexTitle: options.indexTitle)
+            }
+            (result.pageURL, result.manifestURL, result.installURL) = (uploaded.links.page, uploaded.links.manifest, uploaded.links.install)
+            result.warnings += uploaded.warnings.map(\.report)
+        }
         return result
     }
 

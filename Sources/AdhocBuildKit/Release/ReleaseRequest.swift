@@ -30,6 +30,9 @@ public struct ReleaseRequest: Sendable {
     /// `--allow-env`: variables of the process environment the environment and the base URL may read.
     public var allowedVariables: [String] = []
     public var allowHTTP = false
+    /// The store to upload the release to (`--publish s3://BUCKET/PREFIX/`), and how to reach it.
+    public var publish: String?
+    public var store = StoreSettings()
     public var allowDecrease = false
     public var replace = false
     /// `--allow-broken-signature`: publish a build whose signature is broken (see ``ReleasePipeline/Options``).
@@ -61,7 +64,10 @@ public struct ReleaseRequest: Sendable {
 
     /// The `Distribution` keys an environment may set for `release`; paths among them are taken from
     /// the environment file's folder.
-    public static let environmentKeys = ["BaseURL", "Notes", "Icon", "Profile"]
+    public static let environmentKeys = ["BaseURL", "Notes", "Icon", "Profile", "Publish"]
+
+    /// The `Distribution` keys that are URLs, not paths.
+    static let urlKeys: Set<String> = ["BaseURL", "Publish"]
 
     /// Fills every setting from, strongest first: the command line (a CI preset asked for with
     /// flags counts as a flag), the environment's `Distribution`, the project file, the preset of
@@ -96,10 +102,15 @@ public struct ReleaseRequest: Sendable {
         if requestedPreset.value != nil, baseURL != nil {
             throw Incomplete(description: "give --base-url or \(requestedPreset.origin), not both")
         }
+        let publishTo = chooser.choose(
+            "Publish", [flag(publish, "--publish"), distribution.candidate("Publish"), fromProject("Publish")],
+            whenUnset: "published in DIST only")
+        let releaseStore = try publishTo.map { try ReleaseStore.open($0, settings: store, environment: processEnvironment) }
         let baseURL = chooser.choose(
             "BaseURL",
             [
                 flag(baseURL, "--base-url"), requestedPreset, distribution.candidate("BaseURL"), fromProject("BaseURL"),
+                (releaseStore?.plainBaseURL, .derived("the store's own address (--publish; its page is written again with its links)")),
                 detectedPresetBaseURL(out: out, processEnvironment: processEnvironment)
             ])
         guard let baseURL else {
@@ -135,6 +146,11 @@ public struct ReleaseRequest: Sendable {
             chooser.supersede("Profile", by: "SignProfile \(signProfile) (from \(origin)) is embedded, as the app is re-signed with it")
         }
         options.allowHTTP = allowHTTP
+        options.upload = releaseStore.map { store in
+            var upload = ReleaseUpload(store: store)
+            upload.replace = replace
+            return upload
+        }
         options.allowDecrease = allowDecrease
         options.replace = replace
         options.allowBrokenSignature = allowBrokenSignature

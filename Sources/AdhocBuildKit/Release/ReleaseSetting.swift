@@ -17,6 +17,8 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
     case builtIn
     /// Found by looking for it (the project file, from the current folder upwards).
     case search(String)
+    /// Worked out from another setting (the base URL from the store `--publish` names).
+    case derived(String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,7 @@ public enum SettingOrigin: Sendable, Equatable, CustomStringConvertible {
         case .processEnvironment(let name): return "$\(name)"
         case .builtIn: return "default"
         case .search(let how): return how
+        case .derived(let how): return how
         }
     }
 }

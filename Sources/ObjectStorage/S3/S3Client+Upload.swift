@@ -32,6 +32,7 @@ extension S3Client {
                     let body = HTTPBody.file(path: path, offset: offset, length: min(partSize, size - offset))
                     let part = try uploadPart(bucket: bucket, key: key, uploadID: uploadID, number: index + 1, body: body)
                     parts.withLock { $0.append(part) }
+                    Interruption.pause(at: "upload:part \(index + 1) sent")
                 }
             }
             try pool.wait()

@@ -141,6 +141,28 @@ struct SeaweedFSTests {
         }
     }
 
+    /// The store itself refuses a link valid for more than 7 days (400), which is why the signer refuses to
+    /// make one: botocore, which signs any lifetime, presigns 7 days and 7 days and a second at the same time.
+    @Test(.enabled(if: BotocoreOracle.isInstalled)) func theStoreRefusesALinkValidForMoreThanSevenDays() throws {
+        _ = try client.putObject(bucket: bucket, key: "Staging/app.ipa", body: .data(Data("ipa".utf8)))
+        let address = client.endpoint.address(bucket: bucket, key: "Staging/app.ipa")
+        let request = SignableRequest(
+            method: "GET", scheme: client.endpoint.scheme, host: address.host, path: address.path, query: [], headers: [],
+            payload: .unsigned)
+        let credentials = AWSCredentials(accessKeyID: server.accessKey, secretAccessKey: SecretText(server.secretKey), source: "test")
+        let now = Date()
+        let answers = try BotocoreOracle.run(
+            [SigV4Signer.maximumExpiry, SigV4Signer.maximumExpiry + 1].map {
+                BotocoreOracle.case(request, body: nil, credentials, region: server.region, at: now, presign: $0)
+            })
+        let urls = try answers.map { try #require($0["url"] as? String) }
+        #expect(try Self.curl(urls[0]) == ("200", "ipa"))
+        #expect(try Self.curl(urls[1]).status == "400")
+        #expect(throws: Diagnostic.self) {
+            _ = try client.presignedGetURL(bucket: bucket, key: "Staging/app.ipa", expiry: SigV4Signer.maximumExpiry + 1)
+        }
+    }
+
     @Test func presignedGetWorksWithoutCredentialsAndRefusesTamperingAndExpiry() throws {
         _ = try client.putObject(
             bucket: bucket, key: "Staging/My App.plist", body: .data(Data("manifest".utf8)), contentType: "application/xml")
