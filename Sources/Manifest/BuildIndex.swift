@@ -175,6 +175,19 @@ public enum BuildIndex {
             ]))
     }
 
+    /// The `<title>` of an index page, its character references undone; nil when it has none.
+    public static func title(inIndexHTML data: Data) -> String? {
+        let html = String(decoding: data, as: UTF8.self)
+        guard let open = html.range(of: "<title>"), let close = html.range(of: "</title>", range: open.upperBound..<html.endIndex) else {
+            return nil
+        }
+        var title = String(html[open.upperBound..<close.lowerBound])
+        for (reference, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            title = title.replacingOccurrences(of: reference, with: character)
+        }
+        return title
+    }
+
     /// An ISO 8601 time as the index shows it: `2026-01-31 10:00:00 UTC`.
     static func shown(_ iso: String) -> String {
         iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")

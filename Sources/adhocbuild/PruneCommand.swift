@@ -15,9 +15,13 @@ enum PruneCommand {
         var title: String?
         var yes = false
         var json = false
+        var store = StoreOptions()
+        var allowHTTP = false
         static var declarations: [Declaration<Self>] {
             [
-                .argument(\.dist, "DIST", help: "The folder of releases that release --out writes (DIST/<env>/<version>-<build>/)."),
+                .argument(
+                    \.dist, "DIST|s3://BUCKET/PREFIX/",
+                    help: "The folder of releases that release --out writes (DIST/<env>/<version>-<build>/), or a store publish writes to."),
                 .option(
                     \.keep, "--keep", name: "N",
                     kind: .checked(expectation: "a whole number of 1 or more", accepts: { Int($0).map { $0 >= 1 } ?? false }),
@@ -31,14 +35,16 @@ enum PruneCommand {
                 ),
                 .option(\.title, "--title", name: "TEXT", help: "The index's title.", defaultDescription: "the index's current title"),
                 .flag(\.yes, "--yes", help: "Remove them; without it prune lists what it would remove and removes nothing."),
-                .flag(\.json, "--json", help: "Print JSON.")
+                .flag(\.json, "--json", help: "Print JSON."),
+                .group(\.store), StoreOptions.allowHTTPOption(\.allowHTTP)
             ]
         }
     }
 
     static var command: CommandSpec {
         CommandSpec(
-            name: "prune", abstract: "Remove old releases from DIST (--keep N, --older-than AGE); never the one latest points to.",
+            name: "prune",
+            abstract: "Remove old releases from DIST or a store (--keep N, --older-than AGE); never the one latest points to.",
             discussion: """
                 With --keep and --older-than, a release goes only when it is outside the N newest and older than AGE. \
                 Never removed: the release an environment's latest link points to, and each environment's newest. A \
@@ -51,11 +57,22 @@ enum PruneCommand {
         ) { options, parsed in
             let keep = options.keep.flatMap { Int($0) }, olderThan = options.olderThan.flatMap { TimeSpan($0) }
             if let problem = RetentionPlan.Rules.problem(keep: keep, olderThan: olderThan) { throw parsed.usageError(problem) }
-            var prune = LocalPrune(
-                dist: options.dist, rules: try RetentionPlan.Rules(keep: keep, olderThan: olderThan, environment: options.environment))
-            prune.title = options.title
-            let outcome = options.yes ? try prune.apply() : try prune.survey()
-            let report = PruneReport(dist: options.dist, outcome: outcome, applied: options.yes)
+            let rules = try RetentionPlan.Rules(keep: keep, olderThan: olderThan, environment: options.environment)
+            let outcome: LocalPrune.Outcome
+            var shownAs = options.dist
+            if options.dist.hasPrefix("s3://") {
+                var prune = StorePrune(
+                    store: try ReleaseStore.open(options.dist, settings: options.store.settings(allowHTTP: options.allowHTTP)), rules: rules
+                )
+                prune.title = options.title
+                outcome = options.yes ? try prune.apply() : try prune.survey()
+                shownAs = prune.store.location.description.hasSuffix("/") ? String(prune.store.location.description.dropLast()) : shownAs
+            } else {
+                var prune = LocalPrune(dist: options.dist, rules: rules)
+                prune.title = options.title
+                outcome = options.yes ? try prune.apply() : try prune.survey()
+            }
+            let report = PruneReport(dist: shownAs, outcome: outcome, applied: options.yes)
             if options.json {
                 Console.out(try PropertyList.encode(report.json, format: .json))
             } else {

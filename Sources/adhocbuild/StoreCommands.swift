@@ -43,9 +43,14 @@ enum StoreCommands {
             var upload = ReleaseUpload(store: store)
             upload.replace = options.replace
             upload.templatesFolder = options.templates
+            upload.indexTitle = options.title
             let result = try upload.publish(options.release)
             for warning in result.warnings { Console.warning(warning.report) }
-            Console.lines([result.location, "  page:    \(result.links.page)", "  install: \(result.links.install)"])
+            var lines = [result.location, "  page:    \(result.links.page)", "  install: \(result.links.install)"]
+            if let index = result.index {
+                lines.append("  index:   \(index.url) (\(index.releaseCount) release\(index.releaseCount == 1 ? "" : "s"))")
+            }
+            Console.lines(lines)
             return 0
         }
     }
@@ -79,8 +84,9 @@ enum StoreCommands {
             var refresh = ReleaseLinkRefresh(
                 store: try ReleaseStore.open(root, settings: options.store.settings(allowHTTP: options.allowHTTP)))
             refresh.templatesFolder = options.templates
-            let links = try refresh.refresh(environment: environment, name: name)
-            Console.lines(["  page:    \(links.page)", "  install: \(links.install)"])
+            let (links, index) = try refresh.refresh(environment: environment, name: name)
+            for problem in index.problems { Console.warning(problem) }
+            Console.lines(["  page:    \(links.page)", "  install: \(links.install)", "  index:   \(index.url)"])
             return 0
         }
     }

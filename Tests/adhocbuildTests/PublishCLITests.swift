@@ -138,4 +138,30 @@ struct PublishCLITests {
             #expect(!again.stderrText.contains("==> Package"))
         }
     }
+
+    /// `prune s3://…` lists, then with `--yes` removes, what the same rules remove from a DIST, and
+    /// rebuilds the store's index.
+    @Test func pruneOnAStoreListsThenRemovesAndReindexes() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let release = try makeRelease(folder, bytes: 1000)
+            let newer = folder.path("dist/Staging/1.0-8")
+            try FileManager.default.copyItem(atPath: release, toPath: newer)
+            for copy in [release, newer] {
+                let published = try AdhocBuildBinary.run(
+                    ["publish", copy, "s3://\(bucket)/ios/"] + storeArguments, extraEnvironment: credentials)
+                #expect(published.status == 0, "\(published.stderrText)")
+            }
+            let arguments = ["prune", "s3://\(bucket)/ios/", "--keep", "1"] + storeArguments
+            let dry = try AdhocBuildBinary.run(arguments, extraEnvironment: credentials)
+            #expect(dry.status == 0, "\(dry.stderrText)")
+            #expect(dry.stdoutText.hasPrefix("would remove Staging/1.0-7 (published "), "\(dry.stdoutText)")
+            #expect(dry.stdoutText.hasSuffix("1 of 2 releases would be removed; run again with --yes to remove it\n"))
+            #expect(try client.headObject(bucket: bucket, key: "ios/Staging/1.0-7/App.ipa") != nil)
+            let applied = try AdhocBuildBinary.run(arguments + ["--yes"], extraEnvironment: credentials)
+            #expect(applied.status == 0, "\(applied.stderrText)")
+            #expect(applied.stdoutText.hasSuffix("s3://\(bucket)/ios/index.html: 1 release\n"), "\(applied.stdoutText)")
+            #expect(try client.listObjects(bucket: bucket, prefix: "ios/Staging/1.0-7/").objects.isEmpty)
+            #expect(try client.headObject(bucket: bucket, key: "ios/Staging/1.0-8/App.ipa") != nil)
+        }
+    }
 }

@@ -156,14 +156,6 @@ public struct LocalPrune {
     /// index or no title.
     static func currentTitle(of path: String) throws -> String? {
         guard FileIO.kind(of: path) == .file else { return nil }
-        let html = String(decoding: try FileIO.read(path, limit: 64 << 20), as: UTF8.self)
-        guard let open = html.range(of: "<title>"), let close = html.range(of: "</title>", range: open.upperBound..<html.endIndex) else {
-            return nil
-        }
-        var title = String(html[open.upperBound..<close.lowerBound])
-        for (reference, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
-            title = title.replacingOccurrences(of: reference, with: character)
-        }
-        return title
+        return BuildIndex.title(inIndexHTML: try FileIO.read(path, limit: 64 << 20))
     }
 }

@@ -26,8 +26,10 @@ public struct ReleaseLinkRefresh: Sendable {
         return ("s3://\(parsed.bucket)/\(root)", segments[segments.count - 2], segments[segments.count - 1])
     }
 
-    /// Writes the release's files that hold links again, with links from now; returns them.
-    public func refresh(environment: String, name: String) throws -> ReleaseLinks {
+    /// Writes the release's files that hold links again, with links from now, then the store's index
+    /// (its links minted again too, and `latest` copied again when this release is the newest), keeping
+    /// its title; returns the release's links and the index's update.
+    public func refresh(environment: String, name: String) throws -> (links: ReleaseLinks, index: StoreIndexUpdate) {
         let release = ReleaseStore.releaseFolder(environment: environment, name: name)
         let bucket = store.location.bucket
         func get(_ file: String) throws -> Data? {
@@ -57,6 +59,6 @@ public struct ReleaseLinkRefresh: Sendable {
             try store.client.putObject(
                 bucket: bucket, key: store.key(release + "/" + file), body: .data(data), contentType: ReleaseUpload.contentType(of: file))
         }
-        return links
+        return (links, try store.updateIndex(title: try store.currentIndexTitle() ?? "Builds"))
     }
 }

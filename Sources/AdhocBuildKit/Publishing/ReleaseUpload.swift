@@ -24,8 +24,11 @@ public struct ReleaseUpload: Sendable {
         public var location: String
         public var files: Int
         public var bytes: Int64
-        /// What was told but did not stop the upload (links iOS will not install from), each of severity `.warning`.
+        /// What was told but did not stop the upload (links iOS will not install from, `build.json`
+        /// files of other releases the index could not read), each of severity `.warning`.
         public var warnings: [Diagnostic] = []
+        /// The store's index, rebuilt once the release was published.
+        public var index: StoreIndexUpdate?
     }
 
     public let store: ReleaseStore
@@ -35,6 +38,8 @@ public struct ReleaseUpload: Sendable {
     public var templatesFolder: String?
     /// How many small files are sent at once (the ipa's parts have their own).
     public var concurrency = 8
+    /// The title of the store's index, rebuilt once the release is published; nil leaves the index alone.
+    public var indexTitle: String? = "Builds"
 
     public init(store: ReleaseStore) { self.store = store }
 
@@ -53,9 +58,8 @@ public struct ReleaseUpload: Sendable {
     /// Refuses a release already published in the store, unless ``replace``: checked before anything is
     /// packaged or uploaded.
     public func checkNotPublished(environment: String, name: String) throws {
-        guard !replace else { return }
+        guard !replace, try store.isPublished(environment: environment, name: name) else { return }
         let folder = ReleaseStore.releaseFolder(environment: environment, name: name)
-        guard try store.client.headObject(bucket: store.location.bucket, key: store.key(folder + "/build.json")) != nil else { return }
         throw Diagnostic.build(
             "is already published, and testers may be installing it; give the build a new number, or pass --replace to replace it",
             file: store.location.appending(folder).description)
@@ -109,6 +113,12 @@ public struct ReleaseUpload: Sendable {
         var result = Result(
             environment: environment, name: name, links: links, location: store.location.appending(release).description,
             files: files.count, bytes: bytes.value + Int64(buildJSON.count))
+        if let indexTitle {
+            Interruption.pause(at: "publish:before the index")
+            let index = try store.updateIndex(title: indexTitle)
+            result.index = index
+            result.warnings += index.problems.map { Diagnostic.storage(.malformedResponse, $0).asWarning }
+        }
         if links.manifest.lowercased().hasPrefix("http:") {
             result.warnings.append(
                 Diagnostic.storage(
@@ -196,8 +206,10 @@ extension ReleaseUpload {
     /// ``publish(_:)`` as the last step of `release --publish`: an upload that fails says how to finish it
     /// (the release is in DIST already, so `release` again would be refused as published there).
     func publishFinishing(_ folder: String, indexTitle: String) throws -> Result {
+        var upload = self
+        upload.indexTitle = indexTitle
         do {
-            return try publish(folder)
+            return try upload.publish(folder)
         } catch var error as Diagnostic {
             let finish = "the release is in \(folder); finish with: adhocbuild publish \(folder) \(store.location)"
             error.hint = [error.hint, finish].compactMap { $0 }.joined(separator: "; ")

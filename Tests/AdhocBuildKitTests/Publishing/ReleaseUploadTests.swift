@@ -170,7 +170,7 @@ struct ReleaseUploadTests {
             #expect(try PublishingTestRelease.fetch(first.links.manifest).status == 403)
             try FileManager.default.removeItem(atPath: release.folder)  // links needs no local copy
             let store = try release.store()
-            let links = try ReleaseLinkRefresh(store: store).refresh(environment: PublishingTestRelease.environment, name: "1.4.0-42")
+            let links = try ReleaseLinkRefresh(store: store).refresh(environment: PublishingTestRelease.environment, name: "1.4.0-42").links
             let html = String(decoding: try PublishingTestRelease.fetch(links.page).body, as: UTF8.self)
             let manifestURL = try PublishingTestRelease.manifestURL(inInstallLink: links.install)
             #expect(html.contains(links.install.replacingOccurrences(of: "&", with: "&amp;")))
