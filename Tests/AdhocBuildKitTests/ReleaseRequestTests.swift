@@ -1,5 +1,6 @@
 import AdhocBuildKit
 import Foundation
+import ObjectStorage
 import PlistKit
 import SystemSupport
 import TestSupport
@@ -172,6 +173,37 @@ import XcodeProjectEditing
         }
     }
 
+    /// `Publish` in the environment's Distribution is a store's address, taken as written (not as a path
+    /// from the environment's folder); the flag beats it; the store is opened with the credentials the
+    /// process environment names, and without them the plan fails.
+    @Test func theEnvironmentsPublishNamesTheStoreAndTheFlagBeatsIt() throws {
+        try withTemporaryFolder { folder in
+            var request = try project(folder, distribution: "<key>Publish</key><string>s3://staging-builds/ios/</string>")
+            request.store.endpoint = "https://minio.example.com:9000"
+            request.store.addressing = .path
+            let credentials = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"]
+            let plan = try request.plan(processEnvironment: credentials)
+            let upload = try #require(plan.options.upload)
+            #expect(upload.store.location == S3Location(bucket: "staging-builds", prefix: "ios/"))
+            #expect(upload.store.plainBaseURL == "https://minio.example.com:9000/staging-builds/ios/")
+            #expect(
+                setting(plan, "Publish")?.origin
+                    == .environment(file: folder.path("config/environments") + "/Staging.plist", keyPath: "Distribution:Publish"))
+            request.publish = "s3://other-builds/"
+            #expect(try request.plan(processEnvironment: credentials).options.upload?.store.location.bucket == "other-builds")
+            // adhocbuild.plist's Publish is an address too, not a path from the file's folder.
+            let plist = try String(contentsOfFile: folder.path("adhocbuild.plist"), encoding: .utf8)
+            _ = try folder.write(
+                "adhocbuild.plist", plist.replacingOccurrences(of: "<dict>", with: "<dict><key>Publish</key><string>s3://project-builds/app/</string>"))
+            _ = try folder.write("config/environments/Staging.plist", "<plist version=\"1.0\"><dict/></plist>")
+            request.publish = nil
+            let fromProject = try request.plan(processEnvironment: credentials).options.upload?.store.location
+            #expect(fromProject == S3Location(bucket: "project-builds", prefix: "app/"))
+            let noCredentials = ["HOME": folder.path("home")]
+            #expect(throws: Diagnostic.self) { _ = try request.plan(processEnvironment: noCredentials) }
+        }
+    }
+
     @Test func aDistributionValueThatIsNotAStringNamesItsFileAndKeyPath() throws {
         try withTemporaryFolder { folder in
             let request = try project(folder, distribution: "<key>Profile</key><integer>3</integer>")
@@ -203,8 +235,9 @@ import XcodeProjectEditing
                 })
             #expect(
                 Set(byName.keys) == [
-                    "ProjectFile", "App", "Out", "Environments", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"
+                    "ProjectFile", "App", "Out", "Environments", "Publish", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"
                 ])
+            #expect(byName["Publish"]!.hasSuffix("not set: published in DIST only"))
             #expect(byName["ProjectFile"]!.hasSuffix("from --project-file"))
             #expect(byName["App"]!.hasSuffix("from \(folder.path("adhocbuild.plist")) at 'App'"))
             #expect(byName["BaseURL"]!.contains("Base.plist at 'Distribution:BaseURL'"))

@@ -10,8 +10,8 @@ public enum EnvironmentSchema {
     /// The keys of an environment's dictionary.
     public static let topLevelKeys = ["Inherits"] + sections
     /// What `Distribution` may hold: the page's title and subtitle, the base URL template, release notes,
-    /// an icon and a provisioning profile.
-    public static let distributionKeys = ["Title", "Subtitle", "BaseURL", "Notes", "Icon", "Profile"]
+    /// an icon, a provisioning profile and the store `release` uploads to (`s3://BUCKET/PREFIX/`).
+    public static let distributionKeys = ["Title", "Subtitle", "BaseURL", "Notes", "Icon", "Profile", "Publish"]
 
     /// A top-level key of an environment's file that is not `Inherits` or a section.
     public static func topLevelKeyProblem(_ key: String) -> String? {

@@ -13,13 +13,13 @@ import SystemSupport
 public struct ProjectFile: Sendable {
     public static let defaultName = "adhocbuild.plist"
     public static let keys = [
-        "Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Title", "SignIdentity", "SignPasswordEnv",
+        "Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Publish", "Title", "SignIdentity", "SignPasswordEnv",
         "SignPasswordFile", "SignProfile", "SignEntitlements"
     ]
     /// The keys whose value is a dictionary of strings (paths), not a string.
     public static let dictionaryKeys = ["SignProfiles"]
     /// The string keys that are not paths.
-    static let textKeys: Set<String> = ["BaseURL", "Title", "SignPasswordEnv"]
+    static let textKeys: Set<String> = ["BaseURL", "Publish", "Title", "SignPasswordEnv"]
 
     public var path: String
     public var values: [String: String]
