@@ -194,7 +194,8 @@ import XcodeProjectEditing
             // adhocbuild.plist's Publish is an address too, not a path from the file's folder.
             let plist = try String(contentsOfFile: folder.path("adhocbuild.plist"), encoding: .utf8)
             _ = try folder.write(
-                "adhocbuild.plist", plist.replacingOccurrences(of: "<dict>", with: "<dict><key>Publish</key><string>s3://project-builds/app/</string>"))
+                "adhocbuild.plist",
+                plist.replacingOccurrences(of: "<dict>", with: "<dict><key>Publish</key><string>s3://project-builds/app/</string>"))
             _ = try folder.write("config/environments/Staging.plist", "<plist version=\"1.0\"><dict/></plist>")
             request.publish = nil
             let fromProject = try request.plan(processEnvironment: credentials).options.upload?.store.location
