@@ -17,6 +17,9 @@ public final class SeaweedFS: @unchecked Sendable {
     public let secretKey = "seaweed/test+secret/\(UUID().uuidString)"
     /// The region it accepts signatures for.
     public let region = "us-east-1"
+    /// The one bucket anyone may read without credentials (a public bucket, as a CDN fronts); every
+    /// other bucket refuses anonymous requests. Tests create it and write under a prefix of their own.
+    public let publicBucket = "public-read-builds"
     private let folder: URL
     private let process: Process
 
@@ -45,7 +48,8 @@ public final class SeaweedFS: @unchecked Sendable {
                 [
                     "name": "adhocbuild-test", "credentials": [["accessKey": accessKey, "secretKey": secretKey]],
                     "actions": ["Admin", "Read", "List", "Tagging", "Write"]
-                ]
+                ],
+                ["name": "anonymous", "actions": ["Read:\(publicBucket)"]]
             ]
         ]
         let config = folder.appendingPathComponent("s3.json")

@@ -146,6 +146,47 @@ struct ReleaseUploadTests {
         }
     }
 
+    /// What `appstored` does with the ipa's link: a HEAD, then a GET. A presigned link is signed for one
+    /// method, so the store answers the HEAD 403 (what the README says) and the GET with the ipa.
+    @Test func aPresignedIpaLinkAnswersGETAndRefusesHEAD() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let release = try PublishingTestRelease(in: folder)
+            let result = try ReleaseUpload(store: try release.store()).publish(release.folder)
+            #expect(try PublishingTestRelease.fetch(result.links.ipa, method: "HEAD").status == 403)
+            #expect(try PublishingTestRelease.fetch(result.links.ipa).body == (try Data(contentsOf: URL(fileURLWithPath: release.ipa))))
+        }
+    }
+
+    /// A public bucket (`--public-base-url`, the store readable without credentials, as behind a CDN):
+    /// every link answers as `appstored` asks, HEAD then GET on the ipa, with no credentials.
+    @Test func aPublicBucketAnswersHEADThenGETOnEveryLink() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let release = try PublishingTestRelease(in: folder)
+            let client = try PublishingTestRelease.client(release.server)
+            try client.createBucket(release.server.publicBucket)
+            let prefix = "run-\(UUID().uuidString.prefix(8).lowercased())/"
+            let base = "\(release.server.endpoint)/\(release.server.publicBucket)/\(prefix)"
+            let store = ReleaseStore(
+                client: client, location: S3Location(bucket: release.server.publicBucket, prefix: prefix), links: .publicBase(base))
+            let result = try ReleaseUpload(store: store).publish(release.folder)
+            #expect(!result.links.page.contains("X-Amz"))
+            let page = try PublishingTestRelease.fetch(result.links.page)
+            #expect(page.status == 200)
+            for link in PublishingTestRelease.links(inPage: String(decoding: page.body, as: UTF8.self)) where link.hasPrefix(base) {
+                #expect(try PublishingTestRelease.fetch(link).status == 200, "\(link)")
+            }
+            let manifest = try PublishingTestRelease.fetch(try PublishingTestRelease.manifestURL(inInstallLink: result.links.install))
+            let ipaURL = try #require(try Self.manifestAssets(manifest.body)["software-package"])
+            let head = try PublishingTestRelease.fetch(ipaURL, method: "HEAD")
+            #expect(head.status == 200 && head.contentType == "application/octet-stream")
+            #expect(try PublishingTestRelease.fetch(ipaURL).body == (try Data(contentsOf: URL(fileURLWithPath: release.ipa))))
+            // Only that bucket is public: the same objects in a private bucket are refused without a signature.
+            #expect(
+                try PublishingTestRelease.fetch(ipaURL.replacingOccurrences(of: release.server.publicBucket, with: release.bucket)).status
+                    == 403)
+        }
+    }
+
     @Test func aPublicBaseWritesPlainLinks() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
             let release = try PublishingTestRelease(in: folder)
