@@ -232,6 +232,17 @@ struct ReleaseUploadTests {
         }
     }
 
+    /// `links` takes the release's own address: the store is what is above `<env>/<version>-<build>/`.
+    @Test func aReleasesAddressSplitsIntoTheStoreAndTheRelease() throws {
+        let split = try ReleaseLinkRefresh.split("s3://builds/ios/app/Staging/1.4.0-42/")
+        #expect(split.store == "s3://builds/ios/app/" && split.environment == "Staging" && split.name == "1.4.0-42")
+        let atTheTop = try ReleaseLinkRefresh.split("s3://builds/QA/2.0-1")
+        #expect(atTheTop.store == "s3://builds/" && atTheTop.environment == "QA" && atTheTop.name == "2.0-1")
+        for bad in ["s3://builds/", "s3://builds/Staging/", "https://builds/Staging/1.0-1/"] {
+            #expect(throws: Diagnostic.self, "\(bad)") { _ = try ReleaseLinkRefresh.split(bad) }
+        }
+    }
+
     @Test func aLinkLifetimeOverSevenDaysIsRefusedNamingTheOption() throws {
         var settings = StoreSettings()
         settings.linkTTL = TimeSpan(seconds: 8 * 86_400)
