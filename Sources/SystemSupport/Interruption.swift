@@ -78,7 +78,9 @@ public enum Interruption {
     /// interrupt the process at that point and no other (the first point whose name starts with the
     /// variable's value). Does nothing otherwise. Points: `step:<release step>`, `commit:<name>` just
     /// before a file or folder the user named is put in place, `publish:moved into DIST`, `prune:indexed`
-    /// and `prune:hidden` (inside a point of no return, so only a SIGKILL ends the process there).
+    /// and `prune:hidden` (inside a point of no return, so only a SIGKILL ends the process there); for a
+    /// store, `upload:part <n> sent` (a multipart upload), `publish:before build.json`, `publish:before the
+    /// index` and `prune:unpublished`.
     public static func pause(at point: String) {
         guard let wanted = getenv(pauseVariable), point.hasPrefix(String(cString: wanted)) else { return }
         let line = Array("adhocbuild test hook: paused at \(point)\n".utf8)
