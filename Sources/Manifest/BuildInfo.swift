@@ -65,10 +65,14 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     public init() {}
 
     /// Pretty-printed JSON with sorted keys, so the same release gives the same bytes.
-    public func jsonData() throws -> Data {
+    public func jsonData() throws -> Data { try Self.stableJSON(self) }
+
+    /// `value` as pretty-printed JSON with sorted keys and a final newline: the same value, the same
+    /// bytes (`build.json`, `page.json`).
+    static func stableJSON(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self) + Data("\n".utf8)
+        return try encoder.encode(value) + Data("\n".utf8)
     }
 
     /// Reads a `build.json`; a file that is not one is an error that says what is wrong in one line.

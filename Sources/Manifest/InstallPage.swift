@@ -259,10 +259,7 @@ public struct InstallPage {
         feed["version"] = .string(facts.version)
         feed["build"] = .string(facts.build)
         feed["environment"] = .string(options.environment ?? "")
-        feed["pageURL"] = .string(links.page)
-        feed["manifestURL"] = .string(links.manifest)
-        feed["ipaURL"] = .string(links.ipa)
-        feed["installURL"] = .string(links.install)
+        links.apply(to: &feed)
         feed["notes"] = .string(options.notes ?? "")
         feed["date"] = .string(PlistDate(options.now).iso8601)
         feed["published"] = .string(PlistDate(options.now).iso8601)
@@ -287,10 +284,7 @@ public struct InstallPage {
         info.built = facts.buildDate.map { PlistDate($0).iso8601 }
         info.page = "index.html"
         info.icon = haveIcons ? OTAManifest.displayImageName : nil
-        info.pageURL = links.page
-        info.manifestURL = links.manifest
-        info.ipaURL = links.ipa
-        info.installURL = links.install
+        links.apply(to: &info)
         info.size = facts.ipaSize
         info.branch = options.branch
         info.commit = options.commit

@@ -28,11 +28,7 @@ public struct PageContent: Codable, Sendable {
     public var hasIcons: Bool
 
     /// Pretty-printed JSON with sorted keys.
-    public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self) + Data("\n".utf8)
-    }
+    public func jsonData() throws -> Data { try BuildInfo.stableJSON(self) }
 
     /// Reads a `page.json`; one that is not one, or of a newer format, is an error saying so in one line.
     public init(json data: Data) throws {

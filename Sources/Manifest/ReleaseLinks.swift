@@ -1,4 +1,5 @@
 import Foundation
+import PlistKit
 
 /// Where an install page and its manifest send testers: the page itself, the manifest and the
 /// install link, the ipa, the icons, the stylesheet and the script.
@@ -46,6 +47,22 @@ public struct ReleaseLinks: Sendable, Equatable {
             page: try link("index.html"), manifest: manifest, install: URLEncoding.installLink(manifestURL: manifest),
             ipa: try link(ipaName), displayImage: small, fullSizeImage: large, style: try link(InstallPage.stylesheetName),
             script: try link(InstallPage.scriptName), favicon: small, icon: large)
+    }
+
+    /// Sets the fields of `build.json` that hold links.
+    public func apply(to info: inout BuildInfo) {
+        info.pageURL = page
+        info.manifestURL = manifest
+        info.ipaURL = ipa
+        info.installURL = install
+    }
+
+    /// Sets the keys of `version.json` (the in-app update feed) that hold links.
+    public func apply(to feed: inout PlistDictionary) {
+        feed["pageURL"] = .string(page)
+        feed["manifestURL"] = .string(manifest)
+        feed["ipaURL"] = .string(ipa)
+        feed["installURL"] = .string(install)
     }
 
     public init(

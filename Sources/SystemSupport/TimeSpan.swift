@@ -38,8 +38,7 @@ public struct TimeSpan: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// The span in the largest whole units: `7d`, `36h`, `90s`.
     public var description: String {
-        for (unit, size) in [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
-            if unit == "w" { return "\(seconds / 86_400)d" }
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
             return "\(seconds / size)\(unit)"
         }
         return "\(seconds)s"

@@ -66,7 +66,8 @@ enum PruneCommand {
                 )
                 prune.title = options.title
                 outcome = options.yes ? try prune.apply() : try prune.survey()
-                shownAs = prune.store.location.description.hasSuffix("/") ? String(prune.store.location.description.dropLast()) : shownAs
+                shownAs = String(prune.store.location.description.dropLast())  // s3://bucket/prefix/ ends in '/'
+
             } else {
                 var prune = LocalPrune(dist: options.dist, rules: rules)
                 prune.title = options.title

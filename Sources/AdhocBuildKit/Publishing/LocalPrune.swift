@@ -59,12 +59,7 @@ public struct LocalPrune {
         }
         let (found, problems) = try BuildIndex.releases(in: dist)
         let releases = found.map { RetentionPlan.Release(environment: $0.environment, folder: $0.folder, date: $0.info.date) }
-        if let environment = rules.environment, !releases.contains(where: { $0.environment == environment }) {
-            let known = Set(releases.map(\.environment)).sorted()
-            throw Diagnostic.io(
-                "has no release of environment '\(environment)'"
-                    + (known.isEmpty ? "" : "; its environments are \(known.joined(separator: ", "))"), file: dist)
-        }
+        if let problem = rules.environmentProblem(in: releases) { throw Diagnostic.io(problem, file: dist) }
         let considered = releases.filter { rules.environment == nil || $0.environment == rules.environment }
         let folders = Set(considered.map { Self.parent($0.folder) })
         // The release folders the `latest` links point to, compared by their real paths.

@@ -33,12 +33,7 @@ public struct ReleaseLinkRefresh: Sendable {
         let release = ReleaseStore.releaseFolder(environment: environment, name: name)
         let bucket = store.location.bucket
         func get(_ file: String) throws -> Data? {
-            do { return try store.client.getObject(bucket: bucket, key: store.key(release + "/" + file)).data } catch let error
-                as Diagnostic
-                where error.code == .storage(.notFound)
-            {
-                return nil
-            }
+            try store.client.getObjectIfPresent(bucket: bucket, key: store.key(release + "/" + file))?.data
         }
         let shownAt = store.location.appending(release).description
         guard let buildJSON = try get("build.json") else {
@@ -55,7 +50,8 @@ public struct ReleaseLinkRefresh: Sendable {
                 content: content, info: info, versionFeed: try get("version.json"), links: links, templatesFolder: templatesFolder)
         }
         // build.json last, as when it was published.
-        for (file, data) in files.sorted(by: { ($0.key == "build.json" ? 1 : 0, $0.key) < ($1.key == "build.json" ? 1 : 0, $1.key) }) {
+        for file in files.keys.filter({ $0 != "build.json" }).sorted() + ["build.json"] {
+            let data = files[file]!
             try store.client.putObject(
                 bucket: bucket, key: store.key(release + "/" + file), body: .data(data), contentType: ReleaseUpload.contentType(of: file))
         }

@@ -88,9 +88,11 @@ public struct ReleaseUpload: Sendable {
             try Self.rewrite(content: content, info: info, versionFeed: versionJSON, links: links, templatesFolder: templatesFolder)
         }
         let bytes = Locked<Int64>(0)
-        let uploads = files.filter { $0 != "build.json" }
+        // The largest first (the ipa), so its parts are under way while the small files go.
+        let sizes = Dictionary(uniqueKeysWithValues: files.map { ($0, Self.size(folder + "/" + $0)) })
+        let uploads = files.filter { $0 != "build.json" }.sorted { sizes[$0]! > sizes[$1]! }
         let pool = WorkerPool(label: "publish", capacity: max(1, concurrency))
-        for file in uploads.sorted(by: { Self.isLarge($0, in: folder) && !Self.isLarge($1, in: folder) }) {
+        for file in uploads {
             pool.submit { [store] in
                 let key = store.key(release + "/" + file)
                 let type = Self.contentType(of: file)
@@ -100,7 +102,7 @@ public struct ReleaseUpload: Sendable {
                 } else {
                     let path = folder + "/" + file
                     try store.client.uploadFile(bucket: store.location.bucket, key: key, path: path, contentType: type)
-                    bytes.withLock { $0 += Self.size(path) }
+                    bytes.withLock { $0 += sizes[file]! }
                 }
             }
         }
@@ -137,19 +139,13 @@ public struct ReleaseUpload: Sendable {
     ) throws -> [String: Data] {
         let rendered = try InstallPage.render(content, links: links, templates: try TemplateSet(folder: templatesFolder))
         var info = info
-        info.pageURL = links.page
-        info.manifestURL = links.manifest
-        info.ipaURL = links.ipa
-        info.installURL = links.install
+        links.apply(to: &info)
         var files = ["index.html": Data(rendered.page.utf8), "manifest.plist": rendered.manifest, "build.json": try info.jsonData()]
         if let versionFeed {
             guard case .dictionary(var feed) = try PropertyList(data: versionFeed).value else {
                 throw Diagnostic.manifest("version.json is not a JSON object")
             }
-            feed["pageURL"] = .string(links.page)
-            feed["manifestURL"] = .string(links.manifest)
-            feed["ipaURL"] = .string(links.ipa)
-            feed["installURL"] = .string(links.install)
+            links.apply(to: &feed)
             files["version.json"] = try PropertyList.encode(.dictionary(feed), format: .json)
         }
         return files
@@ -179,8 +175,6 @@ public struct ReleaseUpload: Sendable {
             return !name.hasPrefix(".") && stat(folder + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         }.sorted()
     }
-
-    static func isLarge(_ file: String, in folder: String) -> Bool { size(folder + "/" + file) > 1 << 20 }
 
     static func size(_ path: String) -> Int64 {
         var info = stat()

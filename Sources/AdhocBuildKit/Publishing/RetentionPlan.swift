@@ -67,6 +67,15 @@ public struct RetentionPlan: Sendable, Equatable {
             self.environment = environment
         }
 
+        /// Why `--env` cannot apply to `releases` (none is of that environment), naming the ones there
+        /// are; nil when it can, or when no environment was given.
+        public func environmentProblem(in releases: [Release]) -> String? {
+            guard let environment, !releases.contains(where: { $0.environment == environment }) else { return nil }
+            let known = Set(releases.map(\.environment)).sorted()
+            return "has no release of environment '\(environment)'"
+                + (known.isEmpty ? "" : "; its environments are \(known.joined(separator: ", "))")
+        }
+
         /// Why these rules cannot be applied, as a usage error says it; nil when they can.
         public static func problem(keep: Int?, olderThan: TimeSpan?) -> String? {
             if keep == nil && olderThan == nil { return "give --keep N, --older-than AGE or both: without a rule prune removes nothing" }

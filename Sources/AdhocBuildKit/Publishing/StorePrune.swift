@@ -31,13 +31,8 @@ public struct StorePrune: Sendable {
     public func survey() throws -> LocalPrune.Outcome {
         let (found, problems) = try store.releases()
         let releases = found.map { RetentionPlan.Release(environment: $0.environment, folder: $0.folder, date: $0.info.date) }
-        if let environment = rules.environment, !releases.contains(where: { $0.environment == environment }) {
-            let known = Set(releases.map(\.environment)).sorted()
-            throw Diagnostic.storage(
-                .invalidArgument,
-                "has no release of environment '\(environment)'"
-                    + (known.isEmpty ? "" : "; its environments are \(known.joined(separator: ", "))"),
-                subject: store.location.description)
+        if let problem = rules.environmentProblem(in: releases) {
+            throw Diagnostic.storage(.invalidArgument, problem, subject: store.location.description)
         }
         // What each environment's `latest` copies: its newest release by folder, as the index update chooses it.
         let latest = Dictionary(grouping: found, by: { Self.split($0.folder).environment }).values.compactMap {

@@ -116,10 +116,6 @@ extension ReleaseStore {
 extension ReleaseStore {
     /// The title of the store's index as it is now; nil when there is no index yet, or it has no title.
     public func currentIndexTitle() throws -> String? {
-        do {
-            return BuildIndex.title(inIndexHTML: try client.getObject(bucket: location.bucket, key: key("index.html")).data)
-        } catch let error as Diagnostic where error.code == .storage(.notFound) {
-            return nil
-        }
+        try client.getObjectIfPresent(bucket: location.bucket, key: key("index.html")).flatMap { BuildIndex.title(inIndexHTML: $0.data) }
     }
 }

@@ -54,6 +54,13 @@ extension S3Client {
         return (response.body, try info(response, "GET", bucket: bucket, key: key))
     }
 
+    /// ``getObject(bucket:key:)``, or nil when there is no such object (404), as ``headObject(bucket:key:)`` answers.
+    public func getObjectIfPresent(bucket: String, key: String) throws -> (data: Data, info: ObjectInfo)? {
+        let response = try send("GET", bucket: bucket, key: key, accepted: [404])
+        guard response.status != 404 else { return nil }
+        return (response.body, try info(response, "GET", bucket: bucket, key: key))
+    }
+
     /// Writes `key` into the file at `path` (GetObject), which each attempt creates or truncates:
     /// give a temporary path and rename it once this returns.
     public func getObject(bucket: String, key: String, to path: String) throws -> ObjectInfo {
