@@ -131,6 +131,24 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     /// The same diagnostic with `place` put in front of its places, as it reads (`slice arm64`).
     public func within(_ place: String) -> Diagnostic { within(.text(place)) }
 
+    /// The same diagnostic with `rename` applied to every text it holds (file, places, message, hint,
+    /// subject): a work copy's paths told as the user's (`…/.adhocbuild-tmp-…/Test.app` → `in.ipa`).
+    public func mappingText(_ rename: (String) -> String) -> Diagnostic {
+        var copy = self
+        copy.file = file.map(rename)
+        copy.places = places.map { place in
+            switch place {
+            case .text(let text): return .text(rename(text))
+            case .entry(let entry): return .entry(rename(entry))
+            default: return place
+            }
+        }
+        copy.message = rename(message)
+        copy.hint = hint.map(rename)
+        copy.subject = subject.map(rename)
+        return copy
+    }
+
     /// The same diagnostic, told as a warning.
     public var asWarning: Diagnostic {
         var copy = self

@@ -10,6 +10,8 @@ public enum BuildProblem: String, DiagnosticKind {
     case expansion
     /// A step of a release that failed (the step is the diagnostic's subject).
     case stepFailed
+    /// A change that breaks an app's signature (a warning when allowed, or for an ad-hoc seal).
+    case signatureBroken
 
     public static let domain = "build"
 }

@@ -161,7 +161,7 @@ enum CodeSignCommands {
             let report = try AppSigning.sign(
                 input, output: output, options: try request.options(chain: options.chain, limits: limits.plist),
                 archiveLimits: limits.archive)
-            for warning in report.warnings { Console.warning(warning) }
+            for warning in report.warnings { Console.warning(warning.report) }
             Console.lines(SigningLines.summary(report, target: output ?? input))
             return 0
         }

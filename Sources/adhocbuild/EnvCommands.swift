@@ -282,7 +282,7 @@ enum EnvCommands {
                     toProject: options.project!, infoPlist: options.infoPlist, output: options.output,
                     format: options.format ?? .xml)
             Console.lines(report.changes.flatMap { $0.lines(dryRun: options.dryRun) })
-            for warning in report.warnings { Console.warning(warning) }
+            for warning in report.warnings { Console.warning(warning.report) }
             let written = app.map { ArchivedAppChange.isArchive($0) ? options.output ?? $0 : $0 } ?? ""
             if let signed = report.signed { Console.lines(SigningLines.summary(signed, target: written)) }
             Console.line("Applied \(environment.name)\(options.dryRun ? " (dry run: nothing written)" : "").")

@@ -3,6 +3,7 @@ import CodeSign
 import CommandLineOptions
 import Foundation
 import PlistKit
+import SystemSupport
 
 /// `adhocbuild version …`: agvtool for Linux.
 enum VersionCommands {
@@ -158,11 +159,11 @@ enum VersionCommands {
                 signing: try options.signing.request(signsApp: signsApp, parsed))
             bumper.output = options.output
             bumper.limits = try LimitSettings.current
-            var warnings: [String] = []
+            var warnings: [Diagnostic] = []
             var signed: BundleSigningReport?
             let changes = try bumper.bump(request, warnings: &warnings, signed: &signed)
             for change in changes { Console.line(change.line) }
-            for warning in warnings { Console.warning(warning) }
+            for warning in warnings { Console.warning(warning.report) }
             if let signed, case .app(let app) = bumpTarget {
                 Console.lines(SigningLines.summary(signed, target: ArchivedAppChange.isArchive(app) ? bumper.output ?? app : app))
             }

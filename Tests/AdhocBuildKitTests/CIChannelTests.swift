@@ -105,7 +105,9 @@ import Testing
             #expect(values["ADHOCBUILD_PAGE_URL"] as? String == result.pageURL)
             #expect(values["ADHOCBUILD_CDHASH"] as? String == "#!=:0123abcd")
             #expect(warnings.count == 2)
-            #expect(warnings.first?.contains("ADHOCBUILD_SIGNER is left out: GitLab's dotenv cannot hold") == true, "\(warnings)")
+            #expect(warnings.first?.severity == .warning)
+            #expect(
+                warnings.first?.description.contains("ADHOCBUILD_SIGNER is left out: GitLab's dotenv cannot hold") == true, "\(warnings)")
             // An ordinary signer goes through as before.
             let ordinary = Self.result(signer: "Apple Development: Demo Signer (DEMO123456)", team: "DEMO123456")
             #expect(try reporter(.gitlab, folder).succeeded(ordinary, out: "dist").isEmpty)

@@ -176,7 +176,7 @@ import Testing
             #expect(info["CFBundleDisplayName"] == "ShoutOut QA")
             #expect(info["Configuration"] == infoBefore["Configuration"])
             #expect(
-                report.warnings.contains {
+                report.warnings.map(\.description).contains {
                     $0.hasPrefix("\(project)/ShoutOut/Info.plist: Configuration left as $(CONFIGURATION) (the environment gives 'QA'): ")
                 }, "\(report.warnings)")
             // Only the four value tokens changed; every other line is as it was.
@@ -226,7 +226,7 @@ import Testing
             #expect(written["CFBundleIdentifier"] == "$(PRODUCT_BUNDLE_IDENTIFIER)")
             #expect(written["CFBundleDisplayName"] == "ShoutOut β")
             #expect(
-                report.warnings.first
+                report.warnings.first?.description
                     == "\(folder.path("App/Info.plist")): CFBundleIdentifier left as $(PRODUCT_BUNDLE_IDENTIFIER) "
                     + "(the environment gives 'com.example.shoutout.staging'): \(folder.url.path): holds no .xcodeproj; "
                     + "set PRODUCT_BUNDLE_IDENTIFIER in the project yourself")
@@ -264,7 +264,8 @@ import Testing
             // PRODUCT_NAME names the executable: it is left, with its reference, and the warning says why.
             let written = try PropertyList(contentsOf: folder.path("isignTestApp/Info.plist")).value
             #expect(written == info)
-            #expect(report.warnings.contains { $0.contains("CFBundleName left as $(PRODUCT_NAME)") }, "\(report.warnings)")
+            #expect(
+                report.warnings.map(\.description).contains { $0.contains("CFBundleName left as $(PRODUCT_NAME)") }, "\(report.warnings)")
         }
     }
 
@@ -283,7 +284,7 @@ import Testing
                 .apply(toProject: folder.url.path)
             #expect(try Data(contentsOf: URL(fileURLWithPath: pbxproj)) == before)
             #expect(
-                report.warnings.contains {
+                report.warnings.map(\.description).contains {
                     $0.contains("CFBundleIdentifier left as $(PRODUCT_BUNDLE_IDENTIFIER)")
                         && $0.hasSuffix("no target of \(pbxproj) builds from this Info.plist")
                 }, "\(report.warnings)")

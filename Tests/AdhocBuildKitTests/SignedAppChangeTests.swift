@@ -69,7 +69,8 @@ import XcodeProjectEditing
             let app = try Self.signedApp(folder)
             let report = try EnvironmentApplier(environment: try Self.staging(folder), allowBrokenSignature: true).apply(toApp: app)
             #expect(report.warnings.count == 1)
-            #expect(report.warnings.first?.contains("which the signature of Test.app seals") == true, "\(report.warnings)")
+            #expect(report.warnings.first?.code == .build(.signatureBroken))
+            #expect(report.warnings.first?.description.contains("which the signature of Test.app seals") == true, "\(report.warnings)")
             #expect(FileManager.default.fileExists(atPath: app + "/environment.plist"))
         }
     }
@@ -87,9 +88,10 @@ import XcodeProjectEditing
                     "\(error)")
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: app + "/Info.plist")) == before)
-            var warnings: [String] = []
+            var warnings: [Diagnostic] = []
             _ = try VersionBumper(target: .app(app), field: .build, allowBrokenSignature: true).bump(.exactly("999"), warnings: &warnings)
-            #expect(warnings.count == 1 && warnings[0].contains("iOS will refuse to install it until it is re-signed"), "\(warnings)")
+            #expect(warnings.count == 1 && warnings[0].code == .build(.signatureBroken), "\(warnings)")
+            #expect(warnings.first?.message.contains("iOS will refuse to install it until it is re-signed") == true)
         }
     }
 
@@ -112,11 +114,11 @@ import XcodeProjectEditing
             #expect(dryBump == realBump)
             // Allowed, the dry run warns as the real run does, and still writes nothing.
             let allowed = try EnvironmentApplier(environment: environment, dryRun: true, allowBrokenSignature: true).apply(toApp: app)
-            #expect(allowed.warnings.count == 1 && allowed.warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
-            var warnings: [String] = []
+            #expect(allowed.warnings.count == 1 && allowed.warnings[0].message.hasSuffix("(going on: --allow-broken-signature)"))
+            var warnings: [Diagnostic] = []
             _ = try VersionBumper(target: .app(app), field: .build, dryRun: true, allowBrokenSignature: true).bump(
                 .exactly("9"), warnings: &warnings)
-            #expect(warnings.count == 1 && warnings[0].hasSuffix("(going on: --allow-broken-signature)"))
+            #expect(warnings.count == 1 && warnings[0].message.hasSuffix("(going on: --allow-broken-signature)"))
             #expect(folder.snapshot() == before)
         }
     }

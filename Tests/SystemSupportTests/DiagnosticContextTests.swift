@@ -47,4 +47,17 @@ import Testing
         #expect(throws: Foreign()) { try within("slice arm64", only: SampleProblem.self) { throw Foreign() } }
         #expect(try within("slice arm64", only: SampleProblem.self) { "read" } == "read")
     }
+
+    @Test func mappingTextRenamesAWorkPathInEveryTextButKeepsCodeSeverityAndNumbers() {
+        var warning = Diagnostic(
+            DiagnosticCode(SampleProblem.bad), "/w/tmp/Test.app/Info.plist changes", file: "/w/tmp/Test.app",
+            places: [.entry("/w/tmp/Test.app/x"), .hexByte(16), .text("in /w/tmp/Test.app")], hint: "re-sign /w/tmp/Test.app",
+            severity: .warning)
+        warning.subject = "/w/tmp/Test.app"
+        let shown = warning.mappingText { $0.replacingOccurrences(of: "/w/tmp/Test.app", with: "in.ipa: Payload/Test.app") }
+        #expect(shown.file == "in.ipa: Payload/Test.app" && shown.subject == "in.ipa: Payload/Test.app")
+        #expect(shown.places == [.entry("in.ipa: Payload/Test.app/x"), .hexByte(16), .text("in in.ipa: Payload/Test.app")])
+        #expect(shown.message == "in.ipa: Payload/Test.app/Info.plist changes" && shown.hint == "re-sign in.ipa: Payload/Test.app")
+        #expect(shown.code == warning.code && shown.severity == .warning)
+    }
 }

@@ -72,9 +72,9 @@ public struct CIReporter: Sendable {
     /// Reports a release. Returns warnings for values the channel cannot carry as they are, which are
     /// left out rather than written changed (GitLab's dotenv has no escapes).
     @discardableResult
-    public func succeeded(_ result: ReleasePipeline.Result, out: String) throws -> [String] {
+    public func succeeded(_ result: ReleasePipeline.Result, out: String) throws -> [Diagnostic] {
         let values = CIReporter.values(result)
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         switch server {
         case .teamcity:
             print(TeamCityMessage.single("buildNumber", "\(result.version) (\(result.build))"))
@@ -123,8 +123,9 @@ public struct CIReporter: Sendable {
                     lines.append(line)
                 } else {
                     warnings.append(
-                        "\(file): ADHOCBUILD_\(name) is left out: GitLab's dotenv cannot hold '\(value)' "
-                            + "(a control character or a blank at either end)")
+                        Diagnostic.build(
+                            "ADHOCBUILD_\(name) is left out: GitLab's dotenv cannot hold '\(value)' "
+                                + "(a control character or a blank at either end)", file: file, severity: .warning))
                 }
             }
             try write(Data((lines.joined(separator: "\n") + "\n").utf8), to: file)

@@ -54,7 +54,7 @@ public struct EnvironmentApplier: Sendable {
     /// The outcome: each file's change, and warnings (a signature made invalid, say).
     public struct Report: Sendable {
         public var changes: [FileChange]
-        public var warnings: [String]
+        public var warnings: [Diagnostic]
         /// What was signed after the change, when a signing request was given.
         public var signed: BundleSigningReport? = nil
     }
@@ -126,7 +126,7 @@ public struct EnvironmentApplier: Sendable {
             named.path = naming(change.path)
             return named
         }
-        report.warnings = report.warnings.map(naming)
+        report.warnings = report.warnings.map { $0.mappingText(naming) }
         report.signed = signed
         return report
     }
@@ -174,7 +174,7 @@ public struct EnvironmentApplier: Sendable {
         let settingsChange = try writeSettings(
             to: (app as NSString).appendingPathComponent(Self.environmentFileName),
             format: format, into: &files)
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         let changes = [infoChange] + nestedChanges + [settingsChange]
         let top = info.dropLast("Info.plist".count)
         let touched = changes.compactMap { change in
@@ -225,7 +225,9 @@ public struct EnvironmentApplier: Sendable {
         var warnings = referenceWarnings
         if settingsChange.action == .created {
             warnings.append(
-                "\(target) is new: add it to the app target in Xcode (Copy Bundle Resources) so that the built app carries it")
+                Diagnostic.build(
+                    "\(target) is new: add it to the app target in Xcode (Copy Bundle Resources) so that the built app carries it",
+                    severity: .warning))
         }
         return Report(changes: [infoChange] + (projectChange.map { [$0] } ?? []) + [settingsChange], warnings: warnings)
     }

@@ -49,10 +49,12 @@ struct ReferencedInfoValues {
     static func apply(
         _ references: [Reference], infoPlist: String, project location: String, limits: PlistLimits,
         into files: inout FileTransaction
-    ) throws -> (change: EnvironmentApplier.FileChange?, warnings: [String]) {
+    ) throws -> (change: EnvironmentApplier.FileChange?, warnings: [Diagnostic]) {
         guard !references.isEmpty else { return (nil, []) }
-        func left(_ reference: Reference, _ why: String) -> String {
-            "\(infoPlist): \(reference.key) left as \(reference.written) (the environment gives '\(reference.newValue)'): \(why)"
+        func left(_ reference: Reference, _ why: String) -> Diagnostic {
+            Diagnostic.build(
+                "\(reference.key) left as \(reference.written) (the environment gives '\(reference.newValue)'): \(why)", file: infoPlist,
+                severity: .warning)
         }
         let project: XcodeProject
         do { project = try XcodeProject(at: location, limits: limits) } catch {
@@ -70,7 +72,7 @@ struct ReferencedInfoValues {
         }
         var edits: [String: (range: Range<Int>, text: String, change: EnvironmentApplier.ValueChange)] = [:]
         var order: [String] = []
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         func edit(_ owner: XcodeProject.Configuration, ownerName: String, setting: String, from old: String, to new: String) {
             let id = owner.objectID + " " + setting
             guard old != new, edits[id] == nil, let range = owner.range(of: setting) else { return }

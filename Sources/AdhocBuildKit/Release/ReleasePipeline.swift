@@ -312,14 +312,14 @@ public struct ReleasePipeline {
             return (target, try IPAPackager.locateApp(target).app)
         }
         if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app, limits: options.limits.plist), shown: app) {
-            warnings.append(warning)
+            warnings.append(warning.report)
         }
         warnings += try step("Apply environment \(environment.name)") {
             var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
             applier.limits = options.limits
             applier.willBeSigned = signing != nil
             return try applier.apply(toApp: app)
-        }.warnings
+        }.warnings.map(\.report)
         if let request = buildNumberRequest {
             _ = try step("Set build number") {
                 var bumper = VersionBumper(
@@ -327,7 +327,9 @@ public struct ReleasePipeline {
                     allowBrokenSignature: options.allowBrokenSignature)
                 bumper.willBeSigned = signing != nil
                 bumper.limits = options.limits
-                return try bumper.bump(request, warnings: &warnings)
+                var bumpWarnings: [Diagnostic] = []
+                defer { warnings += bumpWarnings.map(\.report) }
+                return try bumper.bump(request, warnings: &bumpWarnings)
             }
         }
         if let signing {
@@ -338,7 +340,7 @@ public struct ReleasePipeline {
         }
         return try step("Package") {
             if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
-                warnings.append(warning)
+                warnings.append(warning.report)
             }
             // Named after the app's folder, which the build names: one safe file name, as every published name.
             let name = SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
@@ -441,7 +443,7 @@ public struct ReleasePipeline {
 
     /// Embedding a profile other than the app's own changes `embedded.mobileprovision`, which a
     /// signature seals: refused for a signed app unless `allowBrokenSignature` (then a warning).
-    private func profileSealCheck(app: String, profile: String) throws -> String? {
+    private func profileSealCheck(app: String, profile: String) throws -> Diagnostic? {
         let embedded = (app as NSString).appendingPathComponent("embedded.mobileprovision")
         let current = try? FileIO.read(embedded, limit: InputLimits.provisioningProfile)
         guard try FileIO.read(profile, limit: InputLimits.provisioningProfile) != current else { return nil }

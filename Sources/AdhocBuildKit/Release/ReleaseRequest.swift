@@ -237,7 +237,7 @@ public struct ReleaseRequest: Sendable {
             reporter.failed(failure)
             throw failure
         }
-        result.warnings += try reporter.succeeded(result, out: plan.options.out)
+        result.warnings += try reporter.succeeded(result, out: plan.options.out).map(\.report)
         return result
     }
 }

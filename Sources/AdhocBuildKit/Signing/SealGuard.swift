@@ -32,12 +32,13 @@ public enum SealGuard {
     ///   - changes: what it does to the bundle's files, `changes Info.plist and adds environment.plist`.
     ///   - allowBroken: `--allow-broken-signature`: go on, and return a warning.
     ///   - limits: the limits the app's Info.plist is read with.
-    /// - Returns: a warning, or nil when the app is unsigned or nothing changes.
+    /// - Returns: a warning (code `.build(.signatureBroken)`, naming the app), or nil when the app is
+    ///   unsigned or nothing changes.
     /// - Throws: when the app is signed and `allowBroken` is false, an error that names the app, what
     ///   breaks its seal and what to do.
     public static func check(
         app: String, action: String, changes: String, allowBroken: Bool, limits: PlistLimits = .default
-    ) throws -> String? {
+    ) throws -> Diagnostic? {
         let name = (app as NSString).lastPathComponent
         switch status(ofApp: app, limits: limits) {
         case .signed:
@@ -47,9 +48,12 @@ public enum SealGuard {
                 error.hint = "re-sign the app after this change, or pass \(allowFlag) to go on anyway"
                 throw error
             }
-            return "\(app): \(what) until it is re-signed (going on: \(allowFlag))"
+            return Diagnostic(
+                .build(.signatureBroken), "\(what) until it is re-signed (going on: \(allowFlag))", file: app, severity: .warning)
         case .adhoc:
-            return "\(app): \(action) \(changes), which its ad-hoc signature seals; re-sign it before installing"
+            return Diagnostic(
+                .build(.signatureBroken), "\(action) \(changes), which its ad-hoc signature seals; re-sign it before installing", file: app,
+                severity: .warning)
         case .unsigned, .unreadable:
             return nil
         }

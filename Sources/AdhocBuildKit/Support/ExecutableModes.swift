@@ -58,10 +58,12 @@ enum ExecutableModes {
     }
 
     /// The warning for files `restore(in:)` fixed, named as `shown` (the app as the user knows it).
-    static func warning(_ restored: [String], shown: String) -> String? {
+    static func warning(_ restored: [String], shown: String) -> Diagnostic? {
         guard !restored.isEmpty else { return nil }
         let listed = restored.prefix(10).map { shown + "/" + $0 }.joined(separator: ", ")
         let more = restored.count > 10 ? " and \(restored.count - 10) more" : ""
-        return "\(listed)\(more) had lost the execute permission (CI artifact uploads drop file modes); given back before signing"
+        return Diagnostic.build(
+            "\(listed)\(more) had lost the execute permission (CI artifact uploads drop file modes); given back before signing",
+            severity: .warning)
     }
 }

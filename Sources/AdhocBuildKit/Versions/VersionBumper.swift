@@ -82,12 +82,12 @@ public struct VersionBumper: Sendable {
     /// Returns the changes, including sites that already held the value.
     @discardableResult
     public func bump(_ request: NewValue) throws -> [Change] {
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         return try bump(request, warnings: &warnings)
     }
 
     /// ``bump(_:)``, with the warnings it has (a signature it breaks, when allowed to).
-    public func bump(_ request: NewValue, warnings: inout [String]) throws -> [Change] {
+    public func bump(_ request: NewValue, warnings: inout [Diagnostic]) throws -> [Change] {
         var signed: BundleSigningReport?
         return try bump(request, warnings: &warnings, signed: &signed)
     }
@@ -95,7 +95,7 @@ public struct VersionBumper: Sendable {
     /// ``bump(_:warnings:)``; with a signing request and an app, the app is checked for signing first
     /// (identity, profiles, binaries; a bump changes no bundle id), bumped, then signed, and `signed`
     /// says what was signed.
-    public func bump(_ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws -> [Change] {
+    public func bump(_ request: NewValue, warnings: inout [Diagnostic], signed: inout BundleSigningReport?) throws -> [Change] {
         if case .app(let path) = target, ArchivedAppChange.isArchive(path) {
             return try bumpArchive(path, request, warnings: &warnings, signed: &signed)
         }
@@ -171,19 +171,19 @@ public struct VersionBumper: Sendable {
     }
 
     /// The bump of the app inside the archive `path`, written as the ipa ``output`` (see ``ArchivedAppChange``).
-    private func bumpArchive(_ path: String, _ request: NewValue, warnings: inout [String], signed: inout BundleSigningReport?) throws
+    private func bumpArchive(_ path: String, _ request: NewValue, warnings: inout [Diagnostic], signed: inout BundleSigningReport?) throws
         -> [Change]
     {
         let change = try ArchivedAppChange(input: path, output: output, dryRun: dryRun, signing: signing, limits: limits)
         var inner = self
         inner.signing = nil
         inner.willBeSigned = signing != nil
-        var innerWarnings: [String] = []
+        var innerWarnings: [Diagnostic] = []
         let (changes, signedReport, naming) = try change.run { app in
             inner.target = .app(app)
             return try inner.bump(request, warnings: &innerWarnings)
         }
-        warnings += innerWarnings.map(naming)
+        warnings += innerWarnings.map { $0.mappingText(naming) }
         signed = signedReport
         return changes.map { change in
             guard case .plist(let file, let key) = change.site.location else { return change }

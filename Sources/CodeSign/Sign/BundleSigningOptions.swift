@@ -81,7 +81,7 @@ public struct BundleSigningReport: Sendable {
     /// The team id the signatures carry.
     public var teamID: String?
     /// What the caller should hear about what signing did besides signing (one line each).
-    public var warnings: [String] = []
+    public var warnings: [Diagnostic] = []
 
     /// The same report with the outermost bundle's folder called `name` (a copy signed under a temporary name).
     public func naming(_ name: String) -> BundleSigningReport {
