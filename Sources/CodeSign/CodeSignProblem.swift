@@ -59,10 +59,20 @@ public enum CodeSignProblem: String, DiagnosticKind {
     case resourceAdded
     /// Nested code whose cdhash is not the one CodeResources seals.
     case nestedCodeModified
-    /// What the trust check (``SignatureTrustHook``) finds breaks the seal: the CMS signature, the
-    /// signer, the entitlements' own form.
+    /// The trust check (``SignatureTrustHook``) finds the seal broken by its CMS signature: it does not
+    /// verify over the CodeDirectories, or its signer was not valid when it signed.
     case signatureUntrusted
-    /// What the trust check finds iOS's installer would refuse though the seal holds.
+    /// Code that does not satisfy its own designated requirement.
+    case requirementNotSatisfied
+    /// XML and DER entitlements that differ, or entitlements that are not a dictionary or cannot be read.
+    case entitlementsMismatch
+    /// An install problem: the embedded profile's own signature does not verify, or it cannot be read.
+    case profileUntrusted
+    /// An install problem: the embedded profile has expired (``expired`` is the signer's certificate).
+    case profileExpired
+    /// An install problem (`--anchor apple`): a chain that does not end in Apple Root CA.
+    case anchorNotApple
+    /// Anything else the trust check finds iOS's installer would refuse though the seal holds.
     case installRefused
 
     public static let domain = "codesign"

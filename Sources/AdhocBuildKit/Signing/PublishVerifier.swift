@@ -54,7 +54,7 @@ public struct PublishVerifier: Sendable {
                 break
             }
             // Expired profiles are AppVerifier's findings already.
-            let install = item.installProblems.filter { !$0.message.hasPrefix("embedded.mobileprovision expired") }
+            let install = item.installProblems.filter { $0.kind != .profileExpired }
             findings += itemFindings(item.problems, label: "signature", path: item.path)
             findings += itemFindings(install, label: "install", path: item.path)
         }

@@ -43,8 +43,9 @@ public struct SignatureReport: Sendable {
         var expired: [CodeSealProblem] = []
         if allowExpired {
             for index in result.report.items.indices {
-                expired += result.report.items[index].installProblems.filter { $0.kind == .expired }
-                result.report.items[index].installProblems.removeAll { $0.kind == .expired }
+                let isExpiry: (CodeSealProblem) -> Bool = { $0.kind == .expired || $0.kind == .profileExpired }
+                expired += result.report.items[index].installProblems.filter(isExpiry)
+                result.report.items[index].installProblems.removeAll(where: isExpiry)
             }
         }
         var check = SignatureReport(result: result)

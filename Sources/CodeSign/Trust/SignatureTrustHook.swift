@@ -19,15 +19,28 @@ public struct SignatureTrustContext: Sendable {
     }
 }
 
-/// What a trust check found for one signature, in the two verdicts (see ``SignatureTrustVerifier``): each
-/// string is one line without the bundle's path (the verifier adds it).
+/// One thing a trust check found: its kind (`teamMismatch`, `entitlementsNotGranted`, …) and its
+/// line, without the bundle's path (the verifier adds it).
+public struct TrustFinding: Sendable, Equatable, CustomStringConvertible {
+    public var kind: CodeSignProblem
+    public var message: String
+
+    public init(_ kind: CodeSignProblem, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What a trust check found for one signature, in the two verdicts (see ``SignatureTrustVerifier``).
 public struct SignatureTrustProblems: Sendable, Equatable {
     /// What breaks the seal.
-    public var seal: [String]
+    public var seal: [TrustFinding]
     /// What iOS's installer would refuse though the seal holds.
-    public var install: [String]
+    public var install: [TrustFinding]
 
-    public init(seal: [String] = [], install: [String] = []) {
+    public init(seal: [TrustFinding] = [], install: [TrustFinding] = []) {
         self.seal = seal
         self.install = install
     }

@@ -27,9 +27,9 @@ public enum SignatureTrustVerifier {
         /// Whether the signature is ad-hoc (nothing to trust).
         public var isAdHoc: Bool
         /// What breaks the seal, one line each, without the bundle path.
-        public var problems: [String]
+        public var problems: [TrustFinding]
         /// What iOS would refuse at install though the seal holds, one line each, without the bundle path.
-        public var installProblems: [String]
+        public var installProblems: [TrustFinding]
     }
 
     /// Runs every trust check on a signature.
@@ -46,10 +46,14 @@ public enum SignatureTrustVerifier {
         limits: PlistLimits = .default
     ) -> Report {
         let checked = CodeSignatureCMSVerifier.verify(signature, limits: limits)
-        var report = Report(cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc, problems: checked.problems, installProblems: [])
+        var report = Report(
+            cms: checked.cms, profile: nil, isAdHoc: checked.isAdHoc,
+            problems: checked.problems.map { TrustFinding(.signatureUntrusted, $0) },
+            installProblems: [])
         if checked.isAdHoc {
             if anchorApple {
-                report.installProblems.append("anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA")
+                report.installProblems.append(
+                    TrustFinding(.anchorNotApple, "anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA"))
             }
             return report
         }
@@ -58,12 +62,13 @@ public enum SignatureTrustVerifier {
                 let profile = try ProfileSignature(bytes: profileData, limits: limits)
                 report.profile = profile
                 if let failure = profile.verificationFailure {
-                    report.installProblems.append("embedded.mobileprovision: its CMS signature does not verify: \(failure)")
+                    report.installProblems.append(
+                        TrustFinding(.profileUntrusted, "embedded.mobileprovision: its CMS signature does not verify: \(failure)"))
                 }
             } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-                report.installProblems.append("embedded.mobileprovision: \(error.message)")
+                report.installProblems.append(TrustFinding(.profileUntrusted, "embedded.mobileprovision: \(error.message)"))
             } catch {
-                report.installProblems.append("embedded.mobileprovision: \(error)")
+                report.installProblems.append(TrustFinding(.profileUntrusted, "embedded.mobileprovision: \(error)"))
             }
         }
         if let cms = checked.cms {
@@ -86,7 +91,7 @@ public enum SignatureTrustVerifier {
     /// what cannot be judged here are left alone, never reported as broken.
     static func designatedRequirementProblems(
         _ signature: EmbeddedSignature, _ cms: CodeSignatureCMS, limits: PlistLimits = .default
-    ) -> [String] {
+    ) -> [TrustFinding] {
         guard let designated = signature.requirements?.designated else { return [] }
         let context = RequirementContext(
             identifier: signature.codeDirectory?.identifier, cdhashes: signature.codeDirectories.map { $0.cdhash() },
@@ -95,35 +100,42 @@ public enum SignatureTrustVerifier {
             entitlements: designated.expression.usesEntitlements
                 ? (try? signature.entitlements?.entitlements(limits: limits))?.dictionaryValue : nil)
         guard RequirementEvaluator.evaluate(designated.expression, in: context) == .notSatisfied else { return [] }
-        return ["does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))"]
+        return [
+            TrustFinding(
+                .requirementNotSatisfied, "does not satisfy its designated requirement: \(RequirementText.text(of: designated.expression))")
+        ]
     }
 
     /// The signer's certificate must have been valid when it signed.
-    static func signingTimeProblems(_ cms: CodeSignatureCMS) -> [String] {
+    static func signingTimeProblems(_ cms: CodeSignatureCMS) -> [TrustFinding] {
         guard let time = cms.signingTime, cms.signer.isOutsideValidity(at: time) else { return [] }
-        return ["signer \"\(cms.signer.displayName)\" was not valid at the signing time \(day(time))"]
+        return [TrustFinding(.signatureUntrusted, "signer \"\(cms.signer.displayName)\" was not valid at the signing time \(day(time))")]
     }
 
     /// iOS installs only code signed by one of the embedded profile's DeveloperCertificates.
-    static func profileSignerProblems(_ cms: CodeSignatureCMS, _ profile: ProfileSignature?) -> [String] {
+    static func profileSignerProblems(_ cms: CodeSignatureCMS, _ profile: ProfileSignature?) -> [TrustFinding] {
         guard let profile, !profile.developerCertificates.contains(cms.signer.der) else { return [] }
         let names = profile.developerCertificates.compactMap { try? CertificateInfo(der: $0).displayName }
         let listed = names.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (names.count > 3 ? ", …" : "")
         return [
-            "signer \"\(cms.signer.displayName)\" (SHA-1 \(cms.signer.sha1Hex)) is not one of the profile's "
-                + "\(profile.developerCertificates.count) DeveloperCertificates (\(listed))"
+            TrustFinding(
+                .certificateNotInProfile,
+                "signer \"\(cms.signer.displayName)\" (SHA-1 \(cms.signer.sha1Hex)) is not one of the profile's "
+                    + "\(profile.developerCertificates.count) DeveloperCertificates (\(listed))")
         ]
     }
 
     /// The team in every CodeDirectory against the signer certificate's OU. Code Apple signs with
     /// its own software-signing certificate (OU "Apple Software", its CodeDirectories naming Apple's
     /// team) is judged by its chain, not by the OU, as codesign judges it.
-    static func teamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?) -> [String] {
+    static func teamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?) -> [TrustFinding] {
         differingTeams(codeTeams(signature, cms))
     }
 
     /// The profile's team (its TeamIdentifier and application-identifier prefix) against the code's.
-    static func profileTeamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
+    static func profileTeamProblems(_ signature: EmbeddedSignature, _ cms: CodeSignatureCMS?, _ profile: ProfileSignature?)
+        -> [TrustFinding]
+    {
         guard let profile else { return [] }
         let sources = codeTeams(signature, cms)
         var profileTeams: [(String, String)] = profile.teamIdentifiers.map { ("profile TeamIdentifier", $0) }
@@ -148,50 +160,51 @@ public enum SignatureTrustVerifier {
             }
     }
 
-    private static func differingTeams(_ sources: [(String, String)]) -> [String] {
+    private static func differingTeams(_ sources: [(String, String)]) -> [TrustFinding] {
         guard Set(sources.map(\.1)).count > 1 else { return [] }
         var seen = Set<String>()
         let unique = sources.filter { seen.insert("\($0.0)=\($0.1)").inserted }
-        return ["team ids differ: " + unique.map { "\($0.0) \($0.1)" }.joined(separator: ", ")]
+        return [TrustFinding(.teamMismatch, "team ids differ: " + unique.map { "\($0.0) \($0.1)" }.joined(separator: ", "))]
     }
 
     /// The entitlements' own form and agreement (seal), and what the profile grants (install).
     static func entitlementProblems(
         _ signature: EmbeddedSignature, _ profile: ProfileSignature?, bundleIdentifier: String?, limits: PlistLimits = .default
-    ) -> (seal: [String], install: [String]) {
+    ) -> (seal: [TrustFinding], install: [TrustFinding]) {
+        func mismatch(_ message: String) -> [TrustFinding] { [TrustFinding(.entitlementsMismatch, message)] }
         var xml: PlistDictionary?
         var der: PlistDictionary?
         do {
             if let blob = signature.entitlements {
                 guard let dictionary = try blob.entitlements(limits: limits).dictionaryValue else {
-                    return (["the XML entitlements are not a dictionary"], [])
+                    return (mismatch("the XML entitlements are not a dictionary"), [])
                 }
                 xml = dictionary
             }
             if let blob = signature.derEntitlements {
                 guard let dictionary = try blob.entitlements(limits: limits).dictionaryValue else {
-                    return (["the DER entitlements are not a dictionary"], [])
+                    return (mismatch("the DER entitlements are not a dictionary"), [])
                 }
                 der = dictionary
             }
         } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
-            return (["entitlements: \(error.message)"], [])
+            return (mismatch("entitlements: \(error.message)"), [])
         } catch {
-            return (["entitlements: \(error)"], [])
+            return (mismatch("entitlements: \(error)"), [])
         }
-        var seal: [String] = []
+        var seal: [TrustFinding] = []
         if let xml, let der, xml != der {
             let keys = Set(xml.keys).union(der.keys).filter { xml[$0] != der[$0] }.sorted()
-            seal.append("the DER entitlements differ from the XML entitlements in \(keys.joined(separator: ", "))")
+            seal += mismatch("the DER entitlements differ from the XML entitlements in \(keys.joined(separator: ", "))")
         }
         guard let signed = xml ?? der else { return (seal, []) }
-        if let granted = profile?.entitlements {
-            return (seal, EntitlementsPolicy.problems(signed: signed, granted: granted, bundleIdentifier: bundleIdentifier))
-        }
-        return (seal, EntitlementsPolicy.bundleIdentifierProblems(signed: signed, bundleIdentifier: bundleIdentifier))
+        let install =
+            profile?.entitlements.map { EntitlementsPolicy.problems(signed: signed, granted: $0, bundleIdentifier: bundleIdentifier) }
+            ?? EntitlementsPolicy.bundleIdentifierProblems(signed: signed, bundleIdentifier: bundleIdentifier)
+        return (seal, install.map { TrustFinding(.entitlementsNotGranted, $0) })
     }
 
-    static func anchorProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [String] {
+    static func anchorProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?) -> [TrustFinding] {
         var problems: [String] = []
         if let cms,
             let reason = CertificateChain.problem(
@@ -214,30 +227,22 @@ public enum SignatureTrustVerifier {
                 problems.append("anchor apple: embedded.mobileprovision carries no signer certificate")
             }
         }
-        return problems
+        return problems.map { TrustFinding(.anchorNotApple, $0) }
     }
 
     /// A signer certificate or profile expired by `now`: iOS will not install the build.
-    static func expiryProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?, now: Date) -> [String] {
-        var problems: [String] = []
+    /// Kinds ``CodeSignProblem/expired`` (the signer's certificate) and ``CodeSignProblem/profileExpired``,
+    /// which `release --allow-expired` lets through.
+    static func expiryProblems(_ cms: CodeSignatureCMS?, _ profile: ProfileSignature?, now: Date) -> [TrustFinding] {
+        var problems: [TrustFinding] = []
         if let cms, let end = cms.signer.notAfter, now > end {
-            problems.append("\(expiredSignerPrefix)\(cms.signer.displayName)\" expired on \(day(end))")
+            problems.append(TrustFinding(.expired, "signer certificate \"\(cms.signer.displayName)\" expired on \(day(end))"))
         }
         if let end = profile?.expirationDate, now > end {
-            problems.append("\(expiredProfilePrefix)\(day(end)); iOS will not install the build with it")
+            problems.append(
+                TrustFinding(.profileExpired, "embedded.mobileprovision expired on \(day(end)); iOS will not install the build with it"))
         }
         return problems
-    }
-
-    /// How the install problems of an expired embedded profile and an expired signer begin (no other
-    /// problem begins so).
-    static let expiredProfilePrefix = "embedded.mobileprovision expired on "
-    static let expiredSignerPrefix = "signer certificate \""
-
-    /// Whether an install problem (its message, as ``CodeSealProblem/message`` holds it) is that the
-    /// embedded profile or the signer's certificate has expired, which `release --allow-expired` lets through.
-    public static func isExpiry(_ message: String) -> Bool {
-        message.hasPrefix(expiredProfilePrefix) || message.hasPrefix(expiredSignerPrefix)
     }
 
     /// A date as `2021-05-09`.

@@ -37,7 +37,7 @@ struct CodeItemVerifier {
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [], installProblems: [])
         var problems: [(kind: CodeSignProblem, file: String?, message: String)] = []
-        var installProblems: [String] = []
+        var installProblems: [TrustFinding] = []
         // The Info.plist and executable of a bundle; a loose dylib is its own executable.
         var info: PlistDictionary?
         var infoData: Data?
@@ -181,7 +181,7 @@ struct CodeItemVerifier {
                     }
                     let architectures = seal.signatures.map(\.architecture)
                     problems += CodeItemVerifier.perSlice(findings.map(\.seal), architectures: architectures).map {
-                        (.signatureUntrusted, nil, $0)
+                        ($0.kind, nil, $0.message)
                     }
                     installProblems = CodeItemVerifier.perSlice(findings.map(\.install), architectures: architectures)
                 }
@@ -190,27 +190,27 @@ struct CodeItemVerifier {
         problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.kind, $0.file, $0.message) }
         item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message) }
         item.installProblems = installProblems.map {
-            CodeSealProblem(
-                bundle: displayPath, file: nil, kind: SignatureTrustVerifier.isExpiry($0) ? .expired : .installRefused, message: $0)
+            CodeSealProblem(bundle: displayPath, file: nil, kind: $0.kind, message: $0.message)
         }
         return item
     }
 
     /// The lines of every slice's findings: a line every slice has once, as it is; a line only some
     /// slices have once for each, named `slice arm64: …`.
-    static func perSlice(_ findings: [[String]], architectures: [String]) -> [String] {
-        var order: [String] = []
+    static func perSlice(_ findings: [[TrustFinding]], architectures: [String]) -> [TrustFinding] {
+        var order: [TrustFinding] = []
         var slicesWith: [String: [Int]] = [:]
         for (index, lines) in findings.enumerated() {
             for line in lines {
-                if slicesWith[line] == nil { order.append(line) }
-                if slicesWith[line]?.last != index { slicesWith[line, default: []].append(index) }
+                let key = line.kind.rawValue + "\u{0}" + line.message
+                if slicesWith[key] == nil { order.append(line) }
+                if slicesWith[key]?.last != index { slicesWith[key, default: []].append(index) }
             }
         }
-        return order.flatMap { line -> [String] in
-            let slices = slicesWith[line] ?? []
+        return order.flatMap { line -> [TrustFinding] in
+            let slices = slicesWith[line.kind.rawValue + "\u{0}" + line.message] ?? []
             guard slices.count < findings.count else { return [line] }
-            return slices.map { "slice \(architectures[$0]): \(line)" }
+            return slices.map { TrustFinding(line.kind, "slice \(architectures[$0]): \(line.message)") }
         }
     }
 

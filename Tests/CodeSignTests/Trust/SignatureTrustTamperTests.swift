@@ -17,12 +17,13 @@ import Testing
         bytes[bytes.count - 1] ^= 0x01  // the last code page hash
         let report = item.evaluate(signature: try item.signature.replacing(SignatureSlot.codeDirectory, with: bytes))
         #expect(report.problems.count == 4, "\(report.problems)")
-        #expect(report.problems[0].hasPrefix("CMS signature does not verify over the CodeDirectory: "))
-        #expect(report.problems[1].hasPrefix("CMS signature: messageDigest 34c1d1dafcfc8414"))
+        #expect(report.problems.allSatisfy { $0.kind == .signatureUntrusted })
+        #expect(report.problems[0].message.hasPrefix("CMS signature does not verify over the CodeDirectory: "))
+        #expect(report.problems[1].message.hasPrefix("CMS signature: messageDigest 34c1d1dafcfc8414"))
         #expect(
-            report.problems[2].hasPrefix(
+            report.problems[2].message.hasPrefix(
                 "CMS signature: cdhashes plist (1.2.840.113635.100.9.1) lists 34c1d1dafcfc8414b88664db52f29ead2f700730,"))
-        #expect(report.problems[3].hasPrefix("CMS signature: cdhashes attribute (1.2.840.113635.100.9.2) lists"))
+        #expect(report.problems[3].message.hasPrefix("CMS signature: cdhashes attribute (1.2.840.113635.100.9.2) lists"))
     }
 
     @Test func aChangedAlternateCodeDirectoryIsCaughtByTheCdhashesPlistAlone() throws {
@@ -32,7 +33,8 @@ import Testing
         bytes[bytes.count - 1] ^= 0x01
         let problems = item.evaluate(signature: try item.signature.replacing(slot, with: bytes)).problems
         #expect(problems.count == 1, "\(problems)")
-        #expect(problems.first?.hasPrefix("CMS signature: cdhashes plist (1.2.840.113635.100.9.1) lists ") == true)
+        #expect(problems.first?.kind == .signatureUntrusted)
+        #expect(problems.first?.message.hasPrefix("CMS signature: cdhashes plist (1.2.840.113635.100.9.1) lists ") == true)
     }
 
     @Test func aCMSOverOtherBytesDoesNotVerify() throws {
@@ -46,9 +48,14 @@ import Testing
         let other = try fixture("ipa-server_Test_dev-xcode12.ipa")
         let swapped = try item.signature.replacing(SignatureSlot.signature, with: try #require(other.signature.signature).bytes())
         let report = item.evaluate(signature: swapped)
-        #expect(report.problems.first?.hasPrefix("CMS signature does not verify over the CodeDirectory") == true, "\(report.problems)")
+        #expect(
+            report.problems.first?.message.hasPrefix("CMS signature does not verify over the CodeDirectory") == true, "\(report.problems)")
         // The other bundle's signer is not in this bundle's profile: iOS would refuse it too.
-        #expect(report.installProblems.contains { $0.hasPrefix("signer \"Apple Development: Qin Junru (CSBXB8DEZA)\" (SHA-1 4c3a34b8") })
+        #expect(
+            report.installProblems.contains {
+                $0.kind == .certificateNotInProfile
+                    && $0.message.hasPrefix("signer \"Apple Development: Qin Junru (CSBXB8DEZA)\" (SHA-1 4c3a34b8")
+            })
     }
 
     @Test(arguments: [0, 1, 100, 1000])
@@ -58,11 +65,14 @@ import Testing
         let cut = try item.signature.replacing(SignatureSlot.signature, with: CMSBlob(cms: Array(cms.prefix(keep))).bytes())
         let problems = item.evaluate(signature: cut).problems
         if keep == 0 {
-            #expect(problems == ["the signature has no CMS signature, but its CodeDirectory is not marked ad-hoc"])
+            #expect(
+                problems == [
+                    TrustFinding(.signatureUntrusted, "the signature has no CMS signature, but its CodeDirectory is not marked ad-hoc")
+                ])
         } else {
             #expect(problems.count == 1, "\(problems)")
-            #expect(problems.first?.hasPrefix("CMS signature is not DER CMS (\(keep) bytes): ") == true, "\(problems)")
-            #expect(problems.allSatisfy { !$0.contains("\n") })
+            #expect(problems.first?.message.hasPrefix("CMS signature is not DER CMS (\(keep) bytes): ") == true, "\(problems)")
+            #expect(problems.allSatisfy { !$0.message.contains("\n") })
         }
     }
 
@@ -86,9 +96,10 @@ import Testing
         profile[value] = profile[value] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let report = item.evaluate(profile: .some(profile))
         #expect(report.problems.isEmpty, "\(report.problems)")
-        let problems = report.installProblems.filter { !$0.contains(" expired on ") }
+        let problems = report.installProblems.filter { $0.kind != .expired && $0.kind != .profileExpired }
         #expect(problems.count == 1, "\(problems)")
-        #expect(problems.first?.hasPrefix("embedded.mobileprovision: its CMS signature does not verify: ") == true)
+        #expect(problems.first?.kind == .profileUntrusted)
+        #expect(problems.first?.message.hasPrefix("embedded.mobileprovision: its CMS signature does not verify: ") == true)
         if let openssl = ProcessResult.which("openssl") {
             try withTemporaryFolder { folder in
                 let good = try folder.write("good.mobileprovision", Data(try #require(item.profile)))
@@ -110,9 +121,11 @@ import Testing
         let report = item.evaluate(profile: .some(other.profile))
         // The seal holds; the profile is another team's, which only the installer judges.
         #expect(report.problems.isEmpty, "\(report.problems)")
-        let problems = report.installProblems.filter { !$0.contains(" expired on ") }
+        let problems = report.installProblems.filter { $0.kind != .expired && $0.kind != .profileExpired }
         #expect(
-            problems == [
+            problems.map(\.kind) == [.certificateNotInProfile, .teamMismatch] + Array(repeating: .entitlementsNotGranted, count: 4))
+        #expect(
+            problems.map(\.message) == [
                 "signer \"Apple Development: Qin Junru (CSBXB8DEZA)\" (SHA-1 4c3a34b8873be76a8c13112e8e01a2f742c34ec4) is not one of the "
                     + "profile's 2 DeveloperCertificates (\"iPhone Distribution: Niceliving Beijing Technology Co. Ltd.\", "
                     + "\"iPhone Distribution: Niceliving Beijing Technology Co. Ltd.\")",
@@ -132,6 +145,7 @@ import Testing
         entitlements.append("com.example.extra", .bool(true))
         let der = try EntitlementsBlob.der(.dictionary(entitlements))
         let problems = item.evaluate(signature: try item.signature.replacing(SignatureSlot.derEntitlements, with: der.bytes())).problems
-        #expect(problems == ["the DER entitlements differ from the XML entitlements in com.example.extra"])
+        #expect(
+            problems == [TrustFinding(.entitlementsMismatch, "the DER entitlements differ from the XML entitlements in com.example.extra")])
     }
 }

@@ -45,7 +45,7 @@ import Testing
                 #expect(profile.developerCertificates.contains(cms.signer.der))
                 #expect(profile.teamIdentifiers == [cms.signer.organizationalUnit ?? ""])
                 // Every fixture's profile has expired by now: an install problem, never a seal problem.
-                #expect(report.installProblems.contains { $0.hasPrefix("embedded.mobileprovision expired on") }, "\(item)")
+                #expect(report.installProblems.contains { $0.kind == .profileExpired }, "\(item)")
             }
             let atSigning = SignatureTrustVerifier.verify(
                 bundlePath: item.code.bundle, signature: item.signature, profileData: item.profile, bundleIdentifier: item.bundleIdentifier,
@@ -64,7 +64,7 @@ import Testing
         for item in try TrustCase.all() {
             let report = item.evaluate(anchorApple: true)
             #expect(report.problems.isEmpty, "\(item): \(report.problems)")
-            let problems = report.installProblems.filter { $0.hasPrefix("anchor apple") }
+            let problems = report.installProblems.filter { $0.kind == .anchorNotApple }.map(\.message)
             if item.ipa == Self.fastlane {
                 #expect(
                     problems == [
@@ -104,7 +104,7 @@ import Testing
         #expect(report.problems.isEmpty)
         #expect(
             item.evaluate(anchorApple: true, signature: adHoc).installProblems == [
-                "anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA"
+                TrustFinding(.anchorNotApple, "anchor apple: the signature is ad-hoc, with no certificate chain to Apple Root CA")
             ])
     }
 }

@@ -74,7 +74,10 @@ import Testing
                     "\(context.bundlePath) \(context.architecture) \(context.bundleIdentifier ?? "-") \(context.profileData?.count ?? 0)")
             }
             return context.bundlePath.hasSuffix(".appex")
-                ? SignatureTrustProblems(seal: ["signer is not in the profile"], install: ["profile expired"]) : SignatureTrustProblems()
+                ? SignatureTrustProblems(
+                    seal: [TrustFinding(.signatureUntrusted, "signer is not in the profile")],
+                    install: [TrustFinding(.profileExpired, "profile expired")])
+                : SignatureTrustProblems()
         }
         let report = try verifier.verify(path: Fixtures.url("ipa", "app_info_embedded_enterprise-appex.ipa").path)
         #expect(
@@ -84,6 +87,7 @@ import Testing
             ])
         #expect(report.problems.map(\.description) == ["Payload/Demo.app/PlugIns/Notification.appex: signer is not in the profile"])
         #expect(report.installProblems.map(\.description) == ["Payload/Demo.app/PlugIns/Notification.appex: profile expired"])
+        #expect(report.problems.map(\.kind) == [.signatureUntrusted] && report.installProblems.map(\.kind) == [.profileExpired])
         #expect(!report.isInstallable)
     }
 }

@@ -64,7 +64,9 @@ import Testing
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(
             report.installProblems.contains {
-                $0.hasPrefix("entitlement application-identifier is GC6FQHF5NF.*, the profile's is GC6FQHF5NF.com.ineva.test-rtmp.Test")
+                $0.kind == .entitlementsNotGranted
+                    && $0.message.hasPrefix(
+                        "entitlement application-identifier is GC6FQHF5NF.*, the profile's is GC6FQHF5NF.com.ineva.test-rtmp.Test")
             }, "\(report.installProblems)")
     }
 }

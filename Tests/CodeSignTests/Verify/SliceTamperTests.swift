@@ -23,10 +23,16 @@ import Testing
         return (slice, found, bytes)
     }
 
-    /// The seal problems and the install problems `codesign verify` reports for the copy.
+    /// The seal problems and the install problems `codesign verify` reports for the copy, as lines.
     static func verify(_ app: TamperedApp) throws -> (seal: [String], install: [String]) {
+        let (seal, install) = try problems(app)
+        return (seal.map(\.description), install.map(\.description))
+    }
+
+    /// The seal problems and the install problems `codesign verify` reports for the copy.
+    static func problems(_ app: TamperedApp) throws -> (seal: [CodeSealProblem], install: [CodeSealProblem]) {
         let report = try CodeSignatureVerifier().verify(path: app.app).report
-        return (report.problems.map(\.description), report.installProblems.map(\.description))
+        return (report.problems, report.installProblems)
     }
 
     @Test func aFlippedByteInTheSecondSlicesCMSSignatureIsNamedForThatSlice() throws {
@@ -37,6 +43,7 @@ import Testing
             // Apple's CMS ends in the RSA signature value, then the end-of-contents octets of its
             // indefinite lengths; 40 bytes before the end is inside the signature.
             try app.flipByte(Self.executable, at: cms.upperBound - 40)
+            #expect(try Self.problems(app).seal.map(\.kind) == [.signatureUntrusted])
             let seal = try Self.verify(app).seal
             #expect(seal.count == 1, "\(seal)")
             #expect(
@@ -56,6 +63,9 @@ import Testing
             var changed = bytes
             changed[at.lowerBound + name.count - 4] = UInt8(ascii: "C")
             try app.write(Self.executable, changed)
+            let kinds = try Self.problems(app)
+            #expect(kinds.seal.map(\.kind) == [.requirementNotSatisfied])
+            #expect(kinds.install.contains { $0.kind == .certificateNotInProfile && $0.message.hasPrefix("slice armv7s: signer ") })
             let (seal, install) = try Self.verify(app)
             #expect(seal.count == 1, "\(seal)")
             #expect(
@@ -73,6 +83,7 @@ import Testing
             let directory = try #require(try slice.embeddedSignature()?.codeDirectory)
             // A byte in the second page of the slice's code.
             try app.flipByte(Self.executable, at: Int(slice.fileOffset) + directory.pageSize + 100)
+            #expect(try Self.problems(app).seal.map(\.kind) == [.pageModified])
             let seal = try Self.verify(app).seal
             let range = "bytes 0x\(String(directory.pageSize, radix: 16))..<0x\(String(2 * directory.pageSize, radix: 16))"
             #expect(
