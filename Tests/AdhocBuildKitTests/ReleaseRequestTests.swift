@@ -236,9 +236,12 @@ import XcodeProjectEditing
                 })
             #expect(
                 Set(byName.keys) == [
-                    "ProjectFile", "App", "Out", "Environments", "Publish", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity"
+                    "ProjectFile", "App", "Out", "Environments", "Publish", "BaseURL", "Notes", "Icon", "Profile", "Title", "SignIdentity",
+                    "Devices", "EnrollURL"
                 ])
             #expect(byName["Publish"]!.hasSuffix("not set: published in DIST only"))
+            #expect(byName["Devices"]!.hasSuffix("not set: the profiles are not checked against a device list"))
+            #expect(byName["EnrollURL"]!.hasSuffix("not set: the page does not link to an enrollment page"))
             #expect(byName["ProjectFile"]!.hasSuffix("from --project-file"))
             #expect(byName["App"]!.hasSuffix("from \(folder.path("adhocbuild.plist")) at 'App'"))
             #expect(byName["BaseURL"]!.contains("Base.plist at 'Distribution:BaseURL'"))

@@ -212,6 +212,19 @@ import Testing
         BadInput(
             category: "Provisioning profile", what: "DER cut short", file: "A.mobileprovision",
             contents: Data([0x30, 0x82, 0x10, 0x00, 0x06, 0x09]), arguments: ["profile", "show", "FILE"]),
+        // The testers' device list
+        BadInput(
+            category: "Device list", what: "a UDID of none of Apple's shapes", file: "devices.plist", contents: deviceStore(),
+            arguments: ["devices", "add", "FILE", "--udid", "0000803-001A2D3C0E12802E", "--name", "Bo"]),
+        BadInput(
+            category: "Device list", what: "removing a device that is not listed", file: "devices.plist", contents: deviceStore(),
+            arguments: ["devices", "remove", "FILE", "00008030-001A2D3C0E12802E", "00008030-0000000000000001"]),
+        BadInput(
+            category: "Device list", what: "a list written by a newer adhocbuild", file: "devices.plist",
+            contents: deviceStore(version: 2), arguments: ["devices", "list", "FILE"]),
+        BadInput(
+            category: "Device list", what: "a UDID listed twice, in other cases", file: "devices.plist",
+            contents: deviceStore(twice: true), arguments: ["devices", "export", "FILE", "--format", "tsv"]),
         // Settings
         BadInput(
             category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,
@@ -279,6 +292,18 @@ import Testing
                 "--environments", "envs"
             ],
             companions: ["envs/Staging.plist": stagingEnvironment, file: text("kept")])
+    }
+
+    /// A device list holding one device (or the same twice, the second in lower case).
+    static func deviceStore(version: Int = 1, twice: Bool = false) -> Data {
+        func device(_ udid: String) -> String {
+            "<dict><key>UDID</key><string>\(udid)</string><key>Name</key><string>Ana</string>"
+                + "<key>Added</key><date>2026-01-01T00:00:00Z</date><key>Updated</key><date>2026-01-01T00:00:00Z</date>"
+                + "<key>AddedBy</key><string>ana</string><key>Source</key><string>manual</string></dict>"
+        }
+        let devices = device("00008030-001A2D3C0E12802E") + (twice ? device("00008030-001a2d3c0e12802e") : "")
+        return text(
+            "<plist><dict><key>Version</key><integer>\(version)</integer><key>Devices</key><array>\(devices)</array></dict></plist>")
     }
 
     static let stagingEnvironment = text(
