@@ -29,6 +29,67 @@ public enum DefaultTemplates {
   }
 })();
 """#,
+        "enroll-style": #"""
+html[data-device=desktop] .phone-only,html[data-device=in-app] .phone-only{display:none}
+html[data-device=iphone] .desktop-only,html[data-device=ipad] .desktop-only{display:none}
+.steps{margin:.4rem 0;padding-left:1.3rem}.steps li{margin:.25rem 0}
+"""#,
+        "enroll": #"""
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex">
+<title>Register your iPhone or iPad{{#organization}} – {{organization}}{{/organization}}</title>
+<link rel="stylesheet" href="{{styleURL}}">
+</head>
+<body>
+<main class="stack">
+  <section class="card install-area" aria-labelledby="title">
+    <div class="app">
+      <div class="placeholder-icon" aria-hidden="true">ID</div>
+      <div>
+        <h1 id="title">Register your iPhone or iPad</h1>
+        <p class="version">{{#organization}}For test builds from {{organization}}{{/organization}}{{^organization}}For test builds{{/organization}}</p>
+      </div>
+    </div>
+    <p>A test build installs only on the devices its provisioning profile lists. Installing this profile sends your device’s identifier (UDID) to the team, so the next builds can include it.</p>
+    <a class="install phone-only" id="install" href="{{profileURL}}">Install profile</a>
+    <p class="hint" id="install-help">On your iPhone or iPad, open this page in Safari and tap <strong>Install profile</strong>. On a computer, scan the QR code below with the iPhone’s or iPad’s camera.</p>
+    <p class="device-note for-iphone hint" hidden>Tap <strong>Install profile</strong> and allow the download. Then open <strong>Settings</strong>, tap <strong>Profile Downloaded</strong> and <strong>Install</strong>.</p>
+    <p class="device-note for-ipad hint" hidden>Tap <strong>Install profile</strong> and allow the download. Then open <strong>Settings</strong>, tap <strong>Profile Downloaded</strong> and <strong>Install</strong>.</p>
+    <p class="device-note for-desktop notice warn" id="desktop-message" hidden>Open this page on the iPhone or iPad you want to register: scan the QR code with its Camera app.</p>
+    <p class="device-note for-in-app notice warn" id="in-app-message" hidden>This browser cannot install profiles. Open this page in Safari: tap the share or ••• menu and choose <strong>Open in Safari</strong>.</p>
+    {{^signed}}<p class="notice warn" id="unsigned-profile">The profile is not signed, so iOS marks it “Unsigned” or “Not Verified” and asks once more before installing it.</p>{{/signed}}
+  </section>
+
+  {{#qrSVG}}<section class="card qr-card desktop-only" aria-labelledby="qr-title">
+    <h2 id="qr-title">On a computer?</h2>
+    <div class="qr">
+      {{{qrSVG}}}
+      <p class="hint">Scan this code with your iPhone’s or iPad’s camera to open this page there.<br><a href="{{pageURL}}">{{pageURL}}</a></p>
+    </div>
+  </section>{{/qrSVG}}
+
+  <section class="card" aria-labelledby="steps-title">
+    <h2 id="steps-title">What happens</h2>
+    <ol class="steps">
+      <li>Safari downloads the profile “{{profileTitle}}”.</li>
+      <li>In <strong>Settings › Profile Downloaded</strong> (or <strong>General › VPN &amp; Device Management</strong>) you tap <strong>Install</strong> and enter your passcode.</li>
+      <li>The device sends its UDID, model, iOS build, serial number and name to {{host}}. The profile does not stay installed.</li>
+      <li>Safari opens a page saying the device is registered.</li>
+    </ol>
+    <p class="hint">Builds made after the team adds your device install on it; builds made before do not.</p>
+  </section>
+
+  <footer>Profile: <a href="{{profileURL}}">{{profileName}}</a> · made by adhocbuild {{generatorVersion}}</footer>
+</main>
+<script src="{{scriptURL}}" defer></script>
+</body>
+</html>
+"""#,
         "index-style": #"""
 {{> style}}
 .release{display:flex;gap:.8rem;align-items:center;padding:.55rem 0;border-top:1px solid var(--line);text-decoration:none;color:inherit}
@@ -222,6 +283,52 @@ details:first-of-type{border-top:0}
 summary{cursor:pointer;font-weight:600}
 footer{color:var(--muted);font-size:.85rem;text-align:center}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+"""#,
+        "thanks-script": #"""
+(function () {
+  // The receiver's redirect carries what the device sent as name, model and udid; shown as text only.
+  var query = new URLSearchParams(window.location.search);
+  var shown = false;
+  ["name", "model", "udid"].forEach(function (key) {
+    var value = query.get(key);
+    var field = document.querySelector('[data-field="' + key + '"]');
+    if (field && value) {
+      field.textContent = value.slice(0, 200);
+      shown = true;
+    }
+  });
+  var facts = document.getElementById("device-facts");
+  if (facts && shown) facts.hidden = false;
+})();
+"""#,
+        "thanks": #"""
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex">
+<title>Device registered{{#organization}} – {{organization}}{{/organization}}</title>
+<link rel="stylesheet" href="{{styleURL}}">
+</head>
+<body>
+<main class="stack">
+  <section class="card install-area" aria-labelledby="title">
+    <h1 id="title">Thank you: your device is registered</h1>
+    <p id="registered">{{#organization}}{{organization}} has{{/organization}}{{^organization}}The team has{{/organization}} received your device’s identifier. Builds made after it is added to the provisioning profile install on this device.</p>
+    <dl id="device-facts" hidden>
+      <dt>Name</dt><dd data-field="name">–</dd>
+      <dt>Model</dt><dd data-field="model">–</dd>
+      <dt>UDID</dt><dd><code data-field="udid">–</code></dd>
+    </dl>
+    <p class="hint">You can close this page.</p>
+  </section>
+  <footer>made by adhocbuild {{generatorVersion}}</footer>
+</main>
+<script src="{{thanksScriptURL}}" defer></script>
+</body>
+</html>
 """#,
     ]
 }

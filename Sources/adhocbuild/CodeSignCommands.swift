@@ -97,13 +97,8 @@ enum CodeSignCommands {
                 .option(
                     \.identity, "--identity", name: "ID.p12", kind: .path, help: "The signing certificate and its key (PKCS#12).",
                     required: true),
-                .option(
-                    \.passwordVariable, "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
-                    defaultDescription: "--password-file; one of the two is needed"),
-                .option(
-                    \.passwordFile, "--password-file", name: "FILE", kind: .path,
-                    help: "Read the p12's password from this file (one trailing newline is dropped).",
-                    defaultDescription: "--password-env; one of the two is needed"),
+                passwordEnvOption(\.passwordVariable, needed: "one of the two is needed"),
+                passwordFileOption(\.passwordFile, needed: "one of the two is needed"),
                 .repeated(
                     \.profiles, "--profile", name: "[BUNDLE_ID=]FILE",
                     help: "A provisioning profile: FILE for the app, BUNDLE_ID=FILE for an extension or Watch app."),
@@ -111,14 +106,47 @@ enum CodeSignCommands {
                     \.entitlements, "--entitlements", name: "PLIST", kind: .path,
                     help: "Sign the app with these entitlements instead of its profile's.",
                     defaultDescription: "derived from each bundle's profile"),
-                .option(
-                    \.chain, "--chain", name: "PEM", kind: .path,
-                    help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
-                    defaultDescription: "the p12's certificates"),
+                chainOption(\.chain),
                 .option(
                     \.output, "-o", "--output", name: "OUT", kind: .path, help: "Where to write the signed app, ipa or archive.",
                     defaultDescription: "over the input")
             ]
+        }
+    }
+
+    /// `--password-env VAR` of the commands that load a p12; `needed` says when it is needed.
+    static func passwordEnvOption<Options: CommandOptions>(
+        _ property: WritableKeyPath<Options, String?>, needed: String
+    ) -> Declaration<Options> {
+        .option(
+            property, "--password-env", name: "VAR", help: "Read the p12's password from this environment variable.",
+            defaultDescription: "--password-file; \(needed)")
+    }
+
+    /// `--password-file FILE` of the commands that load a p12.
+    static func passwordFileOption<Options: CommandOptions>(
+        _ property: WritableKeyPath<Options, String?>, needed: String
+    ) -> Declaration<Options> {
+        .option(
+            property, "--password-file", name: "FILE", kind: .path,
+            help: "Read the p12's password from this file (one trailing newline is dropped).",
+            defaultDescription: "--password-env; \(needed)")
+    }
+
+    /// `--chain PEM` of the commands that load a p12.
+    static func chainOption<Options: CommandOptions>(_ property: WritableKeyPath<Options, String?>) -> Declaration<Options> {
+        .option(
+            property, "--chain", name: "PEM", kind: .path, help: "More certificates of the signer's chain (PEM), beyond those in the p12.",
+            defaultDescription: "the p12's certificates")
+    }
+
+    /// Where the p12's password comes from: exactly one of `--password-env` and `--password-file`, else a usage error.
+    static func passwordSource(variable: String?, file: String?, _ parsed: ParsedCommand) throws -> PasswordSource {
+        switch (variable, file) {
+        case (let name?, nil): return .environment(name)
+        case (nil, let file?): return .file(file)
+        case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
+        case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
         }
     }
 
@@ -140,13 +168,7 @@ enum CodeSignCommands {
             options: SignOptions.self
         ) { options, parsed in
             let input = options.input
-            let password: PasswordSource
-            switch (options.passwordVariable, options.passwordFile) {
-            case (let name?, nil): password = .environment(name)
-            case (nil, let file?): password = .file(file)
-            case (_?, _?): throw parsed.usageError("give the password one way: --password-env or --password-file, not both")
-            case (nil, nil): throw parsed.usageError("the p12's password is needed: --password-env VAR or --password-file FILE")
-            }
+            let password = try passwordSource(variable: options.passwordVariable, file: options.passwordFile, parsed)
             let profiles: (app: String?, byBundleID: [String: String])
             do {
                 profiles = try SigningRequest.parseProfiles(options.profiles, option: "--profile")

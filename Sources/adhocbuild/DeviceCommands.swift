@@ -8,12 +8,12 @@ import SystemSupport
 enum DeviceCommands {
     static var command: CommandSpec {
         CommandSpec(
-            name: "devices", abstract: "Keep the list of testers' devices, and export it for Apple's developer portal.",
+            name: "devices", abstract: "Collect testers' device UDIDs from their iPhones, keep the list, and export it for Apple's portal.",
             discussion: """
                 STORE is the list's file (an XML plist, devices.plist). Changes lock the folder that holds it and \
                 replace it by renaming, so several at once lose nothing; keep it on a local file system (not NFS).
                 """,
-            subcommands: [list, add, remove, export])
+            subcommands: [list, add, remove, export, EnrollCommands.key, EnrollCommands.enrollPage])
     }
 
     static let storeHelp = "The device list (devices.plist)."

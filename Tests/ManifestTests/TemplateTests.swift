@@ -49,7 +49,10 @@ import Testing
             python, [Fixtures.packageRoot.appendingPathComponent("scripts/embed-templates.py").path, "--check"])
         #expect(check.status == 0, "Sources/Manifest/DefaultTemplates.swift is stale: run scripts/embed-templates.py")
         let set = try TemplateSet()
-        #expect(Set(set.templates.keys) == ["page", "index", "style", "index-style", "device-script"])
+        #expect(
+            Set(set.templates.keys) == [
+                "page", "index", "style", "index-style", "device-script", "enroll", "enroll-style", "thanks", "thanks-script"
+            ])
     }
 
     @Test func aTeamsTemplatesReplaceTheBuiltInOnes() throws {

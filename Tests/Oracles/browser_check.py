@@ -2,13 +2,16 @@
 """Loads an install page in headless Chromium as an iPhone, an iPad in desktop mode, a desktop
 browser and an in-app browser, with the network blocked, over the DevTools protocol.
 
-  browser_check.py PAGE.html|URL ARTIFACTS_DIR [DEVICE...]
+  browser_check.py [--shot-prefix=NAME] PAGE.html|URL ARTIFACTS_DIR [DEVICE...]
 
 Prints one JSON object: for each device, the data-device attribute the page's script set, the
 Install link's href, whether the QR code is there, which device notes and install messages are
 visible, whether the page's stylesheet applied, the app icon
-image (loaded, natural width, where it is drawn) or the letter placeholder, JavaScript errors,
-and every request that left the page. Saves a screenshot per device in ARTIFACTS_DIR.
+image (loaded, natural width, where it is drawn) or the letter placeholder, whether the Install
+link and the QR card are visible, the text of every [data-field] element (and how many elements
+are inside them), JavaScript errors, and every request that left the page. Saves a screenshot per
+device in ARTIFACTS_DIR, named NAME-DEVICE.png (NAME: install-page unless --shot-prefix says).
+A PAGE given as file://… keeps its query.
 """
 import base64
 import json
@@ -64,6 +67,11 @@ PROBE = r"""
               x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height};
     })(),
     placeholderIcon: !!document.querySelector('.app .placeholder-icon'),
+    installVisible: visible(install),
+    qrVisible: (() => { const qr = document.querySelector('.qr-card'); return !!qr && visible(qr); })(),
+    fields: Object.fromEntries([...document.querySelectorAll('[data-field]')].map(el => [el.getAttribute('data-field'), el.textContent])),
+    fieldElements: document.querySelectorAll('[data-field] *').length,
+    factsVisible: visible(document.getElementById('device-facts')),
   });
 })()
 """
@@ -102,9 +110,13 @@ class DevTools:
 
 
 def main():
-    target, artifacts = sys.argv[1], sys.argv[2]
-    wanted = sys.argv[3:] or list(DEVICES)
-    page_url = target if target.startswith(("http://", "https://")) else "file://" + os.path.abspath(target)
+    arguments = sys.argv[1:]
+    prefix = "install-page"
+    if arguments and arguments[0].startswith("--shot-prefix="):
+        prefix = arguments.pop(0).split("=", 1)[1]
+    target, artifacts = arguments[0], arguments[1]
+    wanted = arguments[2:] or list(DEVICES)
+    page_url = target if target.startswith(("http://", "https://", "file://")) else "file://" + os.path.abspath(target)
     os.makedirs(artifacts, exist_ok=True)
     browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if not browser:
@@ -144,7 +156,7 @@ def main():
             tools.wait("Page.loadEventFired")
             state = json.loads(tools.call("Runtime.evaluate", expression=PROBE, returnByValue=True)["result"]["value"])
             shot = tools.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-            with open(os.path.join(artifacts, f"install-page-{name}.png"), "wb") as f:
+            with open(os.path.join(artifacts, f"{prefix}-{name}.png"), "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
             state["errors"] = [e["params"]["exceptionDetails"].get("text", "") + " " +
                                json.dumps(e["params"]["exceptionDetails"].get("exception", {}).get("description", ""))
