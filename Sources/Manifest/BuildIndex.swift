@@ -153,7 +153,7 @@ public enum BuildIndex {
                     "date": .text(shown(release.date)), "built": .text(release.info.built.map(shown) ?? ""),
                     "branch": .text(release.info.branch ?? ""),
                     "signatureBroken": .flag(release.info.signatureIsBroken), "signer": .text(release.info.signer ?? ""),
-                    "team": .text(release.info.teamNotInSigner ?? "")
+                    "team": .text(release.info.teamNotInSigner ?? ""), "reach": .text(release.info.devices?.summary ?? "")
                 ])
             }
             let newest = sorted[0]

@@ -51,6 +51,25 @@ public struct BuildInfo: Codable, Equatable, Sendable {
     public var signer: String?
     public var team: String?
     public var cdhash: String?
+    /// How many of the listed testers' devices the build installs on, when `release --devices` named
+    /// the list; nil otherwise.
+    public var devices: DeviceReach?
+
+    /// How many listed devices a build reaches.
+    public struct DeviceReach: Codable, Equatable, Sendable {
+        /// Listed devices every bundle's profile provisions.
+        public var reached: Int
+        /// Listed devices of the app's platform.
+        public var listed: Int
+
+        public init(reached: Int, listed: Int) {
+            self.reached = reached
+            self.listed = listed
+        }
+
+        /// "reaches 7 of 9 listed devices", as the index shows it.
+        public var summary: String { "reaches \(reached) of \(listed) listed device\(listed == 1 ? "" : "s")" }
+    }
 
     /// True when the build was published with a broken signature.
     public var signatureIsBroken: Bool { signature == "broken" }

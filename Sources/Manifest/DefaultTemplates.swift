@@ -59,7 +59,7 @@ public enum DefaultTemplates {
     {{#releases}}
     <a class="release" href="{{page}}">
       {{#icon}}<img src="{{icon}}" alt="" width="45" height="45">{{/icon}}{{^icon}}<span class="placeholder-icon" aria-hidden="true">{{initial}}</span>{{/icon}}
-      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">published {{date}}{{#built}} · built {{built}}{{/built}}{{#branch}} · {{branch}}{{/branch}}{{#signer}} · signed by {{signer}}{{#team}} ({{team}}){{/team}}{{/signer}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
+      <span><strong>{{appName}} {{version}} ({{build}})</strong><span class="hint">published {{date}}{{#built}} · built {{built}}{{/built}}{{#branch}} · {{branch}}{{/branch}}{{#signer}} · signed by {{signer}}{{#team}} ({{team}}){{/team}}{{/signer}}{{#reach}} · {{reach}}{{/reach}}</span>{{#signatureBroken}}<span class="badge signature-broken">Signature broken: will not install until it is re-signed</span>{{/signatureBroken}}</span>
     </a>
     {{/releases}}
   </section>
@@ -106,7 +106,8 @@ public enum DefaultTemplates {
     {{^canInstall}}
     <p class="notice bad" id="cannot-install" role="alert">{{cannotInstallReason}}</p>
     {{/canInstall}}
-    {{#expiringSoon}}<p class="notice warn">The provisioning profile expires on {{profile.expires}}; this build stops opening after that.</p>{{/expiringSoon}}
+    {{#expiringSoon}}<p class="notice warn">The provisioning profile expires on {{profile.expires}}; this build stops opening after that.</p>{{/expiringSoon}}{{#enrollURL}}
+    <p class="hint" id="enroll">Not on the list? <a href="{{enrollURL}}">Register this iPhone</a> and ask the team for a new build.</p>{{/enrollURL}}
   </section>
 
   {{#hasNotes}}

@@ -46,6 +46,11 @@ public struct InstallPage {
         public var cdhash: String?
         /// A notice for testers at the top of the page (a broken signature: the build will not install).
         public var signatureNotice: String?
+        /// The enrollment page testers whose device is not listed can register it on (`release
+        /// --enroll-url`): the page links to it. Nil leaves the page as it was.
+        public var enrollURL: String?
+        /// How many of the listed testers' devices the build installs on, for `build.json` and the index.
+        public var deviceReach: BuildInfo.DeviceReach?
         /// Copy the ipa into the output folder (the page links to it there).
         public var copyIPA = true
         /// The limits the ipa and its plists are read with.
@@ -183,7 +188,7 @@ public struct InstallPage {
         let families = app.deviceFamilyNames.filter { $0 == "iPhone" || $0 == "iPad" }
         let notesHTML = options.notes.map(ReleaseNotes.html) ?? ""
         let installability = Installability(app: app, profile: facts.profile, now: options.now)
-        return .record([
+        var values: [String: TemplateValue] = [
             "appName": .text(facts.title), "initial": .text(String(facts.title.prefix(1)).uppercased()),
             "version": .text(facts.version), "build": .text(facts.build), "bundleIdentifier": .text(facts.identifier),
             "environment": .text(options.environment ?? ""),
@@ -201,7 +206,10 @@ public struct InstallPage {
             "profile": facts.profile.map { profileContext($0) } ?? .flag(false),
             "signatureNotice": .text(options.signatureNotice ?? ""),
             "generatorVersion": .text(Self.generatorVersion)
-        ])
+        ]
+        // Only when given, so a page (and its page.json) without one is as it was.
+        if let enrollURL = options.enrollURL { values["enrollURL"] = .text(enrollURL) }
+        return .record(values)
     }
 
     /// The page and the manifest of `content`, with `links`: the page's links filled into its
@@ -295,6 +303,7 @@ public struct InstallPage {
         info.signer = options.signer
         info.team = options.team
         info.cdhash = options.cdhash
+        info.devices = options.deviceReach
         return info
     }
 

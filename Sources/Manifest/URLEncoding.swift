@@ -43,6 +43,11 @@ public enum URLEncoding {
         try checkedURL(text, what: "ipa URL", allowHTTP: allowHTTP, allowsQuery: true, shownAs: nil)
     }
 
+    /// A page's URL to link to (`release --enroll-url`), checked as the ipa's URL is; `what` names it in errors.
+    public static func linkURL(_ text: String, what: String, allowHTTP: Bool = false) throws -> String {
+        try checkedURL(text, what: what, allowHTTP: allowHTTP, allowsQuery: true, shownAs: nil)
+    }
+
     private static func checkedURL(_ text: String, what: String, allowHTTP: Bool, allowsQuery: Bool, shownAs: String?) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         func failure(_ problem: String) -> Diagnostic { Diagnostic.manifest(.baseURL, "\(what) '\(shownAs ?? text)' \(problem)") }

@@ -17,7 +17,7 @@ enum AdhocBuildCLI {
                 InspectCommands.verify, InspectCommands.icon, ProfileCommands.command, CodeSignCommands.command,
                 DistributionCommands.manifest,
                 DistributionCommands.page, DistributionCommands.index, StoreCommands.publish, StoreCommands.links, PruneCommand.command,
-                ReleaseCommand.command
+                ReleaseCommand.command, DeviceCommands.command
             ],
             environment: LimitSettings.helpRows)
     }

@@ -25,7 +25,9 @@ enum ReleaseCommand {
                 On TeamCity, Jenkins, GitHub Actions and GitLab (detected, or --ci) it reports as each expects. The --sign-… \
                 options (or the Sign… keys of adhocbuild.plist, or the ADHOCBUILD_SIGN_… variables a CI secret sets) say how \
                 to re-sign the app; they are checked before anything is copied, and --explain shows where the password comes \
-                from, never the password.
+                from, never the password. With --devices STORE (a list kept by adhocbuild devices) each listed device that \
+                a bundle's profile lacks is a warning naming the device and the bundle, or an error with --require-devices, \
+                and build.json and the index say how many listed devices the build reaches.
                 """,
             options: Options.self, run: run)
     }
@@ -54,6 +56,9 @@ enum ReleaseCommand {
         var overrides = EnvCommands.Overrides()
         var allowHTTP = false
         var publish: String?
+        var devices: String?
+        var requireDevices = false
+        var enrollURL: String?
         var store = StoreOptions()
         var signing = SigningOptions()
         var explain = false
@@ -109,6 +114,14 @@ enum ReleaseCommand {
                 .option(
                     \.publish, "--publish", name: "s3://BUCKET/PREFIX/", help: "Then upload it to this store, with private links.",
                     defaultDescription: "Distribution:Publish, else Publish, else DIST only"),
+                .option(
+                    \.devices, "--devices", name: "STORE", kind: .path,
+                    help: "Warn of each listed device (adhocbuild devices) a bundle's profile lacks.",
+                    defaultDescription: "Distribution:Devices, else Devices, else none"),
+                .flag(\.requireDevices, "--require-devices", help: "Fail instead when a listed device is missing from a profile."),
+                .option(
+                    \.enrollURL, "--enroll-url", name: "URL", help: "Link the install page to this enrollment page.",
+                    defaultDescription: "Distribution:EnrollURL, else EnrollURL, else none"),
                 .group(\.store), .group(\.signing),
                 .flag(\.explain, "--explain", help: "Print each setting's value and where it came from before releasing."),
                 .flag(\.quiet, "-q", "--quiet", help: "Print only the page URL and the install link."),
@@ -138,6 +151,9 @@ enum ReleaseCommand {
             request.allowedVariables = overrides.allowedVariables
             request.allowHTTP = allowHTTP
             request.publish = publish
+            request.devices = devices
+            request.requireDevices = requireDevices
+            request.enrollURL = enrollURL
             request.store = store.settings(allowHTTP: allowHTTP)
             request.allowDecrease = allowDecrease
             request.replace = replace

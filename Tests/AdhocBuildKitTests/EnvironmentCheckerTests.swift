@@ -198,7 +198,7 @@ import Testing
             ]) == [
                 "error: Debug.plist: at 'Distribution:Titel': unknown Distribution key 'Titel'; did you mean 'Title'?",
                 "error: Debug.plist: at 'Distribution:Channel': unknown Distribution key 'Channel'; "
-                    + "Distribution has Title, Subtitle, BaseURL, Notes, Icon, Profile, Publish",
+                    + "Distribution has Title, Subtitle, BaseURL, Notes, Icon, Profile, Publish, Devices, EnrollURL",
                 "1 environment checked: 2 errors, 0 warnings"
             ])
     }

@@ -10,8 +10,9 @@ public enum EnvironmentSchema {
     /// The keys of an environment's dictionary.
     public static let topLevelKeys = ["Inherits"] + sections
     /// What `Distribution` may hold: the page's title and subtitle, the base URL template, release notes,
-    /// an icon, a provisioning profile and the store `release` uploads to (`s3://BUCKET/PREFIX/`).
-    public static let distributionKeys = ["Title", "Subtitle", "BaseURL", "Notes", "Icon", "Profile", "Publish"]
+    /// an icon, a provisioning profile, the store `release` uploads to (`s3://BUCKET/PREFIX/`), the
+    /// testers' device list the profiles are checked against, and the enrollment page the install page links to.
+    public static let distributionKeys = ["Title", "Subtitle", "BaseURL", "Notes", "Icon", "Profile", "Publish", "Devices", "EnrollURL"]
 
     /// A top-level key of an environment's file that is not `Inherits` or a section.
     public static func topLevelKeyProblem(_ key: String) -> String? {

@@ -7,19 +7,19 @@ import SystemSupport
 ///
 /// Keys: `Environments` (folder), `App` (the .app, .xcarchive or .ipa), `BaseURL` (a template),
 /// `Notes` (a file), `Out` (the dist folder), `Profile` (a provisioning profile), `Title` (the
-/// index's title), and for re-signing (``SigningRequest``) `SignIdentity` (a .p12), `SignPasswordEnv`
+/// index's title), `Devices` (the testers' device list), `EnrollURL` (the enrollment page), and for re-signing (``SigningRequest``) `SignIdentity` (a .p12), `SignPasswordEnv`
 /// (a variable's name) or `SignPasswordFile`, `SignProfile` (the app's), `SignProfiles` (a dictionary
 /// of bundle id to profile) and `SignEntitlements`. Relative paths are taken from the file's folder.
 public struct ProjectFile: Sendable {
     public static let defaultName = "adhocbuild.plist"
     public static let keys = [
         "Environments", "App", "BaseURL", "Icon", "Notes", "Out", "Profile", "Publish", "Title", "SignIdentity", "SignPasswordEnv",
-        "SignPasswordFile", "SignProfile", "SignEntitlements"
+        "SignPasswordFile", "SignProfile", "SignEntitlements", "Devices", "EnrollURL"
     ]
     /// The keys whose value is a dictionary of strings (paths), not a string.
     public static let dictionaryKeys = ["SignProfiles"]
     /// The string keys that are not paths.
-    static let textKeys: Set<String> = ["BaseURL", "Publish", "Title", "SignPasswordEnv"]
+    static let textKeys: Set<String> = ["BaseURL", "Publish", "Title", "SignPasswordEnv", "EnrollURL"]
 
     public var path: String
     public var values: [String: String]

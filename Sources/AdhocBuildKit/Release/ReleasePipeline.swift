@@ -68,6 +68,13 @@ public struct ReleasePipeline {
         /// The store the release is uploaded to once it is in DIST (`--publish`); its links then replace
         /// DIST's in the result, the CI outputs and the QR code.
         public var upload: ReleaseUpload?
+        /// The testers' device list every bundle's profile is checked against (`--devices`); nil: none.
+        public var devices: String?
+        /// A listed device a profile lacks fails the release, before the build is copied when the
+        /// profiles are known by then (`--require-devices`); without it, each is a warning.
+        public var requireDevices = false
+        /// The enrollment page the install page links to ("Not on the list? Register this iPhone").
+        public var enrollURL: String?
         public var now = Date()
 
         public init(environment: String, input: String, baseURL: String, out: String) {
@@ -180,6 +187,17 @@ public struct ReleasePipeline {
         // for the version and build, which are known only after packaging) and each file named.
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
         try step("Check the input files") { try checkInputFiles() }
+        let deviceCheck = try options.devices.map { store in
+            try step("Check the device list") {
+                let check = try ReleaseDeviceCheck(store: store, required: options.requireDevices)
+                // A build that is re-signed gets its profiles from the signing request: checked once signed.
+                if options.signing == nil { try check.checkInput(options.input, profile: options.profile, limits: options.limits) }
+                return check
+            }
+        }
+        let enrollURL = try options.enrollURL.map { url in
+            try step("Check the enrollment URL") { try URLEncoding.linkURL(url, what: "enrollment URL", allowHTTP: options.allowHTTP) }
+        }
         try step("Check the build number") { _ = try buildNumberRequest.map(checkedBuildNumber) }
         if options.signing == nil {
             // Re-signing checks the profiles it embeds (an expired one is refused, whatever the flags).
@@ -218,6 +236,13 @@ public struct ReleasePipeline {
         // An ipa packaged here was read back and checked entry by entry as it was written.
         let app = try verify(ipa, checkEntries: ipa == options.input, warnings: &warnings)
         let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
+        let deviceReach = try deviceCheck.map { check in
+            try step("Check the devices") {
+                let (reach, found) = try check.check(app)
+                warnings += found
+                return reach
+            }
+        }
         let version = app.shortVersion ?? "0", build = app.buildVersion ?? "0"
         try step("Check the versions name a folder") {
             for (key, value) in [("CFBundleShortVersionString", version), ("CFBundleVersion", build)] {
@@ -232,6 +257,7 @@ public struct ReleasePipeline {
             var pageOptions = try pageOptions(environment: environment, baseURL: baseURL)
             (pageOptions.buildDate, pageOptions.buildDateSource) = (built?.date, built?.source)
             pageOptions.signature = signature.state.rawValue
+            (pageOptions.deviceReach, pageOptions.enrollURL) = (deviceReach, enrollURL)
             (pageOptions.signer, pageOptions.team, pageOptions.cdhash) = (signature.signer, signature.team, signature.cdhash)
             if signature.state == .broken {
                 pageOptions.signatureNotice =
@@ -596,18 +622,5 @@ final class StagePaths {
             )
             .replacingOccurrences(of: stage + "/release", with: published)
             .replacingOccurrences(of: stage, with: published)
-    }
-}
-
-/// An exclusive `flock` on the folder itself, held while `body` runs: no lock file is left in DIST
-/// to be published with it.
-enum DirectoryLock {
-    static func withLock<T>(_ folder: String, _ body: () throws -> T) throws -> T {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Diagnostic.system("cannot be locked", file: folder) }
-        defer { close(fd) }
-        guard retryingInterrupted({ flock(fd, LOCK_EX) }) == 0 else { throw Diagnostic.system("cannot be locked", file: folder) }
-        defer { flock(fd, LOCK_UN) }
-        return try body()
     }
 }

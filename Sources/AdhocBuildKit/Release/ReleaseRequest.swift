@@ -33,6 +33,12 @@ public struct ReleaseRequest: Sendable {
     /// The store to upload the release to (`--publish s3://BUCKET/PREFIX/`), and how to reach it.
     public var publish: String?
     public var store = StoreSettings()
+    /// The testers' device list the build's profiles are checked against (`--devices`).
+    public var devices: String?
+    /// `--require-devices`: a listed device a profile lacks fails the release (see ``ReleasePipeline/Options``).
+    public var requireDevices = false
+    /// The enrollment page the install page links to (`--enroll-url`).
+    public var enrollURL: String?
     public var allowDecrease = false
     public var replace = false
     /// `--allow-broken-signature`: publish a build whose signature is broken (see ``ReleasePipeline/Options``).
@@ -64,10 +70,10 @@ public struct ReleaseRequest: Sendable {
 
     /// The `Distribution` keys an environment may set for `release`; paths among them are taken from
     /// the environment file's folder.
-    public static let environmentKeys = ["BaseURL", "Notes", "Icon", "Profile", "Publish"]
+    public static let environmentKeys = ["BaseURL", "Notes", "Icon", "Profile", "Publish", "Devices", "EnrollURL"]
 
     /// The `Distribution` keys that are URLs, not paths.
-    static let urlKeys: Set<String> = ["BaseURL", "Publish"]
+    static let urlKeys: Set<String> = ["BaseURL", "Publish", "EnrollURL"]
 
     /// Fills every setting from, strongest first: the command line (a CI preset asked for with
     /// flags counts as a flag), the environment's `Distribution`, the project file, the preset of
@@ -134,6 +140,19 @@ public struct ReleaseRequest: Sendable {
             "Profile", [flag(profile, "--profile"), distribution.candidate("Profile"), fromProject("Profile")],
             whenUnset: "the app's own embedded.mobileprovision")
         options.indexTitle = chooser.choose("Title", [fromProject("Title")], fallback: "Builds")!
+        options.devices = chooser.choose(
+            "Devices", [flag(devices, "--devices"), distribution.candidate("Devices"), fromProject("Devices")],
+            whenUnset: "the profiles are not checked against a device list")
+        if requireDevices && options.devices == nil {
+            throw Incomplete(
+                description:
+                    "--require-devices needs a device list: --devices STORE (or Devices in the environment's Distribution or \(inProjectFile))"
+            )
+        }
+        options.requireDevices = requireDevices
+        options.enrollURL = chooser.choose(
+            "EnrollURL", [flag(enrollURL, "--enroll-url"), distribution.candidate("EnrollURL"), fromProject("EnrollURL")],
+            whenUnset: "the page does not link to an enrollment page")
         do {
             options.signing = try SigningRequest.resolve(
                 signing, projectFile: project, processEnvironment: processEnvironment, chooser: &chooser)
