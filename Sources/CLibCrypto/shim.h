@@ -14,6 +14,8 @@
 #include <openssl/pkcs12.h>
 #include <openssl/pem.h>
 #include <openssl/provider.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
 
 /* The stack and memory calls below are macros in OpenSSL 3, which Swift cannot call; these
    wrappers give them a function to call and add nothing else. */

@@ -25,6 +25,10 @@ public enum CodeSignProblem: String, DiagnosticKind {
     /// A certificate or a profile outside its validity (expired, or not valid yet); as a verification
     /// finding, an install problem that the embedded profile or the signer has expired.
     case expired
+    /// A CMS SignedData whose signature does not verify over the content it carries (``SignedDataVerifier``).
+    case signatureInvalid
+    /// A CMS signer whose certificate does not chain to a trusted anchor (``SignedDataVerifier``).
+    case signerUntrusted
     /// A profile that does not list the signing certificate among its DeveloperCertificates.
     case certificateNotInProfile
     /// A profile of another team than the signing certificate's.

@@ -92,6 +92,22 @@ enum LibCrypto {
         encode { i2d_X509(certificate, $0) } ?? []
     }
 
+    /// The certificates of PEM text, in order; other PEM blocks are skipped, and the error queue is emptied.
+    static func pemCertificates(_ bytes: [UInt8]) -> [CertificateInfo] {
+        let certificates = bytes.withUnsafeBytes { buffer -> [CertificateInfo] in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return [] }
+            defer { BIO_free(bio) }
+            var out: [CertificateInfo] = []
+            while let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
+                out.append(CertificateInfo(x509))
+                X509_free(x509)
+            }
+            return out
+        }
+        clearErrors()
+        return certificates
+    }
+
     /// The certificates of a `STACK_OF(X509)`, in order (not owned).
     static func certificates(_ stack: OpaquePointer?) -> [OpaquePointer] {
         guard let stack else { return [] }

@@ -76,7 +76,7 @@ public enum CertificateChain {
 
     /// A verify callback that lets through an "unhandled critical extension" error only when every
     /// critical extension libcrypto does not know is one of Apple's.
-    private static let allowAppleCriticalExtensions: X509_STORE_CTX_verify_cb = { ok, context in
+    static let allowAppleCriticalExtensions: X509_STORE_CTX_verify_cb = { ok, context in
         guard ok == 0, let context, X509_STORE_CTX_get_error(context) == X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION,
             let certificate = X509_STORE_CTX_get_current_cert(context)
         else { return ok }

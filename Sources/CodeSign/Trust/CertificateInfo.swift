@@ -65,7 +65,7 @@ public struct CertificateInfo: Sendable, Equatable {
     }
 
     /// The first `nid` entry of a name, as UTF-8.
-    private static func entry(_ name: OpaquePointer?, _ nid: Int32) -> String? {
+    static func entry(_ name: OpaquePointer?, _ nid: Int32) -> String? {
         guard let name else { return nil }
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { return nil }

@@ -142,18 +142,7 @@ public struct SigningIdentity {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Diagnostic.codeSign(.unreadable, "cannot read the certificate chain file", file: path)
         }
-        let bytes = [UInt8](data)
-        let certificates = bytes.withUnsafeBytes { buffer -> [CertificateInfo] in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return [] }
-            defer { BIO_free(bio) }
-            var out: [CertificateInfo] = []
-            while let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
-                out.append(CertificateInfo(x509))
-                X509_free(x509)
-            }
-            return out
-        }
-        LibCrypto.clearErrors()
+        let certificates = LibCrypto.pemCertificates([UInt8](data))
         guard !certificates.isEmpty else {
             throw Diagnostic.codeSign(.identityInvalid, "the certificate chain file holds no PEM certificate", file: path)
         }
