@@ -36,9 +36,12 @@ public struct TestDeviceCA {
         try ca.openssl(
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "root.key", "-out", "root.pem", "-days", "30", "-subj",
             "/CN=\(name) Root CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-        try ca.openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN=\(name) iPhone Device CA")
         try ca.openssl(
-            "ca", "-batch", "-config", "ca.cnf", "-notext", "-cert", "root.pem", "-keyfile", "root.key", "-in", "int.csr", "-out", "int.pem",
+            "req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "int.key", "-out", "int.csr", "-subj", "/CN=\(name) iPhone Device CA"
+        )
+        try ca.openssl(
+            "ca", "-batch", "-config", "ca.cnf", "-notext", "-cert", "root.pem", "-keyfile", "root.key", "-in", "int.csr", "-out",
+            "int.pem",
             "-days", "30", "-extensions", "ca_ext")
         return ca
     }
@@ -71,7 +74,8 @@ public struct TestDeviceCA {
     }
 
     /// A device's reply: the attributes a Profile Service asks for, and the challenge.
-    public static func reply(udid: String, challenge: String, name: String = "Ana's iPhone", product: String = "iPhone15,2") throws -> Data {
+    public static func reply(udid: String, challenge: String, name: String = "Ana's iPhone", product: String = "iPhone15,2") throws -> Data
+    {
         try plist([
             "UDID": udid, "PRODUCT": product, "VERSION": "22A3354", "SERIAL": "F2LXK0ABCDEF", "DEVICE_NAME": name,
             "CHALLENGE": challenge
@@ -109,8 +113,11 @@ public struct TestDeviceCA {
             unlink(output)
         }
         try openssl(
-            ["cms", "-sign", "-binary", "-outform", "DER", "-md", "sha256", "-in", input, "-signer", device.certificate, "-inkey", device.key,
-            "-certfile", intermediatePEM, "-out", output] + (detached ? [] : ["-nodetach"]))
+            [
+                "cms", "-sign", "-binary", "-outform", "DER", "-md", "sha256", "-in", input, "-signer", device.certificate, "-inkey",
+                device.key,
+                "-certfile", intermediatePEM, "-out", output
+            ] + (detached ? [] : ["-nodetach"]))
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
