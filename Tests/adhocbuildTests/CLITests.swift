@@ -22,7 +22,8 @@ import Testing
 
     @Test(arguments: [
         (["--help"], "help"), (["help", "plist"], "help-plist"), (["plist", "set", "--help"], "help-plist-set"),
-        (["plist", "merge", "-h"], "help-plist-merge")
+        (["plist", "merge", "-h"], "help-plist-merge"),
+        (["devices", "receive", "--help"], "help-devices-receive")
     ])
     func helpMatchesItsSnapshot(arguments: [String], name: String) throws {
         let result = try AdhocBuildBinary.run(arguments)
