@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "PlistKit", targets: ["PlistKit"]),
         .library(name: "IPAKit", targets: ["IPAKit"]),
         .library(name: "CodeSign", targets: ["CodeSign"]),
+        .library(name: "Crypto", targets: ["Crypto"]),
         .library(name: "Manifest", targets: ["Manifest"]),
         .library(name: "AdhocBuildKit", targets: ["AdhocBuildKit"]),
         .library(name: "PlistEditing", targets: ["PlistEditing"]),
@@ -90,21 +91,24 @@ let package = Package(
             name: "IPAKit",
             dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "Compression", "CLibZip", "CLibDeflate", "CZlib", "CLinux"]
         ),
+        // libcrypto's digests (SHA-1, SHA-256, SHA-384, whole or streamed), HMAC-SHA256, random bytes and a
+        // constant-time comparison: the one place CodeSign and ObjectStorage hash through.
+        .target(name: "Crypto", dependencies: ["SystemSupport", "CLibCrypto"]),
         .target(
             name: "CodeSign",
-            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "CLibCrypto"]
+            dependencies: ["SystemSupport", "PlistKit", "IPAKit", "Crypto", "CLibCrypto"]
         ),
         .target(
             name: "Manifest",
             dependencies: ["SystemSupport", "PlistKit", "AssetCatalog", "IPAKit", "CQRencode"]
         ),
         // S3-compatible object storage (groundwork for `publish`, issue 34): SigV4/ (AWS Signature Version 4
-        // headers and presigned URLs, libcrypto's SHA-256 and HMAC), Credentials/ (as the AWS tools find
+        // headers and presigned URLs, hashed through Crypto), Credentials/ (as the AWS tools find
         // them), HTTP/ (one request API over libcurl, retries), S3/ (locations, endpoints, operations;
         // request bodies escaped with PlistKit's XMLText).
         .target(
             name: "ObjectStorage",
-            dependencies: ["SystemSupport", "PlistKit", "CLibCrypto", "CLibCurl", "CLibXML2"]
+            dependencies: ["SystemSupport", "PlistKit", "Crypto", "CLibCurl", "CLibXML2"]
         ),
         // The operations of `adhocbuild plist` (a Linux PlistBuddy and plutil) on files; PlistKit alone.
         .target(name: "PlistEditing", dependencies: ["SystemSupport", "PlistKit"]),
@@ -185,6 +189,10 @@ let package = Package(
         .testTarget(
             name: "ObjectStorageTests",
             dependencies: ["ObjectStorage", "SystemSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "CryptoTests",
+            dependencies: ["Crypto", "SystemSupport", "TestSupport"]
         ),
         .testTarget(
             name: "CommandLineOptionsTests",

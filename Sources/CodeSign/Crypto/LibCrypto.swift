@@ -5,22 +5,10 @@ import Foundation
 /// touch is owned by the caller, and nothing here keeps a pointer.
 enum LibCrypto {
     /// libcrypto's queued errors as one line (the last reason first), and the queue emptied.
-    static func errors() -> String {
-        var reasons: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            if let text = ERR_reason_error_string(code) {
-                reasons.append(String(cString: text))
-            } else {
-                reasons.append("error 0x" + String(code, radix: 16))
-            }
-        }
-        var seen = Set<String>()
-        let unique = reasons.reversed().filter { seen.insert($0).inserted }
-        return unique.isEmpty ? "no reason given" : unique.joined(separator: "; ")
-    }
+    static func errors() -> String { LibCryptoErrors.drain() }
 
     /// Empties libcrypto's error queue (before a call whose errors are read).
-    static func clearErrors() { ERR_clear_error() }
+    static func clearErrors() { LibCryptoErrors.clear() }
 
     /// The bytes of an ASN1_STRING (OCTET STRING, INTEGER, UTCTime, …).
     static func bytes(_ string: UnsafePointer<ASN1_STRING>?) -> [UInt8] {

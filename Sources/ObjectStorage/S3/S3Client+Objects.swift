@@ -1,4 +1,4 @@
-import CLibCrypto
+import Crypto
 import Foundation
 import PlistKit
 import SystemSupport
@@ -133,13 +133,5 @@ extension S3Client {
     }
 
     /// The base64 MD5 of `data`, for `Content-MD5` (DeleteObjects requires it), through libcrypto.
-    static func md5Base64(_ data: Data) -> String {
-        var output = [UInt8](repeating: 0, count: 16)
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBufferPointer { EVP_Digest(input.baseAddress, input.count, $0.baseAddress, &length, EVP_md5(), nil) }
-        }
-        precondition(ok == 1, "libcrypto could not compute an MD5 digest")
-        return Data(output).base64EncodedString()
-    }
+    static func md5Base64(_ data: Data) -> String { Data(Digest.md5(data)).base64EncodedString() }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SystemSupport
 
@@ -121,7 +122,7 @@ enum FileRange {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Diagnostic.storage(.file, "cannot be read: \(String(cString: strerror(errno)))", subject: path) }
         defer { close(descriptor) }
-        let stream = SHA256Stream()
+        let stream = DigestStream(.sha256)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done: Int64 = 0

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SystemSupport
 
@@ -80,12 +81,13 @@ public struct SigV4Signer: Sendable {
     func scope(_ time: AmzDate) -> String { "\(time.day)/\(region)/\(service)/aws4_request" }
 
     private func details(canonicalRequest: String, time: AmzDate) -> SigV4Signature {
-        let stringToSign = ["AWS4-HMAC-SHA256", time.timestamp, scope(time), SHA256.hex(canonicalRequest)].joined(separator: "\n")
-        let dateKey = SHA256.hmac(key: Array(("AWS4" + credentials.secretAccessKey.reveal()).utf8), time.day)
-        let regionKey = SHA256.hmac(key: dateKey, region)
-        let serviceKey = SHA256.hmac(key: regionKey, service)
-        let signingKey = SHA256.hmac(key: serviceKey, "aws4_request")
-        let signature = SHA256.hmac(key: signingKey, stringToSign).hexString
+        let stringToSign = ["AWS4-HMAC-SHA256", time.timestamp, scope(time), Digest.sha256(Array(canonicalRequest.utf8)).hexString].joined(
+            separator: "\n")
+        let dateKey = HMAC.sha256(key: Array(("AWS4" + credentials.secretAccessKey.reveal()).utf8), Array(time.day.utf8))
+        let regionKey = HMAC.sha256(key: dateKey, Array(region.utf8))
+        let serviceKey = HMAC.sha256(key: regionKey, Array(service.utf8))
+        let signingKey = HMAC.sha256(key: serviceKey, Array("aws4_request".utf8))
+        let signature = HMAC.sha256(key: signingKey, Array(stringToSign.utf8)).hexString
         return SigV4Signature(canonicalRequest: canonicalRequest, stringToSign: stringToSign, signature: signature)
     }
 

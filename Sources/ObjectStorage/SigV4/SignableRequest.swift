@@ -1,3 +1,4 @@
+import Crypto
 import SystemSupport
 
 /// What SigV4 covers of an HTTP request: method, address, query, headers and the payload's hash.
@@ -80,10 +81,10 @@ public enum PayloadHash: Sendable, Equatable {
     case sha256(String)
 
     /// The hash of an empty payload.
-    public static let empty = PayloadHash.sha256(SHA256.hash([UInt8]()).hexString)
+    public static let empty = PayloadHash.sha256(Digest.sha256([UInt8]()).hexString)
 
     /// The hash of `bytes`.
-    public static func of(_ bytes: [UInt8]) -> PayloadHash { .sha256(SHA256.hash(bytes).hexString) }
+    public static func of(_ bytes: [UInt8]) -> PayloadHash { .sha256(Digest.sha256(bytes).hexString) }
 
     /// The header's value.
     public var value: String {

@@ -2,11 +2,11 @@ import CLibCrypto
 
 /// A digest fed in pieces (libcrypto's EVP_MD_CTX), so a file can be hashed without holding it whole.
 /// One instance belongs to one thread.
-final class DigestStream {
-    let type: HashType
+public final class DigestStream {
+    public let type: HashType
     private let context: OpaquePointer
 
-    init(_ type: HashType) {
+    public init(_ type: HashType) {
         self.type = type
         // EVP_MD_CTX_new and EVP_DigestInit_ex fail only when libcrypto cannot allocate.
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto could not allocate a digest context") }
@@ -17,20 +17,21 @@ final class DigestStream {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    func update(_ buffer: UnsafeRawBufferPointer) {
+    /// Adds `buffer` to the digest.
+    public func update(_ buffer: UnsafeRawBufferPointer) {
         guard buffer.count > 0 else { return }
         precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1, "libcrypto could not update a \(type) digest")
     }
 
     /// Whether the digest of `buffer` alone is `expected` (its stored size): the stream is started
     /// afresh, so one stream checks page after page without allocating.
-    func matches(_ buffer: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+    public func matches(_ buffer: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
         digestOnStack(of: buffer) { expected.count == type.size && expected.elementsEqual($0) }
     }
 
     /// The digest of `buffer` alone (truncated to the stored size): the stream is started afresh,
     /// so one stream hashes page after page without allocating a context for each.
-    func digest(of buffer: UnsafeRawBufferPointer) -> [UInt8] {
+    public func digest(of buffer: UnsafeRawBufferPointer) -> [UInt8] {
         digestOnStack(of: buffer) { Array($0) }
     }
 
@@ -51,7 +52,7 @@ final class DigestStream {
     }
 
     /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).
-    func finish() -> [UInt8] {
+    public func finish() -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }

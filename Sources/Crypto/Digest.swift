@@ -2,7 +2,8 @@ import CLibCrypto
 import Foundation
 import SystemSupport
 
-/// A hash algorithm a CodeDirectory or a resource seal can use, with its code in the CodeDirectory.
+/// A hash algorithm adhocbuild computes: those a CodeDirectory or a resource seal can use, with their
+/// code in the CodeDirectory as raw value (SHA-256 is also what SigV4 and the store's checks use).
 public enum HashType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case sha1 = 1
     case sha256 = 2
@@ -64,4 +65,15 @@ public enum Digest {
     public static func sha1<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha1, bytes) }
     public static func sha256<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha256, bytes) }
     public static func sha384<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] { hash(.sha384, bytes) }
+
+    /// The MD5 of `bytes`, for what still asks for it (S3's `Content-MD5`); never for trust.
+    public static func md5<Bytes: ContiguousBytes>(_ bytes: Bytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 16)
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            output.withUnsafeMutableBufferPointer { EVP_Digest(input.baseAddress, input.count, $0.baseAddress, &length, EVP_md5(), nil) }
+        }
+        precondition(ok == 1 && length == 16, "libcrypto could not compute an MD5 digest")
+        return output
+    }
 }

@@ -1,4 +1,4 @@
-import CodeSign
+import Crypto
 import Foundation
 import SystemSupport
 import TestSupport

@@ -1,8 +1,7 @@
 import CLibCrypto
 
-/// HMAC-SHA256 through libcrypto (`EVP_Q_mac`); a pure function, safe on any thread.
-///
-/// ObjectStorage's `SHA256.hmac` computes the same for SigV4 (that module does not depend on CodeSign).
+/// HMAC-SHA256 through libcrypto (`EVP_Q_mac`); a pure function, safe on any thread (SigV4's keys and
+/// signatures, enrollment challenges).
 public enum HMAC {
     /// The 32-byte HMAC-SHA256 of `message` under `key`.
     public static func sha256(key: [UInt8], _ message: [UInt8]) -> [UInt8] {

@@ -7,10 +7,11 @@ public enum RandomBytes {
     public static func make(_ count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return bytes }
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
         guard ok == 1 else {
-            throw Diagnostic.codeSign("libcrypto could not make \(count) random bytes: \(LibCrypto.errors())")
+            throw Diagnostic(
+                DiagnosticCode(CryptoProblem.unavailable), "libcrypto could not make \(count) random bytes: \(LibCryptoErrors.drain())")
         }
         return bytes
     }
