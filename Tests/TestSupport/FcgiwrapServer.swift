@@ -15,6 +15,15 @@ public final class FcgiwrapServer {
 
     /// An nginx `location` that hands the requests for `path` to the CGI program `script` through fcgiwrap's
     /// `socket`, refusing bodies over `maxBody` (nginx's size syntax, `64k`) with 413 before the script runs.
+    /// The `location` that serves an enrollment profile with the type iOS installs it by
+    /// (`application/x-apple-aspen-config`, which Debian's `mime.types` lacks).
+    public static let profileTypeLocation = [
+        "location ~ \\.mobileconfig$ {",
+        "    types { }",
+        "    default_type application/x-apple-aspen-config;",
+        "}"
+    ]
+
     public static func nginxLocation(path: String, script: String, socket: String, maxBody: String = "64k") -> [String] {
         [
             "location = \(path) {",

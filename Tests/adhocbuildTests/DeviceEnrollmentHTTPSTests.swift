@@ -65,7 +65,8 @@ import Testing
                     executable: try #require(NginxServer.executable),
                     config: NginxServer.config(
                         port: port, root: root, runtime: folder.path("nginx"), listen: "ssl",
-                        server: ["ssl_certificate     \(tls)/server.pem;", "ssl_certificate_key \(tls)/server.key;"] + locations),
+                        server: ["ssl_certificate     \(tls)/server.pem;", "ssl_certificate_key \(tls)/server.key;"]
+                            + FcgiwrapServer.profileTypeLocation + locations),
                     runtime: folder.path("nginx"), port: port)
             } catch {
                 fcgiwrap.stop()
@@ -177,15 +178,55 @@ import Testing
 
     static let udid = "00008120-001A2B3C4D5E6F70"
 
-    /// The README's nginx block is the `location` these tests give nginx, with the README's paths.
+    /// The README's nginx block is the `location`s these tests give nginx, with the README's paths.
     @Test func theREADMEsNginxBlockIsTheLocationTheTestsServe() throws {
         let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let expected = FcgiwrapServer.nginxLocation(
-            path: "/udid/receive", script: "/usr/lib/cgi-bin/adhocbuild-udid", socket: "/run/fcgiwrap.socket")
+        let expected =
+            FcgiwrapServer.profileTypeLocation + [""]
+            + FcgiwrapServer.nginxLocation(
+                path: "/udid/receive", script: "/usr/lib/cgi-bin/adhocbuild-udid", socket: "/run/fcgiwrap.socket")
         let blocks = readme.components(separatedBy: "```nginx\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
         #expect(
             blocks.contains(expected.joined(separator: "\n")), "README.md has no nginx block equal to:\n\(expected.joined(separator: "\n"))"
         )
+    }
+
+    /// The whole flow as a tester meets it: the page and profile `devices enroll-page` writes, served by the
+    /// README's nginx configuration; the profile's own URL and challenge, answered by a device, are stored.
+    @Test func theProfileEnrollPageWritesIsServedAsAProfileAndItsChallengeIsAccepted() throws {
+        try withServer { server in
+            let page = server.folder.path("www/udid")
+            let made = try AdhocBuildBinary.run([
+                "devices", "enroll-page", "--url", server.base + "/udid/", "--key", server.keyFile, "-o", page
+            ])
+            #expect(made.status == 0, "\(made.stderrText)")
+            let curl = try #require(ProcessResult.which("curl"))
+            let profile = server.folder.path("downloaded.mobileconfig")
+            let get = try ProcessResult.run(
+                curl,
+                [
+                    "-sS", "--cacert", server.tls + "/ca.pem", "-o", profile, "-w", "%{http_code} %{content_type}",
+                    server.base + "/udid/enroll.mobileconfig"
+                ])
+            #expect(get.stdoutText == "200 application/x-apple-aspen-config", "\(get.stdoutText) \(get.stderrText)")
+            let read = try ProcessResult.run(
+                try #require(ProcessResult.which("python3")),
+                [
+                    "-c",
+                    "import plistlib, sys; c = plistlib.load(open(sys.argv[1], 'rb'))['PayloadContent']; print(c['URL']); print(c['Challenge'])",
+                    profile
+                ])
+            let lines = read.stdoutText.split(separator: "\n").map(String.init)
+            try #require(lines.count == 2, "plistlib: \(read.stderrText)")
+            #expect(lines[0] == server.base + "/udid/receive")
+            let device = try server.ca.device("enrolled", kind: .plain)
+            let reply = try server.ca.sign(TestDeviceCA.reply(udid: Self.udid, challenge: lines[1]), by: device)
+            let answer = try server.send(reply, to: String(lines[0].dropFirst(server.base.count)))
+            #expect(answer.status == 301 && answer.location.hasPrefix(server.base + "/udid/thanks.html?"), "\(server.logLines)")
+            #expect(try server.storedDevices().map { $0["UDID"] } == [Self.udid])
+            let thanks = try server.send(nil, to: "/udid/thanks.html", method: "GET")
+            #expect(thanks.status == 200)
+        }
     }
 
     @Test func aDevicesSignedReplyIsStoredAndSentToTheThankYouPageWithItsNameAndModel() throws {
