@@ -26,7 +26,7 @@ test_target() {
         CLibZip | CLinux) echo IPAKitTests ;;
         CZlib) echo "CompressionTests IPAKitTests" ;;
         CLibDeflate) echo "CompressionTests IPAKitTests AssetCatalogTests" ;;
-        CLibCrypto) echo "CodeSignTests ObjectStorageTests" ;;
+        CLibCrypto | Crypto) echo "CryptoTests CodeSignTests ObjectStorageTests" ;;
         CLibCurl) echo ObjectStorageTests ;;
         CQRencode) echo ManifestTests ;;
         adhocbuild) echo CommandLineOptionsTests ;;
