@@ -17,17 +17,17 @@ import Testing
 
         """.utf8)
 
-    /// Runs `body` with the PKI and the intermediate alone as the anchor.
-    private func withPKI(_ body: (TestDeviceCertificates, TrustAnchors) throws -> Void) throws {
+    /// Runs `body` with the device CA and its intermediate alone as the anchor.
+    private func withPKI(_ body: (TestDeviceCA, TrustAnchors) throws -> Void) throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
-            let pki = try TestDeviceCertificates.make(in: folder)
-            try body(pki, try TrustAnchors(pemFile: pki.intermediatePEM))
+            let ca = try TestDeviceCA.make(in: folder.path("ca"))
+            try body(ca, try TrustAnchors(pemFile: ca.intermediatePEM))
         }
     }
 
     @Test func aReplySignedByADeviceVerifiesWithTheIntermediateAsTheOnlyAnchor() throws {
         try withPKI { pki, anchors in
-            let der = [UInt8](try pki.sign(Self.reply, as: .plain))
+            let der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-plain", kind: .plain)))
             let report = try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: false, now: nil)
             #expect(report.content == [UInt8](Self.reply))
             #expect(report.signerIssuer == "Test iPhone Device CA")
@@ -43,7 +43,7 @@ import Testing
 
     @Test func theRootAsAnchorAlsoVerifiesThroughTheCarriedIntermediate() throws {
         try withPKI { pki, _ in
-            let der = [UInt8](try pki.sign(Self.reply, as: .plain))
+            let der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-plain", kind: .plain)))
             let report = try SignedDataVerifier.verify(
                 der: der, anchors: try TrustAnchors(pemFile: pki.rootPEM), ignoreExpiry: false, now: nil)
             #expect(report.chain.last?.displayName == "Test Root CA")
@@ -52,7 +52,7 @@ import Testing
 
     @Test func aDeviceCertificateWithOnlyClientAuthIsAcceptedAsAnyPurpose() throws {
         try withPKI { pki, anchors in
-            let der = [UInt8](try pki.sign(Self.reply, as: .clientAuth))
+            let der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-clientAuth", kind: .clientAuth)))
             let report = try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: false, now: nil)
             #expect(report.content == [UInt8](Self.reply))
         }
@@ -60,7 +60,7 @@ import Testing
 
     @Test func anExpiredDeviceIsRefusedUnlessExpiryIsIgnored() throws {
         try withPKI { pki, anchors in
-            let der = [UInt8](try pki.sign(Self.reply, as: .expired))
+            let der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-expired", kind: .expired)))
             let error = try requireDiagnostic(CodeSignProblem.self) {
                 try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: false, now: nil)
             }
@@ -69,7 +69,7 @@ import Testing
             let report = try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: true, now: nil)
             #expect(report.content == [UInt8](Self.reply))
             // The time given is the one checked: a current device is expired in 2100, and not yet valid in 2000.
-            let plain = [UInt8](try pki.sign(Self.reply, as: .plain))
+            let plain = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-plain", kind: .plain)))
             for year in [4_102_444_800, 946_684_800] {
                 let error = try requireDiagnostic(CodeSignProblem.self) {
                     try SignedDataVerifier.verify(
@@ -82,7 +82,8 @@ import Testing
 
     @Test func aDeviceOfAnotherRootIsNotTrusted() throws {
         try withPKI { pki, anchors in
-            let der = [UInt8](try pki.sign(Self.reply, as: .foreign))
+            let other = try TestDeviceCA.make(in: pki.folder + "-other", name: "Other")
+            let der = [UInt8](try other.sign(Self.reply, by: try other.device("foreign")))
             let error = try requireDiagnostic(CodeSignProblem.self) {
                 try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: true, now: nil)
             }
@@ -93,7 +94,7 @@ import Testing
 
     @Test func aChangedByteInTheContentIsRefused() throws {
         try withPKI { pki, anchors in
-            var der = [UInt8](try pki.sign(Self.reply, as: .plain))
+            var der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev-plain", kind: .plain)))
             let model = Array("iPhone15,2".utf8)
             let at = try #require(der.indices.first { der[$0..<min(der.count, $0 + model.count)].elementsEqual(model) })
             der[at + 6] = UInt8(ascii: "6")
@@ -107,7 +108,7 @@ import Testing
 
     @Test func aDetachedSignatureIsRefused() throws {
         try withPKI { pki, anchors in
-            let der = [UInt8](try pki.sign(Self.reply, as: .plain, detached: true))
+            let der = [UInt8](try pki.sign(Self.reply, by: try pki.device("dev"), detached: true))
             let error = try requireDiagnostic(CodeSignProblem.self) {
                 try SignedDataVerifier.verify(der: der, anchors: anchors, ignoreExpiry: false, now: nil)
             }
