@@ -9,6 +9,9 @@ public enum IPAProblem: String, DiagnosticKind {
     case limitExceeded
     /// An image that cannot be decoded (not a PNG, a bad chunk, an unsupported form).
     case image
+    /// A change the packager made to a signed app that invalidates its signature (a warning: a
+    /// different profile embedded).
+    case signatureInvalidated
 
     public static let domain = "ipa"
 }

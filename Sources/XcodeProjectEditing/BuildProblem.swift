@@ -12,6 +12,9 @@ public enum BuildProblem: String, DiagnosticKind {
     case stepFailed
     /// A change that breaks an app's signature (a warning when allowed, or for an ad-hoc seal).
     case signatureBroken
+    /// What a release tells of a build's signature that does not stop it: unsigned, ad-hoc, or an
+    /// expired profile or certificate let through (`--allow-expired`).
+    case signature
 
     public static let domain = "build"
 }

@@ -193,11 +193,11 @@ enum ReleaseCommand {
         } catch let incomplete as ReleaseRequest.Incomplete {
             throw parsed.usageError(incomplete.description)
         }
-        for warning in result.warnings where !json { Console.warning(warning) }
+        for warning in result.warnings where !json { Console.warning(warning.report) }
         if json {
             var dict = PlistDictionary()
             for (name, value) in CIReporter.values(result) { dict[name.lowercased()] = .string(value) }
-            dict["warnings"] = .array(result.warnings.map { .string($0) })
+            dict["warnings"] = .array(result.warnings.map { .string($0.report) })
             if explain {
                 var settings = PlistDictionary()
                 for setting in explained {

@@ -192,7 +192,7 @@ import Testing
                 var options = try Self.options(folder, input: input)
                 options.out = folder.path("dist-\(index)")
                 let result = try ReleasePipeline(options: options).run()
-                let warning = result.warnings.first { $0.contains("had lost the execute permission") }
+                let warning = result.warnings.first { $0.message.contains("had lost the execute permission") }?.report
                 #expect(warning?.contains("ShoutOut.app/ShoutOut") == true, "\(result.warnings)")
                 #expect(warning?.contains(".adhocbuild-tmp") == false, "\(result.warnings)")
                 let entry = try ZipArchiveReader(path: result.ipa).entry(named: "Payload/ShoutOut.app/ShoutOut")

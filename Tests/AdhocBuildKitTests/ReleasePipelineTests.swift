@@ -4,6 +4,7 @@ import PlistKit
 import SystemSupport
 import TestSupport
 import Testing
+import XcodeProjectEditing
 
 @testable import AdhocBuildKit
 
@@ -39,7 +40,11 @@ import Testing
             #expect(result.pageURL == "https://builds.example.com/shoutout/Staging/1.4.0-42/index.html")
             // The example app is unsigned: a warning that says so, never a refusal.
             #expect(result.signature == "unsigned")
-            #expect(result.warnings.contains("ShoutOut.app is unsigned; iOS will not install it until it is signed"), "\(result.warnings)")
+            #expect(
+                result.warnings.contains(
+                    Diagnostic(
+                        .build(.signature), "ShoutOut.app is unsigned; iOS will not install it until it is signed", severity: .warning)),
+                "\(result.warnings)")
             let release = folder.path("dist/Staging/1.4.0-42")
             for file in ["ShoutOut.ipa", "manifest.plist", "index.html", "icon-57.png", "icon-512.png", "version.json", "build.json"] {
                 #expect(FileManager.default.fileExists(atPath: release + "/" + file), "\(file)")
@@ -338,8 +343,10 @@ import Testing
             let result = try ReleasePipeline(options: options).run()
             // Its executable carries no signature: reported as unsigned, not refused.
             #expect(result.signature == "unsigned")
-            #expect(result.warnings.contains { $0.hasPrefix("Signed.app is unsigned;") }, "\(result.warnings)")
-            #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
+            #expect(
+                result.warnings.contains { $0.code == .build(.signature) && $0.report.hasPrefix("Signed.app is unsigned;") },
+                "\(result.warnings)")
+            #expect(!result.warnings.contains { $0.report.contains(".adhocbuild-tmp") }, "\(result.warnings)")
 
             // A file the packager cannot read inside the copied build is named under the input.
             try folder.create("in/Signed.app/Unreadable.strings", Data("x".utf8))

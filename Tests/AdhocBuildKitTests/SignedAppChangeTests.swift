@@ -1,5 +1,6 @@
 import AdhocBuildKit
 import AssetCatalog
+import CodeSign
 import Foundation
 import IPAKit
 import PlistKit
@@ -155,10 +156,10 @@ import XcodeProjectEditing
             #expect(result.signature == "valid", "\(result.signatureSummary)")
             #expect(
                 result.warnings.contains {
-                    $0.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)")
+                    $0.report.contains("expired on 2022-05-09T06:59:38Z; iOS will not install it (going on: --allow-expired)")
                 })
             #expect(
-                result.warnings.contains {
+                result.warnings.map(\.report).contains {
                     $0.hasPrefix("Payload/Test.app: signer certificate \"Apple Development: Qin Junru (CSBXB8DEZA)\" expired on 2022-04-17")
                         && $0.hasSuffix("(going on: --allow-expired)")
                 }, "\(result.warnings)")
@@ -193,8 +194,11 @@ import XcodeProjectEditing
             let result = try ReleasePipeline(options: options).run()
             #expect(result.signature == "broken")
             #expect(result.signatureSummary.hasPrefix("the signature of Test.app is broken (Payload/Test.app: Info.plist: modified"))
-            #expect(result.warnings.contains { $0.contains("publishing it anyway (--allow-broken-signature)") }, "\(result.warnings)")
-            #expect(!result.warnings.contains { $0.contains(".adhocbuild-tmp") }, "\(result.warnings)")
+            #expect(
+                result.warnings.contains {
+                    $0.code == .build(.signatureBroken) && $0.report.contains("publishing it anyway (--allow-broken-signature)")
+                }, "\(result.warnings)")
+            #expect(!result.warnings.contains { $0.report.contains(".adhocbuild-tmp") }, "\(result.warnings)")
             let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
             #expect(page.contains("id=\"broken-signature\""))
             #expect(page.contains("will not install it until it is re-signed"))
@@ -219,7 +223,7 @@ import XcodeProjectEditing
             let page = try String(contentsOfFile: result.releaseFolder + "/index.html", encoding: .utf8)
             #expect(!page.contains("broken-signature"))
             #expect(page.contains("<img src=\"icon-512.png\""))
-            #expect(!result.warnings.contains { $0.contains("icon") }, "\(result.warnings)")
+            #expect(!result.warnings.contains { $0.report.contains("icon") }, "\(result.warnings)")
             for (file, size) in [("icon-57.png", 57), ("icon-512.png", 512)] {
                 let icon = try RGBAImage(pngData: Data(contentsOf: URL(fileURLWithPath: result.releaseFolder + "/" + file)))
                 #expect(icon.width == size && icon.height == size, "\(file)")

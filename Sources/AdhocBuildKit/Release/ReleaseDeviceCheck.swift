@@ -31,10 +31,10 @@ struct ReleaseDeviceCheck {
 
     /// The published build's coverage: throws the errors with `--require-devices`, else returns the
     /// warnings, and how many listed devices it reaches.
-    func check(_ app: AppBundle) throws -> (reach: BuildInfo.DeviceReach, warnings: [String]) {
+    func check(_ app: AppBundle) throws -> (reach: BuildInfo.DeviceReach, warnings: [Diagnostic]) {
         let coverage = DeviceCoverage(app: app, devices: devices)
         let findings = coverage.findings(required: required, store: store)
         if required && !findings.isEmpty { throw Diagnostics(findings) }
-        return (BuildInfo.DeviceReach(reached: coverage.reached, listed: coverage.listed), findings.map(\.description))
+        return (BuildInfo.DeviceReach(reached: coverage.reached, listed: coverage.listed), findings)
     }
 }

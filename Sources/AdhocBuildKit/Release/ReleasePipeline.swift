@@ -96,7 +96,7 @@ public struct ReleasePipeline {
         public var pageURL: String
         public var manifestURL: String
         public var installURL: String
-        public var warnings: [String]
+        public var warnings: [Diagnostic]
         /// What the published ipa's signature says: `valid`, `broken`, `unsigned` or `ad-hoc`.
         public var signature: String
         /// The signature check's one line (what CI shows).
@@ -109,7 +109,7 @@ public struct ReleasePipeline {
 
         public init(
             environment: String, version: String, build: String, releaseFolder: String, releasePath: String, ipa: String,
-            pageURL: String, manifestURL: String, installURL: String, warnings: [String], signature: String = "",
+            pageURL: String, manifestURL: String, installURL: String, warnings: [Diagnostic], signature: String = "",
             signatureSummary: String = ""
         ) {
             self.environment = environment
@@ -164,7 +164,7 @@ public struct ReleasePipeline {
         do {
             var result = try run(in: paths)
             paths.releaseFolder = result.releaseFolder
-            result.warnings = result.warnings.map(paths.userFacing)
+            result.warnings = result.warnings.map { $0.mappingText(paths.userFacing) }
             result.signatureSummary = paths.userFacing(result.signatureSummary)
             return result
         } catch let failure as Diagnostic where failure.code == .build(.stepFailed) {
@@ -174,7 +174,7 @@ public struct ReleasePipeline {
     }
 
     private func run(in paths: StagePaths) throws -> Result {
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         let (environment, environmentWarnings) = try step("Resolve environment") {
             try EnvironmentResolver(
                 store: try EnvironmentStore(at: options.environmentsFolder, limits: options.limits.plist), overrides: options.overrides,
@@ -182,7 +182,7 @@ public struct ReleasePipeline {
             )
             .resolveForApplying(options.environment)
         }
-        warnings += environmentWarnings.map(\.description)
+        warnings += environmentWarnings
         // Every input is checked before anything is copied or packaged: the base URL (with stand-ins
         // for the version and build, which are known only after packaging) and each file named.
         _ = try step("Check the base URL") { try releaseBaseURL(environment: environment.name, version: "1.0", build: "1") }
@@ -268,7 +268,7 @@ public struct ReleasePipeline {
             }
             return try InstallPage(options: pageOptions).write(ipa: ipa, to: stage + "/release")
         }
-        warnings += page.warnings.map(\.report)
+        warnings += page.warnings
         let releaseFolder = options.out + "/" + releasePath
         paths.releaseFolder = releaseFolder
         warnings += try step("Publish into \(options.out)") {
@@ -278,6 +278,8 @@ public struct ReleasePipeline {
                     try publication.publish(
                         stage + "/release", as: "\(version)-\(build)", replace: options.replace, indexTitle: options.indexTitle)
                 }
+                // The index's problems (an unreadable build.json of another release) are told, not fatal.
+                .map { Diagnostic(.manifest(.buildInfo), $0, severity: .warning) }
             }
         }
         var result = Result(
@@ -291,7 +293,7 @@ public struct ReleasePipeline {
                 try upload.publishFinishing(releaseFolder, indexTitle: options.indexTitle)
             }
             (result.pageURL, result.manifestURL, result.installURL) = (uploaded.links.page, uploaded.links.manifest, uploaded.links.install)
-            result.warnings += uploaded.warnings.map(\.report)
+            result.warnings += uploaded.warnings
         }
         return result
     }
@@ -304,7 +306,7 @@ public struct ReleasePipeline {
     /// `signed` the app folder signed here, which the ipa holds file for file (see ``checkSignature``).
     private func makeIPA(
         environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, built: inout BuildTime?,
-        signed: inout String?, warnings: inout [String]
+        signed: inout String?, warnings: inout [Diagnostic]
     ) throws -> String {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
@@ -338,14 +340,14 @@ public struct ReleasePipeline {
             return (target, try IPAPackager.locateApp(target).app)
         }
         if let warning = ExecutableModes.warning(try ExecutableModes.restore(in: app, limits: options.limits.plist), shown: app) {
-            warnings.append(warning.report)
+            warnings.append(warning)
         }
         warnings += try step("Apply environment \(environment.name)") {
             var applier = EnvironmentApplier(environment: environment, allowBrokenSignature: options.allowBrokenSignature)
             applier.limits = options.limits
             applier.willBeSigned = signing != nil
             return try applier.apply(toApp: app)
-        }.warnings.map(\.report)
+        }.warnings
         if let request = buildNumberRequest {
             _ = try step("Set build number") {
                 var bumper = VersionBumper(
@@ -354,7 +356,7 @@ public struct ReleasePipeline {
                 bumper.willBeSigned = signing != nil
                 bumper.limits = options.limits
                 var bumpWarnings: [Diagnostic] = []
-                defer { warnings += bumpWarnings.map(\.report) }
+                defer { warnings += bumpWarnings }
                 return try bumper.bump(request, warnings: &bumpWarnings)
             }
         }
@@ -366,7 +368,7 @@ public struct ReleasePipeline {
         }
         return try step("Package") {
             if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
-                warnings.append(warning.report)
+                warnings.append(warning)
             }
             // Named after the app's folder, which the build names: one safe file name, as every published name.
             let name = SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
@@ -380,7 +382,7 @@ public struct ReleasePipeline {
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
             if signing != nil { signed = app }
             // The signature check below says what a different profile does to a signature, exactly.
-            warnings += report.warnings.map(\.report).filter { !$0.contains("embedding a different profile invalidates the signature") }
+            warnings += report.warnings.filter { $0.code != .ipa(.signatureInvalidated) }
             return report.output
         }
     }
@@ -453,14 +455,14 @@ public struct ReleasePipeline {
     }
 
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
-    private func verify(_ ipa: String, checkEntries: Bool, warnings: inout [String]) throws -> AppBundle {
+    private func verify(_ ipa: String, checkEntries: Bool, warnings: inout [Diagnostic]) throws -> AppBundle {
         try step("Verify") { () -> AppBundle in
             let package = try AppPackage.open(ipa, limits: options.limits)
             var verifier = AppVerifier(now: options.now)
             verifier.allowExpired = options.allowExpired
             verifier.checkEntries = checkEntries
             let findings = verifier.verify(package)
-            warnings += findings.filter { $0.severity == .warning }.map(\.description)
+            warnings += findings.filter { $0.severity == .warning }
             let errors = findings.filter { $0.severity == .error }
             if !errors.isEmpty { throw Diagnostic.stepFailed("Verify", reason: errors.map(\.description).joined(separator: "; ")) }
             return package.app
@@ -487,16 +489,18 @@ public struct ReleasePipeline {
     /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
     /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
     /// nothing else writes to the folder.
-    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [String]) throws -> SignatureReport {
+    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [Diagnostic]) throws -> SignatureReport {
         try step("Check the signature") { () -> SignatureReport in
             let check = try SignatureReport.verify(
                 path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired, limits: options.limits)
-            warnings += check.expiredLetThrough.map { "\($0); iOS will not install it (going on: --allow-expired)" }
+            warnings += check.expiredLetThrough.map {
+                Diagnostic(.codeSign($0.kind), "\($0); iOS will not install it (going on: --allow-expired)", severity: .warning)
+            }
             switch check.state {
             case .valid:
                 break
             case .unsigned, .adHoc:
-                warnings.append(check.summary)
+                warnings.append(Diagnostic(.build(.signature), check.summary, severity: .warning))
             case .broken, .uninstallable:
                 guard options.allowBrokenSignature else {
                     throw Diagnostic.stepFailed(
@@ -504,8 +508,10 @@ public struct ReleasePipeline {
                         hint: "re-sign the app, or pass \(SealGuard.allowFlag) to publish it anyway")
                 }
                 warnings.append(
-                    check.summary + "; publishing it anyway (\(SealGuard.allowFlag)): its page and the index say it will not "
-                        + "install until it is re-signed")
+                    Diagnostic(
+                        .build(.signatureBroken),
+                        check.summary + "; publishing it anyway (\(SealGuard.allowFlag)): its page and the index say it will not "
+                            + "install until it is re-signed", severity: .warning))
             }
             return check
         }

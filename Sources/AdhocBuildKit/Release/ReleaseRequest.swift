@@ -256,7 +256,7 @@ public struct ReleaseRequest: Sendable {
             reporter.failed(failure)
             throw failure
         }
-        result.warnings += try reporter.succeeded(result, out: plan.options.out).map(\.report)
+        result.warnings += try reporter.succeeded(result, out: plan.options.out)
         return result
     }
 }

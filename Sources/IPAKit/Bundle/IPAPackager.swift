@@ -160,9 +160,10 @@ public struct IPAPackager {
             }
             if FileManager.default.fileExists(atPath: app + "/_CodeSignature") {
                 warnings.append(
-                    Diagnostic.ipa(
-                        "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing"
-                    ).asWarning)
+                    Diagnostic(
+                        .ipa(.signatureInvalidated),
+                        "\(appName) is signed; embedding a different profile invalidates the signature, so re-sign it before installing",
+                        severity: .warning))
             }
         }
         if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport", threads: options.threads) }
