@@ -77,128 +77,23 @@ public struct MachOSlice: Sendable {
         is64 = magic == MachOSlice.magic64
         headerSize = is64 ? 32 : 28
         _ = try reader.end(0, headerSize, what: "the Mach-O header")
-        func u32(_ at: Int, _ what: String = "a load command field") throws -> UInt32 {
-            try reader.u32(at, bigEndian: bigEndian, what: what)
-        }
-        func u64(_ at: Int, _ what: String = "a load command field") throws -> UInt64 {
-            try reader.u64(at, bigEndian: bigEndian, what: what)
-        }
-        cpu = CPUType(type: Int32(bitPattern: try u32(4)), subtype: Int32(bitPattern: try u32(8)))
-        fileType = try u32(12)
-        let count = Int(try u32(16))
-        let commandsSize = Int(try u32(20))
-        flags = try u32(24)
+        let commandReader = LoadCommandReader(reader: reader, bigEndian: bigEndian, sliceSize: size)
+        cpu = CPUType(type: Int32(bitPattern: try commandReader.u32(4)), subtype: Int32(bitPattern: try commandReader.u32(8)))
+        fileType = try commandReader.u32(12)
+        let count = Int(try commandReader.u32(16))
+        let commandsSize = Int(try commandReader.u32(20))
+        flags = try commandReader.u32(24)
         guard count <= MachOSlice.maxLoadCommands else {
             throw Diagnostic.codeSign(at: reader.base + 16, "\(count) load commands (at most \(MachOSlice.maxLoadCommands) expected)")
         }
         let commandsEnd = try reader.end(headerSize, commandsSize, what: "the load commands")
-
-        var commands: [LoadCommand] = []
-        var segments: [Segment] = []
-        var signature: CodeSignatureLocation?
-        var minimum: MinimumOS?
-        var encryption: EncryptionInfo?
-        var at = headerSize
-        for index in 0..<count {
-            let command = try u32(at, "load command \(index)")
-            let size = Int(try u32(at + 4, "load command \(index)"))
-            guard size >= 8, size % 4 == 0, let stop = Optional(try reader.end(at, size, what: "load command \(index)")),
-                stop <= commandsEnd
-            else {
-                throw Diagnostic.codeSign(
-                    at:
-                        reader.base + at,
-                    "load command \(index) (0x\(String(command, radix: 16))) has size \(size), outside the \(commandsSize) bytes of load commands"
-                )
-            }
-            commands.append(LoadCommand(command: command, offset: at, size: size))
-            func need(_ minimum: Int) throws {
-                guard size >= minimum else {
-                    throw Diagnostic.codeSign(
-                        at:
-                            reader.base + at,
-                        "load command \(index) (0x\(String(command, radix: 16))) is \(size) bytes, under the \(minimum) it needs")
-                }
-            }
-            switch command {
-            case LoadCommandType.segment, LoadCommandType.segment64:
-                let wide = command == LoadCommandType.segment64
-                let fixed = wide ? 72 : 56
-                let sectionSize = wide ? 80 : 68
-                try need(fixed)
-                let name = MachOSlice.name(bytes, at + 8)
-                let field = { (n: Int) throws -> UInt64 in
-                    wide ? try u64(at + 24 + 8 * n) : UInt64(try u32(at + 24 + 4 * n))
-                }
-                let tail = at + (wide ? 56 : 40)
-                let sectionCount = Int(try u32(tail + 8))
-                let (sectionsBytes, overflow) = sectionCount.multipliedReportingOverflow(by: sectionSize)
-                guard !overflow, fixed + sectionsBytes <= size else {
-                    throw Diagnostic.codeSign(
-                        at:
-                            reader.base + at, "segment \(name) claims \(sectionCount) sections, more than its \(size) bytes hold")
-                }
-                var sections: [Section] = []
-                for number in 0..<sectionCount {
-                    let s = at + fixed + number * sectionSize
-                    sections.append(
-                        Section(
-                            name: MachOSlice.name(bytes, s), segmentName: MachOSlice.name(bytes, s + 16),
-                            address: wide ? try u64(s + 32) : UInt64(try u32(s + 32)),
-                            size: wide ? try u64(s + 40) : UInt64(try u32(s + 36)),
-                            fileOffset: try u32(s + (wide ? 48 : 40)), flags: try u32(s + (wide ? 64 : 56))))
-                }
-                let segment = Segment(
-                    name: name, vmAddress: try field(0), vmSize: try field(1), fileOffset: try field(2), fileSize: try field(3),
-                    maxProtection: try u32(tail), initialProtection: try u32(tail + 4), flags: try u32(tail + 12), sections: sections)
-                let (segmentEnd, segmentOverflow) = segment.fileOffset.addingReportingOverflow(segment.fileSize)
-                guard !segmentOverflow, segmentEnd <= UInt64(self.size) else {
-                    throw Diagnostic.codeSign(
-                        at:
-                            reader.base + at,
-                        "segment \(name) (\(segment.fileSize) bytes at offset \(segment.fileOffset)) runs past the end of the slice (\(self.size) bytes)"
-                    )
-                }
-                segments.append(segment)
-            case LoadCommandType.codeSignature:
-                try need(16)
-                let location = CodeSignatureLocation(dataOffset: try u32(at + 8), dataSize: try u32(at + 12))
-                guard UInt64(location.dataOffset) + UInt64(location.dataSize) <= UInt64(self.size) else {
-                    throw Diagnostic.codeSign(
-                        at:
-                            reader.base + at,
-                        "LC_CODE_SIGNATURE (\(location.dataSize) bytes at offset \(location.dataOffset)) runs past the end of the slice (\(self.size) bytes)"
-                    )
-                }
-                signature = location
-            case LoadCommandType.buildVersion:
-                try need(24)
-                minimum = MinimumOS(
-                    platform: try u32(at + 8), version: PackedVersion(raw: try u32(at + 12)), sdk: PackedVersion(raw: try u32(at + 16)))
-            case LoadCommandType.versionMinIPhoneOS, LoadCommandType.versionMinMacOS, LoadCommandType.versionMinTvOS,
-                LoadCommandType.versionMinWatchOS:
-                try need(16)
-                let platform: UInt32 =
-                    [LoadCommandType.versionMinMacOS: 1, LoadCommandType.versionMinIPhoneOS: 2, LoadCommandType.versionMinTvOS: 3][command]
-                    ?? 4
-                if minimum == nil {
-                    minimum = MinimumOS(
-                        platform: platform, version: PackedVersion(raw: try u32(at + 8)), sdk: PackedVersion(raw: try u32(at + 12)))
-                }
-            case LoadCommandType.encryptionInfo, LoadCommandType.encryptionInfo64:
-                try need(20)
-                encryption = EncryptionInfo(offset: try u32(at + 8), size: try u32(at + 12), cryptID: try u32(at + 16))
-            default:
-                break
-            }
-            at += size
-        }
-        loadCommands = commands
-        self.segments = segments
-        codeSignature = signature
-        minimumOS = minimum
-        self.encryption = encryption
-        if !isWhole, let signature {
+        let contents = try commandReader.read(count: count, start: headerSize, commandsSize: commandsSize, commandsEnd: commandsEnd)
+        loadCommands = contents.commands
+        segments = contents.segments
+        codeSignature = contents.codeSignature
+        minimumOS = contents.minimumOS
+        encryption = contents.encryption
+        if !isWhole, let signature = contents.codeSignature {
             let copy = try read(Int(signature.dataOffset), Int(signature.dataSize))
             guard copy.count == Int(signature.dataSize) else {
                 throw Diagnostic.codeSign(at: reader.base + Int(signature.dataOffset), "the embedded signature cannot be read whole")
