@@ -87,6 +87,8 @@ seed lzfse Fuzz/Seeds/lzfse/*
 # Signer names that try to add CI outputs, service messages and workflow commands of their own, as
 # text and in a certificate whose common name holds line ends.
 seed ci-values Fuzz/Seeds/ci-values/*
+# Device lists as devices import reads them: the portal's file, Xcode's .deviceids and a store.
+seed device-list Fuzz/Seeds/device-list/*
 mkdir -p "$work/corpus/json-plist" "$work/corpus/expander" "$work/generated/icon-paths"
 printf '{"a": [1, 2.5, "x", true, {"b": null}], "big": 18446744073709551615}' > "$work/corpus/json-plist/seed.json"
 printf '$(PRODUCT_NAME:rfc1034identifier:lower).$(A:default=$(B))$$' > "$work/corpus/expander/seed.txt"

@@ -13,7 +13,10 @@ enum DeviceCommands {
                 STORE is the list's file (an XML plist, devices.plist). Changes lock the folder that holds it and \
                 replace it by renaming, so several at once lose nothing; keep it on a local file system (not NFS).
                 """,
-            subcommands: [list, add, remove, export, EnrollCommands.key, EnrollCommands.enrollPage, DeviceReceiveCommand.command])
+            subcommands: [
+                list, add, DeviceImportCommand.command, remove, export, EnrollCommands.key, EnrollCommands.enrollPage,
+                DeviceReceiveCommand.command
+            ])
     }
 
     static let storeHelp = "The device list (devices.plist)."

@@ -225,6 +225,10 @@ import Testing
         BadInput(
             category: "Device list", what: "a UDID listed twice, in other cases", file: "devices.plist",
             contents: deviceStore(twice: true), arguments: ["devices", "export", "FILE", "--format", "tsv"]),
+        BadInput(
+            category: "Device list", what: "a portal file with a line that is no UDID", file: "register-devices.txt",
+            contents: text("Device ID\tDevice Name\tDevice Platform\n00008030-001A2D3C0E12802E\tAna\tios\nAna's iPad\tios\n"),
+            arguments: ["devices", "import", "devices.plist", "FILE"]),
         // Settings
         BadInput(
             category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,

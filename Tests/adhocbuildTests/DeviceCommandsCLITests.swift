@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `adhocbuild devices list|add|remove|export` as a user runs them: the store read back with Python's
+/// `adhocbuild devices list|add|import|remove|export` as a user runs them: the store read back with Python's
 /// plistlib, bad input refused in one line with nothing written.
 @Suite struct DeviceCommandsCLITests {
     static let ana = "00008030-001A2D3C0E12802E"
@@ -120,6 +120,34 @@ import Testing
         }
     }
 
+    @Test func importMergesOtherListsAndRefusesABadFileWithNothingChanged() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            try Self.addThree(in: folder)
+            let newPhone = "00008110-000A11223344556E"
+            try "Device ID\tDevice Name\tDevice Platform\r\n\(Self.ana)\tAna (work)\tios\r\n\(newPhone)\tCy's iPhone\tios\r\n"
+                .write(toFile: folder.path("portal.txt"), atomically: true, encoding: .utf8)
+            let imported = try Self.run(["import", "devices.plist", "portal.txt", "--by", "lead"], in: folder)
+            #expect(imported.status == 0, "\(imported.stderrText)")
+            #expect(
+                imported.stdoutText
+                    == "updated \(Self.ana) Ana (work)\nadded \(newPhone) Cy's iPhone\n2 devices read: 1 added, 1 updated, 0 already listed\n"
+            )
+            #expect(
+                try Self.plistlib(folder.path("devices.plist"), "[(x['Name'], x['AddedBy'], x['Source']) for x in d['Devices']]")
+                    == #"[["Ana (work)", "tester", "manual"], ["Bo's iPad", "tester", "manual"], ["Build Mac", "tester", "manual"], "#
+                    + #"["Cy's iPhone", "lead", "import"]]"#)
+            // A file with one bad line among good ones: nothing from any file is added.
+            try "\(newPhone)\tCy\n0000\tBad\n".write(toFile: folder.path("bad.txt"), atomically: true, encoding: .utf8)
+            let before = folder.snapshot()
+            let refused = try Self.run(["import", "devices.plist", "portal.txt", "bad.txt"], in: folder)
+            #expect(refused.status == 1)
+            #expect(refused.stdoutText == "")
+            #expect(refused.stderrText.hasPrefix("error: bad.txt: line 2: '0000' is not a device UDID"), "\(refused.stderrText)")
+            #expect(refused.stderrText.split(separator: "\n").count == 1)
+            #expect(folder.snapshot() == before)
+        }
+    }
+
     @Test func aMissingStoreListsNoDevices() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
             let result = try Self.run(["list", "devices.plist"], in: folder)
@@ -129,7 +157,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["list", "add", "remove", "export"])
+    @Test(arguments: ["list", "add", "import", "remove", "export"])
     func helpMatchesItsSnapshot(command: String) throws {
         let result = try AdhocBuildBinary.run(["devices", command, "--help"])
         #expect(result.status == 0)

@@ -119,7 +119,8 @@ private struct Fields {
         guard let source = DeviceRecord.Source(rawValue: sourceText) else {
             throw fail("'\(sourceText)' is not a source: expected enrollment, manual or import", at: keyPath + ":Source")
         }
-        _ = fields.removeValue(forKey: "Platform")  // told by the UDID and the model, written for other readers
+        // Told by the UDID and the model, and written for other readers; read for the Mac it cannot tell.
+        let platform = try optionalString(&fields, "Platform", at: keyPath)
         do {
             var record = try DeviceRecord(
                 udid: udid, name: try string(&fields, "Name", at: keyPath), model: try optionalString(&fields, "Model", at: keyPath),
@@ -128,6 +129,7 @@ private struct Fields {
                 addedBy: try string(&fields, "AddedBy", at: keyPath), source: source,
                 signerIssuer: try optionalString(&fields, "SignerIssuer", at: keyPath))
             record.otherKeys = fields
+            record.listedAsMac = platform == DeviceRecord.Platform.mac.rawValue && record.platform == .ios
             return record
         } catch let error as Diagnostic where error.file == nil {
             throw error.inFile(file).within(.keyPath(keyPath + ":UDID"))

@@ -48,7 +48,8 @@ public struct DeviceList: Equatable, Sendable {
     public func device(udid: String) -> DeviceRecord? { devices.first { $0.isSameDevice(as: udid) } }
 
     /// Adds `record`, or, when its UDID (any case) is listed, refreshes the listed one's name, and its
-    /// model, system build, serial and signer where `record` has them, setting `updated` to `now` if
+    /// model, system build, serial and signer where `record` has them (and its platform when `record`
+    /// is listed as a Mac), setting `updated` to `now` if
     /// anything changed; `added`, `addedBy` and `source` stay those of the first time. Dates are kept
     /// to the second, as the store keeps them.
     @discardableResult
@@ -67,6 +68,7 @@ public struct DeviceList: Equatable, Sendable {
         listed.osBuild = record.osBuild ?? listed.osBuild
         listed.serial = record.serial ?? listed.serial
         listed.signerIssuer = record.signerIssuer ?? listed.signerIssuer
+        listed.listedAsMac = listed.listedAsMac || record.listedAsMac
         guard listed != devices[index] else { return .unchanged }
         listed.updated = now
         devices[index] = listed

@@ -46,6 +46,9 @@ public struct DeviceRecord: Equatable, Sendable {
     public var signerIssuer: String?
     /// The keys of the device's dictionary this version does not know, kept as they were.
     public var otherKeys = PlistDictionary()
+    /// Set when a list said `mac` of a device whose UDID and model alone say iPhone (an Apple-silicon
+    /// Mac whose model is not known): the one platform ``platform`` cannot tell by itself.
+    public var listedAsMac = false
 
     /// A device; throws when `udid` is not a device UDID (``validate(udid:)``).
     public init(
@@ -65,10 +68,11 @@ public struct DeviceRecord: Equatable, Sendable {
         self.signerIssuer = signerIssuer
     }
 
-    /// `mac` for a UUID-form UDID (an Intel Mac) or a Mac model (`Mac14,2`, `MacBookPro18,3`,
-    /// `Macmini9,1`, `iMac21,1`: Apple-silicon Macs have UDIDs shaped like an iPhone's); `ios` otherwise.
+    /// `mac` for a UUID-form UDID (an Intel Mac), a Mac model (`Mac14,2`, `MacBookPro18,3`,
+    /// `Macmini9,1`, `iMac21,1`: Apple-silicon Macs have UDIDs shaped like an iPhone's) or a device
+    /// ``listedAsMac``; `ios` otherwise.
     public var platform: Platform {
-        if UDIDForm(udid) == .uuid { return .mac }
+        if UDIDForm(udid) == .uuid || listedAsMac { return .mac }
         if let model, model.hasPrefix("Mac") || model.hasPrefix("iMac") { return .mac }
         return .ios
     }
