@@ -81,6 +81,44 @@ import Testing
         }
     }
 
+    /// `--require-devices` with re-signing checks the profiles the signer will embed (the extension's
+    /// own given one too) before the build is copied: a listed device one of them lacks stops the release
+    /// with DIST not even made; listed in every profile, the release goes on.
+    @Test func requireDevicesWhenResigningChecksTheProfilesToEmbedBeforeCopying() throws {
+        try withTemporaryFolder { folder in
+            let app = try makeApp(folder)
+            let signing = try makeIdentity(folder, appID: "com.example.shoutout.staging", password: "pw")
+            for (udid, name) in [("00008030-001122334455667A", "Ana's iPhone"), ("00008030-0000DEADBEEF0001", "Bo's iPhone")] {
+                let added = try AdhocBuildBinary.run(
+                    ["devices", "add", "devices.plist", "--udid", udid, "--name", name], in: folder.url.path)
+                try #require(added.status == 0, "\(added.stderrText)")
+            }
+            let release = {
+                try AdhocBuildBinary.run(
+                    [
+                        "release", "--env", "Staging", "--app", app, "--environments", Self.root + "/environments", "--base-url",
+                        "https://builds.example.com/shoutout/", "--out", folder.path("dist"), "--ci", "none", "-q", "--devices",
+                        "devices.plist", "--require-devices", "--sign-identity", signing + "/demo.p12", "--sign-profile",
+                        signing + "/ShoutOut.mobileprovision", "--sign-profile",
+                        "com.example.shoutout.staging.share=" + signing + "/ShoutOutShare.mobileprovision"
+                    ], in: folder.url.path, extraEnvironment: ["ADHOCBUILD_SIGN_PASSWORD": "pw"])
+            }
+            let refused = try release()
+            #expect(refused.status == 1)
+            let lines = refused.stderrText.split(separator: "\n").map(String.init)
+            #expect(lines.count == 1, "\(refused.stderrText)")
+            #expect(lines.first?.hasPrefix("error: Check the device list failed: device 'Bo's iPhone' (00008030-0000DEADBEEF0001)") == true)
+            // The app's profile and the extension's: each lacks the device, each is named.
+            #expect(refused.stderrText.contains("profile 'ShoutOut Demo Development' of ShoutOut.app"), "\(refused.stderrText)")
+            #expect(refused.stderrText.contains("profile 'ShoutOut Share Demo Development' of ShoutOut.app/PlugIns/Share.appex"))
+            #expect(!FileManager.default.fileExists(atPath: folder.path("dist")))
+            let removed = try AdhocBuildBinary.run(["devices", "remove", "devices.plist", "00008030-0000DEADBEEF0001"], in: folder.url.path)
+            try #require(removed.status == 0)
+            let released = try release()
+            #expect(released.status == 0, "\(released.stderrText)")
+        }
+    }
+
     @Test func envApplyAndVersionBumpResignTheAppAllOrNothing() throws {
         try withTemporaryFolder { folder in
             let app = try makeApp(folder)

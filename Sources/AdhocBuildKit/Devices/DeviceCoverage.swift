@@ -36,10 +36,19 @@ public struct DeviceCoverage: Sendable, Equatable {
     /// The coverage of `devices` by `app` and the bundles nested in it, as their embedded profiles say;
     /// `appProfile`, when given, stands for the app's own (the profile `release --profile` embeds).
     public init(app: AppBundle, devices: [DeviceRecord], appProfile: ProvisioningProfile? = nil) {
-        let bundles =
-            [(app, appProfile.map { Result<ProvisioningProfile, Diagnostic>.success($0) } ?? app.profile())]
-            + app.nested.map { ($0, $0.profile()) }
-        let platform = Self.platform(of: appProfile ?? (try? app.profile()?.get()))
+        self.init(app: app, devices: devices) { _, isOutermost in isOutermost ? appProfile : nil }
+    }
+
+    /// The coverage of `devices` by `app` and the bundles nested in it, each bundle's profile being
+    /// `replacement(bundle, isOutermost)` when that is not nil (the profile re-signing embeds), else its own.
+    public init(
+        app: AppBundle, devices: [DeviceRecord], replacement: (_ bundle: AppBundle, _ isOutermost: Bool) -> ProvisioningProfile?
+    ) {
+        func profile(_ bundle: AppBundle, _ isOutermost: Bool) -> Result<ProvisioningProfile, Diagnostic>? {
+            replacement(bundle, isOutermost).map { .success($0) } ?? bundle.profile()
+        }
+        let bundles = [(app, profile(app, true))] + app.nested.map { ($0, profile($0, false)) }
+        let platform = Self.platform(of: try? bundles[0].1?.get())
         let expected = devices.filter { $0.platform == platform }
         var gaps: [Gap] = []
         var uncovered: [Uncovered] = []

@@ -1,3 +1,4 @@
+import CodeSign
 import Foundation
 import IPAKit
 import Manifest
@@ -25,7 +26,27 @@ struct ReleaseDeviceCheck {
     func checkInput(_ input: String, profile: String?, limits: ReaderLimits) throws {
         guard required, let app = (try? AppPackage.open(input, limits: limits))?.app else { return }
         let appProfile = try profile.map { try ProvisioningProfile(contentsOf: $0, limits: limits.plist) }
-        let errors = DeviceCoverage(app: app, devices: devices, appProfile: appProfile).findings(required: true, store: store)
+        try check(DeviceCoverage(app: app, devices: devices, appProfile: appProfile))
+    }
+
+    /// Before the build is copied, with `--require-devices`, when the release re-signs: the profiles
+    /// `signing` will embed (each bundle's own where it gives none) must provision every listed device.
+    /// `appID` is the bundle id the environment gives the app (its nested bundles follow it, as
+    /// ``NestedBundleRetarget`` moves them), which picks each bundle's profile.
+    func checkInput(_ input: String, signing: BundleSigningOptions, appID: String?, limits: ReaderLimits) throws {
+        guard required, let app = (try? AppPackage.open(input, limits: limits))?.app else { return }
+        let retarget = appID.flatMap { new in app.bundleIdentifier.map { NestedBundleRetarget(old: $0, new: new) } }
+        try check(
+            DeviceCoverage(app: app, devices: devices) { bundle, isOutermost in
+                let id = bundle.bundleIdentifier ?? ""
+                let signedAs = isOutermost ? appID ?? id : retarget?.retargeted(id) ?? id
+                return signing.profile(for: signedAs, isOutermost: isOutermost)?.profile
+            })
+    }
+
+    /// Throws the coverage's gaps as errors.
+    private func check(_ coverage: DeviceCoverage) throws {
+        let errors = coverage.findings(required: true, store: store)
         if !errors.isEmpty { throw Diagnostics(errors) }
     }
 

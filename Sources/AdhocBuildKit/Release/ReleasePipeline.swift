@@ -190,7 +190,7 @@ public struct ReleasePipeline {
         let deviceCheck = try options.devices.map { store in
             try step("Check the device list") {
                 let check = try ReleaseDeviceCheck(store: store, required: options.requireDevices)
-                // A build that is re-signed gets its profiles from the signing request: checked once signed.
+                // A build that is re-signed gets its profiles from the signing request: checked once it is loaded.
                 if options.signing == nil { try check.checkInput(options.input, profile: options.profile, limits: options.limits) }
                 return check
             }
@@ -206,6 +206,12 @@ public struct ReleasePipeline {
         let signing = try options.signing.map { request in
             try step("Load the signing identity") {
                 try request.options(now: options.now, embedding: options.profile, limits: options.limits.plist)
+            }
+        }
+        if let deviceCheck, let signing {
+            try step("Check the device list") {
+                try deviceCheck.checkInput(
+                    options.input, signing: signing, appID: environment.info["CFBundleIdentifier"]?.stringValue, limits: options.limits)
             }
         }
         // What publishing will write is checked before DIST is first changed (a `latest` that is a folder

@@ -56,7 +56,7 @@ public struct BundleSigningOptions: Sendable {
     /// The profile for the bundle `identifier` (the outermost app when `isOutermost`), if one was given:
     /// its own, else the app's when that is the outermost bundle or the app's App ID covers it (a
     /// wildcard profile signs the extensions too).
-    func profile(for identifier: String, isOutermost: Bool) -> ProfileFile? {
+    public func profile(for identifier: String, isOutermost: Bool) -> ProfileFile? {
         if let own = profiles[identifier] { return own }
         guard let appProfile, isOutermost || appProfile.profile.matches(bundleIdentifier: identifier) else { return nil }
         return appProfile
