@@ -229,6 +229,13 @@ import Testing
             category: "Device list", what: "a portal file with a line that is no UDID", file: "register-devices.txt",
             contents: text("Device ID\tDevice Name\tDevice Platform\n00008030-001A2D3C0E12802E\tAna\tios\nAna's iPad\tios\n"),
             arguments: ["devices", "import", "devices.plist", "FILE"]),
+        // Enrollment
+        BadInput(
+            category: "Enrollment", what: "an enrollment key of the wrong size", file: "enroll.key", contents: Data(repeating: 7, count: 10),
+            arguments: ["devices", "enroll-page", "--url", "https://builds.example.com/enroll/", "--key", "FILE", "-o", "page"]),
+        BadInput(
+            category: "Enrollment", what: "making a key where one is", file: "enroll.key", contents: Data(repeating: 7, count: 32),
+            arguments: ["devices", "key", "-o", "FILE"]),
         // Settings
         BadInput(
             category: "Settings", what: "a limit that is not a number", file: "Info.plist", contents: infoPlist,
