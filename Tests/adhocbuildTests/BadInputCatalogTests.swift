@@ -231,7 +231,8 @@ import Testing
             arguments: ["devices", "import", "devices.plist", "FILE"]),
         // Enrollment
         BadInput(
-            category: "Enrollment", what: "an enrollment key of the wrong size", file: "enroll.key", contents: Data(repeating: 7, count: 10),
+            category: "Enrollment", what: "an enrollment key of the wrong size", file: "enroll.key",
+            contents: Data(repeating: 7, count: 10),
             arguments: ["devices", "enroll-page", "--url", "https://builds.example.com/enroll/", "--key", "FILE", "-o", "page"]),
         BadInput(
             category: "Enrollment", what: "making a key where one is", file: "enroll.key", contents: Data(repeating: 7, count: 32),
