@@ -5,6 +5,10 @@ import SystemSupport
 /// SHA-1 and SHA-256 keyed by its path in the copy, with the identity (device, inode, size, change
 /// time) it had when written. A file changed since (an executable signed, a profile embedded) no
 /// longer matches its identity and is hashed afresh.
+///
+/// Mach-O files are not hashed ahead (``skipsHashing(_:)``): the signer writes every bundle's
+/// executable and every loose dylib again before a seal covers it, and never seals a bundle's own
+/// executable; any other is hashed when the seal is made.
 public final class DigestCache: Sendable {
     typealias Identity = FileIdentity
 
@@ -30,6 +34,9 @@ public final class DigestCache: Sendable {
 
     /// How many files have digests recorded.
     public var count: Int { entries.withLock { $0.count } }
+
+    /// Whether a file whose first bytes are `prefix` is left for the seal to hash: a Mach-O file.
+    static func skipsHashing(_ prefix: UnsafeRawBufferPointer) -> Bool { MachOFile.looksLikeMachO(prefix.prefix(4)) }
 }
 
 /// Copies a bundle folder for signing in one pass over its bytes: every regular file is read once,
@@ -130,23 +137,30 @@ public enum HashingCopy {
             throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path)
         }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
-        try readChunks(input, path: path) { piece in
+        var first = true
+        let hashed = try readChunks(input, path: path) { piece in
+            if first && DigestCache.skipsHashing(piece) { return false }
+            first = false
             sha1.update(piece)
             sha256.update(piece)
+            return true
         }
+        guard hashed else { return }
         cache.record(path, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
     }
 
-    /// Reads the open file `input` (named `path`) to its end in chunks, handing each to `body`.
-    private static func readChunks(_ input: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Reads the open file `input` (named `path`) in chunks, handing each to `body`, to its end or
+    /// until `body` returns false; returns whether it reached the end.
+    @discardableResult
+    private static func readChunks(_ input: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
         defer { buffer.deallocate() }
         while true {
             let count = read(input, buffer.baseAddress, chunkSize)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path) }
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if count == 0 { return true }
+            guard try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return false }
         }
     }
 
@@ -161,14 +175,18 @@ public enum HashingCopy {
             throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(errno))", file: destination)
         }
         defer { close(output) }
-        let sha1 = cache.map { _ in DigestStream(.sha1) }, sha256 = cache.map { _ in DigestStream(.sha256) }
+        var sha1 = cache.map { _ in DigestStream(.sha1) }, sha256 = cache.map { _ in DigestStream(.sha256) }
+        var first = true
         try readChunks(input, path: source) { piece in
             // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
             do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.is(FileProblem.self) {
                 throw Diagnostic.codeSign(.unreadable, error.message, file: destination)
             }
+            if first && DigestCache.skipsHashing(piece) { (sha1, sha256) = (nil, nil) }
+            first = false
             sha1?.update(piece)
             sha256?.update(piece)
+            return true
         }
         fchmod(output, mode)
         var info = stat()
