@@ -7,9 +7,14 @@ import SystemSupport
 /// into the ipa (its app and its `SwiftSupport`, which ``IPAPackager/checkContents(of:)`` has checked),
 /// in the same layout. The rest of an archive (dSYMs, BCSymbolMaps) was copied for nothing, and a FIFO
 /// there made the copy wait forever.
+///
+/// Files are hard-linked into the copy where the file system allows (``HashingCopy``), so a release
+/// writes only what it changes. Every step that changes a file of the copy replaces it (a new file
+/// renamed over it: ``FileTransaction``, the signer's ``AtomicFileWriter``, ``ExecutableModes``),
+/// so the build it was copied from is left as it was.
 enum BuildCopy {
     /// Copies the build folder `input` to `target` (which must not exist); with `hashing`, returns the
-    /// digests of the app's files, hashed as they are copied, for the signer.
+    /// digests of the app's files, hashed as they are linked or copied, for the signer.
     static func copy(_ input: String, to target: String, hashing: Bool) throws -> DigestCache? {
         guard input.hasSuffix(".xcarchive") else { return try copyFolder(input, to: target, hashing: hashing) }
         let (app, swiftSupport) = try IPAPackager.locateApp(input)
@@ -21,10 +26,7 @@ enum BuildCopy {
     }
 
     private static func copyFolder(_ source: String, to target: String, hashing: Bool) throws -> DigestCache? {
-        if hashing { return try HashingCopy.copy(source, to: target) }
-        do { try FileManager.default.copyItem(atPath: source, toPath: target) } catch {
-            throw FoundationError.fileError(error, action: "cannot be copied")
-        }
-        return nil
+        let digests = try HashingCopy.copy(source, to: target, linking: true, hashing: hashing)
+        return hashing ? digests : nil
     }
 }

@@ -31,13 +31,33 @@ enum ExecutableModes {
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o100 == 0, isMachO(path) else { continue }
             // Execute wherever reading is allowed (0644 becomes 0755), as Xcode writes them.
-            let mode = (info.st_mode & 0o7777) | ((info.st_mode & 0o444) >> 2)
-            guard chmod(path, mode | 0o100) == 0 else {
+            let mode = (info.st_mode & 0o7777) | ((info.st_mode & 0o444) >> 2) | 0o100
+            if info.st_nlink > 1 {
+                // A hard link to the user's build (``BuildCopy``): a copy with the mode is renamed over it.
+                try replace(path, mode: mode)
+            } else if chmod(path, mode) != 0 {
                 throw Diagnostic.io("cannot be made executable: \(SystemError.describe(errno))", file: path)
             }
             restored.append(relative)
         }
         return restored
+    }
+
+    /// Replaces the file at `path` with a copy of it that has `mode`, leaving the file it was (and
+    /// every other link to it) as it was.
+    static func replace(_ path: String, mode: mode_t) throws {
+        let writer = try AtomicFileWriter(path: path, mode: mode)
+        do {
+            let bytes: Data
+            do { bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
+                throw FoundationError.fileError(error, action: "cannot be read")
+            }
+            try inFile(path, only: FileProblem.self) { try bytes.withUnsafeBytes { try FileIO.writeAll(writer.fileDescriptor, $0) } }
+            try writer.commit()
+        } catch {
+            writer.abort()
+            throw error
+        }
     }
 
     /// The executable a bundle's Info.plist names, if it has one that is a plain name.

@@ -25,8 +25,9 @@ public struct BundleResource: Sendable, Equatable {
     /// Every regular file and symbolic link under the bundle folder `folder` (links are not followed),
     /// each file read in pieces so memory stays bounded, files hashed on all cores; a file whose
     /// digests `cache` holds (a copy made by ``HashingCopy``, unchanged since) is not read again.
+    /// Paths in `excluding` (the bundle's executable, which CodeResources does not seal) are left out.
     /// Errors are one line naming the file.
-    public static func scan(folder: String, cache: DigestCache? = nil) throws -> [BundleResource] {
+    public static func scan(folder: String, cache: DigestCache? = nil, excluding: Set<String> = []) throws -> [BundleResource] {
         let manager = FileManager.default
         let hashed = Locked<[BundleResource]>([])
         var found: [BundleResource] = []
@@ -42,6 +43,7 @@ public struct BundleResource: Sendable, Equatable {
                         throw Diagnostic.codeSign(.unreadable, "cannot read the link: \(FoundationError.reason(error))", file: path)
                     }
                 case S_IFREG:
+                    if excluding.contains(relative) { break }
                     if let known = cache?.content(of: path, info: info) {
                         found.append(BundleResource(path: relative, content: known))
                     } else {

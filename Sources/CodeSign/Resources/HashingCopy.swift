@@ -5,6 +5,10 @@ import SystemSupport
 /// SHA-1 and SHA-256 keyed by its path in the copy, with the identity (device, inode, size, change
 /// time) it had when written. A file changed since (an executable signed, a profile embedded) no
 /// longer matches its identity and is hashed afresh.
+///
+/// Mach-O files are not hashed ahead (``skipsHashing(_:)``): the signer writes every bundle's
+/// executable and every loose dylib again before a seal covers it, and never seals a bundle's own
+/// executable; any other is hashed when the seal is made.
 public final class DigestCache: Sendable {
     typealias Identity = FileIdentity
 
@@ -30,18 +34,32 @@ public final class DigestCache: Sendable {
 
     /// How many files have digests recorded.
     public var count: Int { entries.withLock { $0.count } }
+
+    /// Whether a file whose first bytes are `prefix` is left for the seal to hash: a Mach-O file.
+    static func skipsHashing(_ prefix: UnsafeRawBufferPointer) -> Bool { MachOFile.looksLikeMachO(prefix.prefix(4)) }
 }
 
 /// Copies a bundle folder for signing in one pass over its bytes: every regular file is read once,
 /// written to the copy and hashed (SHA-1 and SHA-256) from the same buffer, on all cores; folders
 /// and symbolic links are recreated, permissions kept. Files in `skipping` (the executables the
 /// signer writes from the original anyway) are left out.
+///
+/// With `linking`, each regular file is hard-linked into the copy instead of written (and only read,
+/// to hash it), falling back to a copy where the file system refuses the link (another file system,
+/// a file of another user's under `protected_hardlinks`). Such a copy shares its files with the
+/// original: whoever changes one must replace it (a new file renamed over it, as ``AtomicFileWriter``
+/// does), never write or `chmod` it in place.
 public enum HashingCopy {
     static let chunkSize = 1 << 20
 
-    /// Copies `source` to `destination` (which must not exist) and returns the digests of what it wrote.
-    public static func copy(_ source: String, to destination: String, skipping: Set<String> = []) throws -> DigestCache {
+    /// Copies `source` to `destination` (which must not exist) and returns the digests of what it
+    /// wrote (none when `hashing` is off); with `linking`, hard-links the files it can.
+    @discardableResult
+    public static func copy(
+        _ source: String, to destination: String, skipping: Set<String> = [], linking: Bool = false, hashing: Bool = true
+    ) throws -> DigestCache {
         let cache = DigestCache()
+        var linking = linking
         let manager = FileManager.default
         // The copy is a work folder (made under the lock an interrupt takes before removing such folders).
         try WorkFiles.creating { try makeFolder(destination, like: source) }
@@ -63,6 +81,18 @@ public enum HashingCopy {
                     }
                 case S_IFREG:
                     if skipping.contains(relative) { break }
+                    if linking {
+                        if link(from, to) == 0 {
+                            if hashing { pool.submit { try hashFile(to, cache: cache) } }
+                            break
+                        }
+                        let failure = errno
+                        // Not on this file system (nor, for EXDEV, any file after this one): copied.
+                        guard [EXDEV, EPERM, EMLINK, EACCES, ENOTSUP, EOPNOTSUPP].contains(failure) else {
+                            throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(failure))", file: to)
+                        }
+                        if failure == EXDEV { linking = false }
+                    }
                     let mode = info.st_mode & 0o7777
                     // Made here, one at a time: creating a name locks its folder, and workers creating
                     // files side by side in one folder spend more time waiting on that lock than copying.
@@ -71,7 +101,7 @@ public enum HashingCopy {
                         throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(errno))", file: to)
                     }
                     close(created)
-                    pool.submit { try copyFile(from, to: to, mode: mode, cache: cache) }
+                    pool.submit { try copyFile(from, to: to, mode: mode, cache: hashing ? cache : nil) }
                 default:
                     throw Diagnostic.codeSign(.bundleInvalid, "is neither a file, a folder nor a link; an app holds only those", file: from)
                 }
@@ -97,9 +127,46 @@ public enum HashingCopy {
         }
     }
 
+    /// Hashes the file at `path` (a link to the original) in chunks, recording its identity as it is now.
+    static func hashFile(_ path: String, cache: DigestCache) throws {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path) }
+        defer { close(input) }
+        var info = stat()
+        guard fstat(input, &info) == 0 else {
+            throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path)
+        }
+        let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
+        var first = true
+        let hashed = try readChunks(input, path: path) { piece in
+            if first && DigestCache.skipsHashing(piece) { return false }
+            first = false
+            sha1.update(piece)
+            sha256.update(piece)
+            return true
+        }
+        guard hashed else { return }
+        cache.record(path, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
+    }
+
+    /// Reads the open file `input` (named `path`) in chunks, handing each to `body`, to its end or
+    /// until `body` returns false; returns whether it reached the end.
+    @discardableResult
+    private static func readChunks(_ input: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(input, buffer.baseAddress, chunkSize)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path) }
+            if count == 0 { return true }
+            guard try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return false }
+        }
+    }
+
     /// Copies one file in chunks into the empty file `destination` (made by the caller), hashing
-    /// each chunk as it goes out.
-    static func copyFile(_ source: String, to destination: String, mode: mode_t, cache: DigestCache) throws {
+    /// each chunk as it goes out (unless `cache` is nil).
+    static func copyFile(_ source: String, to destination: String, mode: mode_t, cache: DigestCache?) throws {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: source) }
         defer { close(input) }
@@ -108,27 +175,26 @@ public enum HashingCopy {
             throw Diagnostic.codeSign(.unreadable, "cannot be written: \(SystemError.describe(errno))", file: destination)
         }
         defer { close(output) }
-        let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(input, buffer.baseAddress, chunkSize)
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: source) }
-            if count == 0 { break }
-            let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        var sha1 = cache.map { _ in DigestStream(.sha1) }, sha256 = cache.map { _ in DigestStream(.sha256) }
+        var first = true
+        try readChunks(input, path: source) { piece in
             // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
             do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.is(FileProblem.self) {
                 throw Diagnostic.codeSign(.unreadable, error.message, file: destination)
             }
-            sha1.update(piece)
-            sha256.update(piece)
+            if first && DigestCache.skipsHashing(piece) { (sha1, sha256) = (nil, nil) }
+            first = false
+            sha1?.update(piece)
+            sha256?.update(piece)
+            return true
         }
         fchmod(output, mode)
         var info = stat()
         guard fstat(output, &info) == 0 else {
             throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: destination)
         }
-        cache.record(destination, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
+        if let cache, let sha1, let sha256 {
+            cache.record(destination, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
+        }
     }
 }

@@ -13,6 +13,8 @@ private final class UnpackedFileDigests: UnpackedFileWatch {
     let path: String
     let cache: DigestCache
     let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
+    /// Whether the first bytes have been seen, and whether they said to hash the file.
+    private var started = false, hashing = true
 
     init(path: String, cache: DigestCache) {
         self.path = path
@@ -20,11 +22,17 @@ private final class UnpackedFileDigests: UnpackedFileWatch {
     }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
+        if !started {
+            started = true
+            hashing = !DigestCache.skipsHashing(bytes)
+        }
+        guard hashing else { return }
         sha1.update(bytes)
         sha256.update(bytes)
     }
 
     func finish(_ info: stat) {
+        guard hashing else { return }
         cache.record(path, identity: FileIdentity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
     }
 }

@@ -302,7 +302,7 @@ public enum BundleSigner {
         }
 
         let hashTypes = header.hashTypes
-        let resources = try BundleResource.scan(folder: bundle, cache: copy.digests)
+        let resources = try BundleResource.scan(folder: bundle, cache: copy.digests, excluding: [executableName])
         let codeResources = try CodeResourcesBuilder(generation: options.generation, hashTypes: hashTypes).build(
             resources, executable: executableName
         ).data()
