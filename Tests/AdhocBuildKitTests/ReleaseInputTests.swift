@@ -75,7 +75,7 @@ import Testing
             let before = try Self.snapshot(app)
             let result = try Self.release(app, out: folder.path("dist"), in: folder)
             try Self.expectReleased(result)
-            #expect(result.warnings.contains { $0.contains("had lost the execute permission") }, "\(result.warnings)")
+            #expect(result.warnings.contains { $0.message.contains("had lost the execute permission") }, "\(result.warnings)")
             let after = try Self.snapshot(app)
             for path in Set(before.keys).union(after.keys).sorted() {
                 #expect(after[path] == before[path], "\(path) was changed")
