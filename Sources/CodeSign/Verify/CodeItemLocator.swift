@@ -94,11 +94,18 @@ struct CodeItemLocator {
         }
     }
 
-    /// Every file (not folder) under the item at `key`, relative to it, sorted.
-    func filesUnder(_ key: String) -> [String] {
+    /// Every file (not folder) under the item at `key`, by its path relative to the item, sorted by it.
+    func filesUnder(_ key: String) -> [ItemFile] {
         let prefix = key + "/"
         return files.compactMap { path, file in
-            path.hasPrefix(prefix) && !file.isDirectory ? String(path.dropFirst(prefix.count)) : nil
-        }.sorted()
+            path.hasPrefix(prefix) && !file.isDirectory ? ItemFile(path: String(path.dropFirst(prefix.count)), file: file) : nil
+        }.sorted { $0.path < $1.path }
     }
+}
+
+/// A file under a code item: its path relative to the item, and what the storage's index says of it
+/// (so the checks that go through every file need not look each up again).
+struct ItemFile: Sendable {
+    var path: String
+    var file: BundleFile
 }

@@ -51,9 +51,11 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
     init(app: String) throws {
         location = app
         top = (app as NSString).deletingLastPathComponent
-        var index: [String: BundleFile] = [:]
         let name = (app as NSString).lastPathComponent
-        for entry in try BundleTree.entries(of: app, prefix: name) {
+        let entries = try BundleTree.entries(of: app, prefix: name)
+        var index: [String: BundleFile] = [:]
+        index.reserveCapacity(entries.count)
+        for entry in entries {
             var path = entry.archivePath
             let isDirectory: Bool
             if case .directory = entry.kind { isDirectory = true; path.removeLast() } else { isDirectory = false }
