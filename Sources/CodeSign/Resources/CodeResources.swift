@@ -225,14 +225,5 @@ public struct CodeResources: Sendable, Equatable {
     public func data() throws -> Data { try XMLPlistWriter().write(plist()) }
 
     /// Key order of Apple's writer: byte order of the UTF-8 text.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                return order != 0 ? order < 0 : left.count < right.count
-            }
-        }
-    }
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool { UTF8Order.precedes(lhs, rhs) }
 }
