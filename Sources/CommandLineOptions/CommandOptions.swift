@@ -33,9 +33,10 @@ extension CommandSpec {
         name: String, abstract: String, discussion: String = "", environment: [(String, String)] = [],
         options: Options.Type, run: @escaping @Sendable (Options, ParsedCommand) throws -> Int32
     ) {
+        // Worked out only for the command that runs (or whose help is shown): see CommandDeclarations.
         self.init(
-            name: name, abstract: abstract, discussion: discussion, arguments: Options.argumentSpecs,
-            options: Options.optionSpecs, environment: environment,
-            run: { parsed in try run(try Options.read(from: parsed), parsed) })
+            name: name, abstract: abstract, discussion: discussion,
+            declarations: CommandDeclarations { (Options.argumentSpecs, Options.optionSpecs) }, subcommands: [],
+            environment: environment, run: { parsed in try run(try Options.read(from: parsed), parsed) })
     }
 }

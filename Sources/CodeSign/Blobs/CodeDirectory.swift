@@ -221,6 +221,9 @@ public struct CodeDirectory: Sendable, Equatable {
         let size = CodeDirectory.headerSize(version)
         let hashSize = hashType.size
         var body = ByteWriter()
+        // The slots are most of the blob (thousands for a large executable): room for all at once.
+        let slotCount = specialSlots.count + codeSlots.count + preEncryptHashes.count
+        body.bytes.reserveCapacity(identifier.utf8.count + (teamID?.utf8.count ?? 0) + 2 + slotCount * hashSize + linkage.count)
         let identOffset = size
         body.cString(identifier)
         var teamOffset = 0
@@ -243,6 +246,7 @@ public struct CodeDirectory: Sendable, Equatable {
         }
 
         var out = ByteWriter()
+        out.bytes.reserveCapacity(size + body.bytes.count)
         out.u32be(BlobMagic.codeDirectory)
         out.u32be(UInt32(truncatingIfNeeded: size + body.bytes.count))
         out.u32be(version)

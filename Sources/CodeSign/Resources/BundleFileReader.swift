@@ -33,11 +33,11 @@ struct BundleFileReader: Sendable {
         self.prefetch = prefetch
     }
 
-    /// The seal in the CodeResources bytes `data`: the parse started ahead when it was of the same
-    /// bytes, else a parse now.
+    /// The seal in the CodeResources bytes `data`, as the verifier reads it (``CodeResources/init(verifying:limits:)``):
+    /// the parse started ahead when it was of the same bytes, else a parse now.
     func codeResources(_ data: Data) throws -> CodeResources {
         if let preparsed, preparsed.data == data { return try preparsed.value.get() }
-        return try CodeResources(data: data, limits: limits)
+        return try CodeResources(verifying: data, limits: limits)
     }
 
     func file(_ key: String) -> BundleFile? { storage.files[key] }

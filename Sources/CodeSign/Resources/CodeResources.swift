@@ -74,13 +74,29 @@ public struct CodeResources: Sendable, Equatable {
     /// straight into the seal (``CodeResourcesSink``); any other document is read as a plist tree,
     /// which gives the same seal and names any problem.
     public init(data: Data, limits: PlistLimits = .default) throws {
-        let sink = CodeResourcesSink(size: data.count)
+        try self.init(data: data, limits: limits, keepsVersion1Files: true)
+    }
+
+    /// The seal a verifier checks in the bytes of a CodeResources file: what ``init(data:limits:)``
+    /// reads (or the same error), except that a version 2 seal (``isVersion2``) may come without
+    /// its version 1 ``files``, which is then checked for its shape but not kept: a verifier checks
+    /// `files2` then, as codesign does, and thousands of unused seals are not built.
+    public init(verifying data: Data, limits: PlistLimits = .default) throws {
+        try self.init(data: data, limits: limits, keepsVersion1Files: false)
+    }
+
+    private init(data: Data, limits: PlistLimits, keepsVersion1Files: Bool) throws {
+        let sink = CodeResourcesSink(size: data.count, keepsVersion1Files: keepsVersion1Files)
         if XMLPlistReader(limits: limits).readPlainXML(data, into: sink), let resources = sink.result {
             self = resources
             return
         }
         try self.init(plist: try CodeResources.plist(data, limits: limits))
     }
+
+    /// Whether the seal is version 2 (`files2` or `rules2`): a verifier checks `files2` under `rules2`
+    /// then, and `files` under `rules` for an old seal (as codesign does).
+    public var isVersion2: Bool { !files2.isEmpty || !rules2.isEmpty }
 
     /// The plist in the bytes of a CodeResources file, read with `limits`.
     static func plist(_ data: Data, limits: PlistLimits = .default) throws -> PlistValue {
@@ -209,14 +225,5 @@ public struct CodeResources: Sendable, Equatable {
     public func data() throws -> Data { try XMLPlistWriter().write(plist()) }
 
     /// Key order of Apple's writer: byte order of the UTF-8 text.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                return order != 0 ? order < 0 : left.count < right.count
-            }
-        }
-    }
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool { UTF8Order.precedes(lhs, rhs) }
 }

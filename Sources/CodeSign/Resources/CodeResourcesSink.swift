@@ -17,6 +17,8 @@ final class CodeResourcesSink: PlistEventSink {
         /// `files` (false) or `files2` (true).
         case seals(isFiles2: Bool)
         case seal(ResourceSeal)
+        /// A seal of `files` that is read for its shape but not kept (see ``keepsVersion1Files``).
+        case unkeptSeal
         /// `rules` (false) or `rules2` (true).
         case rules(isRules2: Bool)
         case rule(ResourceRule)
@@ -36,18 +38,26 @@ final class CodeResourcesSink: PlistEventSink {
     private var files2HasBareHashes = false
     private var isFinished = false
     private var isUnsupported = false
+    /// Whether the seals of `files` are kept. When not, each is still read and must have the shape
+    /// above, and ``result`` is nil for a document without a version 2 seal (whose `files` is what
+    /// a verifier checks): only a seal whose `files` is not checked comes out without it.
+    let keepsVersion1Files: Bool
 
     /// A sink for a document of `size` bytes: room is made for the seals at once (Apple's layout
     /// takes some 300 bytes a file for the two lists), not grown and rehashed as they arrive.
-    init(size: Int = 0) {
-        files.reserveCapacity(size / 320)
+    init(size: Int = 0, keepsVersion1Files: Bool = true) {
+        self.keepsVersion1Files = keepsVersion1Files
+        if keepsVersion1Files { files.reserveCapacity(size / 320) }
         files2.reserveCapacity(size / 320)
     }
 
-    /// The seal, when the whole document was of the shape this reads.
+    /// The seal, when the whole document was of the shape this reads (and, when `files` is not
+    /// kept, holds a version 2 seal).
     var result: CodeResources? {
         guard isFinished, !isUnsupported else { return nil }
-        return CodeResources(files: files, files2: files2, rules: rules, rules2: rules2, files2HasBareHashes: files2HasBareHashes)
+        let resources = CodeResources(
+            files: files, files2: files2, rules: rules, rules2: rules2, files2HasBareHashes: files2HasBareHashes)
+        return keepsVersion1Files || resources.isVersion2 ? resources : nil
     }
 
     /// A value (container or scalar) the shape does not allow here.
@@ -73,7 +83,7 @@ final class CodeResourcesSink: PlistEventSink {
             if isFiles2 {
                 files2[pendingKey] = ResourceSeal(hash: Array(bytes))
                 files2HasBareHashes = true
-            } else {
+            } else if keepsVersion1Files {
                 files[pendingKey] = ResourceSeal(hash: Array(bytes))
             }
         case .seal(var seal):
@@ -88,6 +98,13 @@ final class CodeResourcesSink: PlistEventSink {
             default: return
             }
             frames[frames.count - 1] = .seal(seal)
+        case .unkeptSeal:
+            switch (pendingKey, value) {
+            case ("hash", .data), ("hash2", .data), ("cdhash", .data), ("optional", .bool), ("requirement", .string), ("symlink", .string):
+                return
+            case ("hash", _), ("hash2", _), ("cdhash", _), ("optional", _), ("requirement", _), ("symlink", _): return unsupported()
+            default: return
+            }
         case .rules(let isRules2):
             guard case .bool(true) = value else { return unsupported() }
             if isRules2 { rules2.append(ResourceRule(pendingKey)) } else { rules.append(ResourceRule(pendingKey)) }
@@ -121,9 +138,9 @@ final class CodeResourcesSink: PlistEventSink {
             case "rules2": next = .rules(isRules2: true)
             default: next = .skipped
             }
-        case .seals: next = .seal(ResourceSeal())
+        case .seals(let isFiles2): next = isFiles2 || keepsVersion1Files ? .seal(ResourceSeal()) : .unkeptSeal
         case .rules: next = .rule(ResourceRule(pendingKey))
-        case .seal, .rule:
+        case .seal, .unkeptSeal, .rule:
             if ["hash", "hash2", "cdhash", "optional", "requirement", "symlink", "weight", "omit", "nested"].contains(pendingKey) {
                 return unsupported()
             }
@@ -155,6 +172,8 @@ final class CodeResourcesSink: PlistEventSink {
             if isRules2 { rules2.append(rule) } else { rules.append(rule) }
         case .root:
             isFinished = true
+        case .unkeptSeal:
+            guard case .seals = frames.last else { return unsupported() }
         case .seals, .rules, .skipped:
             break
         }

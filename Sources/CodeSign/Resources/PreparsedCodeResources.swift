@@ -2,9 +2,10 @@ import Foundation
 import PlistKit
 import SystemSupport
 
-/// An app's `_CodeSignature/CodeResources` parsed on another thread from the moment its bytes were
-/// read, so the parse runs while other work does (the folder is walked, the executable inflated).
-/// ``BundleFileReader/codeResources(_:)`` takes it for the same bytes instead of parsing again.
+/// An app's `_CodeSignature/CodeResources` parsed for the verifier (``CodeResources/init(verifying:limits:)``)
+/// on another thread from the moment its bytes were read, so the parse runs while other work does
+/// (the folder is walked, the executable inflated). ``BundleFileReader/codeResources(_:)`` takes it
+/// for the same bytes instead of parsing again.
 struct PreparsedCodeResources: Sendable {
     /// The bytes parsed.
     let data: Data
@@ -14,7 +15,7 @@ struct PreparsedCodeResources: Sendable {
     /// Starts parsing `data` with `limits`.
     init(_ data: Data, limits: PlistLimits) {
         self.data = data
-        value = BackgroundResult { try CodeResources(data: data, limits: limits) }
+        value = BackgroundResult { try CodeResources(verifying: data, limits: limits) }
     }
 }
 

@@ -67,7 +67,7 @@ final class ResourceDigestPrefetch: @unchecked Sendable {
     /// The files the check will hash and with which types: those sealed by a hash that are plain
     /// files of the app, less its executable and its `_CodeSignature` folder (which it leaves out).
     private func plan(_ resources: CodeResources, root: String, executable: String) -> [(key: String, types: [HashType], size: Int64)] {
-        let isVersion2 = !resources.files2.isEmpty || !resources.rules2.isEmpty
+        let isVersion2 = resources.isVersion2
         var planned: [(key: String, types: [HashType], size: Int64)] = []
         for (path, seal) in isVersion2 ? resources.files2 : resources.files {
             guard path != executable, !path.hasPrefix("_CodeSignature/"), seal.symlink == nil else { continue }

@@ -94,11 +94,26 @@ struct CodeItemLocator {
         }
     }
 
-    /// Every file (not folder) under the item at `key`, relative to it, sorted.
-    func filesUnder(_ key: String) -> [String] {
+    /// Every file (not folder) under the item at `key`, by its path relative to the item, sorted by it.
+    func filesUnder(_ key: String) -> [ItemFile] {
         let prefix = key + "/"
-        return files.compactMap { path, file in
-            path.hasPrefix(prefix) && !file.isDirectory ? String(path.dropFirst(prefix.count)) : nil
-        }.sorted()
+        let prefixBytes = prefix.utf8.count
+        var found: [ItemFile] = []
+        for (path, file) in files where !file.isDirectory && path.hasPrefix(prefix) {
+            // The same bytes start the path (unless it writes the same text in another normalization):
+            // they are cut as bytes, not walked as characters for each of the app's thousands of files.
+            let relative =
+                path.utf8.starts(with: prefix.utf8)
+                ? String(decoding: path.utf8.dropFirst(prefixBytes), as: UTF8.self) : String(path.dropFirst(prefix.count))
+            found.append(ItemFile(path: relative, file: file))
+        }
+        return found.sorted { $0.path < $1.path }
     }
+}
+
+/// A file under a code item: its path relative to the item, and what the storage's index says of it
+/// (so the checks that go through every file need not look each up again).
+struct ItemFile: Sendable {
+    var path: String
+    var file: BundleFile
 }

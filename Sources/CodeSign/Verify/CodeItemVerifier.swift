@@ -128,7 +128,7 @@ struct CodeItemVerifier {
         if let data = codeResourcesData {
             do {
                 let resources = try reader.codeResources(data)
-                let files = locator.filesUnder(location.key).filter { $0 != executable && !$0.hasPrefix("_CodeSignature/") }
+                let files = locator.filesUnder(location.key).filter { $0.path != executable && !$0.path.hasPrefix("_CodeSignature/") }
                 resourceCheck = ResourceSealVerifier(
                     resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
             } catch {

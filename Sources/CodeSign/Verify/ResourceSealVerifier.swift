@@ -1,4 +1,5 @@
 import Foundation
+import IPAKit
 import SystemSupport
 
 /// Checks the files a bundle's `_CodeSignature/CodeResources` seals against the bundle's files:
@@ -9,13 +10,13 @@ struct ResourceSealVerifier {
     /// The bundle's storage path (`Payload/Test.app`).
     let bundleKey: String
     /// The bundle's files relative to it, except its executable and its own `_CodeSignature/` folder.
-    let files: [String]
+    let files: [ItemFile]
     /// The cdhashes of each nested code item, by its path relative to the bundle.
     let nestedCdhashes: [String: [[UInt8]]]
     let reader: BundleFileReader
 
     /// Whether the seal is version 2 (`files2`/`rules2`).
-    var isVersion2: Bool { !resources.files2.isEmpty || !resources.rules2.isEmpty }
+    var isVersion2: Bool { resources.isVersion2 }
 
     /// The seals checked: `files2` for version 2, `files` for version 1.
     var seals: [String: ResourceSeal] { isVersion2 ? resources.files2 : resources.files }
@@ -33,18 +34,21 @@ struct ResourceSealVerifier {
             return [(.malformed, "_CodeSignature/CodeResources", "\(error)")]
         }
         var found: [SealFinding] = []
-        let present = Set(files)
         let nestedRoots = nestedCdhashes.keys.sorted()
         // Small files go to the workers in batches, so a job's cost is hashing, not waking a thread.
         // The batches are queued largest first, so the last jobs are short and no core waits long
         // at the end for another one's big file.
-        var batches: [(files: [(String, ResourceSeal)], bytes: Int64)] = []
-        var batch: [(String, ResourceSeal)] = []
+        var batches: [(files: [SealedFile], bytes: Int64)] = []
+        var batch: [SealedFile] = []
         var batchBytes: Int64 = 0
-        for path in files {
+        // How many of the seals name a file that is here (each file is listed once).
+        var sealsPresent = 0
+        for entry in files {
+            let path = entry.path
             if let seal = seals[path] {
-                batch.append((path, seal))
-                batchBytes += reader.file(bundleKey + "/" + path)?.size ?? 0
+                sealsPresent += 1
+                batch.append(SealedFile(path: path, file: entry.file, seal: seal))
+                batchBytes += entry.file.size
                 if batch.count >= ResourceSealVerifier.batchFiles || batchBytes >= ResourceSealVerifier.batchBytes {
                     batches.append((batch, batchBytes))
                     batch = []
@@ -65,8 +69,9 @@ struct ResourceSealVerifier {
         }
         if !batch.isEmpty { batches.append((batch, batchBytes)) }
         // Sealed but not here: found before the batches are queued (queueing waits for the workers,
-        // which would otherwise sit idle at the end while this thread sorts the seals).
-        found += absent(from: present)
+        // which would otherwise sit idle at the end while this thread sorts the seals). None are when
+        // every seal named a file here.
+        if sealsPresent < seals.count { found += absent(from: Set(files.lazy.map(\.path))) }
         // Stable, so equal batches keep the order of the files.
         for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
             submitCompare(batches[index].files, to: pool, problems: problems)
@@ -95,34 +100,40 @@ struct ResourceSealVerifier {
     static let batchFiles = 64
     static let batchBytes: Int64 = 1 << 20
 
-    private func submitCompare(
-        _ batch: [(String, ResourceSeal)], to pool: WorkerPool, problems: Locked<[SealFinding]>
-    ) {
+    /// A file here that a seal names, with the seal.
+    private struct SealedFile: Sendable {
+        var path: String
+        var file: BundleFile
+        var seal: ResourceSeal
+    }
+
+    private func submitCompare(_ batch: [SealedFile], to pool: WorkerPool, problems: Locked<[SealFinding]>) {
         let bundleKey = self.bundleKey
         let reader = self.reader
         let isVersion2 = self.isVersion2
         pool.submit {
             var found: [SealFinding] = []
-            for (path, seal) in batch {
+            for sealed in batch {
                 let problem: (kind: CodeSignProblem, message: String)?
                 do {
-                    problem = try ResourceSealVerifier.compare(bundleKey + "/" + path, seal, reader: reader, isVersion2: isVersion2)
+                    problem = try ResourceSealVerifier.compare(
+                        bundleKey + "/" + sealed.path, sealed.seal, isLink: sealed.file.isSymlink, reader: reader, isVersion2: isVersion2)
                 } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
                     problem = (.unreadable, error.description)
                 } catch {
                     problem = (.unreadable, "\(error)")
                 }
-                if let problem { found.append((problem.kind, path, problem.message)) }
+                if let problem { found.append((problem.kind, sealed.path, problem.message)) }
             }
             if !found.isEmpty { problems.withLock { $0 += found } }
         }
     }
 
-    /// What differs between the file at `key` and its seal, or nil when it matches.
+    /// What differs between the file at `key` (a symbolic link when `isLink`, as the index says) and
+    /// its seal, or nil when it matches.
     static func compare(
-        _ key: String, _ seal: ResourceSeal, reader: BundleFileReader, isVersion2: Bool
+        _ key: String, _ seal: ResourceSeal, isLink: Bool, reader: BundleFileReader, isVersion2: Bool
     ) throws -> (kind: CodeSignProblem, message: String)? {
-        let isLink = reader.file(key)?.isSymlink ?? false
         if let sealedTarget = seal.symlink {
             guard isLink else { return (.resourceModified, "sealed as a symbolic link to '\(sealedTarget)', now a file") }
             let target = try reader.linkTarget(key)

@@ -51,9 +51,11 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
     init(app: String) throws {
         location = app
         top = (app as NSString).deletingLastPathComponent
-        var index: [String: BundleFile] = [:]
         let name = (app as NSString).lastPathComponent
-        for entry in try BundleTree.entries(of: app, prefix: name) {
+        let entries = try BundleTree.entries(of: app, prefix: name)
+        var index: [String: BundleFile] = [:]
+        index.reserveCapacity(entries.count)
+        for entry in entries {
             var path = entry.archivePath
             let isDirectory: Bool
             if case .directory = entry.kind { isDirectory = true; path.removeLast() } else { isDirectory = false }
@@ -85,10 +87,10 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
         let fd = openat(topDescriptor, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: fullPath(path)) }
         defer { close(fd) }
-        // A buffer larger than the indexed size: a regular file that has not grown is read by one
-        // short read, which on Linux means its end (no second read to see it).
-        let wanted = max(1, min(chunkSize, Int(clamping: (files[path]?.size ?? Int64(chunkSize)) + 1)))
-        let buffer = takeBuffer(wanted)
+        // A short read (fewer bytes than the buffer holds) of a regular file means its end on Linux:
+        // a file smaller than the buffer is read by one call, with no second one to see the end.
+        // (The buffer does not depend on the file's size: a spare one holds any chunk up to its size.)
+        let buffer = takeBuffer(max(1, chunkSize))
         defer { giveBack(buffer) }
         let size = buffer.count
         while true {

@@ -16,7 +16,7 @@ struct DuplicateKeyDetector {
     }
 
     /// An open dictionary: where its keys start in the key list and the arena, and which hash
-    /// index it has (an index into `indexes`, -1 for none) once it has many keys.
+    /// table it has (an index into `tables`, -1 for none) once it has many keys.
     private struct Frame {
         var firstKey: Int
         var arenaStart: Int
@@ -46,7 +46,7 @@ struct DuplicateKeyDetector {
     private var entryCount = 0
     private var entryCapacity = 256
     private var frames: [Frame] = []
-    private var indexes: [[UInt64: [Int]]] = []
+    private var tables: [KeyPositionTable] = []
     private static let indexThreshold = 16
 
     init() {
@@ -63,7 +63,7 @@ struct DuplicateKeyDetector {
         guard let frame = frames.popLast() else { return }
         entryCount = frame.firstKey
         arenaCount = frame.arenaStart
-        if frame.index >= 0 { indexes.removeLast() }
+        if frame.index >= 0 { tables.removeLast() }
     }
 
     /// The most recent key of the innermost open dictionary, for error messages.
@@ -88,19 +88,21 @@ struct DuplicateKeyDetector {
             return entry.count == 0 || memcmp(arena + entry.start, key.baseAddress!, entry.count) == 0
         }
         if frame.index >= 0 {
-            if let candidates = indexes[frame.index][hash], candidates.contains(where: matches) { return false }
+            if tables[frame.index].contains(hash: hash, where: matches) { return false }
         } else {
             for position in frame.firstKey..<entryCount where matches(position) { return false }
         }
         append(Entry(hash: hash, start: arenaCount, count: key.count), key)
         let count = entryCount - frame.firstKey
+        // `append` may have moved the entries.
+        let hashOf = { [entries = self.entries] (position: Int) in entries[position].hash }
         if frame.index >= 0 {
-            indexes[frame.index][hash, default: []].append(entryCount - 1)
+            tables[frame.index].insert(entryCount - 1, hash: hash, hashOf: hashOf)
         } else if count > DuplicateKeyDetector.indexThreshold {
-            var index: [UInt64: [Int]] = [:]
-            for position in frame.firstKey..<entryCount { index[entries[position].hash, default: []].append(position) }
-            indexes.append(index)
-            frames[frames.count - 1].index = indexes.count - 1
+            var table = KeyPositionTable(expected: count)
+            for position in frame.firstKey..<entryCount { table.insert(position, hash: hashOf(position), hashOf: hashOf) }
+            tables.append(table)
+            frames[frames.count - 1].index = tables.count - 1
         }
         return true
     }

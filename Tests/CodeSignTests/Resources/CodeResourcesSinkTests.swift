@@ -38,6 +38,30 @@ import Testing
         case (.failure(let a), .failure(let b)): #expect(a.description == b.description, comment)
         default: Issue.record("\(comment): the tree gives \(tree), the reader \(read)")
         }
+        expectVerifierReadsAsTree(data, tree: tree, comment)
+    }
+
+    /// What the verifier reads (`CodeResources(verifying:)`) against the tree: the same seal, less
+    /// the version 1 `files` that a version 2 seal may come without, or the same error.
+    private func expectVerifierReadsAsTree(_ data: Data, tree: Result<CodeResources, Diagnostic>, _ comment: Comment) {
+        let read = Result {
+            do { return try CodeResources(verifying: data) } catch let error as Diagnostic where error.is(CodeSignProblem.self) {
+                throw error
+            }
+        }
+        .mapError { $0 as! Diagnostic }
+        func checked(_ seal: CodeResources) -> CodeResources {
+            var seal = seal
+            if seal.isVersion2 { seal.files = [:] }
+            return seal
+        }
+        switch (tree, read) {
+        case (.success(let a), .success(let b)):
+            #expect(checked(a) == checked(b), comment)
+            #expect(b.isVersion2 || a == b, "\(comment): a version 1 seal keeps its files")
+        case (.failure(let a), .failure(let b)): #expect(a.description == b.description, comment)
+        default: Issue.record("\(comment): the tree gives \(tree), the verifier's reader \(read)")
+        }
     }
 
     private func document(_ body: String) -> Data {
@@ -58,6 +82,7 @@ import Testing
             guard let stored = code.bundleFile("_CodeSignature/CodeResources") else { continue }
             let sunk = try #require(throughSink(stored), "\(code): the sink declined Apple's own layout")
             #expect(sunk == (try throughTree(stored).get()), "\(code)")
+            expectVerifierReadsAsTree(stored, tree: throughTree(stored), "\(code)")
             count += 1
         }
         #expect(count >= 19)
@@ -98,6 +123,26 @@ import Testing
         #expect(sunk.rules.map(\.weight) == [nil, 20])
         #expect(sunk.rules2.map(\.pattern) == ["^(Frameworks|PlugIns)/", "^.*\\.lproj/", "^"])
         expectSameAsTree(data, "every shape")
+    }
+
+    @Test func theVerifierLeavesOutTheVersion1FilesOfAVersion2SealOnly() throws {
+        let version1 = "<key>files</key><dict><key>A</key><data>AAECAwQFBgcICQoLDA0ODxAREhM=</data></dict>"
+        let files2 =
+            "<key>files2</key><dict><key>A</key><dict><key>hash2</key><data>AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=</data></dict></dict>"
+        let rules2 = "<key>rules2</key><dict><key>^</key><true/></dict>"
+        let old = try CodeResources(verifying: document("<dict>\(version1)</dict>"))
+        #expect(old.files.count == 1 && !old.isVersion2)
+        for body in [version1 + files2, version1 + rules2, files2 + version1] {
+            let data = document("<dict>\(body)</dict>")
+            let read = try CodeResources(verifying: data)
+            #expect(read.isVersion2 && read.files.isEmpty, "\(body)")
+            expectSameAsTree(data, "\(body)")
+        }
+        // A version 1 seal of the wrong shape is still an error, as when it is kept.
+        let broken = document(
+            "<dict><key>files</key><dict><key>A</key><dict><key>hash</key><string>x</string></dict></dict>\(files2)</dict>")
+        #expect(throws: Diagnostic.self) { try CodeResources(verifying: broken) }
+        expectSameAsTree(broken, "a version 1 hash that is a string beside files2")
     }
 
     @Test func shapesTheSinkDeclinesGiveTheTreesSealOrError() throws {

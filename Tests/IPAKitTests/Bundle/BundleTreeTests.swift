@@ -58,17 +58,6 @@ import Testing
         }
     }
 
-    @Test func namesAreComparedByTheirBytes() {
-        let names = ["", "a", "A", "a.txt", "a/b", "ab", "é", "e\u{301}", "z", "\u{1F600}", "Z", "a\u{0}b"]
-        for first in names {
-            for second in names {
-                #expect(
-                    BundleTree.bytesPrecede(first, second) == first.utf8.lexicographicallyPrecedes(second.utf8),
-                    "\(first.debugDescription) before \(second.debugDescription)")
-            }
-        }
-    }
-
     /// Subfolders walked side by side still report the first problem in document order: the
     /// link in the first folder, however much sooner the second folder's walk finishes.
     @Test(arguments: [1, 4])
