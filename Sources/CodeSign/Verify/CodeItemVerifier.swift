@@ -36,50 +36,13 @@ struct CodeItemVerifier {
         var item = CodeItemReport(
             path: displayPath, kind: location.kind, status: .unreadable, executable: nil, identifier: nil, teamID: nil,
             bundleIdentifier: nil, codeDirectories: [], entitlements: nil, sealedFiles: [:], problems: [], installProblems: [])
-        var problems: [(kind: CodeSignProblem, file: String?, message: String)] = []
+        var problems: [ItemProblem] = []
         var installProblems: [TrustFinding] = []
-        // The Info.plist and executable of a bundle; a loose dylib is its own executable.
-        var info: PlistDictionary?
-        var infoData: Data?
-        let executable: String
-        let executableKey: String
-        if let early {
-            infoData = early.infoData
-            info = early.info
-            item.bundleIdentifier = early.info["CFBundleIdentifier"]?.stringValue
-            executable = early.executable
-            executableKey = location.key + "/" + early.executable
-        } else if location.isBundle {
-            // iOS bundles are shallow; a macOS-style framework keeps it in Resources (through Versions/Current).
-            let infoKey = [location.key + "/Info.plist", location.key + "/Resources/Info.plist"].first { reader.file($0) != nil }
-            do {
-                let data = try reader.read(infoKey ?? location.key + "/Resources/Info.plist")
-                infoData = data
-                info = try PropertyList(data: data, limits: reader.limits).value.dictionaryValue
-                if info == nil { problems.append((.bundleInvalid, "Info.plist", "is not a dictionary")) }
-            } catch let error as Diagnostic where error.is(CodeSignProblem.self) && infoKey == nil {
-                _ = error
-                problems.append((.bundleInvalid, "Info.plist", "missing (a bundle needs one)"))
-            } catch {
-                problems.append((.malformed, "Info.plist", "\(CodeItemVerifier.text(error))"))
-            }
-            item.bundleIdentifier = info?["CFBundleIdentifier"]?.stringValue
-            // Without CFBundleExecutable, a framework's executable is named after it.
-            let implicit = ((location.key as NSString).lastPathComponent as NSString).deletingPathExtension
-            let declared = info?["CFBundleExecutable"]?.stringValue
-            guard let name = declared ?? (reader.file(location.key + "/" + implicit) != nil ? implicit : nil), !name.isEmpty else {
-                if info != nil { problems.append((.bundleInvalid, "Info.plist", "names no CFBundleExecutable")) }
-                item.problems = problems.map {
-                    CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message)
-                }
-                return item
-            }
-            executable = name
-            executableKey = location.key + "/" + name
-        } else {
-            executable = (location.key as NSString).lastPathComponent
-            executableKey = location.key
+        guard let files = itemFiles(early: early, bundleIdentifier: &item.bundleIdentifier, problems: &problems) else {
+            item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message) }
+            return item
         }
+        let executable = files.executable
         item.executable = executable
 
         let pool = WorkerPool(label: "adhocbuild.codesign.verify", capacity: threads * 2)
@@ -98,31 +61,13 @@ struct CodeItemVerifier {
                 codeResourcesError = (.unreadable, CodeItemVerifier.text(error))
             }
         }
-
         // The executable: one in memory at a time; its pages are hashed on the pool.
         var seal: ExecutableReport?
         if let early {
             seal = early.seal
-        } else if reader.file(executableKey) == nil {
-            problems.append((.bundleInvalid, executable, "missing"))
         } else {
-            do {
-                // Mapped, not read: only headers and signatures are copied; pages are hashed in place.
-                let map = try reader.map(executableKey)
-                guard MachOFile.looksLikeMachO(map.read(0, 4)) else {
-                    throw CodeItemVerifier.NotMachO()
-                }
-                let machO = try MachOFile(size: map.bytes.count, read: map.read)
-                seal = ExecutableReport(
-                    machO: machO, map: map, executable: executable,
-                    files: SpecialSlotFiles(infoPlist: infoData, codeResources: codeResourcesData, isBundle: location.isBundle),
-                    pool: pagePool)
-            } catch is CodeItemVerifier.NotMachO {
-                item.status = .unsigned
-                problems.append((.signatureMissing, executable, "code object is not signed at all (not a Mach-O file)"))
-            } catch {
-                problems.append((.malformed, executable, "not a Mach-O file that can be read: \(CodeItemVerifier.text(error))"))
-            }
+            seal = executableReport(
+                files, codeResourcesData: codeResourcesData, pagePool: pagePool, status: &item.status, problems: &problems)
         }
         var resourceCheck: ResourceSealVerifier?
         if let data = codeResourcesData {
@@ -153,39 +98,9 @@ struct CodeItemVerifier {
         }
         if var seal {
             seal.collectPageProblems(executable: executable)
-            item.status = seal.status
-            item.codeDirectories = seal.codeDirectories
-            problems += CodeItemVerifier.firstPerSubject(seal.problems).map { ($0.kind, $0.file, $0.message) }
-            if location.isBundle && codeResourcesData == nil && (seal.status == .signed || seal.status == .adhoc) {
-                problems.append((.specialSlotUnsealed, "_CodeSignature/CodeResources", "missing: the bundle's resources are not sealed"))
-            }
-            if let signature = seal.primarySignature, let directory = signature.codeDirectory {
-                item.identifier = directory.identifier
-                item.teamID = directory.teamID
-                item.entitlements = try? (signature.entitlements ?? signature.derEntitlements)?.entitlements(limits: reader.limits)
-                if let bundleID = item.bundleIdentifier, directory.identifier != bundleID {
-                    problems.append(
-                        (
-                            .identifierMismatch, executable,
-                            "the signature's identifier '\(directory.identifier)' is not the bundle id '\(bundleID)'"
-                        ))
-                }
-                if item.status == .signed, let trustHook {
-                    let profileKey = location.key + "/embedded.mobileprovision"
-                    let profile = location.isBundle && reader.file(profileKey) != nil ? try? reader.read(profileKey) : nil
-                    let findings = seal.signatures.map { slice in
-                        trustHook(
-                            SignatureTrustContext(
-                                bundlePath: displayPath, signature: slice.signature, architecture: slice.architecture,
-                                profileData: profile.map { [UInt8]($0) }, bundleIdentifier: item.bundleIdentifier))
-                    }
-                    let architectures = seal.signatures.map(\.architecture)
-                    problems += CodeItemVerifier.perSlice(findings.map(\.seal), architectures: architectures).map {
-                        ($0.kind, nil, $0.message)
-                    }
-                    installProblems = CodeItemVerifier.perSlice(findings.map(\.install), architectures: architectures)
-                }
-            }
+            report(
+                seal, executable: executable, resourcesSealed: codeResourcesData != nil, into: &item, problems: &problems,
+                installProblems: &installProblems)
         }
         problems += resourceProblems.value.sorted { $0.file < $1.file }.map { ($0.kind, $0.file, $0.message) }
         item.problems = problems.map { CodeSealProblem(bundle: displayPath, file: $0.file, kind: $0.kind, message: $0.message) }
