@@ -148,7 +148,7 @@ extension ReleaseStore {
 
     /// Each environment's newest release (as the index orders them), by environment (the folder's name).
     static func newestPerEnvironment(_ releases: [StoredRelease]) -> [StoredRelease] {
-        Dictionary(grouping: releases, by: \.environment).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.compactMap {
+        Dictionary(grouping: releases, by: \.environment).sorted { UTF8Order.precedes($0.key, $1.key) }.compactMap {
             _, group in
             let first = BuildIndex.newestFirst(group.map(\.release)).first
             return group.first { $0.folder == first?.folder }

@@ -56,7 +56,7 @@ extension ReleaseStore {
         releases: [StoredRelease], problems: [String]
     ) {
         let candidates = listing.objects.compactMap { object in releaseFolder(ofBuildInfoKey: object.key).map { (object, $0) } }
-            .sorted { $0.0.key.utf8.lexicographicallyPrecedes($1.0.key.utf8) }
+            .sorted { UTF8Order.precedes($0.0.key, $1.0.key) }
         let outcomes = Locked<[Int: BuildInfoRead]>([:])
         let pool = WorkerPool(label: "store build.json", capacity: Self.buildInfoReaders)
         for (index, (object, folder)) in candidates.enumerated() {

@@ -40,7 +40,7 @@ struct UnpackedApp {
         var beside: [String] = []
         if appEntry.hasPrefix("Payload/") {
             let top = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            beside = top.filter { $0 != "Payload" }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { folder + "/" + $0 }
+            beside = top.filter { $0 != "Payload" }.sorted(by: UTF8Order.precedes).map { folder + "/" + $0 }
         }
         return UnpackedApp(folder: folder, app: app, besidePayload: beside, carried: carried, digests: digests)
     }

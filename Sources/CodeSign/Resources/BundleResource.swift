@@ -65,7 +65,7 @@ public struct BundleResource: Sendable, Equatable {
         return sorted(found + hashed.value)
     }
 
-    /// `resources` in the order of their paths' UTF-8 bytes (``CodeResources/precedes(_:_:)``), each
+    /// `resources` in the order of their paths' UTF-8 bytes (``UTF8Order/precedes(_:_:)``), each
     /// path's bytes taken once.
     static func sorted(_ resources: [BundleResource]) -> [BundleResource] {
         let keys = resources.map { Array($0.path.utf8) }

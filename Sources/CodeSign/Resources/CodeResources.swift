@@ -178,7 +178,7 @@ public struct CodeResources: Sendable, Equatable {
     public func plist() -> PlistValue {
         func sealsValue(_ map: [String: ResourceSeal], version1: Bool) -> PlistValue {
             var dictionary = PlistDictionary()
-            for path in map.keys.sorted(by: CodeResources.precedes) {
+            for path in map.keys.sorted(by: UTF8Order.precedes) {
                 let seal = map[path]!
                 let plain =
                     version1 && !seal.optional && seal.hash2 == nil && seal.cdhash == nil && seal.symlink == nil && seal.requirement == nil
@@ -199,7 +199,7 @@ public struct CodeResources: Sendable, Equatable {
         }
         func rulesValue(_ list: [ResourceRule]) -> PlistValue {
             var dictionary = PlistDictionary()
-            for rule in list.sorted(by: { CodeResources.precedes($0.pattern, $1.pattern) }) {
+            for rule in list.sorted(by: { UTF8Order.precedes($0.pattern, $1.pattern) }) {
                 if rule.isPlain {
                     dictionary.append(rule.pattern, .bool(true))
                     continue
@@ -224,6 +224,4 @@ public struct CodeResources: Sendable, Equatable {
     /// The file's bytes, as Xcode writes them (an XML plist with tabs).
     public func data() throws -> Data { try XMLPlistWriter().write(plist()) }
 
-    /// Key order of Apple's writer: byte order of the UTF-8 text.
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool { UTF8Order.precedes(lhs, rhs) }
 }

@@ -154,7 +154,7 @@ public struct IPAPackager {
             } else {
                 let insertAt =
                     entries.firstIndex {
-                        $0.archivePath.utf8.lexicographicallyPrecedes(name.utf8) == false && $0.archivePath.hasPrefix("Payload/\(appName)/")
+                        !UTF8Order.precedes($0.archivePath, name) && $0.archivePath.hasPrefix("Payload/\(appName)/")
                     } ?? entries.count
                 entries.insert(replacement, at: insertAt)
             }

@@ -104,7 +104,7 @@ public struct SigV4Signer: Sendable {
             values[name, default: []].append(header.value.split(whereSeparator: \.isWhitespace).joined(separator: " "))
         }
         if values["host"] == nil { values["host"] = [request.host] }
-        let names = values.keys.sorted(by: bytewise)
+        let names = values.keys.sorted(by: UTF8Order.precedes)
         let text = names.map { "\($0):" + values[$0, default: []].joined(separator: ",") }.joined(separator: "\n")
         return (text, names.joined(separator: ";"))
     }
@@ -112,11 +112,9 @@ public struct SigV4Signer: Sendable {
     /// The canonical query: each name and value encoded, pairs sorted by name then value.
     static func canonicalQuery(_ query: [QueryItem]) -> String {
         query.map { (URIEncoding.component($0.name), URIEncoding.component($0.value)) }
-            .sorted { $0.0 == $1.0 ? bytewise($0.1, $1.1) : bytewise($0.0, $1.0) }
+            .sorted { $0.0 == $1.0 ? UTF8Order.precedes($0.1, $1.1) : UTF8Order.precedes($0.0, $1.0) }
             .map { "\($0.0)=\($0.1)" }.joined(separator: "&")
     }
-
-    private static func bytewise(_ left: String, _ right: String) -> Bool { left.utf8.lexicographicallyPrecedes(right.utf8) }
 }
 
 /// The intermediate texts of one signature, for tests and for debugging a refused request (none
