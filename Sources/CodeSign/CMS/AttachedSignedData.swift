@@ -9,7 +9,7 @@ import SystemSupport
 public enum AttachedSignedData {
     /// `content` signed by `identity`; throws one line when libcrypto cannot sign.
     public static func sign(content: [UInt8], identity: SigningIdentity) throws -> [UInt8] {
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         var certificates: [OpaquePointer] = []
         defer { for certificate in certificates { X509_free(certificate) } }
         for info in [identity.certificate] + identity.chain {
@@ -28,10 +28,10 @@ public enum AttachedSignedData {
             defer { BIO_free(bio) }
             return CMS_sign(certificates[0], identity.key.pointer, chain, bio, UInt32(CMS_BINARY))
         }
-        guard let cms = signed else { throw failure("cannot sign: \(LibCrypto.errors())", identity) }
+        guard let cms = signed else { throw failure("cannot sign: \(LibCryptoErrors.drain())", identity) }
         defer { CMS_ContentInfo_free(cms) }
         guard let out = LibCrypto.encode({ i2d_CMS_ContentInfo(cms, $0) }) else {
-            throw failure("cannot encode the SignedData: \(LibCrypto.errors())", identity)
+            throw failure("cannot encode the SignedData: \(LibCryptoErrors.drain())", identity)
         }
         return out
     }

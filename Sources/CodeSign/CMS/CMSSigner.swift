@@ -25,7 +25,7 @@ public enum CMSSigner {
         let plist = cdhashesPlist(directories.map { Array(Digest.hash($0.directory.hashType, $0.bytes).prefix(20)) })
         let fullHashes = try directories.map { try fullCDHashDER(type: $0.directory.hashType, bytes: $0.bytes) }
 
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         var certificates: [OpaquePointer] = []
         defer { for certificate in certificates { X509_free(certificate) } }
         for info in [identity.certificate] + identity.chain {
@@ -143,6 +143,6 @@ public enum CMSSigner {
     }
 
     private static func failure(_ what: String) -> Diagnostic {
-        Diagnostic.codeSign("\(what): \(LibCrypto.errors())", location: "CMS signature")
+        Diagnostic.codeSign("\(what): \(LibCryptoErrors.drain())", location: "CMS signature")
     }
 }

@@ -67,10 +67,10 @@ public struct CodeSignatureCMS: Sendable {
     /// SignedData with exactly one signer whose certificate it carries. The cdhashes plist among its
     /// attributes is read with `limits`.
     public init(cms: [UInt8], content: [UInt8], limits: PlistLimits = .default) throws {
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         guard let info = LibCrypto.decode(cms, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
             throw Diagnostic.codeSign(
-                .malformed, "CMS signature is not DER CMS (\(cms.count) bytes): \(LibCrypto.errors())", location: "CMS signature")
+                .malformed, "CMS signature is not DER CMS (\(cms.count) bytes): \(LibCryptoErrors.drain())", location: "CMS signature")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed else {
@@ -82,7 +82,7 @@ public struct CodeSignatureCMS: Sendable {
             throw Diagnostic.codeSign(.malformed, "CMS signature does not have exactly one signer", location: "CMS signature")
         }
         _ = CMS_set1_signers_certs(info, nil, 0)
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         var signerCertificate: OpaquePointer?
         var digest: UnsafeMutablePointer<X509_ALGOR>?
         CMS_SignerInfo_get0_algs(signerInfo, nil, &signerCertificate, &digest, nil)
@@ -223,7 +223,7 @@ public struct CodeSignatureCMS: Sendable {
         guard ASN1_TYPE_get(value) == V_ASN1_SEQUENCE else { return nil }
         let der = LibCrypto.bytes(value.pointee.value.sequence)
         guard let sequence = LibCrypto.decode(der, { d2i_ASN1_SEQUENCE_ANY(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return nil
         }
         defer { shim_sk_ASN1_TYPE_pop_free(sequence) }

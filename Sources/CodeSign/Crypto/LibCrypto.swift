@@ -4,12 +4,6 @@ import Foundation
 /// Small helpers over libcrypto's C API, used inside one function each: every OpenSSL object they
 /// touch is owned by the caller, and nothing here keeps a pointer.
 enum LibCrypto {
-    /// libcrypto's queued errors as one line (the last reason first), and the queue emptied.
-    static func errors() -> String { LibCryptoErrors.drain() }
-
-    /// Empties libcrypto's error queue (before a call whose errors are read).
-    static func clearErrors() { LibCryptoErrors.clear() }
-
     /// The bytes of an ASN1_STRING (OCTET STRING, INTEGER, UTCTime, …).
     static func bytes(_ string: UnsafePointer<ASN1_STRING>?) -> [UInt8] {
         guard let string, let data = ASN1_STRING_get0_data(string) else { return [] }
@@ -92,7 +86,7 @@ enum LibCrypto {
             }
             return out
         }
-        clearErrors()
+        LibCryptoErrors.clear()
         return certificates
     }
 

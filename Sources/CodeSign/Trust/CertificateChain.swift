@@ -26,7 +26,7 @@ public enum CertificateChain {
     public static func problem(
         leaf: [UInt8], certificates: [[UInt8]], anchorSHA256: [UInt8], anchorName: String = "Apple Root CA", at time: Date?
     ) -> String? {
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         guard let anchorDER = certificates.first(where: { Digest.sha256($0) == anchorSHA256 }) else {
             return
                 "the chain does not end in \(anchorName): no certificate with its SHA-256 fingerprint \(anchorSHA256.hexString) is present"
@@ -34,7 +34,7 @@ public enum CertificateChain {
         guard let leafCertificate = LibCrypto.decode(leaf, { d2i_X509(nil, $0, $1) }),
             let anchor = LibCrypto.decode(anchorDER, { d2i_X509(nil, $0, $1) })
         else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return "a certificate of the chain is not DER X.509"
         }
         defer {
@@ -51,10 +51,10 @@ public enum CertificateChain {
             shim_sk_X509_free(untrusted)
             X509_STORE_free(store)
         }
-        guard X509_STORE_add_cert(store, anchor) == 1 else { return "libcrypto refused the anchor: \(LibCrypto.errors())" }
+        guard X509_STORE_add_cert(store, anchor) == 1 else { return "libcrypto refused the anchor: \(LibCryptoErrors.drain())" }
         for other in others { _ = shim_sk_X509_push(untrusted, other) }
         guard X509_STORE_CTX_init(context, store, leafCertificate, untrusted) == 1 else {
-            return "libcrypto could not set up the chain check: \(LibCrypto.errors())"
+            return "libcrypto could not set up the chain check: \(LibCryptoErrors.drain())"
         }
         if let time { X509_STORE_CTX_set_time(context, 0, time_t(time.timeIntervalSince1970)) }
         X509_STORE_CTX_set_verify_cb(context, allowAppleCriticalExtensions)
@@ -64,7 +64,7 @@ public enum CertificateChain {
             let reason = String(cString: X509_verify_cert_error_string(Int(code)))
             var place = "certificate \(depth)"
             if let current = X509_STORE_CTX_get_current_cert(context) { place = "\"\(CertificateInfo(current).displayName)\"" }
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return "the chain does not verify to \(anchorName): \(place): \(reason)"
         }
         let chain = LibCrypto.certificates(X509_STORE_CTX_get0_chain(context))

@@ -7,12 +7,12 @@ extension CertificateInfo {
         guard !oid.isEmpty, oid.count < 128 else { return false }
         let encoded = [0x06, UInt8(oid.count)] + oid
         guard let object = LibCrypto.decode(encoded, { d2i_ASN1_OBJECT(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return false
         }
         defer { ASN1_OBJECT_free(object) }
         guard let certificate = LibCrypto.decode(der, { d2i_X509(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return false
         }
         defer { X509_free(certificate) }

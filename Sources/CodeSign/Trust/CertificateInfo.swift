@@ -43,7 +43,7 @@ public struct CertificateInfo: Sendable, Equatable {
     /// Reads a DER certificate.
     public init(der: [UInt8]) throws {
         guard let certificate = LibCrypto.decode(der, { d2i_X509(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             throw Diagnostic.codeSign(.malformed, "not a DER X.509 certificate (\(der.count) bytes)")
         }
         defer { X509_free(certificate) }

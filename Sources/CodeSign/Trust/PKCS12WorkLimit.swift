@@ -32,7 +32,7 @@ enum PKCS12WorkLimit {
     /// work than the limits. Parts that do not decrypt are left to `PKCS12_parse`, which fails on them.
     static func checkEncryptedParts(_ p12: OpaquePointer, password: String, file: String) throws {
         guard let parts = PKCS12_unpack_authsafes(p12) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return
         }
         defer { shim_sk_PKCS7_pop_free(parts) }
@@ -49,7 +49,7 @@ enum PKCS12WorkLimit {
                 bags = nil
             }
             guard let bags else {
-                LibCrypto.clearErrors()
+                LibCryptoErrors.clear()
                 continue
             }
             defer { shim_sk_PKCS12_SAFEBAG_pop_free(bags) }
@@ -128,7 +128,7 @@ enum PKCS12WorkLimit {
             let blocks = integer(parameters[2], in: bytes).multipliedReportingOverflow(by: integer(parameters[3], in: bytes))
             guard cost < 1 || cost > maxScryptCost || blocks.overflow || blocks.partialValue < 1 || blocks.partialValue > maxScryptBlocks
             else { return }
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             throw Diagnostic.codeSign(
                 .identityInvalid,
                 "\(part) asks for scrypt with cost \(cost) and \(blocks.overflow ? "too many" : String(blocks.partialValue)) "
@@ -158,7 +158,7 @@ enum PKCS12WorkLimit {
 
     private static func check(iterations: Int, of part: String, file: String) throws {
         guard iterations < 1 || iterations > maxIterations else { return }
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         throw Diagnostic.codeSign(
             .identityInvalid,
             "\(part) asks for \(iterations == Int.max ? "more than 2^56" : String(iterations)) iterations, "

@@ -35,12 +35,12 @@ public final class PrivateKey {
     /// Whether this key is the private half of `certificate`'s public key.
     public func matches(_ certificate: CertificateInfo) -> Bool {
         guard let x509 = LibCrypto.decode(certificate.der, { d2i_X509(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return false
         }
         defer { X509_free(x509) }
         let matches = X509_check_private_key(x509, pointer) == 1
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         return matches
     }
 }

@@ -32,9 +32,9 @@ public struct ProfileSignature: Sendable {
     /// Reads `bytes` (an `embedded.mobileprovision`); throws a one-line error when it is not a CMS
     /// SignedData carrying a property list, read with `limits`.
     public init(bytes: [UInt8], limits: PlistLimits = .default) throws {
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         guard let info = LibCrypto.decode(bytes, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            throw Diagnostic.codeSign(.malformed, "not a DER CMS (\(bytes.count) bytes): \(LibCrypto.errors())")
+            throw Diagnostic.codeSign(.malformed, "not a DER CMS (\(bytes.count) bytes): \(LibCryptoErrors.drain())")
         }
         defer { CMS_ContentInfo_free(info) }
         guard OBJ_obj2nid(CMS_get0_type(info)) == NID_pkcs7_signed, let content = CMS_get0_content(info)?.pointee else {
@@ -44,8 +44,8 @@ public struct ProfileSignature: Sendable {
         guard let output = BIO_new(BIO_s_mem()) else { throw Diagnostic.codeSign("libcrypto could not allocate") }
         defer { BIO_free(output) }
         let flags = UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY)
-        verificationFailure = CMS_verify(info, nil, nil, nil, output, flags) == 1 ? nil : LibCrypto.errors()
-        LibCrypto.clearErrors()
+        verificationFailure = CMS_verify(info, nil, nil, nil, output, flags) == 1 ? nil : LibCryptoErrors.drain()
+        LibCryptoErrors.clear()
 
         let stack = CMS_get1_certs(info)
         defer { if let stack { shim_sk_X509_pop_free(stack) } }
@@ -54,7 +54,7 @@ public struct ProfileSignature: Sendable {
             let signerInfo = shim_sk_CMS_SignerInfo_value(signers, 0)
         {
             _ = CMS_set1_signers_certs(info, nil, 0)
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             var certificate: OpaquePointer?
             CMS_SignerInfo_get0_algs(signerInfo, nil, &certificate, nil, nil)
             signer = certificate.map(CertificateInfo.init)

@@ -37,9 +37,9 @@ public enum SignedDataVerifier {
         guard der.count <= maximumBytes else {
             throw Diagnostic.codeSign(.malformed, "the signed message is \(der.count) bytes, more than the \(maximumBytes) accepted")
         }
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         guard let cms = LibCrypto.decode(der, { d2i_CMS_ContentInfo(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             throw Diagnostic.codeSign(.malformed, "not a CMS SignedData (\(der.count) bytes of something else)")
         }
         defer { CMS_ContentInfo_free(cms) }
@@ -53,7 +53,7 @@ public enum SignedDataVerifier {
                 .malformed, "the signed message carries \(count) certificates, more than the \(maximumCertificates) accepted")
         }
         _ = CMS_set1_signers_certs(cms, nil, 0)
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         var leafPointer: OpaquePointer?
         CMS_SignerInfo_get0_algs(signerInfo, nil, &leafPointer, nil, nil)
         guard let leaf = leafPointer else {
@@ -68,7 +68,7 @@ public enum SignedDataVerifier {
         guard let output = BIO_new(BIO_s_mem()) else { throw Diagnostic.codeSign("libcrypto could not allocate") }
         defer { BIO_free(output) }
         guard CMS_verify(cms, nil, store, nil, output, UInt32(CMS_BINARY)) == 1 else {
-            throw Diagnostic.codeSign(.signatureInvalid, "signature does not verify: \(LibCrypto.errors())")
+            throw Diagnostic.codeSign(.signatureInvalid, "signature does not verify: \(LibCryptoErrors.drain())")
         }
         var data: UnsafeMutablePointer<CChar>?
         let length = shim_BIO_get_mem_data(output, &data)
@@ -106,20 +106,20 @@ public enum SignedDataVerifier {
     private static func configure(_ store: OpaquePointer, anchors: TrustAnchors, ignoreExpiry: Bool, now: Date?) throws {
         for anchor in anchors.certificates {
             guard let x509 = LibCrypto.decode(anchor.der, { d2i_X509(nil, $0, $1) }) else {
-                LibCrypto.clearErrors()
+                LibCryptoErrors.clear()
                 throw Diagnostic.codeSign(.malformed, "an anchor is not DER X.509: \(anchor.displayName)", file: anchors.file)
             }
             defer { X509_free(x509) }
             // X509_STORE_add_cert takes its own reference; a repeated anchor is not an error in OpenSSL 3.
             guard X509_STORE_add_cert(store, x509) == 1 else {
                 throw Diagnostic.codeSign(
-                    .malformed, "libcrypto refused the anchor \(anchor.displayName): \(LibCrypto.errors())", file: anchors.file)
+                    .malformed, "libcrypto refused the anchor \(anchor.displayName): \(LibCryptoErrors.drain())", file: anchors.file)
             }
         }
         var flags = UInt(X509_V_FLAG_PARTIAL_CHAIN)
         if ignoreExpiry { flags |= UInt(X509_V_FLAG_NO_CHECK_TIME) }
         guard X509_STORE_set_flags(store, flags) == 1, X509_STORE_set_purpose(store, X509_PURPOSE_ANY) == 1 else {
-            throw Diagnostic.codeSign("libcrypto could not set up the chain check: \(LibCrypto.errors())")
+            throw Diagnostic.codeSign("libcrypto could not set up the chain check: \(LibCryptoErrors.drain())")
         }
         if let now, !ignoreExpiry, let parameters = X509_STORE_get0_param(store) {
             X509_VERIFY_PARAM_set_time(parameters, time_t(now.timeIntervalSince1970))
@@ -133,12 +133,12 @@ public enum SignedDataVerifier {
         guard let context = X509_STORE_CTX_new() else { throw Diagnostic.codeSign("libcrypto could not allocate") }
         defer { X509_STORE_CTX_free(context) }
         guard X509_STORE_CTX_init(context, store, leaf, untrusted) == 1 else {
-            throw Diagnostic.codeSign("libcrypto could not set up the chain check: \(LibCrypto.errors())")
+            throw Diagnostic.codeSign("libcrypto could not set up the chain check: \(LibCryptoErrors.drain())")
         }
         guard X509_verify_cert(context) == 1 else {
             let code = X509_STORE_CTX_get_error(context)
             let failing = X509_STORE_CTX_get_current_cert(context).map(CertificateInfo.init) ?? CertificateInfo(leaf)
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             switch code {
             case X509_V_ERR_CERT_HAS_EXPIRED:
                 let date = failing.notAfter.map { PlistDate($0).iso8601 } ?? "an unreadable date"

@@ -24,21 +24,21 @@ enum SignerSignatureVerifier {
     /// Why the signature in `signed` does not verify over `content` with `certificate`'s key, in one
     /// line, or nil when it does.
     static func failure(_ signed: Signed, certificate: OpaquePointer, content: [UInt8]) -> String? {
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         let digestNID = OBJ_obj2nid(signed.digestAlgorithm)
         guard digestNID != NID_undef, let name = OBJ_nid2sn(digestNID), let digest = EVP_MD_fetch(nil, name, nil) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return "the signer's digest algorithm \(describe(signed.digestAlgorithm)) is not one libcrypto has"
         }
         defer { EVP_MD_free(digest) }
         guard let key = X509_get0_pubkey(certificate) else {
-            return "the signer's certificate has no public key libcrypto can read: \(LibCrypto.errors())"
+            return "the signer's certificate has no public key libcrypto can read: \(LibCryptoErrors.drain())"
         }
         if let mismatch = algorithmMismatch(signed, digestNID: digestNID, key: key) { return mismatch }
         let message = signed.attributes ?? content
         guard verify(signed.signature, over: message, digest: digest, key: key) else {
             let covered = signed.attributes == nil ? "the content (there are no signed attributes)" : "the signed attributes as stored"
-            return "the signature is not valid over \(covered): \(LibCrypto.errors())"
+            return "the signature is not valid over \(covered): \(LibCryptoErrors.drain())"
         }
         guard signed.attributes != nil else { return nil }
         guard let stated = signed.messageDigest else { return "the signed attributes have no messageDigest" }

@@ -64,7 +64,7 @@ public struct SigningIdentity {
     /// Loads OpenSSL's legacy and default providers once per process; false when the legacy one is missing.
     private static let legacyProviderLoaded: Bool = {
         guard OSSL_PROVIDER_load(nil, "legacy") != nil else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             return false
         }
         _ = OSSL_PROVIDER_load(nil, "default")
@@ -79,9 +79,9 @@ public struct SigningIdentity {
 
     private static func parse(_ bytes: [UInt8], password: String, file: String) throws -> Parsed {
         let wrongPassword = Diagnostic.codeSign(.wrongPassword, "wrong password, or not a PKCS#12 file", file: file)
-        LibCrypto.clearErrors()
+        LibCryptoErrors.clear()
         guard let p12 = LibCrypto.decode(bytes, { d2i_PKCS12(nil, $0, $1) }) else {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             throw wrongPassword
         }
         defer { PKCS12_free(p12) }
@@ -89,12 +89,12 @@ public struct SigningIdentity {
         // An empty password may have been applied as no password at all; PKCS12_parse tries both too.
         let macVerifies = PKCS12_verify_mac(p12, password, -1) == 1 || (password.isEmpty && PKCS12_verify_mac(p12, nil, 0) == 1)
         if PKCS12_mac_present(p12) == 1, !macVerifies {
-            LibCrypto.clearErrors()
+            LibCryptoErrors.clear()
             throw wrongPassword
         }
         try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         if let parsed = try parseVerified(p12, password: password, file: file) { return parsed }
-        let reason = LibCrypto.errors()
+        let reason = LibCryptoErrors.drain()
         guard legacyProviderLoaded else {
             throw Diagnostic.codeSign(
                 .identityInvalid,
@@ -105,7 +105,7 @@ public struct SigningIdentity {
         // Parts only the legacy provider decrypts are opened, and their keys checked, now.
         try PKCS12WorkLimit.checkEncryptedParts(p12, password: password, file: file)
         guard let parsed = try parseVerified(p12, password: password, file: file) else {
-            throw Diagnostic.codeSign(.identityInvalid, "cannot decrypt the PKCS#12 file: \(LibCrypto.errors())", file: file)
+            throw Diagnostic.codeSign(.identityInvalid, "cannot decrypt the PKCS#12 file: \(LibCryptoErrors.drain())", file: file)
         }
         return parsed
     }
