@@ -158,24 +158,15 @@ public enum DeviceImport {
 
     /// One device's dictionary at `keyPath`, its fields named by `keys`.
     private static func entry(_ value: PlistValue, at keyPath: String, keys: Keys, file: String) throws -> Entry {
-        guard let fields = value.dictionaryValue else {
+        guard var fields = value.dictionaryValue else {
             throw Diagnostic.build("expected a dictionary, not \(value.kindWithArticle)", file: file, keyPath: keyPath)
         }
-        func string(_ key: String?, required: Bool = false) throws -> String? {
-            guard let key else { return nil }
-            guard let field = fields[key] else {
-                if required { throw Diagnostic.build("missing '\(key)'", file: file, keyPath: keyPath) }
-                return nil
-            }
-            guard let text = field.stringValue else {
-                throw Diagnostic.build("expected a string, not \(field.kindWithArticle)", file: file, keyPath: keyPath + ":" + key)
-            }
-            return text
-        }
+        let reader = DevicePlistFields(file: file)
+        func string(_ key: String?) throws -> String? { try key.flatMap { try reader.optionalString(&fields, $0, at: keyPath) } }
         let platform = try string(keys.platform)
         return Entry(
-            udid: try string(keys.udid, required: true)!.trimmingCharacters(in: .whitespaces),
-            name: try string(keys.name, required: true)!.trimmingCharacters(in: .whitespaces), model: try string(keys.model),
+            udid: try reader.string(&fields, keys.udid, at: keyPath).trimmingCharacters(in: .whitespaces),
+            name: try reader.string(&fields, keys.name, at: keyPath).trimmingCharacters(in: .whitespaces), model: try string(keys.model),
             osBuild: try string(keys.osBuild), serial: try string(keys.serial),
             isMac: try platform.map { try isMac($0, place: .keyPath(keyPath + ":" + keys.platform), file: file) } ?? false,
             place: .keyPath(keyPath))

@@ -20,7 +20,7 @@ extension DeviceList {
                     keyPath: "Version")
             }
         }
-        let reader = Fields(file: file)
+        let reader = DevicePlistFields(file: file)
         let devices = try reader.array(root.removeValue(forKey: "Devices"), at: "Devices").enumerated().map { index, item in
             try reader.device(item, at: "Devices:\(index)")
         }
@@ -76,8 +76,9 @@ extension DeviceRecord {
     }
 }
 
-/// Reads the typed fields of the store, each error naming the file and the key path.
-private struct Fields {
+/// Reads the typed fields of the store (and of the lists `devices import` reads), each error naming
+/// the file and the key path.
+struct DevicePlistFields {
     let file: String
 
     func fail(_ message: String, at keyPath: String) -> Diagnostic { Diagnostic.build(message, file: file, keyPath: keyPath) }
