@@ -194,7 +194,7 @@ public struct ReleasePipeline {
         // When the build was made, read before re-signing replaces its signing time (from an ipa's
         // unpacked app, so its executable is not inflated once more for it).
         var built: BuildTime?
-        var signed: String?
+        var signed: SignedCopy?
         let ipa = try makeIPA(
             environment: environment, stage: stage, signing: signing, built: &built, signed: &signed, warnings: &warnings)
         // An ipa packaged here was read back and checked entry by entry as it was written.
@@ -268,9 +268,12 @@ public struct ReleasePipeline {
     /// environment and build number, signed when asked, and packaged (an ipa's unchanged entries
     /// carried into the new one as they were compressed). `built` is when the build was made;
     /// `signed` the app folder signed here, which the ipa holds file for file (see ``checkSignature``).
+    ///
+    /// An ipa is unpacked leaving in it the files no step reads (``UnpackedApp``): they go into the
+    /// new ipa as they were compressed, and are sealed and checked by the digests taken as they were read.
     private func makeIPA(
         environment: ResolvedEnvironment, stage: String, signing: BundleSigningOptions?, built: inout BuildTime?,
-        signed: inout String?, warnings: inout [Diagnostic]
+        signed: inout SignedCopy?, warnings: inout [Diagnostic]
     ) throws -> String {
         // A bundle is named by its own folder (a link, `.` resolved); an ipa keeps the user's path.
         let isFolder = FileIO.kind(of: options.input) == .folder
@@ -291,7 +294,8 @@ public struct ReleasePipeline {
         var unpacked: UnpackedApp?
         let (copy, app) = try step(isFolder ? "Copy the build" : "Unpack the build") {
             if !isFolder {
-                let opened = try UnpackedApp.unpack(input, into: stage + "/input", limits: options.limits.archive)
+                // What no step reads stays in the ipa, and goes into the new one as it was compressed.
+                let opened = try UnpackedApp.unpack(input, into: stage + "/input", limits: options.limits.archive, leaving: true)
                 unpacked = opened
                 digests = opened.digests
                 built = BuildTime.of(opened.app, limits: options.limits)
@@ -344,11 +348,18 @@ public struct ReleasePipeline {
             // Written where the release is assembled, so the page has no copy of it to make.
             try FileIO.createFolder(stage + "/release")
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
-            if signing != nil { signed = app }
+            if signing != nil { signed = SignedCopy(app: app, unpacked: unpacked) }
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { $0.code != .ipa(.signatureInvalidated) }
             return report.output
         }
+    }
+
+    /// The app folder a release signed, which the ipa it packaged holds file for file; for an ipa's
+    /// unpacked app, with the files the unpack left in the ipa (``UnpackedApp``).
+    struct SignedCopy {
+        var app: String
+        var unpacked: UnpackedApp?
     }
 
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
@@ -385,11 +396,20 @@ public struct ReleasePipeline {
     /// once more: the packager proved the ipa holds exactly its files (every entry compressed here
     /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
     /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
-    /// nothing else writes to the folder.
-    private func checkSignature(_ ipa: String, signedApp: String?, warnings: inout [Diagnostic]) throws -> SignatureReport {
+    /// nothing else writes to the folder. The files an unpacked ipa left in it are checked by the
+    /// digests taken as they were unpacked: their bytes went into the new ipa as they were stored, and
+    /// the packager checked its copy of them against the CRC of the stored bytes read.
+    private func checkSignature(_ ipa: String, signedApp: SignedCopy?, warnings: inout [Diagnostic]) throws -> SignatureReport {
         try step("Check the signature") { () -> SignatureReport in
-            let check = try SignatureReport.verify(
-                path: signedApp ?? ipa, now: options.now, allowExpired: options.allowExpired, limits: options.limits)
+            let check: SignatureReport
+            if let signedApp, let unpacked = signedApp.unpacked {
+                check = try SignatureReport.verify(
+                    unpackedApp: signedApp.app, carried: unpacked.carried, known: unpacked.digests, now: options.now,
+                    allowExpired: options.allowExpired, limits: options.limits)
+            } else {
+                check = try SignatureReport.verify(
+                    path: signedApp?.app ?? ipa, now: options.now, allowExpired: options.allowExpired, limits: options.limits)
+            }
             warnings += check.expiredLetThrough.map {
                 Diagnostic(.codeSign($0.kind), "\($0); iOS will not install it (going on: --allow-expired)", severity: .warning)
             }

@@ -102,7 +102,8 @@ public enum AppSigning {
         var restoredModes: [String] = []
         var report: BundleSigningReport
         if isIPA {
-            let opened = try UnpackedApp.unpack(source, into: work, limits: archiveLimits)
+            // Signed into an ipa, what no step reads stays in the archive; into a folder, all is written.
+            let opened = try UnpackedApp.unpack(source, into: work, limits: archiveLimits, leaving: target.hasSuffix(".ipa"))
             unpacked = opened
             copy = opened.app
             restoredModes = try ExecutableModes.restore(in: copy, limits: options.limits)

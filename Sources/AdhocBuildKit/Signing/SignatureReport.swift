@@ -39,7 +39,23 @@ public struct SignatureReport: Sendable {
     ) throws -> SignatureReport {
         var verification = CodeSignatureVerifier(anchorApple: anchorApple, now: now)
         verification.limits = limits
-        var result = try verification.verify(path: path)
+        return report(try verification.verify(path: path), allowExpired: allowExpired)
+    }
+
+    /// ``verify(path:now:anchorApple:allowExpired:limits:)`` of the app folder `app` unpacked from
+    /// an ipa with files left in it (``UnpackedApp``), each of those taken as its digests in `known`.
+    static func verify(
+        unpackedApp app: String, carried: CarriedEntries, known: DigestCache, now: Date, allowExpired: Bool, limits: ReaderLimits
+    ) throws -> SignatureReport {
+        var verification = CodeSignatureVerifier(now: now)
+        verification.limits = limits
+        let package = try AppPackage.open(unpackedApp: app, carried: carried, limits: limits.plist)
+        return report(try verification.verify(unpacked: package, known: known), allowExpired: allowExpired)
+    }
+
+    /// The report of `result`, with the expiry install problems taken out when `allowExpired`.
+    private static func report(_ result: CodeSignatureVerifier.Report, allowExpired: Bool) -> SignatureReport {
+        var result = result
         var expired: [CodeSealProblem] = []
         if allowExpired {
             for index in result.report.items.indices {

@@ -60,7 +60,7 @@ public struct ArchivedAppChange {
         let written = PathRelocation(copy: work, original: .archive(output))
         let naming: @Sendable (String) -> String = { written.text($0) }
         do {
-            let unpacked = try UnpackedApp.unpack(input, into: work, limits: limits.archive)
+            let unpacked = try UnpackedApp.unpack(input, into: work, limits: limits.archive, leaving: true)
             let value = try change(unpacked.app)
             var signed: BundleSigningReport?
             if let signing, !dryRun {

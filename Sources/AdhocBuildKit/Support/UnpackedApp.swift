@@ -10,6 +10,13 @@ import SystemSupport
 /// still as it was unpacked goes into the new ipa as its compressed bytes, unchanged (see
 /// ``CarriedEntries``). What an ipa holds beside `Payload` (SwiftSupport, Symbols, BCSymbolMaps,
 /// iTunesMetadata.plist) goes back in beside it.
+///
+/// Unpacked for a new ipa (`leaving`), the folder holds only what the work may read or change:
+/// every folder and link, and the files ``mayLeave(_:)`` does not let stay in the archive; the
+/// others (most of an app: images, nibs, fonts, translations) are read to hash and check them, then
+/// taken from the archive when the ipa is made, and sealed from their digests when it is signed.
+/// Such a folder is not a whole app: only signing (with ``digests``) and packaging (with
+/// ``packaging(_:)``) may read it as one.
 struct UnpackedApp {
     /// The work folder the archive was unpacked into.
     var folder: String
@@ -28,13 +35,17 @@ struct UnpackedApp {
 
     /// Unpacks `input` into `folder` (made here; it must not exist). An `.ipa` must hold
     /// `Payload/<Name>.app`; a `.zip` either that or exactly one `<Name>.app` folder anywhere. The
-    /// archive is read with `limits`.
-    static func unpack(_ input: String, into folder: String, limits: ZipArchiveReader.Limits) throws -> UnpackedApp {
+    /// archive is read with `limits`. With `leaving`, the files no step reads stay in the archive.
+    static func unpack(_ input: String, into folder: String, limits: ZipArchiveReader.Limits, leaving: Bool = false) throws
+        -> UnpackedApp
+    {
         let reader = try ZipArchiveReader(path: input, limits: limits)
         let appEntry = try locate(input, reader)
         try FileIO.createFolder(folder)
         let digests = DigestCache()
-        let carried = try reader.unpack(to: folder, threads: ProcessInfo.processInfo.activeProcessorCount, observer: digests)
+        let carried = try reader.unpack(
+            to: folder, threads: ProcessInfo.processInfo.activeProcessorCount, observer: digests,
+            leaving: leaving ? DigestCache.leavingRule(mayLeave: mayLeave) : nil)
         let app = folder + "/" + appEntry
         guard FileIO.kind(of: app) == .folder else { throw Diagnostic.build("holds \(appEntry), which is not a folder", file: input) }
         var beside: [String] = []
@@ -43,6 +54,25 @@ struct UnpackedApp {
             beside = top.filter { $0 != "Payload" }.sorted(by: UTF8Order.precedes).map { folder + "/" + $0 }
         }
         return UnpackedApp(folder: folder, app: app, besidePayload: beside, carried: carried, digests: digests)
+    }
+
+    /// Names no step of a change reads or writes, whatever the app: the Info.plist of every bundle,
+    /// `environment.plist`, profiles, seals, dylibs. Files at the top of the archive (beside
+    /// `Payload`) are listed from the folder, so they are written too.
+    static let namesWritten: Set<String> = [
+        "Info.plist", EnvironmentApplier.environmentFileName, "embedded.mobileprovision", "CodeResources"
+    ]
+    static let suffixesWritten = [".dylib", ".mobileprovision", ".provisionprofile"]
+
+    /// Whether the entry (a regular file) may stay in the archive while the app is changed: nothing
+    /// but the seal reads it (an executable or any Mach-O file is signed, and is written; see
+    /// ``DigestCache/leavingRule(mayLeave:)``). Only by what it is called and its execute bits, so
+    /// a rule here cannot be fooled by content: a file that is written is merely slower.
+    @Sendable static func mayLeave(_ entry: ZipArchiveReader.Entry) -> Bool {
+        guard let slash = entry.name.lastIndex(of: "/"), !entry.isExecutable else { return false }
+        let name = entry.name[entry.name.index(after: slash)...]
+        return !namesWritten.contains(String(name)) && !suffixesWritten.contains(where: { name.hasSuffix($0) })
+            && !entry.name.contains("_CodeSignature/")
     }
 
     /// The app's folder in the archive at `input` (`Payload/<Name>.app`), read from its directory (with

@@ -26,14 +26,20 @@ public struct BundleResource: Sendable, Equatable {
     /// each file read in pieces so memory stays bounded, files hashed on all cores; a file whose
     /// digests `cache` holds (a copy made by ``HashingCopy``, unchanged since) is not read again.
     /// Paths in `excluding` (the bundle's executable, which CodeResources does not seal) are left out.
-    /// Errors are one line naming the file.
+    /// The files the cache says were left in their archive under `folder`, not written, are there
+    /// too, with their digests, unless something was put in their place. Errors are one line naming
+    /// the file.
     public static func scan(folder: String, cache: DigestCache? = nil, excluding: Set<String> = []) throws -> [BundleResource] {
         let manager = FileManager.default
         let hashed = Locked<[BundleResource]>([])
         var found: [BundleResource] = []
+        let left = cache?.leftInArchive(under: folder) ?? []
+        // What the walk meets, when files left in the archive must be told from those put in their place.
+        var seen = Set<String>()
         let pool = WorkerPool(label: "adhocbuild.scan", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
         do {
             try FolderWalk.walk(folder) { relative, path, info in
+                if !left.isEmpty { seen.insert(relative) }
                 switch info.st_mode & S_IFMT {
                 case S_IFLNK:
                     do {
@@ -62,6 +68,9 @@ public struct BundleResource: Sendable, Equatable {
             throw error
         }
         try pool.wait()
+        for file in left where !seen.contains(file.relative) && !excluding.contains(file.relative) {
+            found.append(BundleResource(path: file.relative, content: file.content))
+        }
         return sorted(found + hashed.value)
     }
 

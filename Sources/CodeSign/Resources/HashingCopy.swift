@@ -12,24 +12,60 @@ import SystemSupport
 public final class DigestCache: Sendable {
     typealias Identity = FileIdentity
 
-    private let entries = Locked<[String: (identity: Identity, content: BundleResource.Content)]>([:])
+    /// Each file's identity (nil: left in its archive, no file holds it) and digests, by path.
+    private let entries = Locked<[String: (identity: Identity?, content: BundleResource.Content)]>([:])
 
     public init() {}
 
-    func record(_ path: String, identity: Identity, content: BundleResource.Content) {
+    /// Records the digests of the file at `path`, or (`identity` nil) of a file left in its archive
+    /// that would be at `path` (``leftInArchive(under:)``).
+    func record(_ path: String, identity: Identity?, content: BundleResource.Content) {
         entries.withLock { $0[path] = (identity, content) }
     }
 
     /// The digests of the file at `path` if it is still the one recorded.
     func content(of path: String) -> BundleResource.Content? {
-        guard let entry = entries.withLock({ $0[path] }), Identity(path: path) == entry.identity else { return nil }
+        guard let entry = entries.withLock({ $0[path] }), let identity = entry.identity, Identity(path: path) == identity else {
+            return nil
+        }
         return entry.content
     }
 
     /// The digests of the file at `path`, whose `lstat` is `info`, if it is still the one recorded.
     func content(of path: String, info: stat) -> BundleResource.Content? {
-        guard let entry = entries.withLock({ $0[path] }), Identity(info) == entry.identity else { return nil }
+        guard let entry = entries.withLock({ $0[path] }), let identity = entry.identity, Identity(info) == identity else { return nil }
         return entry.content
+    }
+
+    /// The digests of `types` (SHA-1, SHA-256) of the file left in its archive that would be at `path`,
+    /// when nothing was put in its place.
+    public func leftInArchive(at path: String, types: [HashType]) -> [HashType: [UInt8]]? {
+        guard let entry = entries.withLock({ $0[path] }), entry.identity == nil, case .file(let sha1, let sha256) = entry.content else {
+            return nil
+        }
+        var info = stat()
+        guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
+        var digests: [HashType: [UInt8]] = [:]
+        for type in types {
+            switch type {
+            case .sha1: digests[type] = sha1
+            case .sha256: digests[type] = sha256
+            default: return nil
+            }
+        }
+        return digests
+    }
+
+    /// The files under the folder `folder` that were left in their archive, not written (see
+    /// ``ZipArchiveReader/LeavingRule``): their paths relative to `folder` and their digests, in no
+    /// particular order. A sealer adds those no file has taken the place of.
+    func leftInArchive(under folder: String) -> [(relative: String, content: BundleResource.Content)] {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return entries.withLock { entries in
+            entries.compactMap { path, entry in
+                entry.identity == nil && path.hasPrefix(prefix) ? (String(path.dropFirst(prefix.count)), entry.content) : nil
+            }
+        }
     }
 
     /// How many files have digests recorded.

@@ -39,9 +39,15 @@ public struct CodeSealVerifier: Sendable {
         try verify(package, early: nil)
     }
 
+    /// Verifies the app of a folder unpacked with files left in its ipa, each of those taken as its
+    /// digests in `known` (see ``CodeSignatureVerifier/verify(unpacked:known:)``).
+    func verify(_ package: AppPackage, known: DigestCache) throws -> CodeSealReport {
+        try verify(package, early: nil, known: known)
+    }
+
     /// Verifies the app of an opened package, taking its main executable from `early` when that
-    /// was started on the same app.
-    func verify(_ package: AppPackage, early: EarlyExecutableVerifier?) throws -> CodeSealReport {
+    /// was started on the same app, and the digests of files left in an ipa from `known`.
+    func verify(_ package: AppPackage, early: EarlyExecutableVerifier?, known: DigestCache? = nil) throws -> CodeSealReport {
         let early = early.flatMap { early -> EarlyExecutableVerifier? in
             guard !package.isArchive, Self.samePath(early.app, package.app.storage.location) else {
                 // Started on another app: its jobs finish, unused.
@@ -57,7 +63,8 @@ public struct CodeSealVerifier: Sendable {
             ? ResourceDigestPrefetch.start(app: package.app, isArchive: true, threads: threads - 1, limits: limits.plist) : nil
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
-            storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch)
+            storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch,
+            known: known)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
         var sealed: [String: CodeItemReport] = [:]

@@ -35,6 +35,18 @@ public struct CodeSignatureVerifier: Sendable {
 
     /// Verifies the .ipa, .app or .xcarchive at `path`.
     public func verify(path: String) throws -> Report {
+        try verify { try $0.verify(path: path) }
+    }
+
+    /// Verifies an app folder unpacked from an ipa with files left in the archive (opened with
+    /// ``AppPackage/open(unpackedApp:carried:limits:)``): each file left there is taken as its
+    /// digests in `known`, computed from its bytes as it was unpacked.
+    public func verify(unpacked package: AppPackage, known: DigestCache) throws -> Report {
+        try verify { try $0.verify(package, known: known) }
+    }
+
+    /// Runs `seal` with a seal verifier whose trust hook checks each signature and records its signer.
+    private func verify(_ seal: (CodeSealVerifier) throws -> CodeSealReport) throws -> Report {
         let signers = Locked<[String: String]>([:])
         let anchorApple = anchorApple, now = now, plistLimits = limits.plist
         var verifier = CodeSealVerifier(trustHook: { context in
@@ -47,7 +59,7 @@ public struct CodeSignatureVerifier: Sendable {
             return SignatureTrustProblems(seal: trust.problems, install: trust.installProblems)
         })
         verifier.limits = limits
-        let report = try verifier.verify(path: path)
+        let report = try seal(verifier)
         return Report(report: report, signers: signers.withLock { $0 })
     }
 }

@@ -25,7 +25,24 @@ struct BundleTree {
 
     /// Lists `root` (itself included as `prefix/`) with every path under `prefix`. With more
     /// than one thread, `root`'s subfolders are walked side by side (listing a tree is mostly the
-    /// kernel's work, which spreads over cores), and their lists joined in order.
+    /// kernel's work, which spreads over cores), and their lists joined in order. The files `carried`
+    /// left in its archive under `root` (``CarriedEntries/leftInArchive(under:)``) follow, as if
+    /// they were there, sorted by path.
+    static func entries(of root: String, prefix: String, threads: Int = 1, leftIn carried: CarriedEntries?) throws -> [Entry] {
+        var result = try entries(of: root, prefix: prefix, threads: threads)
+        guard let carried else { return result }
+        let left = carried.leftInArchive(under: root).compactMap { file -> Entry? in
+            let relative = file.path.dropFirst(root.count)
+            guard !relative.split(separator: "/").contains(where: { ignoredNames.contains(String($0)) }) else { return nil }
+            return Entry(
+                archivePath: prefix + relative, sourcePath: file.path, kind: .file, size: file.size, permissions: file.permissions,
+                modificationTime: file.modificationTime)
+        }
+        result += left.sorted { UTF8Order.precedes($0.archivePath, $1.archivePath) }
+        return result
+    }
+
+    /// Lists the folder `root` as ``entries(of:prefix:threads:leftIn:)`` does, its files alone.
     static func entries(of root: String, prefix: String, threads: Int = 1) throws -> [Entry] {
         guard let folder = opendir(root) else { throw Diagnostic.system("cannot be listed", file: root) }
         let rootInfo: stat

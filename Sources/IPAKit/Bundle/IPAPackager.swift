@@ -131,7 +131,7 @@ public struct IPAPackager {
                 archivePath: "Payload/", sourcePath: app, kind: .directory, size: 0,
                 permissions: 0o755, modificationTime: 0)
         ]
-        entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName, threads: options.threads)
+        entries += try BundleTree.entries(of: app, prefix: "Payload/" + appName, threads: options.threads, leftIn: options.carried)
         entries[0].modificationTime = entries[1].modificationTime
         if let profile = options.profile {
             var info = stat()
@@ -166,7 +166,9 @@ public struct IPAPackager {
                         severity: .warning))
             }
         }
-        if let swiftSupport { entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport", threads: options.threads) }
+        if let swiftSupport {
+            entries += try BundleTree.entries(of: swiftSupport, prefix: "SwiftSupport", threads: options.threads, leftIn: options.carried)
+        }
         for item in options.extraItems {
             let name = (item as NSString).lastPathComponent
             guard name != "Payload", !(name == "SwiftSupport" && swiftSupport != nil) else {
@@ -175,7 +177,7 @@ public struct IPAPackager {
             var info = stat()
             guard lstat(item, &info) == 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: item) }
             switch info.st_mode & S_IFMT {
-            case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name, threads: options.threads)
+            case S_IFDIR: entries += try BundleTree.entries(of: item, prefix: name, threads: options.threads, leftIn: options.carried)
             case S_IFREG:
                 entries.append(
                     BundleTree.Entry(
@@ -275,6 +277,10 @@ public struct IPAPackager {
     {
         let files = entries.indices.filter { if case .file = entries[$0].kind { return true } else { return false } }
         let total = files.reduce(Int64(0)) { $0 + entries[$1].size }
+        if options.level == 0, let carried = options.carried, carried.leftAny {
+            throw Diagnostic.ipa(
+                "cannot be stored uncompressed: files of it were left compressed in the archive", file: carried.archivePath)
+        }
         if options.level == 0, case .direct(let bufferSize) = framing, DirectArchiveWriter.fits(entries) {
             try writeStored(entries, files: files, to: path, total: total, bufferSize: bufferSize)
             return ((total, total), [:])
@@ -286,6 +292,7 @@ public struct IPAPackager {
             spool = newSpool
             if let carried = options.carried {
                 for index in files { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
+                try carried.checkLeftFilesCarried(files.filter { prepared[$0] == nil }.map { entries[$0].sourcePath })
                 for index in files where prepared[index] == nil {
                     prepared[index] = try spliced(entries[index], from: carried, spool: newSpool)
                 }

@@ -18,7 +18,11 @@ import SystemSupport
 public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// What a carried file goes into the new archive as.
     struct Carried {
-        var identity: FileIdentity
+        /// The identity of the file written from the entry; nil when the entry was left in the archive.
+        var identity: FileIdentity?
+        /// The entry's permissions and time, which a file left in the archive goes back in with.
+        var permissions: UInt32
+        var modificationTime: Int64
         var dataOffset: Int64
         var compressedSize: Int64
         var size: Int64
@@ -26,6 +30,8 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         var isDeflated: Bool
         /// The CRC-32 of the entry's stored (compressed) bytes.
         var storedCRC: UInt32
+        /// The entry, kept for a file left in the archive (to read it from there).
+        var leftEntry: ZipArchiveReader.Entry?
     }
 
     /// The archive the entries come from, as the user named it.
@@ -36,9 +42,12 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// The archive's identity when it was opened, before any entry was read.
     private let archiveIdentity: FileIdentity
     private let files = Locked<[String: Carried]>([:])
+    /// The reader the entries were unpacked with: files left in the archive are read through it.
+    private let reader: ZipArchiveReader
 
     /// Opens the archive `reader` reads for carrying its entries.
     init(_ reader: ZipArchiveReader) throws {
+        self.reader = reader
         archivePath = reader.path
         entryOrder = reader.entries.map(\.name)
         fileDescriptor = open(reader.path, O_RDONLY | O_CLOEXEC)
@@ -53,16 +62,26 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
 
     deinit { close(fileDescriptor) }
 
-    /// Records that `path` was written with `entry`'s content and has the identity `info` describes.
-    /// Its stored bytes' CRC-32 is taken here; an entry whose bytes cannot be read is not carried.
-    func record(_ path: String, entry: ZipArchiveReader.Entry, dataOffset: Int64?, info: stat) {
-        guard let dataOffset, entry.compressionMethod == ZIP_CM_DEFLATE || entry.compressionMethod == ZIP_CM_STORE,
-            let storedCRC = crcOfStoredBytes(at: dataOffset, count: entry.compressedSize)
-        else { return }
+    /// Whether an entry framed as `entry` is can be carried: deflated or stored.
+    static func carries(_ entry: ZipArchiveReader.Entry) -> Bool {
+        entry.compressionMethod == ZIP_CM_DEFLATE || entry.compressionMethod == ZIP_CM_STORE
+    }
+
+    /// Records that `path` was written with `entry`'s content and has the identity `info` describes,
+    /// or (`info` nil) that `path` was left in the archive: then it must be carried, as no file holds
+    /// it. Its stored bytes' CRC-32 is taken here; an entry whose bytes cannot be read is not carried,
+    /// and returns false (the caller must then write the file, or fail).
+    @discardableResult
+    func record(_ path: String, entry: ZipArchiveReader.Entry, dataOffset: Int64?, info: stat?) -> Bool {
+        guard let dataOffset, Self.carries(entry), let storedCRC = crcOfStoredBytes(at: dataOffset, count: entry.compressedSize)
+        else { return false }
         let carried = Carried(
-            identity: FileIdentity(info), dataOffset: dataOffset, compressedSize: entry.compressedSize, size: entry.size,
-            crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE, storedCRC: storedCRC)
+            identity: info.map(FileIdentity.init), permissions: (entry.mode ?? 0o644) & 0o777,
+            modificationTime: entry.modificationTime ?? 0, dataOffset: dataOffset, compressedSize: entry.compressedSize,
+            size: entry.size, crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE, storedCRC: storedCRC,
+            leftEntry: info == nil ? entry : nil)
         files.withLock { $0[path] = carried }
+        return true
     }
 
     /// The CRC-32 of `count` bytes of the archive from `offset`, read in pieces; nil when they cannot be read.
@@ -91,10 +110,68 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// How many files are recorded.
     public var count: Int { files.withLock { $0.count } }
 
+    /// A file left in the archive by the unpack (``ZipArchiveReader/LeavingRule``): where it would
+    /// be, and what it goes back into an archive with.
+    public struct LeftFile: Sendable, Equatable {
+        /// Its path, as if it had been unpacked.
+        public var path: String
+        public var size: Int64
+        public var permissions: UInt32
+        public var modificationTime: Int64
+    }
+
+    /// The files left in the archive under the folder `folder` (a path in the unpacked folder) that no
+    /// file has been written over since, in no particular order.
+    public func leftInArchive(under folder: String) -> [LeftFile] {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        let left = files.withLock { files in
+            files.compactMap { path, carried in
+                carried.identity == nil && path.hasPrefix(prefix)
+                    ? LeftFile(path: path, size: carried.size, permissions: carried.permissions, modificationTime: carried.modificationTime)
+                    : nil
+            }
+        }
+        return left.filter { Self.nothingIs(at: $0.path) }
+    }
+
+    /// Whether nothing (no file, folder or link) is at `path`.
+    private static func nothingIs(at path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) != 0 && errno == ENOENT
+    }
+
+    /// Throws when one of `paths` (files a new archive cannot take from this one as they were
+    /// compressed) is a file left in the archive that nothing was written over: its bytes are in the
+    /// archive alone, and the archive changed since it was opened.
+    func checkLeftFilesCarried(_ paths: [String]) throws {
+        for path in paths {
+            guard let carried = files.withLock({ $0[path] }), carried.identity == nil, Self.nothingIs(at: path) else { continue }
+            throw Diagnostic.ipa("changed while it was being read; run again with the archive left alone", file: archivePath)
+        }
+    }
+
+    /// The entry of the archive the file left at `path` is, when nothing was put in its place since.
+    public func leftEntry(at path: String) -> ZipArchiveReader.Entry? {
+        guard let entry = files.withLock({ $0[path]?.leftEntry }), Self.nothingIs(at: path) else { return nil }
+        return entry
+    }
+
+    /// Reads the file left in the archive as `entry` (``leftEntry(at:)``) in pieces of at most
+    /// `chunkSize` bytes, its size and CRC checked as it is read.
+    public func readLeft(_ entry: ZipArchiveReader.Entry, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try reader.readChunks(entry, chunkSize: chunkSize, body)
+    }
+
+    /// Whether the unpack left any file in the archive.
+    public var leftAny: Bool { files.withLock { $0.values.contains { $0.identity == nil } } }
+
     /// The stored bytes of the file at `path` as they go into a new archive, if it is still the
-    /// file that was unpacked there (read from this object at the offsets given).
+    /// file that was unpacked there, or was left in the archive and nothing was written there since
+    /// (read from this object at the offsets given).
     func prepared(for path: String) -> PreparedEntry? {
-        guard let carried = files.withLock({ $0[path] }), FileIdentity(path: path) == carried.identity, archiveIsUnchanged else {
+        guard let carried = files.withLock({ $0[path] }),
+            carried.identity.map({ FileIdentity(path: path) == $0 }) ?? Self.nothingIs(at: path), archiveIsUnchanged
+        else {
             return nil
         }
         var entry = PreparedEntry()
