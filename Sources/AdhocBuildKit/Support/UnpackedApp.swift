@@ -39,7 +39,7 @@ struct UnpackedApp {
     static func unpack(_ input: String, into folder: String, limits: ZipArchiveReader.Limits, leaving: Bool = false) throws
         -> UnpackedApp
     {
-        let reader = try ZipArchiveReader(path: input, limits: limits)
+        let reader = try ZipArchiveReader.reusing(input, limits: limits)
         let appEntry = try locate(input, reader)
         try FileIO.createFolder(folder)
         let digests = DigestCache()
@@ -79,10 +79,10 @@ struct UnpackedApp {
     /// `limits` unless `opened` is given).
     @discardableResult
     static func locate(_ input: String, _ opened: ZipArchiveReader? = nil, limits: ZipArchiveReader.Limits = .standard) throws -> String {
-        let reader = try opened ?? ZipArchiveReader(path: input, limits: limits)
+        let reader = try opened ?? ZipArchiveReader.reusing(input, limits: limits)
         let hasPayload = reader.entries.contains { $0.name.hasPrefix("Payload/") }
         if input.lowercased().hasSuffix(".ipa") || hasPayload {
-            return "Payload/" + (try PayloadLayout.app(in: reader.entries, archive: input))
+            return "Payload/" + (try reader.payloadApp())
         }
         return try zippedApp(in: reader.entries, archive: input)
     }

@@ -163,8 +163,8 @@ public struct AppPackage: Sendable {
             let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent, plistLimits: limits.plist)
             return AppPackage(path: path, app: bundle, extras: [], isArchive: false)
         }
-        let reader = try ZipArchiveReader(path: path, limits: limits.archive)
-        let appName = try PayloadLayout.app(in: reader.entries, archive: path)
+        let reader = try ZipArchiveReader.reusing(path, limits: limits.archive)
+        let appName = try reader.payloadApp()
         let storage = ArchiveStorage(reader)
         let tops = Set(storage.files.keys.map { String($0[..<($0.utf8.firstIndex(of: UInt8(ascii: "/")) ?? $0.endIndex)]) })
         let bundle = try AppBundle(storage: storage, root: "Payload/" + appName, plistLimits: limits.plist)

@@ -147,6 +147,11 @@ private final class EntryUnpacker: @unchecked Sendable {
         }
         watch?.finish(info)
         carried.record(target, entry: entry, dataOffset: dataOffset, info: info)
+        // Unpacked for a new archive, a large file that stays out of the archive is surveyed for
+        // splicing: it is one the change may rewrite (an executable the signer signs again).
+        if leaving != nil, entry.size >= IPAPackager.smallestSpliced, let dataOffset {
+            carried.survey(target, entry: entry, dataOffset: dataOffset)
+        }
     }
 
     /// Makes the file `target` for `entry`, readable and writable by this user alone until its mode is set.

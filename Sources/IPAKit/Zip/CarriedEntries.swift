@@ -34,6 +34,29 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         var leftEntry: ZipArchiveReader.Entry?
     }
 
+    /// A deflated file as it was unpacked, surveyed for splicing (``DeflateSplice``): its old stream's
+    /// block boundaries, and the file written from it, held open (a signer's new file renamed over
+    /// the path leaves it as it was) with its size and modification time then. (Not its change time,
+    /// which the rename changes too, as it takes a link away; a write changes the modification time.)
+    struct Survey {
+        var boundaries: [DeflateSplice.Boundary]
+        var original: Int32
+        var written: Written
+
+        /// What tells the surveyed file's content has not changed since.
+        struct Written: Equatable {
+            var size: Int64
+            var modified: Int64
+            var modifiedNanoseconds: Int64
+
+            init(_ info: stat) {
+                size = Int64(info.st_size)
+                modified = Int64(info.st_mtim.tv_sec)
+                modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+            }
+        }
+    }
+
     /// The archive the entries come from, as the user named it.
     public let archivePath: String
     /// The archive's entry names in its order (folders end in `/`).
@@ -42,6 +65,7 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// The archive's identity when it was opened, before any entry was read.
     private let archiveIdentity: FileIdentity
     private let files = Locked<[String: Carried]>([:])
+    private let surveys = Locked<[String: Survey]>([:])
     /// The reader the entries were unpacked with: files left in the archive are read through it.
     private let reader: ZipArchiveReader
 
@@ -60,7 +84,38 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         archiveIdentity = FileIdentity(info)
     }
 
-    deinit { close(fileDescriptor) }
+    deinit {
+        close(fileDescriptor)
+        for survey in surveys.value.values { close(survey.original) }
+    }
+
+    /// Surveys the deflated file just unpacked at `path` from `entry` (its stream at `dataOffset`),
+    /// so a changed version of it can be spliced without inflating the old stream again; does
+    /// nothing when the stream or the file cannot be read. Called on the unpacking worker, which is
+    /// where the inflating costs least: beside the other files' work, not after it.
+    func survey(_ path: String, entry: ZipArchiveReader.Entry, dataOffset: Int64) {
+        guard entry.compressionMethod == ZIP_CM_DEFLATE else { return }
+        let original = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard original >= 0 else { return }
+        var info = stat()
+        guard fstat(original, &info) == 0, Int64(info.st_size) == entry.size,
+            let boundaries = DeflateSplice.boundaries(old: self, offset: dataOffset, compressedSize: entry.compressedSize, size: entry.size)
+        else {
+            close(original)
+            return
+        }
+        let survey = Survey(boundaries: boundaries, original: original, written: Survey.Written(info))
+        if let replaced = surveys.withLock({ $0.updateValue(survey, forKey: path) }) { close(replaced.original) }
+    }
+
+    /// The survey of the file unpacked at `path`, while the file it was written as is unchanged
+    /// (whatever is at `path` now) and the archive too.
+    func survey(for path: String) -> Survey? {
+        guard let survey = surveys.withLock({ $0[path] }), archiveIsUnchanged else { return nil }
+        var info = stat()
+        guard fstat(survey.original, &info) == 0, Survey.Written(info) == survey.written else { return nil }
+        return survey
+    }
 
     /// Whether an entry framed as `entry` is can be carried: deflated or stored.
     static func carries(_ entry: ZipArchiveReader.Entry) -> Bool {

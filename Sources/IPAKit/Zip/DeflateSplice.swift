@@ -49,13 +49,101 @@ enum DeflateSplice {
         guard scan.run(old: old, offset: offset, compressedSize: compressedSize), scan.inflated == size,
             let crc = scan.finishCRC()
         else { return nil }
-        let run = scan.longestRun
+        return plan(boundaries: scan.boundaries, run: scan.longestRun, newSize: newSize, crc: crc)
+    }
+
+    /// The old stream's block boundaries (`compressedSize` bytes from `offset` in `old`, inflating
+    /// to `size` bytes), found by inflating it once with zlib; nil when it is not a complete deflate
+    /// stream of that size. Taken as an archive is unpacked, so a plan made once the file has changed
+    /// (``plan(boundaries:original:size:file:newSize:pieceSize:)``) does not inflate it again.
+    static func boundaries(old: any PreparedBytes, offset: Int64, compressedSize: Int64, size: Int64, pieceSize: Int = 1 << 20)
+        -> [Boundary]?
+    {
+        guard let scan = Scan(file: -1, newSize: 0, pieceSize: pieceSize) else { return nil }
+        defer { scan.release() }
+        guard scan.run(old: old, offset: offset, compressedSize: compressedSize), scan.inflated == size else { return nil }
+        return scan.boundaries
+    }
+
+    /// ``plan(old:offset:compressedSize:size:file:newSize:pieceSize:)`` with the old stream's
+    /// `boundaries` known and the bytes it inflates to read from `original` (`size` bytes, the file
+    /// as it was unpacked): the two files are compared piece by piece, nothing is inflated.
+    static func plan(boundaries: [Boundary], original: Int32, size: Int64, file: Int32, newSize: Int64, pieceSize: Int = 1 << 20)
+        -> Plan?
+    {
+        let old = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceSize, alignment: 16)
+        let new = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceSize, alignment: 16)
+        defer {
+            old.deallocate()
+            new.deallocate()
+        }
+        var runs = RunTracker()
+        var crc: UInt32 = 0
+        var position: Int64 = 0
+        while position < newSize {
+            let count = Int(min(Int64(pieceSize), newSize - position))
+            guard readAll(file, into: new.baseAddress!, count: count, at: position) else { return nil }
+            crc = Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: new[0..<count]))
+            let comparable = Int(max(0, min(Int64(count), size - position)))
+            if runs.isOpen {
+                guard readAll(original, into: old.baseAddress!, count: comparable, at: position) else { return nil }
+                runs.compare(old, new, count: comparable, at: position)
+                if comparable < count { runs.end(at: position + Int64(comparable)) }
+            }
+            position += Int64(count)
+        }
+        runs.end(at: min(size, newSize))
+        return plan(boundaries: boundaries, run: runs.longest, newSize: newSize, crc: crc)
+    }
+
+    /// The kept blocks for the longest `run` of equal bytes: those starting at least a window into
+    /// it (unless it starts the file) and ending inside it; nil when they hold too little.
+    private static func plan(boundaries: [Boundary], run: Range<Int64>, newSize: Int64, crc: UInt32) -> Plan? {
         let earliest = run.lowerBound == 0 ? 0 : run.lowerBound + window
-        guard let start = scan.boundaries.first(where: { $0.offset >= earliest }),
-            let end = scan.boundaries.last(where: { $0.offset <= run.upperBound && $0.offset < newSize }),
+        guard let start = boundaries.first(where: { $0.offset >= earliest }),
+            let end = boundaries.last(where: { $0.offset <= run.upperBound && $0.offset < newSize }),
             end.offset - start.offset >= smallestWorthKeeping
         else { return nil }
         return Plan(start: start, end: end, crc: crc)
+    }
+
+    /// Reads exactly `count` bytes of the file open as `file` from `offset`; false when it ends sooner or a read fails.
+    private static func readAll(_ file: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
+        var done = 0
+        while done < count {
+            let got = retryingInterrupted { pread(file, buffer + done, count - done, off_t(offset + Int64(done))) }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
+    }
+
+    /// The runs of equal bytes met while two files are compared in order, and the longest.
+    struct RunTracker {
+        /// Where the current run started; nil once one of the files has ended.
+        private(set) var start: Int64? = 0
+        private(set) var longest: Range<Int64> = 0..<0
+        var isOpen: Bool { start != nil }
+
+        /// Compares the first `count` bytes of `old` and `new`, which are at `offset` in their files.
+        mutating func compare(_ old: UnsafeMutableRawBufferPointer, _ new: UnsafeMutableRawBufferPointer, count: Int, at offset: Int64) {
+            guard var from = start, memcmp(old.baseAddress!, new.baseAddress!, count) != 0 else { return }
+            for index in 0..<count where old[index] != new[index] {
+                close(from, offset + Int64(index))
+                from = offset + Int64(index) + 1
+            }
+            start = from
+        }
+
+        /// Ends the current run at `offset` (where one of the files ends).
+        mutating func end(at offset: Int64) {
+            if let from = start { close(from, offset) }
+            start = nil
+        }
+
+        private mutating func close(_ from: Int64, _ to: Int64) {
+            if to - from > longest.count { longest = from..<to }
+        }
     }
 
     /// How many bytes ``shiftedMiddle(of:offset:bits:pieceSize:_:)`` hands over for `bits`.
@@ -132,9 +220,8 @@ enum DeflateSplice {
         var boundaries: [Boundary] = [Boundary(bit: 0, offset: 0)]
         /// Bytes inflated so far, and compared.
         var inflated: Int64 = 0
-        /// Where the current run of equal bytes started; nil once the new file has ended.
-        var runStart: Int64? = 0
-        var longestRun: Range<Int64> = 0..<0
+        var runs = RunTracker()
+        var longestRun: Range<Int64> { runs.longest }
         var crc: UInt32 = 0
         /// The new file's bytes read (and taken into `crc`) so far.
         var newRead: Int64 = 0
@@ -196,26 +283,17 @@ enum DeflateSplice {
             }
         }
 
-        /// Compares `count` inflated bytes with the new file's at the same place.
+        /// Compares `count` inflated bytes with the new file's at the same place (when there is one).
         private func compare(count: Int) -> Bool {
             let start = inflated
+            inflated += Int64(count)
+            guard file >= 0 else { return true }
             let comparable = Int(max(0, min(Int64(count), newSize - start)))
             guard readNew(comparable) else { return false }
-            if let runFrom = runStart {
-                if memcmp(output.baseAddress!, newBytes.baseAddress!, comparable) != 0 {
-                    var from = runFrom
-                    for index in 0..<comparable where output[index] != newBytes[index] {
-                        close(from, start + Int64(index))
-                        from = start + Int64(index) + 1
-                    }
-                    runStart = from
-                }
-                if comparable < count {
-                    close(runStart ?? start, start + Int64(comparable))
-                    runStart = nil
-                }
+            if runs.isOpen {
+                runs.compare(output, newBytes, count: comparable, at: start)
+                if comparable < count { runs.end(at: start + Int64(comparable)) }
             }
-            inflated += Int64(count)
             return true
         }
 
@@ -232,13 +310,9 @@ enum DeflateSplice {
             return true
         }
 
-        private func close(_ from: Int64, _ to: Int64) {
-            if to - from > longestRun.count { longestRun = from..<to }
-        }
-
         /// Ends the last run, takes what the new file holds beyond the old into the CRC, and returns it.
         func finishCRC() -> UInt32? {
-            if let runFrom = runStart { close(runFrom, inflated) }
+            runs.end(at: inflated)
             while newRead < newSize {
                 guard readNew(Int(min(Int64(newBytes.count), newSize - newRead))) else { return nil }
             }

@@ -18,11 +18,16 @@ extension IPAPackager {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { throw Diagnostic.system("cannot be read", file: path) }
         defer { close(file) }
-        guard
-            let plan = DeflateSplice.plan(
+        // Surveyed as it was unpacked: the two files are compared, the old stream is not inflated again.
+        let planned =
+            carried.survey(for: path).map { survey in
+                DeflateSplice.plan(
+                    boundaries: survey.boundaries, original: survey.original, size: old.size, file: file, newSize: entry.size)
+            }
+            ?? DeflateSplice.plan(
                 old: carried, offset: old.offset, compressedSize: old.compressedSize, size: old.size, file: file,
                 newSize: entry.size)
-        else { return nil }
+        guard let plan = planned else { return nil }
         var result = PreparedEntry()
         result.uncompressedSize = entry.size
         result.crc = plan.crc

@@ -56,9 +56,20 @@ public final class ZipArchiveReader {
     /// inflate at once (ZipEntryChunks.swift). Opened on demand, at most one per concurrent read.
     let spareHandles = Locked(SpareZipHandles())
     private let byName: [String: Int]
+    /// ``PayloadLayout/app(in:archive:)`` of the entries, once worked out (``payloadApp()``).
+    private let payloadLayout = Locked<Result<String, any Error>?>(nil)
     /// Where each entry's data starts in the file, by index (nil when the local header check could not
     /// place them, and the archive is read through libzip alone).
     private let dataOffsets: [Int64]?
+
+    /// The app folder's name (`Demo.app`) when the entries form an installable Payload
+    /// (``PayloadLayout/app(in:archive:)``), worked out once per reader.
+    public func payloadApp() throws -> String {
+        if let known = payloadLayout.withLock({ $0 }) { return try known.get() }
+        let result = Result { try PayloadLayout.app(in: entries, archive: path) }
+        payloadLayout.withLock { $0 = result }
+        return try result.get()
+    }
 
     public init(path: String, limits: Limits = .standard) throws {
         self.path = path

@@ -28,7 +28,12 @@ import Testing
 
     /// Zips `bytes` as `Payload/A.app/A` with Info-ZIP at `level`, unpacks the zip, and changes the
     /// unpacked file as signing does: a few bytes near its start, its last 200 KB, and 10 KB more.
-    static func resigned(_ bytes: [UInt8], level: String, in folder: TemporaryFolder) throws
+    ///
+    /// With `surveyed`, the zip is unpacked for a new archive (files surveyed for splicing, none left
+    /// in it), and the change is written as a new file renamed over the old one, as the signer does
+    /// (or, `inPlace`, into the file unpacked).
+    static func resigned(_ bytes: [UInt8], level: String, in folder: TemporaryFolder, surveyed: Bool = false, inPlace: Bool = false)
+        throws
         -> (ipa: String, carried: CarriedEntries, app: String, new: [UInt8])
     {
         try FileManager.default.createDirectory(atPath: folder.path("in/Payload/A.app"), withIntermediateDirectories: true)
@@ -38,14 +43,29 @@ import Testing
         let zipped = try ProcessResult.run("/usr/bin/zip", [level, "-qry", ipa, "Payload"], in: folder.path("in"))
         try #require(zipped.status == 0, "zip: \(zipped.stderrText)")
         try FileManager.default.createDirectory(atPath: folder.path("work"), withIntermediateDirectories: true)
-        let carried = try ZipArchiveReader(path: ipa).unpack(to: folder.path("work"), threads: 2)
+        let leaveNothing = ZipArchiveReader.LeavingRule(mayLeave: { _ in false }, mayLeaveContent: { _ in false })
+        let carried = try ZipArchiveReader(path: ipa).unpack(to: folder.path("work"), threads: 2, leaving: surveyed ? leaveNothing : nil)
         var new = bytes
         for index in 100..<180 { new[index] ^= 0x55 }
         for index in (new.count - (200 << 10))..<new.count { new[index] = UInt8(truncatingIfNeeded: index &* 31) }
         new += (0..<(10 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let app = folder.path("work/Payload/A.app")
-        try Data(new).write(to: URL(fileURLWithPath: app + "/A"))
+        try Data(new).write(to: URL(fileURLWithPath: app + "/A"), options: surveyed && !inPlace ? .atomic : [])
         return (ipa, carried, app, new)
+    }
+
+    /// Packages `app` carrying from `carried` and expects `A` to read back as `new` (here and by
+    /// Info-ZIP); returns the ipa.
+    static func expectPackagedReadsBack(_ app: String, carried: CarriedEntries, new: [UInt8], in folder: TemporaryFolder) throws
+        -> String
+    {
+        var options = IPAPackager.Options()
+        options.carried = carried
+        let out = folder.path("out.ipa")
+        _ = try IPAPackager(options: options).package(app, to: out)
+        #expect(try ZipArchiveReader(path: out).data(named: "Payload/A.app/A") == Data(new))
+        #expect(try ProcessResult.run("/usr/bin/unzip", ["-tq", out]).status == 0)
+        return out
     }
 
     @Test(arguments: [(UInt64(1), "-6"), (UInt64(2), "-6"), (UInt64(3), "-9"), (UInt64(4), "-1")])
@@ -66,17 +86,39 @@ import Testing
             #expect(keptStart + sizes[kept.index] <= new.count - (200 << 10) - (10 << 10))
             #expect(sizes.reduce(0, +) == new.count)
             // The whole entry, packaged and checked, reads back as the new bytes (Info-ZIP and Python too).
-            var options = IPAPackager.Options()
-            options.carried = carried
-            let out = folder.path("out.ipa")
-            _ = try IPAPackager(options: options).package(app, to: out)
-            #expect(try ZipArchiveReader(path: out).data(named: "Payload/A.app/A") == Data(new))
-            #expect(try ProcessResult.run("/usr/bin/unzip", ["-tq", out]).status == 0)
+            let out = try Self.expectPackagedReadsBack(app, carried: carried, new: new, in: folder)
             let python = try ProcessResult.run(
                 "/usr/bin/python3",
                 ["-c", "import sys, zipfile, zlib; print(zlib.crc32(zipfile.ZipFile(sys.argv[1]).read('Payload/A.app/A')))", out])
             #expect(
                 python.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == String(new.withUnsafeBytes { Deflater.crc32(0, $0) }))
+        }
+    }
+
+    /// Splicing a file surveyed as it was unpacked compares it with the file it was, and keeps the
+    /// same blocks as inflating its old stream again; a file changed in place (the one surveyed) is
+    /// not taken for the original, and is compared with the old stream instead.
+    @Test(arguments: [(UInt64(7), "-6", false), (UInt64(8), "-9", false), (UInt64(9), "-6", true)])
+    func aSurveyedFileIsSplicedAsTheOldStreamSays(seed: UInt64, level: String, changedInPlace: Bool) throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let bytes = Self.content(seed: seed)
+            let (_, carried, app, new) = try Self.resigned(bytes, level: level, in: folder, surveyed: true, inPlace: changedInPlace)
+            // Changed in place, the file surveyed no longer holds what the old stream inflates to.
+            #expect((carried.survey(for: app + "/A") == nil) == changedInPlace)
+            let entry = BundleTree.Entry(
+                archivePath: "Payload/A.app/A", sourcePath: app + "/A", kind: .file, size: Int64(new.count), permissions: 0o755,
+                modificationTime: 0)
+            let spliced = try #require(try IPAPackager().spliced(entry, from: carried, spool: try Spool(in: folder.path("work"))))
+            // The same plan as inflating the old stream again (an unpack that surveyed nothing).
+            let plain = try withTemporaryFolder { (other: TemporaryFolder) throws -> PreparedEntry in
+                let (_, otherCarried, otherApp, _) = try Self.resigned(bytes, level: level, in: other)
+                var otherEntry = entry
+                otherEntry.sourcePath = otherApp + "/A"
+                return try #require(try IPAPackager().spliced(otherEntry, from: otherCarried, spool: try Spool(in: other.path("work"))))
+            }
+            #expect(spliced.segmentSizes == plain.segmentSizes && spliced.kept?.index == plain.kept?.index)
+            #expect(spliced.crc == plain.crc)
+            _ = try Self.expectPackagedReadsBack(app, carried: carried, new: new, in: folder)
         }
     }
 
