@@ -38,7 +38,7 @@ import Testing
                     guard !isWritten else { continue }
                     left += 1
                     #expect(
-                        unpacked.digests.leftInArchive(at: path, types: [.sha1, .sha256])
+                        unpacked.digests.knownDigests(at: path, types: [.sha1, .sha256])
                             == [.sha1: Digest.sha1(bytes), .sha256: Digest.sha256(bytes)], "\(place): \(entry.name)")
                 }
                 #expect(left > 0, "\(place): nothing left in the archive")
@@ -47,21 +47,52 @@ import Testing
         }
     }
 
+    /// Options to sign with the test RSA identity and a wildcard profile for its certificate.
+    static func signing(in folder: TemporaryFolder) throws -> BundleSigningOptions {
+        let made = try TestIdentities.make(in: folder)
+        let profile = try TestProfile(certificates: [
+            try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile)).certificate.der
+        ])
+        .write("wildcard.mobileprovision", with: made)
+        return try SigningRequest(identity: made.rsa, password: .file(made.passwordFile), appProfile: profile).options()
+    }
+
+    /// A copied app's check takes the digests of files unchanged since they were copied, and reads
+    /// again one changed since (in place, as a link shared with the build would be).
+    @Test func theCheckOfACopiedAppReadsAgainAFileChangedSinceItWasHashed() throws {
+        try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
+            let app = folder.path("ShoutOut.app")
+            let digests = try HashingCopy.copy(ReleasePipelineTests.exampleApp, to: app)
+            let signing = try Self.signing(in: folder)
+            _ = try BundleSigner.sign(bundle: app, options: signing, digests: digests)
+            let check = {
+                try SignatureReport.verify(copy: app, carried: nil, known: digests, now: Date(), allowExpired: true, limits: .standard)
+            }
+            let valid = try check()
+            #expect(valid.state == .valid, "\(valid.summary)")
+            let resource = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: app).sorted().first { $0.hasSuffix(".png") || $0.hasSuffix(".car") })
+            #expect(digests.knownDigests(at: app + "/" + resource, types: [.sha256]) != nil)
+            let handle = try #require(FileHandle(forUpdatingAtPath: app + "/" + resource))
+            try handle.write(contentsOf: Data([0x42]))
+            try handle.close()
+            #expect(digests.knownDigests(at: app + "/" + resource, types: [.sha256]) == nil)
+            let broken = try check()
+            #expect(broken.state == .broken, "\(broken.summary)")
+            #expect(broken.result.report.problems.contains { $0.description.contains(resource) }, "\(broken.summary)")
+        }
+    }
+
     @Test(Fixtures.enabled) func theSealOfASignedUnpackedAppIsJudgedAsItsIPAsAndAFileLeftThatIsReplacedBreaksIt() throws {
         try withTemporaryFolder { (folder: TemporaryFolder) throws -> Void in
-            let made = try TestIdentities.make(in: folder)
-            let profile = try TestProfile(certificates: [
-                try SigningIdentity(p12: made.rsa, password: .file(made.passwordFile)).certificate.der
-            ])
-            .write("wildcard.mobileprovision", with: made)
-            let signing = try SigningRequest(identity: made.rsa, password: .file(made.passwordFile), appProfile: profile).options()
+            let signing = try Self.signing(in: folder)
             for (index, (ipa, place)) in Self.fixtureIPAs().enumerated() {
                 let unpacked = try UnpackedApp.unpack(ipa, into: folder.path("work-\(index)"), limits: .standard, leaving: true)
                 _ = try BundleSigner.sign(bundle: unpacked.app, options: signing, digests: unpacked.digests)
                 let out = folder.path("out-\(index).ipa")
                 _ = try IPAPackager(options: unpacked.packaging(IPAPackager.Options())).package(unpacked.app, to: out)
                 let folderCheck = try SignatureReport.verify(
-                    unpackedApp: unpacked.app, carried: unpacked.carried, known: unpacked.digests, now: Date(), allowExpired: false,
+                    copy: unpacked.app, carried: unpacked.carried, known: unpacked.digests, now: Date(), allowExpired: false,
                     limits: .standard)
                 let ipaCheck = try SignatureReport.verify(path: out)
                 #expect(folderCheck.state == .valid, "\(place): \(folderCheck.summary)")
@@ -70,7 +101,7 @@ import Testing
                 let replaced = try #require(unpacked.carried.leftInArchive(under: unpacked.app).map(\.path).sorted().first)
                 try Data("not what was sealed".utf8).write(to: URL(fileURLWithPath: replaced))
                 let broken = try SignatureReport.verify(
-                    unpackedApp: unpacked.app, carried: unpacked.carried, known: unpacked.digests, now: Date(), allowExpired: false,
+                    copy: unpacked.app, carried: unpacked.carried, known: unpacked.digests, now: Date(), allowExpired: false,
                     limits: .standard)
                 #expect(broken.state == .broken, "\(place): \(broken.summary)")
                 let name = (replaced as NSString).lastPathComponent

@@ -348,7 +348,7 @@ public struct ReleasePipeline {
             // Written where the release is assembled, so the page has no copy of it to make.
             try FileIO.createFolder(stage + "/release")
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
-            if signing != nil { signed = SignedCopy(app: app, unpacked: unpacked) }
+            if signing != nil { signed = SignedCopy(app: app, carried: unpacked?.carried, digests: digests) }
             // The signature check below says what a different profile does to a signature, exactly.
             warnings += report.warnings.filter { $0.code != .ipa(.signatureInvalidated) }
             return report.output
@@ -356,10 +356,12 @@ public struct ReleasePipeline {
     }
 
     /// The app folder a release signed, which the ipa it packaged holds file for file; for an ipa's
-    /// unpacked app, with the files the unpack left in the ipa (``UnpackedApp``).
+    /// unpacked app, with the files the unpack left in the ipa (``UnpackedApp``); and the digests its
+    /// files had as they were copied or unpacked.
     struct SignedCopy {
         var app: String
-        var unpacked: UnpackedApp?
+        var carried: CarriedEntries?
+        var digests: DigestCache?
     }
 
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
@@ -396,16 +398,17 @@ public struct ReleasePipeline {
     /// once more: the packager proved the ipa holds exactly its files (every entry compressed here
     /// inflated again and checked against the CRC of the file's bytes as they were read, every entry
     /// carried checked as ``CarriedEntries`` says, the folder walked for the list of entries), and
-    /// nothing else writes to the folder. The files an unpacked ipa left in it are checked by the
-    /// digests taken as they were unpacked: their bytes went into the new ipa as they were stored, and
-    /// the packager checked its copy of them against the CRC of the stored bytes read.
+    /// nothing else writes to the folder. A file still as it was copied or unpacked, and every file an
+    /// unpacked ipa left in it, is checked by the digests taken then: its bytes went into the new ipa
+    /// as they were read then (or stored, and the packager checked its copy of them against the CRC
+    /// of the stored bytes read).
     private func checkSignature(_ ipa: String, signedApp: SignedCopy?, warnings: inout [Diagnostic]) throws -> SignatureReport {
         try step("Check the signature") { () -> SignatureReport in
             let check: SignatureReport
-            if let signedApp, let unpacked = signedApp.unpacked {
+            if let signedApp, let known = signedApp.digests {
                 check = try SignatureReport.verify(
-                    unpackedApp: signedApp.app, carried: unpacked.carried, known: unpacked.digests, now: options.now,
-                    allowExpired: options.allowExpired, limits: options.limits)
+                    copy: signedApp.app, carried: signedApp.carried, known: known, now: options.now, allowExpired: options.allowExpired,
+                    limits: options.limits)
             } else {
                 check = try SignatureReport.verify(
                     path: signedApp?.app ?? ipa, now: options.now, allowExpired: options.allowExpired, limits: options.limits)

@@ -42,15 +42,17 @@ public struct SignatureReport: Sendable {
         return report(try verification.verify(path: path), allowExpired: allowExpired)
     }
 
-    /// ``verify(path:now:anchorApple:allowExpired:limits:)`` of the app folder `app` unpacked from
-    /// an ipa with files left in it (``UnpackedApp``), each of those taken as its digests in `known`.
+    /// ``verify(path:now:anchorApple:allowExpired:limits:)`` of the app folder `app` a release copied
+    /// (or unpacked from an ipa with files left in it, `carried`: ``UnpackedApp``), with the digests
+    /// its files had as they were copied or unpacked (`known`) for those that are still so.
     static func verify(
-        unpackedApp app: String, carried: CarriedEntries, known: DigestCache, now: Date, allowExpired: Bool, limits: ReaderLimits
+        copy app: String, carried: CarriedEntries?, known: DigestCache, now: Date, allowExpired: Bool, limits: ReaderLimits
     ) throws -> SignatureReport {
         var verification = CodeSignatureVerifier(now: now)
         verification.limits = limits
-        let package = try AppPackage.open(unpackedApp: app, carried: carried, limits: limits.plist)
-        return report(try verification.verify(unpacked: package, known: known), allowExpired: allowExpired)
+        let package = try carried.map { try AppPackage.open(unpackedApp: app, carried: $0, limits: limits.plist) }
+            ?? AppPackage.open(app, limits: limits)
+        return report(try verification.verify(package, known: known), allowExpired: allowExpired)
     }
 
     /// The report of `result`, with the expiry install problems taken out when `allowExpired`.

@@ -19,7 +19,8 @@ struct BundleFileReader: Sendable {
     let prefetch: ResourceDigestPrefetch?
     /// The limits the plists of the app (Info.plist, CodeResources, entitlements) are read with.
     let limits: PlistLimits
-    /// The digests of the files of a folder that were left in the ipa it was unpacked from.
+    /// Digests of the app's files taken as they were copied or unpacked (a folder only): a file still
+    /// as it was hashed, or left in the ipa the folder was unpacked from, is not read again.
     let known: DigestCache?
     /// How many bytes a streamed digest reads at a time.
     static let chunkSize = 1 << 20
@@ -86,10 +87,10 @@ struct BundleFileReader: Sendable {
     /// The digests of the file at `key`, one per type, reading it once in pieces of at most
     /// ``chunkSize`` bytes (from disk, or inflated from the ipa), so memory stays bounded by one
     /// buffer per worker whatever the file's size; or the same, computed ahead by ``prefetch``, or
-    /// as the file left in an ipa was unpacked (``known``).
+    /// as the file was copied or unpacked (``known``).
     func digests(_ key: String, types: [HashType]) throws -> [HashType: [UInt8]] {
         if let computed = prefetch?.take(key, types: types) { return try computed.get() }
-        if let known, let top = folderTop, let digests = known.leftInArchive(at: top.isEmpty ? key : top + "/" + key, types: types) {
+        if let known, let top = folderTop, let digests = known.knownDigests(at: top.isEmpty ? key : top + "/" + key, types: types) {
             return digests
         }
         return try computeDigests(key, types: types)

@@ -37,14 +37,17 @@ public final class DigestCache: Sendable {
         return entry.content
     }
 
-    /// The digests of `types` (SHA-1, SHA-256) of the file left in its archive that would be at `path`,
-    /// when nothing was put in its place.
-    public func leftInArchive(at path: String, types: [HashType]) -> [HashType: [UInt8]]? {
-        guard let entry = entries.withLock({ $0[path] }), entry.identity == nil, case .file(let sha1, let sha256) = entry.content else {
-            return nil
-        }
+    /// The digests of `types` (SHA-1, SHA-256) of the file at `path` as it is now, when they are
+    /// known: it is the file hashed (same identity), or nothing is there and the file was left in its
+    /// archive (``leftInArchive(under:)``).
+    public func knownDigests(at path: String, types: [HashType]) -> [HashType: [UInt8]]? {
+        guard let entry = entries.withLock({ $0[path] }), case .file(let sha1, let sha256) = entry.content else { return nil }
         var info = stat()
-        guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
+        if let identity = entry.identity {
+            guard lstat(path, &info) == 0, Identity(info) == identity else { return nil }
+        } else {
+            guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
+        }
         var digests: [HashType: [UInt8]] = [:]
         for type in types {
             switch type {

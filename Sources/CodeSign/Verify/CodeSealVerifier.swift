@@ -39,8 +39,8 @@ public struct CodeSealVerifier: Sendable {
         try verify(package, early: nil)
     }
 
-    /// Verifies the app of a folder unpacked with files left in its ipa, each of those taken as its
-    /// digests in `known` (see ``CodeSignatureVerifier/verify(unpacked:known:)``).
+    /// Verifies the app of an opened folder, the digests of its files taken from `known` where it
+    /// holds them (see ``CodeSignatureVerifier/verify(_:known:)``).
     func verify(_ package: AppPackage, known: DigestCache) throws -> CodeSealReport {
         try verify(package, early: nil, known: known)
     }

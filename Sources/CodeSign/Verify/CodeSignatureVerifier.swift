@@ -38,10 +38,11 @@ public struct CodeSignatureVerifier: Sendable {
         try verify { try $0.verify(path: path) }
     }
 
-    /// Verifies an app folder unpacked from an ipa with files left in the archive (opened with
-    /// ``AppPackage/open(unpackedApp:carried:limits:)``): each file left there is taken as its
-    /// digests in `known`, computed from its bytes as it was unpacked.
-    public func verify(unpacked package: AppPackage, known: DigestCache) throws -> Report {
+    /// Verifies an opened app folder with the digests in `known` of files hashed as it was copied or
+    /// unpacked (``DigestCache/knownDigests(at:types:)``): a file still as it was hashed, or left in
+    /// the ipa it was unpacked from (opened with ``AppPackage/open(unpackedApp:carried:limits:)``), is
+    /// not read again.
+    public func verify(_ package: AppPackage, known: DigestCache) throws -> Report {
         try verify { try $0.verify(package, known: known) }
     }
 
