@@ -50,7 +50,8 @@ public struct SignatureReport: Sendable {
     ) throws -> SignatureReport {
         var verification = CodeSignatureVerifier(now: now)
         verification.limits = limits
-        let package = try carried.map { try AppPackage.open(unpackedApp: app, carried: $0, limits: limits.plist) }
+        let package =
+            try carried.map { try AppPackage.open(unpackedApp: app, carried: $0, limits: limits.plist) }
             ?? AppPackage.open(app, limits: limits)
         return report(try verification.verify(package, known: known), allowExpired: allowExpired)
     }
