@@ -185,6 +185,12 @@ public enum FileIO {
     }
 
     /// Whether the temporary name `name` is this process's: its id, and its start time when the name carries one.
+    /// Whether a folder on the way to `path` is a temporary one of this process (a work folder,
+    /// removed before it exits).
+    static func isInsideOwnWorkFolder(_ path: String) -> Bool {
+        path.split(separator: "/").dropLast().contains { $0.hasPrefix(temporaryPrefix) && isOwnTemporary(String($0)) }
+    }
+
     static func isOwnTemporary(_ name: String) -> Bool {
         guard let (pid, startTime) = owner(of: name), pid == getpid() else { return false }
         return startTime == nil || ownerTag == "\(pid).\(startTime!)"
@@ -438,8 +444,9 @@ public final class AtomicFileWriter {
         fileDescriptor = fd
     }
 
-    /// Sets the mode, flushes the data to disk when an existing file is replaced, and renames the
-    /// temporary file over the target.
+    /// Sets the mode, flushes the data to disk when an existing file is replaced (unless it is inside
+    /// a work folder of this process, which is removed before it exits: nothing there outlives a
+    /// crash to need its bytes), and renames the temporary file over the target.
     public func commit() throws {
         guard !finished else { return }
         finished = true
@@ -448,7 +455,8 @@ public final class AtomicFileWriter {
             return
         }
         var failure: Int32? = nil
-        if fchmod(fileDescriptor, mode) != 0 || (replacesExistingFile && fsync(fileDescriptor) != 0) { failure = errno }
+        let durable = replacesExistingFile && !FileIO.isInsideOwnWorkFolder(target)
+        if fchmod(fileDescriptor, mode) != 0 || (durable && fsync(fileDescriptor) != 0) { failure = errno }
         close(fileDescriptor)
         if failure == nil && Interruption.pointOfNoReturn(writing: path, { rename(temporaryPath, target) }) != 0 { failure = errno }
         if let failure {

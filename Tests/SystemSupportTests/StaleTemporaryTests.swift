@@ -26,6 +26,17 @@ import Testing
         }
     }
 
+    /// A file inside a work folder of this process (which it removes before exiting) is written without
+    /// waiting for the disk; one inside another process's, or in no work folder, is not taken for one.
+    @Test func onlyPathsThroughAWorkFolderOfThisProcessAreInsideOne() {
+        let ours = (FileIO.temporaryPath(for: "/x/dist/release") as NSString).lastPathComponent
+        #expect(FileIO.isInsideOwnWorkFolder("/x/dist/\(ours)/input/Payload/A.app/A"))
+        #expect(FileIO.isInsideOwnWorkFolder("dist/\(ours)/A"))
+        #expect(!FileIO.isInsideOwnWorkFolder("/x/dist/\(ours)"), "the folder itself is not inside one")
+        #expect(!FileIO.isInsideOwnWorkFolder("/x/dist/.adhocbuild-tmp-release-\(Int32.max - 1).5-abc/A"))
+        #expect(!FileIO.isInsideOwnWorkFolder("/x/dist/release/Payload/A.app/A"))
+    }
+
     /// Only names that start with the prefix are taken, whole and with non-ASCII intact, among many others.
     @Test func theListingTakesExactlyTheNamesWithThePrefix() throws {
         try withTemporaryFolder { folder in
