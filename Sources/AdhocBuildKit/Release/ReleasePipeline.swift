@@ -328,11 +328,28 @@ public struct ReleasePipeline {
                 return try bumper.bump(request, warnings: &bumpWarnings)
             }
         }
+        var packaging = IPAPackager.Options()
+        // When signing, the signer has embedded each bundle's profile already.
+        packaging.profile = signing == nil ? options.profile : nil
+        packaging.profileLimits = options.limits.plist
+        if let unpacked { packaging = unpacked.packaging(packaging) }
+        // Written where the release is assembled, so the page has no copy of it to make.
+        try FileIO.createFolder(stage + "/release")
         if let signing {
-            _ = try step("Sign as \(signing.signerName)") {
-                try digests.map { try BundleSigner.sign(bundle: app, options: signing, digests: $0) }
-                    ?? BundleSigner.sign(bundle: app, options: signing)
+            // While a copied app is signed, the files signing does not write are compressed (an ipa's are carried).
+            let ahead =
+                isFolder
+                ? digests.map { PackagingAhead.start(app: app, digests: $0, spoolIn: stage + "/release", options: packaging) } : nil
+            do {
+                _ = try step("Sign as \(signing.signerName)") {
+                    try digests.map { try BundleSigner.sign(bundle: app, options: signing, digests: $0) }
+                        ?? BundleSigner.sign(bundle: app, options: signing)
+                }
+            } catch {
+                _ = try? ahead?.get()
+                throw error
             }
+            packaging.ahead = try ahead?.get()
         }
         return try step("Package") {
             if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
@@ -340,13 +357,6 @@ public struct ReleasePipeline {
             }
             // Named after the app's folder, which the build names: one safe file name, as every published name.
             let name = SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
-            var packaging = IPAPackager.Options()
-            // When signing, the signer has embedded each bundle's profile already.
-            packaging.profile = signing == nil ? options.profile : nil
-            packaging.profileLimits = options.limits.plist
-            if let unpacked { packaging = unpacked.packaging(packaging) }
-            // Written where the release is assembled, so the page has no copy of it to make.
-            try FileIO.createFolder(stage + "/release")
             let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
             if signing != nil { signed = SignedCopy(app: app, carried: unpacked?.carried, digests: digests) }
             // The signature check below says what a different profile does to a signature, exactly.

@@ -71,6 +71,10 @@ public final class DigestCache: Sendable {
         }
     }
 
+    /// The paths of the files whose digests are recorded (as they were recorded: some may have
+    /// changed since), in no particular order.
+    public var hashedPaths: [String] { entries.withLock { Array($0.keys) } }
+
     /// How many files have digests recorded.
     public var count: Int { entries.withLock { $0.count } }
 
@@ -177,7 +181,7 @@ public enum HashingCopy {
         }
         let sha1 = DigestStream(.sha1), sha256 = DigestStream(.sha256)
         var first = true
-        let hashed = try readChunks(input, path: path) { piece in
+        let hashed = try readChunks(input, path: path, size: Int64(info.st_size)) { piece in
             if first && DigestCache.skipsHashing(piece) { return false }
             first = false
             sha1.update(piece)
@@ -188,14 +192,19 @@ public enum HashingCopy {
         cache.record(path, identity: DigestCache.Identity(info), content: .file(sha1: sha1.finish(), sha256: sha256.finish()))
     }
 
-    /// Reads the open file `input` (named `path`) in chunks, handing each to `body`, to its end or
-    /// until `body` returns false; returns whether it reached the end.
+    /// Reads the open file `input` (named `path`, `size` bytes long when it was opened) in chunks,
+    /// handing each to `body`, to its end or until `body` returns false; returns whether it reached
+    /// the end. The buffer is no larger than the file needs: a chunk-sized one for each of thousands
+    /// of small files was a fresh mapping, mapped and faulted in and unmapped, for each.
     @discardableResult
-    private static func readChunks(_ input: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: FileIO.readBufferAlignment)
+    private static func readChunks(_ input: Int32, path: String, size: Int64, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws
+        -> Bool
+    {
+        let capacity = Int(max(1, min(Int64(chunkSize), size + 1)))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: FileIO.readBufferAlignment)
         defer { buffer.deallocate() }
         while true {
-            let count = read(input, buffer.baseAddress, chunkSize)
+            let count = read(input, buffer.baseAddress, capacity)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: path) }
             if count == 0 { return true }
@@ -216,7 +225,9 @@ public enum HashingCopy {
         defer { close(output) }
         var sha1 = cache.map { _ in DigestStream(.sha1) }, sha256 = cache.map { _ in DigestStream(.sha256) }
         var first = true
-        try readChunks(input, path: source) { piece in
+        var sourceInfo = stat()
+        let size = fstat(input, &sourceInfo) == 0 ? Int64(sourceInfo.st_size) : Int64(chunkSize)
+        try readChunks(input, path: source, size: size) { piece in
             // FileIO's error says `cannot be written: <reason>` already; said once, naming the file.
             do { try FileIO.writeAll(output, piece) } catch let error as Diagnostic where error.is(FileProblem.self) {
                 throw Diagnostic.codeSign(.unreadable, error.message, file: destination)

@@ -35,6 +35,9 @@ public struct IPAPackager {
         /// bytes (``DeflateSplice``), and the ipa's entries keep their order, new ones following the
         /// entry before them in the folder.
         public var carried: CarriedEntries?
+        /// Files compressed ahead (``compressAhead(_:spoolIn:)``): one still as it was then goes in
+        /// as it was compressed, and its spool takes what is compressed now.
+        public var ahead: CompressedAhead?
         public var threads = ProcessInfo.processInfo.activeProcessorCount
         /// Called from the packaging thread with bytes read so far and the total.
         public var progress: (@Sendable (Int64, Int64) -> Void)?
@@ -288,10 +291,13 @@ public struct IPAPackager {
         var prepared: [Int: PreparedEntry] = [:]
         var spool: Spool? = nil
         if options.level > 0 {
-            let newSpool = try Spool(in: (path as NSString).deletingLastPathComponent)
+            let newSpool = try options.ahead?.spool ?? Spool(in: (path as NSString).deletingLastPathComponent)
             spool = newSpool
+            if let ahead = options.ahead {
+                for index in files { prepared[index] = ahead.prepared(for: entries[index].sourcePath) }
+            }
             if let carried = options.carried {
-                for index in files { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
+                for index in files where prepared[index] == nil { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
                 try carried.checkLeftFilesCarried(files.filter { prepared[$0] == nil }.map { entries[$0].sourcePath })
                 for index in files where prepared[index] == nil {
                     prepared[index] = try spliced(entries[index], from: carried, spool: newSpool)
@@ -366,7 +372,7 @@ public struct IPAPackager {
 
     /// Compresses every file on `threads` workers, reading in order on this thread (which also
     /// computes each file's CRC), with a bounded number of chunks in flight.
-    private func compress(_ files: [BundleTree.Entry], indices: [Int], total: Int64, spool: Spool) throws -> [Int: PreparedEntry] {
+    func compress(_ files: [BundleTree.Entry], indices: [Int], total: Int64, spool: Spool) throws -> [Int: PreparedEntry] {
         let workers = WorkerPool(label: "adhocbuild.deflate", capacity: max(1, options.threads) * 3)
         let state = CompressionState(count: files.count, level: options.level)
         var done: Int64 = 0
