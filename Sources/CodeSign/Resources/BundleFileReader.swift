@@ -90,7 +90,10 @@ struct BundleFileReader: Sendable {
     /// as the file was copied or unpacked (``known``).
     func digests(_ key: String, types: [HashType]) throws -> [HashType: [UInt8]] {
         if let computed = prefetch?.take(key, types: types) { return try computed.get() }
-        if let known, let top = folderTop, let digests = known.knownDigests(at: top.isEmpty ? key : top + "/" + key, types: types) {
+        if let known, let top = folderTop,
+            let digests = known.knownDigests(
+                at: top.isEmpty ? key : top + "/" + key, types: types, listedAsLeft: storage.isLeftInArchive(key))
+        {
             return digests
         }
         return try computeDigests(key, types: types)

@@ -39,13 +39,14 @@ public final class DigestCache: Sendable {
 
     /// The digests of `types` (SHA-1, SHA-256) of the file at `path` as it is now, when they are
     /// known: it is the file hashed (same identity), or nothing is there and the file was left in its
-    /// archive (``leftInArchive(under:)``).
-    public func knownDigests(at path: String, types: [HashType]) -> [HashType: [UInt8]]? {
+    /// archive (``leftInArchive(under:)``). `listedAsLeft`: the caller found nothing at `path` when
+    /// it listed its folder, and it is not looked for again.
+    public func knownDigests(at path: String, types: [HashType], listedAsLeft: Bool = false) -> [HashType: [UInt8]]? {
         guard let entry = entries.withLock({ $0[path] }), case .file(let sha1, let sha256) = entry.content else { return nil }
         var info = stat()
         if let identity = entry.identity {
             guard lstat(path, &info) == 0, Identity(info) == identity else { return nil }
-        } else {
+        } else if !listedAsLeft {
             guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
         }
         var digests: [HashType: [UInt8]] = [:]

@@ -22,9 +22,15 @@ public protocol BundleStorage: AnyObject, Sendable {
     /// Where the file at `path` is, as the user knows it, for messages: the file on disk
     /// (`build/A.app/Assets.car`), or the ipa and the entry in it (`A.ipa`, `Payload/A.app/Assets.car`).
     func place(of path: String) -> (file: String, entry: String?)
+    /// Whether the file at `path` was left in the archive the folder was unpacked from (a default says no).
+    func isLeftInArchive(_ path: String) -> Bool
 }
 
 extension BundleStorage {
+    /// Whether the file at `path` is one an unpacked folder left in its archive, with nothing in its
+    /// place when the storage was indexed (``UnpackedFolderStorage``); false for any other storage.
+    public func isLeftInArchive(_ path: String) -> Bool { false }
+
     /// ``place(of:)`` as one name: `build/A.app/Assets.car`, or `A.ipa: Payload/A.app/Assets.car`.
     public func displayName(of path: String) -> String {
         let (file, entry) = place(of: path)

@@ -13,6 +13,9 @@ struct BundleTree {
 
         /// Path inside the archive; directories end with `/`.
         var archivePath: String
+        /// A file left in the archive a folder was unpacked from (``CarriedEntries``): `sourcePath`
+        /// is where it would be, and nothing is there.
+        var isLeftInArchive = false
         var sourcePath: String
         var kind: Kind
         var size: Int64
@@ -31,12 +34,15 @@ struct BundleTree {
     static func entries(of root: String, prefix: String, threads: Int = 1, leftIn carried: CarriedEntries?) throws -> [Entry] {
         var result = try entries(of: root, prefix: prefix, threads: threads)
         guard let carried else { return result }
-        let left = carried.leftInArchive(under: root).compactMap { file -> Entry? in
+        // What the walk met is all that is there (an ignored name aside: those are left out anyway).
+        let left = carried.leftInArchive(under: root, present: Set(result.map(\.sourcePath))).compactMap { file -> Entry? in
             let relative = file.path.dropFirst(root.count)
             guard !relative.split(separator: "/").contains(where: { ignoredNames.contains(String($0)) }) else { return nil }
-            return Entry(
+            var entry = Entry(
                 archivePath: prefix + relative, sourcePath: file.path, kind: .file, size: file.size, permissions: file.permissions,
                 modificationTime: file.modificationTime)
+            entry.isLeftInArchive = true
+            return entry
         }
         result += left.sorted { UTF8Order.precedes($0.archivePath, $1.archivePath) }
         return result

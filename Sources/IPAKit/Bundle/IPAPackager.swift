@@ -297,7 +297,9 @@ public struct IPAPackager {
                 for index in files { prepared[index] = ahead.prepared(for: entries[index].sourcePath) }
             }
             if let carried = options.carried {
-                for index in files where prepared[index] == nil { prepared[index] = carried.prepared(for: entries[index].sourcePath) }
+                for index in files where prepared[index] == nil {
+                    prepared[index] = carried.prepared(for: entries[index].sourcePath, listedAsLeft: entries[index].isLeftInArchive)
+                }
                 try carried.checkLeftFilesCarried(files.filter { prepared[$0] == nil }.map { entries[$0].sourcePath })
                 for index in files where prepared[index] == nil {
                     prepared[index] = try spliced(entries[index], from: carried, spool: newSpool)

@@ -10,21 +10,31 @@ final class UnpackedFolderStorage: BundleStorage, @unchecked Sendable {
     let folder: FolderStorage
     let carried: CarriedEntries
     let files: [String: BundleFile]
+    /// The storage paths of the files left in the archive (and nothing in their place when indexed).
+    private let leftKeys: Set<String>
     /// The folder holding the `.app`: a storage path below it is a file's path.
     private let top: String
     var location: String { folder.location }
 
     /// Indexes `app` (a `.app` folder unpacked with `carried`) as `<Name>.app/...`.
     init(app: String, carried: CarriedEntries) throws {
-        folder = try FolderStorage(app: app)
+        let folder = try FolderStorage(app: app)
+        let top = (app as NSString).deletingLastPathComponent
+        self.folder = folder
         self.carried = carried
-        top = (app as NSString).deletingLastPathComponent
+        self.top = top
         var index = folder.files
-        for left in carried.leftInArchive(under: app) {
-            let key = (app as NSString).lastPathComponent + left.path.dropFirst(app.count)
-            index[key] = BundleFile(size: left.size, isExecutable: left.permissions & 0o111 != 0, isSymlink: false, isDirectory: false)
+        let name = (app as NSString).lastPathComponent
+        // What the folder's index holds is all that is there.
+        let present = Set(folder.files.keys.map { top.isEmpty ? $0 : top + "/" + $0 })
+        var left = Set<String>()
+        for file in carried.leftInArchive(under: app, present: present) {
+            let key = name + file.path.dropFirst(app.count)
+            index[key] = BundleFile(size: file.size, isExecutable: file.permissions & 0o111 != 0, isSymlink: false, isDirectory: false)
+            left.insert(key)
         }
         files = index
+        leftKeys = left
     }
 
     /// The archive entry the file at storage path `path` was left as, if it was.
@@ -45,6 +55,8 @@ final class UnpackedFolderStorage: BundleStorage, @unchecked Sendable {
     }
 
     func place(of path: String) -> (file: String, entry: String?) { folder.place(of: path) }
+
+    func isLeftInArchive(_ path: String) -> Bool { leftKeys.contains(path) }
 }
 
 extension AppPackage {

@@ -176,8 +176,10 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     }
 
     /// The files left in the archive under the folder `folder` (a path in the unpacked folder) that no
-    /// file has been written over since, in no particular order.
-    public func leftInArchive(under folder: String) -> [LeftFile] {
+    /// file has been written over since, in no particular order. `present`, when given, is every path
+    /// under `folder` that something is at (a listing of it just made): what is not in it is taken to
+    /// be absent, without asking the file system path by path.
+    public func leftInArchive(under folder: String, present: Set<String>? = nil) -> [LeftFile] {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         let left = files.withLock { files in
             files.compactMap { path, carried in
@@ -186,7 +188,8 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
                     : nil
             }
         }
-        return left.filter { Self.nothingIs(at: $0.path) }
+        guard let present else { return left.filter { Self.nothingIs(at: $0.path) } }
+        return left.filter { !present.contains($0.path) }
     }
 
     /// Whether nothing (no file, folder or link) is at `path`.
@@ -223,9 +226,13 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// The stored bytes of the file at `path` as they go into a new archive, if it is still the
     /// file that was unpacked there, or was left in the archive and nothing was written there since
     /// (read from this object at the offsets given).
-    func prepared(for path: String) -> PreparedEntry? {
+    ///
+    /// `listedAsLeft`: the caller has just found nothing at `path` (it listed the folder), so a file
+    /// left in the archive is not looked for again.
+    func prepared(for path: String, listedAsLeft: Bool = false) -> PreparedEntry? {
         guard let carried = files.withLock({ $0[path] }),
-            carried.identity.map({ FileIdentity(path: path) == $0 }) ?? Self.nothingIs(at: path), archiveIsUnchanged
+            carried.identity.map({ FileIdentity(path: path) == $0 }) ?? (listedAsLeft || Self.nothingIs(at: path)),
+            archiveIsUnchanged
         else {
             return nil
         }
