@@ -19,8 +19,8 @@ enum FolderKindIndex {
         let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var index: [String: BundleFile] = [prefix: folder]
-        // Room for a typical app, so the table is not grown and rehashed again and again.
-        index.reserveCapacity(4096)
+        // Room for a large app, so the table is not grown and rehashed as it fills.
+        index.reserveCapacity(8192)
         guard Walk(root: root).add(descriptor, path: root, key: prefix, relative: [], into: &index) else { return nil }
         return index
     }
@@ -55,7 +55,10 @@ enum FolderKindIndex {
                     return false
                 }
                 if entry == "." || entry == ".." || BundleTree.ignoredNames.contains(entry) { continue }
-                let childKey = key + "/" + entry
+                var childKey = key
+                childKey.reserveCapacity(key.utf8.count + 1 + entry.utf8.count)
+                childKey += "/"
+                childKey += entry
                 switch kind == DT_UNKNOWN ? Self.kind(of: entry, in: descriptor) : kind {
                 case UInt8(DT_REG):
                     guard index.updateValue(FolderKindIndex.file, forKey: childKey) == nil else { return false }
