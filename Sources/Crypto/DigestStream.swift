@@ -26,7 +26,14 @@ public final class DigestStream {
     /// Whether the digest of `buffer` alone is `expected` (its stored size): the stream is started
     /// afresh, so one stream checks page after page without allocating.
     public func matches(_ buffer: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
-        digestOnStack(of: buffer) { expected.count == type.size && expected.elementsEqual($0) }
+        expected.withUnsafeBytes { matches(buffer, $0) }
+    }
+
+    /// Whether the digest of `buffer` alone is the bytes `expected` points at (see ``matches(_:_:)-([UInt8])``).
+    public func matches(_ buffer: UnsafeRawBufferPointer, _ expected: UnsafeRawBufferPointer) -> Bool {
+        digestOnStack(of: buffer) { digest in
+            expected.count == type.size && memcmp(expected.baseAddress!, digest.baseAddress!, expected.count) == 0
+        }
     }
 
     /// The digest of `buffer` alone (truncated to the stored size): the stream is started afresh,

@@ -72,8 +72,23 @@ public struct CodeDirectory: Sendable, Equatable {
     public var linkage: [UInt8]
     /// Special-slot hashes: `specialSlots[0]` is slot 1 (Info.plist), `[1]` slot 2, … (all-zero when unused).
     public var specialSlots: [[UInt8]]
-    /// One hash per code page.
-    public var codeSlots: [[UInt8]]
+    /// The code slots' hashes end to end, ``codeSlotCount`` of them of one size: a large executable
+    /// has tens of thousands, which as arrays of their own cost more to make and free than to check.
+    public private(set) var codeSlotBytes: [UInt8]
+    /// How many code slots there are (one per code page).
+    public private(set) var codeSlotCount: Int
+
+    /// One hash per code page (made from ``codeSlotBytes`` when asked for; the slots are of one size).
+    public var codeSlots: [[UInt8]] {
+        get {
+            let size = codeSlotCount == 0 ? 0 : codeSlotBytes.count / codeSlotCount
+            return (0..<codeSlotCount).map { Array(codeSlotBytes[$0 * size..<($0 + 1) * size]) }
+        }
+        set {
+            codeSlotBytes = Array(newValue.joined())
+            codeSlotCount = newValue.count
+        }
+    }
 
     /// A directory with the given content and every later field zero.
     public init(
@@ -90,7 +105,8 @@ public struct CodeDirectory: Sendable, Equatable {
         self.pageSizeLog2 = pageSizeLog2
         self.platform = platform
         self.specialSlots = specialSlots
-        self.codeSlots = codeSlots
+        codeSlotBytes = Array(codeSlots.joined())
+        codeSlotCount = codeSlots.count
         spare2 = 0
         scatterOffset = 0
         spare3 = 0
@@ -203,10 +219,8 @@ public struct CodeDirectory: Sendable, Equatable {
             let at = hashOffset - slot * hashSize
             return Array(r.bytes[at..<at + hashSize])
         }
-        codeSlots = (0..<codeCount).map { index in
-            let at = hashOffset + index * hashSize
-            return Array(r.bytes[at..<at + hashSize])
-        }
+        codeSlotBytes = Array(r.bytes[hashOffset..<hashOffset + codeCount * hashSize])
+        codeSlotCount = codeCount
         if preEncryptOffset != 0 {
             let table = try r.slice(preEncryptOffset, codeCount * hashSize, what: "CodeDirectory pre-encryption hashes")
             preEncryptHashes = (0..<codeCount).map { Array(table[$0 * hashSize..<($0 + 1) * hashSize]) }
@@ -222,8 +236,9 @@ public struct CodeDirectory: Sendable, Equatable {
         let hashSize = hashType.size
         var body = ByteWriter()
         // The slots are most of the blob (thousands for a large executable): room for all at once.
-        let slotCount = specialSlots.count + codeSlots.count + preEncryptHashes.count
-        body.bytes.reserveCapacity(identifier.utf8.count + (teamID?.utf8.count ?? 0) + 2 + slotCount * hashSize + linkage.count)
+        let slotCount = specialSlots.count + preEncryptHashes.count
+        body.bytes.reserveCapacity(
+            identifier.utf8.count + (teamID?.utf8.count ?? 0) + 2 + slotCount * hashSize + codeSlotBytes.count + linkage.count)
         let identOffset = size
         body.cString(identifier)
         var teamOffset = 0
@@ -233,7 +248,7 @@ public struct CodeDirectory: Sendable, Equatable {
         }
         let hashOffset = size + body.bytes.count + specialSlots.count * hashSize
         for slot in specialSlots.reversed() { body.append(slot) }
-        for slot in codeSlots { body.append(slot) }
+        body.append(codeSlotBytes)
         var preEncryptOffset = 0
         if !preEncryptHashes.isEmpty, version >= Version.runtime {
             preEncryptOffset = size + body.bytes.count
@@ -254,7 +269,7 @@ public struct CodeDirectory: Sendable, Equatable {
         out.u32be(UInt32(truncatingIfNeeded: hashOffset))
         out.u32be(UInt32(truncatingIfNeeded: identOffset))
         out.u32be(UInt32(truncatingIfNeeded: specialSlots.count))
-        out.u32be(UInt32(truncatingIfNeeded: codeSlots.count))
+        out.u32be(UInt32(truncatingIfNeeded: codeSlotCount))
         out.u32be(codeLimit)
         out.u8(UInt8(hashSize))
         out.u8(hashType.rawValue)

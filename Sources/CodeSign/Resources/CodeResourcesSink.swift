@@ -16,17 +16,22 @@ final class CodeResourcesSink: PlistEventSink {
         case root
         /// `files` (false) or `files2` (true).
         case seals(isFiles2: Bool)
-        case seal(ResourceSeal)
+        /// A seal, read into ``currentSeal`` (a seal's own fields are never containers).
+        case seal
         /// A seal of `files` that is read for its shape but not kept (see ``keepsVersion1Files``).
         case unkeptSeal
         /// `rules` (false) or `rules2` (true).
         case rules(isRules2: Bool)
-        case rule(ResourceRule)
+        /// A rule, read into ``currentRule``.
+        case rule
         /// A container whose content is not read.
         case skipped
     }
 
     private var frames: [Frame] = []
+    /// The seal or rule being read, kept out of its frame so setting a field does not copy it.
+    private var currentSeal = ResourceSeal()
+    private var currentRule = ResourceRule("")
     /// The key the next value belongs to, in the innermost dictionary.
     private var pendingKey = ""
     /// The dictionary key each open frame was the value of (the path of a seal, the pattern of a rule).
@@ -86,18 +91,17 @@ final class CodeResourcesSink: PlistEventSink {
             } else if keepsVersion1Files {
                 files[pendingKey] = ResourceSeal(hash: Array(bytes))
             }
-        case .seal(var seal):
+        case .seal:
             switch (pendingKey, value) {
-            case ("hash", .data(let bytes)): seal.hash = Array(bytes)
-            case ("hash2", .data(let bytes)): seal.hash2 = Array(bytes)
-            case ("cdhash", .data(let bytes)): seal.cdhash = Array(bytes)
-            case ("optional", .bool(let flag)): seal.optional = flag
-            case ("requirement", .string(let text)): seal.requirement = String(decoding: text, as: UTF8.self)
-            case ("symlink", .string(let text)): seal.symlink = String(decoding: text, as: UTF8.self)
+            case ("hash", .data(let bytes)): currentSeal.hash = Array(bytes)
+            case ("hash2", .data(let bytes)): currentSeal.hash2 = Array(bytes)
+            case ("cdhash", .data(let bytes)): currentSeal.cdhash = Array(bytes)
+            case ("optional", .bool(let flag)): currentSeal.optional = flag
+            case ("requirement", .string(let text)): currentSeal.requirement = String(decoding: text, as: UTF8.self)
+            case ("symlink", .string(let text)): currentSeal.symlink = String(decoding: text, as: UTF8.self)
             case ("hash", _), ("hash2", _), ("cdhash", _), ("optional", _), ("requirement", _), ("symlink", _): return unsupported()
             default: return
             }
-            frames[frames.count - 1] = .seal(seal)
         case .unkeptSeal:
             switch (pendingKey, value) {
             case ("hash", .data), ("hash2", .data), ("cdhash", .data), ("optional", .bool), ("requirement", .string), ("symlink", .string):
@@ -108,16 +112,15 @@ final class CodeResourcesSink: PlistEventSink {
         case .rules(let isRules2):
             guard case .bool(true) = value else { return unsupported() }
             if isRules2 { rules2.append(ResourceRule(pendingKey)) } else { rules.append(ResourceRule(pendingKey)) }
-        case .rule(var rule):
+        case .rule:
             switch (pendingKey, value) {
-            case ("weight", .number(let weight)): rule.weight = weight
-            case ("omit", .bool(let flag)): rule.omit = flag
-            case ("optional", .bool(let flag)): rule.optional = flag
-            case ("nested", .bool(let flag)): rule.nested = flag
+            case ("weight", .number(let weight)): currentRule.weight = weight
+            case ("omit", .bool(let flag)): currentRule.omit = flag
+            case ("optional", .bool(let flag)): currentRule.optional = flag
+            case ("nested", .bool(let flag)): currentRule.nested = flag
             case ("weight", _), ("omit", _), ("optional", _), ("nested", _): return unsupported()
             default: return
             }
-            frames[frames.count - 1] = .rule(rule)
         }
     }
 
@@ -138,8 +141,16 @@ final class CodeResourcesSink: PlistEventSink {
             case "rules2": next = .rules(isRules2: true)
             default: next = .skipped
             }
-        case .seals(let isFiles2): next = isFiles2 || keepsVersion1Files ? .seal(ResourceSeal()) : .unkeptSeal
-        case .rules: next = .rule(ResourceRule(pendingKey))
+        case .seals(let isFiles2):
+            if isFiles2 || keepsVersion1Files {
+                currentSeal = ResourceSeal()
+                next = .seal
+            } else {
+                next = .unkeptSeal
+            }
+        case .rules:
+            currentRule = ResourceRule(pendingKey)
+            next = .rule
         case .seal, .unkeptSeal, .rule:
             if ["hash", "hash2", "cdhash", "optional", "requirement", "symlink", "weight", "omit", "nested"].contains(pendingKey) {
                 return unsupported()
@@ -164,12 +175,12 @@ final class CodeResourcesSink: PlistEventSink {
     func endContainer() {
         guard !isUnsupported, let frame = frames.popLast(), let key = frameKeys.popLast() else { return unsupported() }
         switch frame {
-        case .seal(let seal):
+        case .seal:
             guard case .seals(let isFiles2) = frames.last else { return unsupported() }
-            if isFiles2 { files2[key] = seal } else { files[key] = seal }
-        case .rule(let rule):
+            if isFiles2 { files2[key] = currentSeal } else { files[key] = currentSeal }
+        case .rule:
             guard case .rules(let isRules2) = frames.last else { return unsupported() }
-            if isRules2 { rules2.append(rule) } else { rules.append(rule) }
+            if isRules2 { rules2.append(currentRule) } else { rules.append(currentRule) }
         case .root:
             isFinished = true
         case .unkeptSeal:
@@ -181,6 +192,11 @@ final class CodeResourcesSink: PlistEventSink {
 
     func key(_ utf8: UnsafeRawBufferPointer) {
         guard !isUnsupported else { return }
+        // The path of a seal of `files` that is not kept is never read: no string is made for it.
+        if !keepsVersion1Files, case .seals(isFiles2: false) = frames.last {
+            pendingKey = ""
+            return
+        }
         pendingKey = String(decoding: utf8, as: UTF8.self)
     }
 

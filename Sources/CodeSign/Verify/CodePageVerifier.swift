@@ -44,8 +44,8 @@ struct CodePageVerifier: Sendable {
             return "the CodeDirectory covers \(limit) bytes, more than the slice's \(source.count)"
         }
         let expected = CodePageVerifier.pageCount(limit: Int(limit), pageSize: directory.pageSize)
-        guard directory.codeSlots.count == expected else {
-            return "the CodeDirectory has \(directory.codeSlots.count) code slots for the \(expected) pages of its \(limit) bytes"
+        guard directory.codeSlotCount == expected else {
+            return "the CodeDirectory has \(directory.codeSlotCount) code slots for the \(expected) pages of its \(limit) bytes"
         }
         return nil
     }
@@ -60,7 +60,10 @@ struct CodePageVerifier: Sendable {
         pageSize: Int, limit end: Int, directories: [CodeDirectory], mismatches: [Locked<[Int]>], to pool: WorkerPool
     ) {
         let source = self.source
-        let types = directories.map(\.hashType), slots = directories.map(\.codeSlots)
+        let types = directories.map(\.hashType)
+        // Each directory's slots as one buffer, and the size of one (a slot of another size than the
+        // hash type's never matches).
+        let slots = directories.map { (bytes: $0.codeSlotBytes, size: $0.codeSlotBytes.count / max(1, $0.codeSlotCount)) }
         let count = CodePageVerifier.pageCount(limit: end, pageSize: pageSize)
         let pagesPerJob = max(1, CodePageVerifier.bytesPerJob / max(pageSize, 1))
         for first in stride(from: 0, to: count, by: pagesPerJob) {
@@ -75,8 +78,12 @@ struct CodePageVerifier: Sendable {
                         let start = pageSize == 0 ? 0 : page * pageSize
                         let stop = pageSize == 0 ? end : min(start + pageSize, end)
                         let bytes = UnsafeRawBufferPointer(rebasing: buffer[start..<stop])
-                        for index in streams.indices where !streams[index].matches(bytes, slots[index][page]) {
-                            bad[index].append(page)
+                        for index in streams.indices {
+                            let size = slots[index].size
+                            let matches = slots[index].bytes.withUnsafeBytes {
+                                streams[index].matches(bytes, UnsafeRawBufferPointer(rebasing: $0[page * size..<(page + 1) * size]))
+                            }
+                            if !matches { bad[index].append(page) }
                         }
                     }
                 }

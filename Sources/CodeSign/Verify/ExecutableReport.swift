@@ -116,7 +116,7 @@ struct ExecutableReport {
                 if let layout = layouts[index] {
                     problems.append((.codeLayoutMismatch, executable, "\(place)\(layout)"))
                 } else {
-                    pageChecks.append((place, directory.codeSlots.count, directory.pageSize, mismatches[index]))
+                    pageChecks.append((place, directory.codeSlotCount, directory.pageSize, mismatches[index]))
                 }
                 problems += ExecutableReport.specialSlotProblems(
                     directory, signature, executable: executable, files: files, infoPlist: infoPlist, place: place)

@@ -48,7 +48,8 @@ struct ResourceSealVerifier {
             if let seal = seals[path] {
                 sealsPresent += 1
                 batch.append(SealedFile(path: path, file: entry.file, seal: seal))
-                batchBytes += entry.file.size
+                // A folder indexed by kinds alone has no sizes: its batches are of files, queued in order.
+                batchBytes += max(0, entry.file.size)
                 if batch.count >= ResourceSealVerifier.batchFiles || batchBytes >= ResourceSealVerifier.batchBytes {
                     batches.append((batch, batchBytes))
                     batch = []

@@ -3,10 +3,25 @@ import SystemSupport
 
 /// One file of an app bundle, wherever the bundle is stored.
 public struct BundleFile: Sendable {
+    /// The size in bytes; ``unknownSize`` for a file of a folder opened with ``FolderIndexDetail/kinds``.
     public var size: Int64
+    /// Whether its permissions let it run; false for the files and folders of a folder opened with
+    /// ``FolderIndexDetail/kinds``, which reads no permissions.
     public var isExecutable: Bool
     public var isSymlink: Bool
     public var isDirectory: Bool
+
+    /// The ``size`` of a file whose size the index does not hold.
+    public static let unknownSize: Int64 = -1
+}
+
+/// What the index of an app folder holds of each entry.
+public enum FolderIndexDetail: Sendable {
+    /// Its kind, size and permissions, from each entry's `lstat`.
+    case full
+    /// Its kind alone, from the folder listings: no `lstat` per entry, for a reader that opens every
+    /// file it needs anyway (the signature verifier). Files have ``BundleFile/unknownSize``.
+    case kinds
 }
 
 /// Where a bundle's files are: a folder on disk, or an ipa read through libzip without
@@ -53,11 +68,24 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
     private let spareBuffers = Locked<[UnsafeMutableRawBufferPointer]>([])
     private static let spareBufferSize = 1 << 20
 
-    /// Indexes `app` (a `.app` folder) as `<Name>.app/...`.
-    init(app: String) throws {
+    /// Indexes `app` (a `.app` folder) as `<Name>.app/...`, with what `detail` asks of each file.
+    init(app: String, detail: FolderIndexDetail = .full) throws {
         location = app
         top = (app as NSString).deletingLastPathComponent
         let name = (app as NSString).lastPathComponent
+        if detail == .kinds, let index = FolderKindIndex.index(of: app, prefix: name) {
+            files = index
+        } else {
+            files = try FolderStorage.fullIndex(of: app, name: name)
+        }
+        topDescriptor = top.isEmpty ? AT_FDCWD : open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard topDescriptor >= 0 || topDescriptor == AT_FDCWD else {
+            throw Diagnostic.ipa("cannot be opened: \(SystemError.describe(errno))", file: top)
+        }
+    }
+
+    /// The index of `app` from ``BundleTree``'s walk, with each entry's size and permissions.
+    private static func fullIndex(of app: String, name: String) throws -> [String: BundleFile] {
         let entries = try BundleTree.entries(of: app, prefix: name)
         var index: [String: BundleFile] = [:]
         index.reserveCapacity(entries.count)
@@ -71,11 +99,7 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
                 size: entry.size, isExecutable: entry.permissions & 0o111 != 0, isSymlink: isLink,
                 isDirectory: isDirectory)
         }
-        files = index
-        topDescriptor = top.isEmpty ? AT_FDCWD : open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard topDescriptor >= 0 || topDescriptor == AT_FDCWD else {
-            throw Diagnostic.ipa("cannot be opened: \(SystemError.describe(errno))", file: top)
-        }
+        return index
     }
 
     deinit {

@@ -14,15 +14,21 @@ enum Base64 {
         return table
     }()
 
-    /// Decodes `bytes`, or returns the offset of the first byte that is not base64 or white space.
-    static func decode<C: Collection>(_ bytes: C) -> Result<Data, DecodeFailure> where C.Element == UInt8 {
-        var output = [UInt8]()
-        output.reserveCapacity(bytes.count / 4 * 3)
+    /// The room ``decode(_:into:)`` needs for `count` bytes of text.
+    static func decodedCapacity(_ count: Int) -> Int { count / 4 * 3 + 3 }
+
+    /// Decodes `bytes` into `output` (``decodedCapacity(_:)`` bytes of room) and returns how many
+    /// bytes it wrote, or the offset of the first byte that is not base64 or white space: a reader
+    /// that hands the bytes on (a plist's `<data>` to its sink) needs no allocation for them.
+    static func decode<C: Collection>(_ bytes: C, into output: UnsafeMutablePointer<UInt8>) -> Result<Int, DecodeFailure>
+    where C.Element == UInt8 {
+        var written = 0
         var quad: UInt32 = 0
         var filled = 0
         var padding = 0
+        let table = decodeTable
         for (offset, byte) in bytes.enumerated() {
-            let value = decodeTable[Int(byte)]
+            let value = table[Int(byte)]
             switch value {
             case 0xFE:
                 continue
@@ -36,9 +42,10 @@ enum Base64 {
                 quad = quad << 6 | UInt32(value)
                 filled += 1
                 if filled == 4 {
-                    output.append(UInt8(truncatingIfNeeded: quad >> 16))
-                    output.append(UInt8(truncatingIfNeeded: quad >> 8))
-                    output.append(UInt8(truncatingIfNeeded: quad))
+                    output[written] = UInt8(truncatingIfNeeded: quad >> 16)
+                    output[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                    output[written + 2] = UInt8(truncatingIfNeeded: quad)
+                    written += 3
                     quad = 0
                     filled = 0
                 }
@@ -49,14 +56,17 @@ enum Base64 {
         }
         switch filled {
         case 0: break
-        case 2: output.append(UInt8(truncatingIfNeeded: quad >> 4))
+        case 2:
+            output[written] = UInt8(truncatingIfNeeded: quad >> 4)
+            written += 1
         case 3:
-            output.append(UInt8(truncatingIfNeeded: quad >> 10))
-            output.append(UInt8(truncatingIfNeeded: quad >> 2))
+            output[written] = UInt8(truncatingIfNeeded: quad >> 10)
+            output[written + 1] = UInt8(truncatingIfNeeded: quad >> 2)
+            written += 2
         default:
             return .failure(DecodeFailure(offset: bytes.count, byte: nil))
         }
-        return .success(Data(output))
+        return .success(written)
     }
 
     struct DecodeFailure: Error {

@@ -381,8 +381,16 @@ struct XMLPlistParseState {
                 }
                 try sink.date(value)
             case .data:
-                switch Base64.decode(text) {
-                case .success(let data): try data.withUnsafeBytes { try sink.data($0) }
+                // Decoded on the stack (or one temporary buffer for a large value) and handed to the sink.
+                let decoded = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Base64.decodedCapacity(text.count)) {
+                    buffer -> Result<Void, Base64.DecodeFailure> in
+                    let result = Base64.decode(text, into: buffer.baseAddress!)
+                    guard case .success(let count) = result else { return result.map { _ in } }
+                    try sink.data(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+                    return .success(())
+                }
+                switch decoded {
+                case .success: break
                 case .failure(let failure):
                     let what =
                         failure.byte.map { "the character '\(String(UnicodeScalar($0)))'" }
