@@ -11,7 +11,8 @@ extension ReleasePipeline {
     /// or a value would not name a folder (checked again once the build is packaged).
     func expectedReleaseName(environment: ResolvedEnvironment) throws -> String? {
         let requested = try buildNumberRequest.flatMap(checkedBuildNumber)
-        guard let app = try? AppPackage.open(options.input, limits: options.limits).app else { return nil }
+        // Its versions are all that is read: a folder is listed by kinds, not stat'ed file by file.
+        guard let app = try? AppPackage.open(options.input, limits: options.limits, folderDetail: .kinds).app else { return nil }
         let version = environment.info["CFBundleShortVersionString"]?.stringValue ?? app.shortVersion ?? "0"
         let build = requested ?? environment.info["CFBundleVersion"]?.stringValue ?? app.buildVersion ?? "0"
         for value in [version, build] {

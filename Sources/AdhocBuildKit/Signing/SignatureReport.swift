@@ -52,7 +52,7 @@ public struct SignatureReport: Sendable {
         verification.limits = limits
         let package =
             try carried.map { try AppPackage.open(unpackedApp: app, carried: $0, limits: limits.plist) }
-            ?? AppPackage.open(app, limits: limits)
+            ?? AppPackage.open(app, limits: limits, folderDetail: .kinds)
         return report(try verification.verify(package, known: known), allowExpired: allowExpired)
     }
 
