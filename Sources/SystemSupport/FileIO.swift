@@ -184,13 +184,20 @@ public enum FileIO {
         return (pid, owner.count > 1 ? UInt64(owner[1]) : nil)
     }
 
-    /// Whether the temporary name `name` is this process's: its id, and its start time when the name carries one.
     /// Whether a folder on the way to `path` is a temporary one of this process (a work folder,
     /// removed before it exits).
     static func isInsideOwnWorkFolder(_ path: String) -> Bool {
         path.split(separator: "/").dropLast().contains { $0.hasPrefix(temporaryPrefix) && isOwnTemporary(String($0)) }
     }
 
+    /// Whether nothing (no file, folder or link) is at `path`: `lstat` fails with `ENOENT`. Any
+    /// other failure (a folder that cannot be searched) does not say the path is free.
+    public static func isAbsent(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) != 0 && errno == ENOENT
+    }
+
+    /// Whether the temporary name `name` is this process's: its id, and its start time when the name carries one.
     static func isOwnTemporary(_ name: String) -> Bool {
         guard let (pid, startTime) = owner(of: name), pid == getpid() else { return false }
         return startTime == nil || ownerTag == "\(pid).\(startTime!)"

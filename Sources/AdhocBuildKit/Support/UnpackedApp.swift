@@ -56,9 +56,9 @@ struct UnpackedApp {
         return UnpackedApp(folder: folder, app: app, besidePayload: beside, carried: carried, digests: digests)
     }
 
-    /// Names no step of a change reads or writes, whatever the app: the Info.plist of every bundle,
-    /// `environment.plist`, profiles, seals, dylibs. Files at the top of the archive (beside
-    /// `Payload`) are listed from the folder, so they are written too.
+    /// Names of files a step of a change may read or write, whatever the app, so always unpacked:
+    /// the Info.plist of every bundle, `environment.plist`, profiles, seals, dylibs. Files at the top
+    /// of the archive (beside `Payload`) are listed from the folder, so they are unpacked too.
     static let namesWritten: Set<String> = [
         "Info.plist", EnvironmentApplier.environmentFileName, "embedded.mobileprovision", "CodeResources"
     ]

@@ -42,13 +42,9 @@ public final class DigestCache: Sendable {
     /// archive (``leftInArchive(under:)``). `listedAsLeft`: the caller found nothing at `path` when
     /// it listed its folder, and it is not looked for again.
     public func knownDigests(at path: String, types: [HashType], listedAsLeft: Bool = false) -> [HashType: [UInt8]]? {
-        guard let entry = entries.withLock({ $0[path] }), case .file(let sha1, let sha256) = entry.content else { return nil }
-        var info = stat()
-        if let identity = entry.identity {
-            guard lstat(path, &info) == 0, Identity(info) == identity else { return nil }
-        } else if !listedAsLeft {
-            guard lstat(path, &info) != 0, errno == ENOENT else { return nil }
-        }
+        guard let entry = entries.withLock({ $0[path] }) else { return nil }
+        let content = entry.identity == nil ? (listedAsLeft || FileIO.isAbsent(path) ? entry.content : nil) : self.content(of: path)
+        guard case .file(let sha1, let sha256)? = content else { return nil }
         var digests: [HashType: [UInt8]] = [:]
         for type in types {
             switch type {
