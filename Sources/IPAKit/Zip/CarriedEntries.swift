@@ -18,11 +18,15 @@ import SystemSupport
 public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// What a carried file goes into the new archive as.
     struct Carried {
-        /// The identity of the file written from the entry; nil when the entry was left in the archive.
-        var identity: FileIdentity?
-        /// The entry's permissions and time, which a file left in the archive goes back in with.
-        var permissions: UInt32
-        var modificationTime: Int64
+        /// Where the entry's content is besides the archive.
+        enum Place {
+            /// In the file written from it, which had this identity then.
+            case written(FileIdentity)
+            /// Nowhere else: it was left in the archive (and is read from there, as this entry).
+            case left(ZipArchiveReader.Entry)
+        }
+
+        var place: Place
         var dataOffset: Int64
         var compressedSize: Int64
         var size: Int64
@@ -30,8 +34,18 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         var isDeflated: Bool
         /// The CRC-32 of the entry's stored (compressed) bytes.
         var storedCRC: UInt32
-        /// The entry, kept for a file left in the archive (to read it from there).
-        var leftEntry: ZipArchiveReader.Entry?
+
+        /// The entry, for a file left in the archive.
+        var leftEntry: ZipArchiveReader.Entry? {
+            if case .left(let entry) = place { return entry }
+            return nil
+        }
+
+        /// Whether it is still the file written from the entry at `path` (false for one left in the archive).
+        func isWritten(at path: String) -> Bool {
+            if case .written(let identity) = place { return FileIdentity(path: path) == identity }
+            return false
+        }
     }
 
     /// A deflated file as it was unpacked, surveyed for splicing (``DeflateSplice``): its old stream's
@@ -117,7 +131,7 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         return survey
     }
 
-    /// Whether an entry framed as `entry` is can be carried: deflated or stored.
+    /// Whether an entry framed as `entry` can be carried: deflated or stored.
     static func carries(_ entry: ZipArchiveReader.Entry) -> Bool {
         entry.compressionMethod == ZIP_CM_DEFLATE || entry.compressionMethod == ZIP_CM_STORE
     }
@@ -131,10 +145,9 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         guard let dataOffset, Self.carries(entry), let storedCRC = crcOfStoredBytes(at: dataOffset, count: entry.compressedSize)
         else { return false }
         let carried = Carried(
-            identity: info.map(FileIdentity.init), permissions: (entry.mode ?? 0o644) & 0o777,
-            modificationTime: entry.modificationTime ?? 0, dataOffset: dataOffset, compressedSize: entry.compressedSize,
-            size: entry.size, crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE, storedCRC: storedCRC,
-            leftEntry: info == nil ? entry : nil)
+            place: info.map { .written(FileIdentity($0)) } ?? .left(entry), dataOffset: dataOffset,
+            compressedSize: entry.compressedSize, size: entry.size, crc: entry.crc, isDeflated: entry.compressionMethod == ZIP_CM_DEFLATE,
+            storedCRC: storedCRC)
         files.withLock { $0[path] = carried }
         return true
     }
@@ -167,12 +180,15 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
 
     /// A file left in the archive by the unpack (``ZipArchiveReader/LeavingRule``): where it would
     /// be, and what it goes back into an archive with.
-    public struct LeftFile: Sendable, Equatable {
+    public struct LeftFile: Sendable {
         /// Its path, as if it had been unpacked.
         public var path: String
-        public var size: Int64
-        public var permissions: UInt32
-        public var modificationTime: Int64
+        /// Its entry in the archive.
+        public var entry: ZipArchiveReader.Entry
+        public var size: Int64 { entry.size }
+        /// The permissions and time it goes back into an archive with (as unpacking would give them).
+        public var permissions: UInt32 { (entry.mode ?? 0o644) & 0o777 }
+        public var modificationTime: Int64 { entry.modificationTime ?? 0 }
     }
 
     /// The files left in the archive under the folder `folder` (a path in the unpacked folder) that no
@@ -183,19 +199,11 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         let left = files.withLock { files in
             files.compactMap { path, carried in
-                carried.identity == nil && path.hasPrefix(prefix)
-                    ? LeftFile(path: path, size: carried.size, permissions: carried.permissions, modificationTime: carried.modificationTime)
-                    : nil
+                carried.leftEntry.flatMap { path.hasPrefix(prefix) ? LeftFile(path: path, entry: $0) : nil }
             }
         }
-        guard let present else { return left.filter { Self.nothingIs(at: $0.path) } }
+        guard let present else { return left.filter { FileIO.isAbsent($0.path) } }
         return left.filter { !present.contains($0.path) }
-    }
-
-    /// Whether nothing (no file, folder or link) is at `path`.
-    private static func nothingIs(at path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) != 0 && errno == ENOENT
     }
 
     /// Throws when one of `paths` (files a new archive cannot take from this one as they were
@@ -203,14 +211,14 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// archive alone, and the archive changed since it was opened.
     func checkLeftFilesCarried(_ paths: [String]) throws {
         for path in paths {
-            guard let carried = files.withLock({ $0[path] }), carried.identity == nil, Self.nothingIs(at: path) else { continue }
+            guard files.withLock({ $0[path]?.leftEntry }) != nil, FileIO.isAbsent(path) else { continue }
             throw Diagnostic.ipa("changed while it was being read; run again with the archive left alone", file: archivePath)
         }
     }
 
     /// The entry of the archive the file left at `path` is, when nothing was put in its place since.
     public func leftEntry(at path: String) -> ZipArchiveReader.Entry? {
-        guard let entry = files.withLock({ $0[path]?.leftEntry }), Self.nothingIs(at: path) else { return nil }
+        guard let entry = files.withLock({ $0[path]?.leftEntry }), FileIO.isAbsent(path) else { return nil }
         return entry
     }
 
@@ -221,7 +229,7 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     }
 
     /// Whether the unpack left any file in the archive.
-    public var leftAny: Bool { files.withLock { $0.values.contains { $0.identity == nil } } }
+    public var leftAny: Bool { files.withLock { $0.values.contains { $0.leftEntry != nil } } }
 
     /// The stored bytes of the file at `path` as they go into a new archive, if it is still the
     /// file that was unpacked there, or was left in the archive and nothing was written there since
@@ -231,7 +239,7 @@ public final class CarriedEntries: PreparedBytes, @unchecked Sendable {
     /// left in the archive is not looked for again.
     func prepared(for path: String, listedAsLeft: Bool = false) -> PreparedEntry? {
         guard let carried = files.withLock({ $0[path] }),
-            carried.identity.map({ FileIdentity(path: path) == $0 }) ?? (listedAsLeft || Self.nothingIs(at: path)),
+            carried.leftEntry == nil ? carried.isWritten(at: path) : (listedAsLeft || FileIO.isAbsent(path)),
             archiveIsUnchanged
         else {
             return nil

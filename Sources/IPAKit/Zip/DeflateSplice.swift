@@ -82,11 +82,11 @@ enum DeflateSplice {
         var position: Int64 = 0
         while position < newSize {
             let count = Int(min(Int64(pieceSize), newSize - position))
-            guard readAll(file, into: new.baseAddress!, count: count, at: position) else { return nil }
+            guard readAll(file, into: new.baseAddress!, count: count, at: position) == count else { return nil }
             crc = Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: new[0..<count]))
             let comparable = Int(max(0, min(Int64(count), size - position)))
             if runs.isOpen {
-                guard readAll(original, into: old.baseAddress!, count: comparable, at: position) else { return nil }
+                guard readAll(original, into: old.baseAddress!, count: comparable, at: position) == comparable else { return nil }
                 runs.compare(old, new, count: comparable, at: position)
                 if comparable < count { runs.end(at: position + Int64(comparable)) }
             }
@@ -107,15 +107,17 @@ enum DeflateSplice {
         return Plan(start: start, end: end, crc: crc)
     }
 
-    /// Reads exactly `count` bytes of the file open as `file` from `offset`; false when it ends sooner or a read fails.
-    private static func readAll(_ file: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
+    /// Reads `count` bytes of the file open as `file` from `offset`, in as many reads as it takes;
+    /// returns how many it read (fewer when the file ends sooner), or -1 when a read fails (`errno` says why).
+    static func readAll(_ file: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int {
         var done = 0
         while done < count {
             let got = retryingInterrupted { pread(file, buffer + done, count - done, off_t(offset + Int64(done))) }
-            guard got > 0 else { return false }
+            if got < 0 { return -1 }
+            if got == 0 { break }
             done += got
         }
-        return true
+        return done
     }
 
     /// The runs of equal bytes met while two files are compared in order, and the longest.
@@ -299,12 +301,7 @@ enum DeflateSplice {
 
         /// Reads the new file's next `count` bytes into `newBytes` and takes them into the CRC.
         private func readNew(_ count: Int) -> Bool {
-            var done = 0
-            while done < count {
-                let got = retryingInterrupted { pread(file, newBytes.baseAddress! + done, count - done, off_t(newRead + Int64(done))) }
-                guard got > 0 else { return false }
-                done += got
-            }
+            guard DeflateSplice.readAll(file, into: newBytes.baseAddress!, count: count, at: newRead) == count else { return false }
             crc = Deflater.crc32(crc, UnsafeRawBufferPointer(rebasing: newBytes[0..<count]))
             newRead += Int64(count)
             return true

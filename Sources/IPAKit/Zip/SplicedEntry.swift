@@ -85,14 +85,10 @@ extension IPAPackager {
 
     /// Reads exactly `count` bytes of `file` from `offset`; a file that ends sooner changed while it was read.
     private func readExactly(_ file: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64, path: String) throws {
-        var done = 0
-        while done < count {
-            let got = retryingInterrupted { pread(file, buffer + done, count - done, off_t(offset + Int64(done))) }
-            guard got > 0 else {
-                if got < 0 { throw Diagnostic.system("cannot be read", file: path) }
-                throw Diagnostic.ipa("changed while it was being read (shorter than \(offset + Int64(count)) bytes)", file: path)
-            }
-            done += got
+        let got = DeflateSplice.readAll(file, into: buffer, count: count, at: offset)
+        if got < 0 { throw Diagnostic.system("cannot be read", file: path) }
+        if got < count {
+            throw Diagnostic.ipa("changed while it was being read (shorter than \(offset + Int64(count)) bytes)", file: path)
         }
     }
 }
