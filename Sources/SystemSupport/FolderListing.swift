@@ -18,3 +18,36 @@ extension FileIO {
         try inFile(path, only: FileProblem.self) { try data.withUnsafeBytes { try writeAll(fd, $0) } }
     }
 }
+
+/// One entry of a folder listing: its name and the kind the listing gives for it (`d_type`:
+/// `DT_REG`, `DT_DIR`, `DT_LNK`, …, or `DT_UNKNOWN` where the file system does not say), so a walk
+/// that needs no more than the kind of each entry makes no `lstat` for it.
+public struct ListedEntry: Sendable {
+    public let name: String
+    public let type: UInt8
+}
+
+extension FileIO {
+    /// The entries of the folder open as `descriptor` (which stays open, listed from its start), `.` and
+    /// `..` left out, in the order the file system lists them; nil with `errno` set when the folder
+    /// cannot be listed. A name that is not UTF-8 is an error naming `folder` (``DirectoryEntryName``).
+    public static func listing(of descriptor: Int32, folder: String) throws -> [ListedEntry]? {
+        let duplicate = dup(descriptor)
+        guard duplicate >= 0 else { return nil }
+        guard let directory = fdopendir(duplicate) else {
+            let code = errno
+            close(duplicate)
+            errno = code
+            return nil
+        }
+        defer { closedir(directory) }
+        rewinddir(directory)
+        var entries: [ListedEntry] = []
+        while true {
+            errno = 0
+            guard let record = readdir(directory) else { return errno == 0 ? entries : nil }
+            let name = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: folder) }
+            if name != "." && name != ".." { entries.append(ListedEntry(name: name, type: record.pointee.d_type)) }
+        }
+    }
+}

@@ -16,15 +16,7 @@ enum ExecutableModes {
     static func restore(in app: String, limits: PlistLimits) throws -> [String] {
         var candidates: [String] = []
         if let executable = try executable(ofBundle: app, limits: limits) { candidates.append(executable) }
-        let walker = FileManager.default.enumerator(atPath: app)
-        while let relative = walker?.nextObject() as? String {
-            if relative.hasSuffix(".dylib") { candidates.append(relative) }
-            if bundleSuffixes.contains(where: { relative.hasSuffix($0) }),
-                let executable = try executable(ofBundle: app + "/" + relative, limits: limits)
-            {
-                candidates.append(relative + "/" + executable)
-            }
-        }
+        try addCandidates(in: app, relative: "", limits: limits, to: &candidates)
         var restored: [String] = []
         for relative in Set(candidates).sorted() {
             let path = app + "/" + relative
@@ -41,6 +33,32 @@ enum ExecutableModes {
             restored.append(relative)
         }
         return restored
+    }
+
+    /// Adds to `candidates` the paths under `folder` (`relative` to the app) that name code needing
+    /// the execute permission: every `.dylib`, and the executable each bundle's Info.plist names.
+    /// Folders are known from their listings (no `lstat` per file; an app has thousands); links are
+    /// not followed, and a folder that cannot be listed is passed over (the signer names it).
+    private static func addCandidates(in folder: String, relative: String, limits: PlistLimits, to candidates: inout [String]) throws {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        let listing = try? FileIO.listing(of: descriptor, folder: folder)
+        close(descriptor)
+        for entry in listing ?? [] {
+            let inner = relative.isEmpty ? entry.name : relative + "/" + entry.name
+            let path = folder + "/" + entry.name
+            if entry.name.hasSuffix(".dylib") { candidates.append(inner) }
+            if bundleSuffixes.contains(where: { entry.name.hasSuffix($0) }), let executable = try executable(ofBundle: path, limits: limits)
+            {
+                candidates.append(inner + "/" + executable)
+            }
+            var isFolder = entry.type == DT_DIR
+            if entry.type == DT_UNKNOWN {
+                var info = stat()
+                isFolder = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            }
+            if isFolder { try addCandidates(in: path, relative: inner, limits: limits, to: &candidates) }
+        }
     }
 
     /// Replaces the file at `path` with a copy of it that has `mode`, leaving the file it was (and

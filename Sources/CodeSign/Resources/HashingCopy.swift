@@ -106,8 +106,25 @@ public enum HashingCopy {
         let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
         var folders: [(String, mode_t)] = []
         do {
-            try FolderWalk.walk(source) { relative, from, info in
+            // Regular files are known from their folders' listings: one is linked with no `lstat`
+            // (one is made only when it has to be copied, for its mode).
+            try FolderWalk.walkListing(source) { relative, from, entry in
                 let to = destination + "/" + relative
+                let info: stat
+                switch entry {
+                case .regularFile:
+                    if skipping.contains(relative) { return !pool.hasFailed }
+                    if linking, try link(from, to: to, pool: pool, cache: hashing ? cache : nil, linking: &linking) {
+                        return !pool.hasFailed
+                    }
+                    var statted = stat()
+                    guard lstat(from, &statted) == 0 else {
+                        throw Diagnostic.codeSign(.unreadable, "cannot be read: \(SystemError.describe(errno))", file: from)
+                    }
+                    info = statted
+                case .other(let statted):
+                    info = statted
+                }
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR:
                     guard mkdir(to, 0o700) == 0 else {
@@ -121,17 +138,8 @@ public enum HashingCopy {
                     }
                 case S_IFREG:
                     if skipping.contains(relative) { break }
-                    if linking {
-                        if link(from, to) == 0 {
-                            if hashing { pool.submit { try hashFile(to, cache: cache) } }
-                            break
-                        }
-                        let failure = errno
-                        // Not on this file system (nor, for EXDEV, any file after this one): copied.
-                        guard [EXDEV, EPERM, EMLINK, EACCES, ENOTSUP, EOPNOTSUPP].contains(failure) else {
-                            throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(failure))", file: to)
-                        }
-                        if failure == EXDEV { linking = false }
+                    if case .other = entry, linking, try link(from, to: to, pool: pool, cache: hashing ? cache : nil, linking: &linking) {
+                        break
                     }
                     let mode = info.st_mode & 0o7777
                     // Made here, one at a time: creating a name locks its folder, and workers creating
@@ -155,6 +163,23 @@ public enum HashingCopy {
         try pool.wait()
         for (folder, mode) in folders.reversed() { chmod(folder, mode) }
         return cache
+    }
+
+    /// Hard-links the file `from` as `to`, handing it to `pool` to be hashed into `cache` (when
+    /// given); false when the file system refuses the link for a reason a copy gets past (then
+    /// the file is copied instead, and after an `EXDEV` so is every other one: `linking` turns off).
+    private static func link(_ from: String, to: String, pool: WorkerPool, cache: DigestCache?, linking: inout Bool) throws -> Bool {
+        if Glibc.link(from, to) == 0 {
+            if let cache { pool.submit { try hashFile(to, cache: cache) } }
+            return true
+        }
+        let failure = errno
+        // Not on this file system (nor, for EXDEV, any file after this one): copied.
+        guard [EXDEV, EPERM, EMLINK, EACCES, ENOTSUP, EOPNOTSUPP].contains(failure) else {
+            throw Diagnostic.codeSign(.unreadable, "cannot be created: \(SystemError.describe(failure))", file: to)
+        }
+        if failure == EXDEV { linking = false }
+        return false
     }
 
     static func makeFolder(_ path: String, like source: String) throws {
