@@ -189,17 +189,27 @@ public struct ReleasePipeline {
         try FileIO.createFolder(stage)
         // Hidden, and readable by this user alone: a web server serving DIST as another user is refused it.
         chmod(stage, 0o700)
-        defer { try? FileManager.default.removeItem(atPath: stage) }
+        // The copy the release signed goes once its signature is checked, while the page is written.
+        var copyRemoval: BackgroundResult<Void, Never>?
+        defer {
+            copyRemoval?.get()
+            try? FileManager.default.removeItem(atPath: stage)
+        }
 
         // When the build was made, read before re-signing replaces its signing time (from an ipa's
         // unpacked app, so its executable is not inflated once more for it).
         var built: BuildTime?
         var signed: SignedCopy?
+        defer { _ = try? signed?.check?.get() }  // before the copy it reads is removed
         let ipa = try makeIPA(
             environment: environment, stage: stage, signing: signing, built: &built, signed: &signed, warnings: &warnings)
         // An ipa packaged here was read back and checked entry by entry as it was written.
         let app = try verify(ipa, checkEntries: ipa == options.input, warnings: &warnings)
         let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
+        if signed?.check != nil {
+            let copy = stage + "/input"
+            copyRemoval = BackgroundResult(thread: "adhocbuild.remove-copy") { try? FileManager.default.removeItem(atPath: copy) }
+        }
         let deviceReach = try deviceCheck.map { check in
             try step("Check the devices") {
                 let (reach, found) = try check.check(app)
@@ -351,27 +361,47 @@ public struct ReleasePipeline {
             }
             packaging.ahead = try ahead?.get()
         }
+        // A copied app signed here is checked while it is packaged: the check reads the folder
+        // (what the copy hashed by its digests), as packaging does, and writes nothing.
+        let check = signing != nil && isFolder ? digests.map { startSignatureCheck(copy: app, known: $0) } : nil
         return try step("Package") {
-            if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
-                warnings.append(warning)
+            do {
+                if signing == nil, let profile = options.profile, let warning = try profileSealCheck(app: app, profile: profile) {
+                    warnings.append(warning)
+                }
+                // Named after the app's folder, which the build names: one safe file name, as every published name.
+                let name =
+                    SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
+                let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
+                if signing != nil { signed = SignedCopy(app: app, carried: unpacked?.carried, digests: digests, check: check) }
+                // The signature check below says what a different profile does to a signature, exactly.
+                warnings += report.warnings.filter { $0.code != .ipa(.signatureInvalidated) }
+                return report.output
+            } catch {
+                _ = try? check?.get()  // it reads the folder the caller removes
+                throw error
             }
-            // Named after the app's folder, which the build names: one safe file name, as every published name.
-            let name = SafeFileName.from(((app as NSString).lastPathComponent as NSString).deletingPathExtension, fallback: "app") + ".ipa"
-            let report = try IPAPackager(options: packaging).package(copy, to: stage + "/release/" + name)
-            if signing != nil { signed = SignedCopy(app: app, carried: unpacked?.carried, digests: digests) }
-            // The signature check below says what a different profile does to a signature, exactly.
-            warnings += report.warnings.filter { $0.code != .ipa(.signatureInvalidated) }
-            return report.output
+        }
+    }
+
+    /// Starts checking the signature of `copy`, a copied app signed here whose files had the digests
+    /// `known` when copied, on a thread of its own (``checkSignature(_:signedApp:warnings:)`` takes it).
+    private func startSignatureCheck(copy: String, known: DigestCache) -> BackgroundResult<SignatureReport, any Error> {
+        let (now, allowExpired, limits) = (options.now, options.allowExpired, options.limits)
+        return BackgroundResult(thread: "adhocbuild.signature-check") {
+            try SignatureReport.verify(copy: copy, carried: nil, known: known, now: now, allowExpired: allowExpired, limits: limits)
         }
     }
 
     /// The app folder a release signed, which the ipa it packaged holds file for file; for an ipa's
     /// unpacked app, with the files the unpack left in the ipa (``UnpackedApp``); and the digests its
-    /// files had as they were copied or unpacked.
+    /// files had as they were copied or unpacked; and the check of its signature started while it
+    /// was packaged, if one was.
     struct SignedCopy {
         var app: String
         var carried: CarriedEntries?
         var digests: DigestCache?
+        var check: BackgroundResult<SignatureReport, any Error>?
     }
 
     /// Opens and checks the ipa as a device would; errors fail the step, warnings are kept.
@@ -415,7 +445,9 @@ public struct ReleasePipeline {
     private func checkSignature(_ ipa: String, signedApp: SignedCopy?, warnings: inout [Diagnostic]) throws -> SignatureReport {
         try step("Check the signature") { () -> SignatureReport in
             let check: SignatureReport
-            if let signedApp, let known = signedApp.digests {
+            if let started = signedApp?.check {
+                check = try started.get()
+            } else if let signedApp, let known = signedApp.digests {
                 check = try SignatureReport.verify(
                     copy: signedApp.app, carried: signedApp.carried, known: known, now: options.now, allowExpired: options.allowExpired,
                     limits: options.limits)
