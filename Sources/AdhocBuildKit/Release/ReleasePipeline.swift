@@ -193,7 +193,7 @@ public struct ReleasePipeline {
         var copyRemoval: BackgroundResult<Void, Never>?
         defer {
             copyRemoval?.get()
-            try? FileManager.default.removeItem(atPath: stage)
+            FileIO.removeTree(stage)
         }
 
         // When the build was made, read before re-signing replaces its signing time (from an ipa's
@@ -208,7 +208,7 @@ public struct ReleasePipeline {
         let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
         if signed?.check != nil {
             let copy = stage + "/input"
-            copyRemoval = BackgroundResult(thread: "adhocbuild.remove-copy") { try? FileManager.default.removeItem(atPath: copy) }
+            copyRemoval = BackgroundResult(thread: "adhocbuild.remove-copy") { _ = FileIO.removeTree(copy) }
         }
         let deviceReach = try deviceCheck.map { check in
             try step("Check the devices") {
