@@ -189,7 +189,8 @@ public struct ReleasePipeline {
         try FileIO.createFolder(stage)
         // Hidden, and readable by this user alone: a web server serving DIST as another user is refused it.
         chmod(stage, 0o700)
-        // The copy the release signed goes once its signature is checked, while the page is written.
+        // The copy the release signed goes once it is packaged and its signature checked, while the
+        // ipa is verified and the page written.
         var copyRemoval: BackgroundResult<Void, Never>?
         defer {
             copyRemoval?.get()
@@ -203,13 +204,15 @@ public struct ReleasePipeline {
         defer { _ = try? signed?.check?.get() }  // before the copy it reads is removed
         let ipa = try makeIPA(
             environment: environment, stage: stage, signing: signing, built: &built, signed: &signed, warnings: &warnings)
-        // An ipa packaged here was read back and checked entry by entry as it was written.
-        let app = try verify(ipa, checkEntries: ipa == options.input, warnings: &warnings)
-        let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
-        if signed?.check != nil {
+        if let started = signed?.check {
+            // Packaged and checked (the check took less time than packaging): nothing reads the copy now.
+            _ = try? started.get()
             let copy = stage + "/input"
             copyRemoval = BackgroundResult(thread: "adhocbuild.remove-copy") { _ = FileIO.removeTree(copy) }
         }
+        // An ipa packaged here was read back and checked entry by entry as it was written.
+        let app = try verify(ipa, checkEntries: ipa == options.input, warnings: &warnings)
+        let signature = try checkSignature(ipa, signedApp: signed, warnings: &warnings)
         let deviceReach = try deviceCheck.map { check in
             try step("Check the devices") {
                 let (reach, found) = try check.check(app)
