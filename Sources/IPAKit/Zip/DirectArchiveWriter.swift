@@ -310,6 +310,8 @@ struct ZipRecord {
 private final class OutputPipeline: @unchecked Sendable {
     private let fileDescriptor: Int32
     private let path: String
+    /// The aligned buffers' writes, around the page cache while the disk keeps up (the writer's own).
+    private let uncached: UncachedWrites?
     private let writer = SerialWorker(label: "adhocbuild.stored-output")
     /// Guards the pool and the failure; signalled when a buffer comes back.
     private let lock = NSCondition()
@@ -320,7 +322,10 @@ private final class OutputPipeline: @unchecked Sendable {
     init(fileDescriptor: Int32, bufferSize: Int, path: String) {
         self.fileDescriptor = fileDescriptor
         self.path = path
-        allocated = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 4096) }
+        uncached = bufferSize % UncachedWrites.alignment == 0 ? UncachedWrites(path: path) : nil
+        allocated = (0..<2).map { _ in
+            UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: UncachedWrites.alignment)
+        }
         pool = allocated
     }
 
@@ -378,7 +383,9 @@ private final class OutputPipeline: @unchecked Sendable {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
-        let code = positionedWriteAll(fileDescriptor, bytes, at: offset)
+        let done = uncached?.write(bytes, at: offset) ?? 0
+        guard done < bytes.count else { return }
+        let code = positionedWriteAll(fileDescriptor, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + Int64(done))
         guard code != 0 else { return }
         lock.lock()
         if failure == nil { failure = code }
