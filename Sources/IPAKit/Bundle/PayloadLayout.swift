@@ -16,7 +16,7 @@ public enum PayloadLayout {
         var seen: [String: String] = [:]  // folded name -> name as written
         // Names as written, byte for byte (Swift's String equality already equates Unicode forms),
         // so each is folded once.
-        var written = Set<[UInt8]>()
+        var written = Set<WrittenName>()
         var leaves: [String: ZipArchiveReader.Entry] = [:]  // files and links by name
         var folders = Set<String>()
         for entry in entries {
@@ -35,10 +35,10 @@ public enum PayloadLayout {
             // Each name is folded once, in order from the top: the prefixes below the deepest one
             // written (whose own prefixes were written with it).
             var known = depths
-            while known > 0 && !written.contains(Array(prefix(known).utf8)) { known -= 1 }
+            while known > 0 && !written.contains(WrittenName(prefix(known))) { known -= 1 }
             for depth in (known + 1)..<(depths + 1) {
                 let prefix = prefix(depth)
-                written.insert(Array(prefix.utf8))
+                written.insert(WrittenName(prefix))
                 let folded = fold(prefix)
                 if let other = seen[folded], !other.utf8.elementsEqual(prefix.utf8) {
                     throw differOnlyInForm(prefix, other, archive: path)
@@ -77,6 +77,27 @@ public enum PayloadLayout {
             throw Diagnostic.ipa("is a \(leaf.isSymlink ? "symbolic link" : "file"), not an app folder", file: path, entry: leaf.name)
         }
         return app
+    }
+
+    /// A name compared and hashed as its UTF-8 bytes, as it was written: two Unicode forms of one
+    /// text are two names (Swift's `String` equality takes them for one), with no array made of
+    /// the bytes for each (a tenth of the time of checking an ipa of thousands of entries).
+    struct WrittenName: Hashable {
+        let name: String
+
+        init(_ name: String) { self.name = name }
+
+        static func == (left: WrittenName, right: WrittenName) -> Bool {
+            var (left, right) = (left.name, right.name)
+            return left.withUTF8 { a in
+                right.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            var name = name
+            name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 
     /// Where `name` has a `/` (a character of its own), in order.
