@@ -21,24 +21,8 @@ enum PackagingAhead {
     /// not an embedded profile.
     static func files(of app: String, hashed: [String]) -> [String] {
         let prefix = app + "/"
-        let seals = Array("/_CodeSignature/".utf8)
         return hashed.filter { path in
-            guard path.hasPrefix(prefix), !path.hasSuffix("/embedded.mobileprovision") else { return false }
-            // As bytes: Foundation's `contains` on a String goes through CFString, and the standard
-            // library's `firstRange(of:)` through unspecialised generic code (a millisecond per 100 paths).
-            var path = path
-            return path.withUTF8 { !holds($0, seals) }
+            path.hasPrefix(prefix) && !path.hasSuffix("/embedded.mobileprovision") && !UTF8Search.contains(path, "/_CodeSignature/")
         }
-    }
-
-    /// Whether `bytes` holds the bytes `part` somewhere.
-    private static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ part: [UInt8]) -> Bool {
-        guard bytes.count >= part.count, let first = part.first else { return part.isEmpty }
-        for start in 0...(bytes.count - part.count) where bytes[start] == first {
-            var index = 1
-            while index < part.count && bytes[start + index] == part[index] { index += 1 }
-            if index == part.count { return true }
-        }
-        return false
     }
 }

@@ -72,7 +72,7 @@ struct UnpackedApp {
         guard let slash = entry.name.lastIndex(of: "/"), !entry.isExecutable else { return false }
         let name = entry.name[entry.name.index(after: slash)...]
         return !namesWritten.contains(String(name)) && !suffixesWritten.contains(where: { name.hasSuffix($0) })
-            && !entry.name.contains("_CodeSignature/")
+            && !UTF8Search.contains(entry.name, "_CodeSignature/")
     }
 
     /// The app's folder in the archive at `input` (`Payload/<Name>.app`), read from its directory (with

@@ -54,7 +54,7 @@ public struct AppIcons: Sendable {
     /// `AppIcon60x60@2x.png` and `AppIcon60x60@3x~ipad.png`, not `AppIcon60x60Dark.png`), and with
     /// `orNamedIcon` every `Icon*.png` too; largest first.
     static func files(named names: [String], in bundle: AppBundle, orNamedIcon: Bool) -> [Icon] {
-        let topLevel = bundle.relativePaths.filter { !$0.contains("/") && $0.lowercased().hasSuffix(".png") }
+        let topLevel = bundle.relativePaths.filter { !$0.utf8.contains(UInt8(ascii: "/")) && $0.lowercased().hasSuffix(".png") }
         var candidates = Set<String>()
         for name in names {
             let stem = name.lowercased().hasSuffix(".png") ? String(name.dropLast(4)) : name

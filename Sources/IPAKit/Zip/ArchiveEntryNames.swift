@@ -11,7 +11,8 @@ enum ArchiveEntryNames {
     /// such a name, so an ipa holding one could not be checked after it was written.
     static func check(_ entries: [BundleTree.Entry]) throws {
         for entry in entries {
-            if entry.archivePath.contains("\\") {
+            // Byte by byte: `contains` with a string goes through Foundation's CFString search.
+            if entry.archivePath.utf8.contains(UInt8(ascii: "\\")) {
                 throw Diagnostic.ipa(
                     "has a backslash in its name, which unzip tools take for a folder separator; rename it",
                     file: UntrustedText.line(entry.sourcePath))
