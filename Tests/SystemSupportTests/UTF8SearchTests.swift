@@ -13,7 +13,7 @@ import Testing
         ("aab", "ab", true),
         ("a/b\\c", "\\", true),
         ("Caf\u{E9}/x", "Caf\u{E9}", true),
-        ("Cafe\u{301}/x", "Caf\u{E9}", false),
+        ("Cafe\u{301}/x", "Caf\u{E9}", false)
     ])
     func aPartIsFoundByItsBytes(text: String, part: String, found: Bool) {
         #expect(UTF8Search.contains(text, part) == found)
