@@ -10,6 +10,7 @@ public enum BundleLinks {
     /// rule, and where it leads.
     public static func checkInside(bundle: String) throws {
         let top = bundle.count > 1 && bundle.hasSuffix("/") ? String(bundle.dropLast()) : bundle
-        _ = try BundleTree.entries(of: top, prefix: (top as NSString).lastPathComponent)
+        // Kinds and links alone: no file's size or permissions are needed.
+        _ = try BundleTree.entries(of: top, prefix: (top as NSString).lastPathComponent, statsFiles: false)
     }
 }

@@ -49,7 +49,9 @@ struct BundleTree {
     }
 
     /// Lists the folder `root` as ``entries(of:prefix:threads:leftIn:)`` does, its files alone.
-    static func entries(of root: String, prefix: String, threads: Int = 1) throws -> [Entry] {
+    /// Without `statsFiles`, a file its folder's listing names as one (`d_type`) gets no `lstat`:
+    /// its size, permissions and time are 0, for a caller that checks names, kinds and links only.
+    static func entries(of root: String, prefix: String, threads: Int = 1, statsFiles: Bool = true) throws -> [Entry] {
         guard let folder = opendir(root) else { throw Diagnostic.system("cannot be listed", file: root) }
         let rootInfo: stat
         do { rootInfo = try info(root) } catch {
@@ -58,12 +60,12 @@ struct BundleTree {
         }
         guard threads > 1 else {
             var result: [Entry] = []
-            try walk(folder, path: root, info: rootInfo, archivePath: prefix, relative: [], into: &result)
+            try walk(folder, path: root, info: rootInfo, archivePath: prefix, relative: [], statsFiles: statsFiles, into: &result)
             return result
         }
         defer { closedir(folder) }
         var result = [folderEntry(path: root, info: rootInfo, archivePath: prefix)]
-        let children = try self.children(of: folder, path: root)
+        let children = try self.children(of: folder, path: root, statsFiles: statsFiles)
         let subfolders = children.indices.filter { children[$0].info.st_mode & S_IFMT == S_IFDIR }
         let subtrees = DisjointSlots<Result<[Entry], any Error>>(count: subfolders.count)
         defer { subtrees.deallocate() }
@@ -76,7 +78,9 @@ struct BundleTree {
                 slot,
                 Result {
                     var list: [Entry] = []
-                    try add(name, info: childInfo, in: folderPointer.value, path: root, archivePath: prefix, relative: [], into: &list)
+                    try add(
+                        name, info: childInfo, in: folderPointer.value, path: root, archivePath: prefix, relative: [],
+                        statsFiles: statsFiles, into: &list)
                     return list
                 })
         }
@@ -86,7 +90,9 @@ struct BundleTree {
                 result += try subtrees[slot].get()
                 slot += 1
             } else {
-                try add(name, info: childInfo, in: folder, path: root, archivePath: prefix, relative: [], into: &result)
+                try add(
+                    name, info: childInfo, in: folder, path: root, archivePath: prefix, relative: [], statsFiles: statsFiles,
+                    into: &result)
             }
         }
         return result
@@ -109,19 +115,22 @@ struct BundleTree {
     /// open folder, so no path is looked up again from the top (which costs a lookup per level
     /// in a deep tree).
     private static func walk(
-        _ folder: OpaquePointer, path: String, info folderInfo: stat, archivePath: String, relative: [String],
+        _ folder: OpaquePointer, path: String, info folderInfo: stat, archivePath: String, relative: [String], statsFiles: Bool,
         into result: inout [Entry]
     ) throws {
         defer { closedir(folder) }
         result.append(folderEntry(path: path, info: folderInfo, archivePath: archivePath))
-        for (name, childInfo) in try children(of: folder, path: path) {
-            try add(name, info: childInfo, in: folder, path: path, archivePath: archivePath, relative: relative, into: &result)
+        for (name, childInfo) in try children(of: folder, path: path, statsFiles: statsFiles) {
+            try add(
+                name, info: childInfo, in: folder, path: path, archivePath: archivePath, relative: relative, statsFiles: statsFiles,
+                into: &result)
         }
     }
 
     /// The names in `folder` (open at `path`) with their `lstat`, sorted by their bytes, without
-    /// `.`, `..` and the ignored names.
-    private static func children(of folder: OpaquePointer, path: String) throws -> [(name: String, info: stat)] {
+    /// `.`, `..` and the ignored names. Without `statsFiles`, a regular file as the listing says has
+    /// no `lstat`: its `info` holds its kind alone.
+    private static func children(of folder: OpaquePointer, path: String, statsFiles: Bool = true) throws -> [(name: String, info: stat)] {
         let folderDescriptor = dirfd(folder)
         var children: [(name: String, info: stat)] = []
         while true {
@@ -133,6 +142,11 @@ struct BundleTree {
             let name = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: path) }
             if name == "." || name == ".." || ignoredNames.contains(name) { continue }
             var childInfo = stat()
+            if !statsFiles && record.pointee.d_type == DT_REG {
+                childInfo.st_mode = S_IFREG
+                children.append((name, childInfo))
+                continue
+            }
             guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
                 throw Diagnostic.system("cannot be read", file: path + "/" + name)
             }
@@ -146,7 +160,7 @@ struct BundleTree {
     /// `relative` below the top), walking it first if it is a folder.
     private static func add(
         _ name: String, info childInfo: stat, in folder: OpaquePointer, path: String, archivePath: String, relative: [String],
-        into result: inout [Entry]
+        statsFiles: Bool, into result: inout [Entry]
     ) throws {
         let child = path + "/" + name
         let childArchive = archivePath + "/" + name
@@ -157,7 +171,9 @@ struct BundleTree {
                 if descriptor >= 0 { close(descriptor) }
                 throw Diagnostic.system("cannot be listed", file: child)
             }
-            try walk(subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], into: &result)
+            try walk(
+                subfolder, path: child, info: childInfo, archivePath: childArchive, relative: relative + [name], statsFiles: statsFiles,
+                into: &result)
         case S_IFREG:
             result.append(
                 Entry(

@@ -58,6 +58,29 @@ import Testing
         }
     }
 
+    /// Listed for its names, kinds and links alone (``BundleTree/entries(of:prefix:threads:statsFiles:)``
+    /// without `statsFiles`), a tree gives the same entries in the same order, with the same links
+    /// checked; only files' sizes and modes are left out.
+    @Test(arguments: [1, 4])
+    func aListingWithoutFileDetailsHasTheSameEntriesAndRefusesTheSameLinks(threads: Int) throws {
+        try withTemporaryFolder { folder in
+            let app = folder.path("Kinds.app")
+            for index in 0..<120 {
+                try folder.create("Kinds.app/F\(index % 4)/\(index % 7)/\(index).txt", Data(repeating: 1, count: index))
+            }
+            try FileManager.default.createSymbolicLink(atPath: app + "/F1/inside", withDestinationPath: "../F2")
+            let full = try BundleTree.entries(of: app, prefix: "Payload/Kinds.app", threads: threads)
+            let kinds = try BundleTree.entries(of: app, prefix: "Payload/Kinds.app", threads: threads, statsFiles: false)
+            #expect(kinds.map(\.archivePath) == full.map(\.archivePath))
+            #expect(kinds.map { "\($0.kind)" } == full.map { "\($0.kind)" })
+            #expect(kinds.filter { if case .file = $0.kind { return $0.size != 0 } else { return false } }.isEmpty)
+            try FileManager.default.createSymbolicLink(atPath: app + "/F3/out", withDestinationPath: "/etc/passwd")
+            #expect(throws: Diagnostic.self) {
+                try BundleTree.entries(of: app, prefix: "Payload/Kinds.app", threads: threads, statsFiles: false)
+            }
+        }
+    }
+
     /// Subfolders walked side by side still report the first problem in document order: the
     /// link in the first folder, however much sooner the second folder's walk finishes.
     @Test(arguments: [1, 4])
