@@ -21,6 +21,9 @@ struct BundleTree {
         var size: Int64
         var permissions: UInt32
         var modificationTime: Int64
+        /// A regular file's identity when the walk met it (nil for anything else, and for a file
+        /// listed without its details): what packaging compares with a file compressed ahead.
+        var identity: FileIdentity?
     }
 
     /// Two names, compared one by one: cheaper than hashing every name of a tree for a set.
@@ -179,7 +182,7 @@ struct BundleTree {
                 Entry(
                     archivePath: childArchive, sourcePath: child, kind: .file, size: Int64(childInfo.st_size),
                     permissions: UInt32(childInfo.st_mode) & 0o7777,
-                    modificationTime: Int64(childInfo.st_mtim.tv_sec)))
+                    modificationTime: Int64(childInfo.st_mtim.tv_sec), identity: statsFiles ? FileIdentity(childInfo) : nil))
         case S_IFLNK:
             let target = try linkTarget(child)
             try checkInside(target, linkFolder: relative, link: child)

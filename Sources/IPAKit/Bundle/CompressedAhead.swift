@@ -19,9 +19,10 @@ public final class CompressedAhead: Sendable {
     /// How many files were compressed ahead.
     public var count: Int { files.count }
 
-    /// The compressed file at `path`, when it is still the file that was compressed.
-    func prepared(for path: String) -> PreparedEntry? {
-        guard let file = files[path], FileIdentity(path: path) == file.identity else { return nil }
+    /// The compressed file at `path`, when it is still the file that was compressed: when its
+    /// identity now (`current`, as the packager's walk found it, or else looked up) is the one it had.
+    func prepared(for path: String, current: FileIdentity? = nil) -> PreparedEntry? {
+        guard let file = files[path], (current ?? FileIdentity(path: path)) == file.identity else { return nil }
         return file.entry
     }
 }

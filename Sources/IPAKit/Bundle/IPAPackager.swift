@@ -296,7 +296,9 @@ public struct IPAPackager {
             let newSpool = try options.ahead?.spool ?? Spool(in: (path as NSString).deletingLastPathComponent)
             spool = newSpool
             if let ahead = options.ahead {
-                for index in files { prepared[index] = ahead.prepared(for: entries[index].sourcePath) }
+                for index in files {
+                    prepared[index] = ahead.prepared(for: entries[index].sourcePath, current: entries[index].identity)
+                }
             }
             if let carried = options.carried {
                 for index in files where prepared[index] == nil {
