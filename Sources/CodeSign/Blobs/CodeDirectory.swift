@@ -232,38 +232,44 @@ public struct CodeDirectory: Sendable, Equatable {
 
     /// The blob's bytes.
     public func bytes() -> [UInt8] {
+        let (head, tail) = pieces()
+        var out = head
+        out.reserveCapacity(head.count + codeSlotBytes.count + tail.count)
+        out.append(contentsOf: codeSlotBytes)
+        out.append(contentsOf: tail)
+        return out
+    }
+
+    /// The blob's bytes but the code slots, in the two pieces around them, which ``bytes()`` joins with
+    /// ``codeSlotBytes``: before them the header, identifier, team id and special slots; after them the
+    /// pre-encryption hashes and the linkage. (The code slots are most of a large executable's blob,
+    /// which ``cdhash()`` digests where they are instead of copying them.)
+    private func pieces() -> (head: [UInt8], tail: [UInt8]) {
         let size = CodeDirectory.headerSize(version)
         let hashSize = hashType.size
-        var body = ByteWriter()
-        // The slots are most of the blob (thousands for a large executable): room for all at once.
-        let slotCount = specialSlots.count + preEncryptHashes.count
-        body.bytes.reserveCapacity(
-            identifier.utf8.count + (teamID?.utf8.count ?? 0) + 2 + slotCount * hashSize + codeSlotBytes.count + linkage.count)
         let identOffset = size
-        body.cString(identifier)
-        var teamOffset = 0
-        if let teamID, version >= Version.teamID {
-            teamOffset = size + body.bytes.count
-            body.cString(teamID)
-        }
-        let hashOffset = size + body.bytes.count + specialSlots.count * hashSize
-        for slot in specialSlots.reversed() { body.append(slot) }
-        body.append(codeSlotBytes)
+        let teamBytes = version >= Version.teamID ? teamID.map { $0.utf8.count + 1 } ?? 0 : 0
+        let teamOffset = teamBytes == 0 ? 0 : size + identifier.utf8.count + 1
+        let hashOffset = size + identifier.utf8.count + 1 + teamBytes + specialSlots.count * hashSize
+        // Where the code slots end: the special slots are written as they are held.
+        let slotsEnd = size + identifier.utf8.count + 1 + teamBytes + specialSlots.reduce(0) { $0 + $1.count } + codeSlotBytes.count
+        var tail = ByteWriter()
         var preEncryptOffset = 0
         if !preEncryptHashes.isEmpty, version >= Version.runtime {
-            preEncryptOffset = size + body.bytes.count
-            for hash in preEncryptHashes { body.append(hash) }
+            preEncryptOffset = slotsEnd
+            for hash in preEncryptHashes { tail.append(hash) }
         }
         var linkageOffset = 0
         if !linkage.isEmpty, version >= Version.linkage {
-            linkageOffset = size + body.bytes.count
-            body.append(linkage)
+            linkageOffset = slotsEnd + tail.bytes.count
+            tail.append(linkage)
         }
+        let length = slotsEnd + tail.bytes.count
 
         var out = ByteWriter()
-        out.bytes.reserveCapacity(size + body.bytes.count)
+        out.bytes.reserveCapacity(slotsEnd - codeSlotBytes.count)
         out.u32be(BlobMagic.codeDirectory)
-        out.u32be(UInt32(truncatingIfNeeded: size + body.bytes.count))
+        out.u32be(UInt32(truncatingIfNeeded: length))
         out.u32be(version)
         out.u32be(flags)
         out.u32be(UInt32(truncatingIfNeeded: hashOffset))
@@ -299,11 +305,19 @@ public struct CodeDirectory: Sendable, Equatable {
             out.u32be(UInt32(truncatingIfNeeded: linkageOffset))
             out.u32be(UInt32(truncatingIfNeeded: linkage.count))
         }
-        out.append(body.bytes)
-        return out.bytes
+        out.cString(identifier)
+        if teamBytes > 0, let teamID { out.cString(teamID) }
+        for slot in specialSlots.reversed() { out.append(slot) }
+        return (out.bytes, tail.bytes)
     }
 
     /// The cdhash: the directory's digest with its own hash type, truncated to 20 bytes as
     /// `codesign -d -v` prints it and as signatures and CodeResources `cdhash` entries hold it.
-    public func cdhash() -> [UInt8] { Array(Digest.hash(hashType, bytes()).prefix(20)) }
+    /// The blob is digested in its pieces, its code slots where they are: the digest of ``bytes()``.
+    public func cdhash() -> [UInt8] {
+        let (head, tail) = pieces()
+        let stream = DigestStream(hashType)
+        for piece in [head, codeSlotBytes, tail] { piece.withUnsafeBytes { stream.update($0) } }
+        return Array(stream.finish().prefix(20))
+    }
 }
