@@ -29,4 +29,8 @@ static inline int adhocbuild_exchange(const char *a, const char *b) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, (unsigned int)2 /* RENAME_EXCHANGE */);
 }
 
+/// open(2)'s O_DIRECT (writes that go around the page cache). glibc names it only under
+/// _GNU_SOURCE; its headers give the value for the architecture as __O_DIRECT always.
+#define ADHOCBUILD_O_DIRECT __O_DIRECT
+
 #endif

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import SystemSupport
 
@@ -19,17 +20,9 @@ final class UncachedWrites {
     /// Bytes per second: about the rate memory is copied into fresh pages (an SSD, a host's cache).
     static let defaultMinimumRate: Double = 1_000_000_000
 
-    /// `O_DIRECT`, which Swift's Glibc module leaves out (glibc defines it only with `_GNU_SOURCE`);
-    /// nil on an architecture where its value is not known here.
-    static var directFlag: Int32? {
-        #if arch(x86_64) || arch(i386) || arch(s390x)
-            return 0o40000
-        #elseif arch(arm64) || arch(arm)
-            return 0o200000
-        #else
-            return nil
-        #endif
-    }
+    /// `O_DIRECT`, which Swift's Glibc module leaves out (glibc defines it only with `_GNU_SOURCE`;
+    /// the shim gives its value for the architecture).
+    static let directFlag = Int32(ADHOCBUILD_O_DIRECT)
 
     private var descriptor: Int32
     private let minimumRate: Double
@@ -39,7 +32,7 @@ final class UncachedWrites {
     /// Opens `path` (a file being written) a second time for uncached writes; off when the system
     /// or the file system cannot. They stop after ``trialBytes`` written slower than `minimumRate`.
     init(path: String, minimumRate: Double = UncachedWrites.defaultMinimumRate) {
-        descriptor = UncachedWrites.directFlag.map { open(path, O_WRONLY | O_CLOEXEC | $0) } ?? -1
+        descriptor = open(path, O_WRONLY | O_CLOEXEC | UncachedWrites.directFlag)
         self.minimumRate = minimumRate
     }
 
