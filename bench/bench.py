@@ -117,7 +117,8 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED, compresslevel=6) as z:
 
 
 def packaging(bin_dir, runs):
-    """Packages a generated app-like tree with adhocbuild, zip -6 and Python's zipfile."""
+    """Packages a generated app-like tree with adhocbuild, zip -6, libarchive's bsdtar (zip format,
+    level 6) and Python's zipfile."""
     out = os.path.join(HERE, "out", "app")
     payload = os.path.join(out, "Payload")
     app = os.path.join(payload, "Bench.app")
@@ -141,6 +142,10 @@ def packaging(bin_dir, runs):
         ("zip -6 -qry -X", ["sh", "-c", f"cd '{out}' && rm -f '{target}' && '{zip_tool}' -qry -X -6 '{target}' Payload"]),
         ("Python zipfile -6", python_zip_command(app, target)),
     ]
+    bsdtar = shutil.which("bsdtar")
+    if bsdtar:
+        peers.insert(2, ("bsdtar --format zip -6", ["sh", "-c", f"cd '{out}' && rm -f '{target}' && '{bsdtar}' --format zip "
+                                                   f"--options zip:compression-level=6 -cf '{target}' Payload"]))
     print(f"level 6, median of {runs} runs")
     print(f"{'tool':<24} {'median s':>9} {'MB/s':>8} {'ipa MB':>8} {'peak MB':>8} {'adhocbuild -6 is':>18}")
     results = []
@@ -154,7 +159,14 @@ def packaging(bin_dir, runs):
         ratio = "" if name == "adhocbuild -6" else f"{seconds / ours[1]:.2f}x faster"
         print(f"{name:<24} {seconds:>9.3f} {total / seconds / 1e6:>8.1f} {size / 1e6:>8.1f} {peak / 1e6:>8.0f} {ratio:>18}")
     zip_result = results[1]
-    print(f"adhocbuild -6 vs zip -6: {zip_result[1] / ours[1]:.2f}x the speed, archive {100 * (ours[3] / zip_result[3] - 1):+.2f}% in size\n")
+    print(f"adhocbuild -6 vs zip -6: {zip_result[1] / ours[1]:.2f}x the speed, archive {100 * (ours[3] / zip_result[3] - 1):+.2f}% in size")
+    if bsdtar:
+        tar_result = results[2]
+        print(f"adhocbuild -6 vs bsdtar --format zip -6: {tar_result[1] / ours[1]:.2f}x the speed, archive "
+              f"{100 * (ours[3] / tar_result[3] - 1):+.2f}% in size")
+    else:
+        print("bsdtar (libarchive-tools) is not installed: `make deps` installs it")
+    print()
     shapes(adhocbuild, zip_tool, runs, default=(total, ours[1], zip_result[1], ours[3], zip_result[3]))
 
     # Storing, against what merely reading (or copying) the same files costs. Each takes a
