@@ -38,33 +38,21 @@ enum FolderKindIndex {
         func add(
             _ descriptor: Int32, path: String, key: String, relative: [String], into index: inout [String: BundleFile]
         ) -> Bool {
-            guard let directory = fdopendir(descriptor) else {
-                close(descriptor)
-                return false
-            }
-            defer { closedir(directory) }
-            while true {
-                errno = 0
-                guard let record = readdir(directory) else { return errno == 0 }
-                let entry: String
-                let kind: UInt8
-                do {
-                    entry = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: path) }
-                    kind = record.pointee.d_type
-                } catch {
-                    return false
-                }
-                if entry == "." || entry == ".." || BundleTree.ignoredNames.contains(entry) { continue }
+            defer { close(descriptor) }
+            guard let listing = try? FileIO.listing(of: descriptor, folder: path) else { return false }
+            for listed in listing {
+                let entry = listed.name
+                if BundleTree.ignoredNames.contains(entry) { continue }
                 var childKey = key
                 childKey.reserveCapacity(key.utf8.count + 1 + entry.utf8.count)
                 childKey += "/"
                 childKey += entry
-                switch kind == DT_UNKNOWN ? Self.kind(of: entry, in: descriptor) : kind {
+                switch listed.type == DT_UNKNOWN ? Self.kind(of: entry, in: descriptor) : listed.type {
                 case UInt8(DT_REG):
                     guard index.updateValue(FolderKindIndex.file, forKey: childKey) == nil else { return false }
                 case UInt8(DT_DIR):
                     guard index.updateValue(FolderKindIndex.folder, forKey: childKey) == nil else { return false }
-                    let child = openat(dirfd(directory), entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                    let child = openat(descriptor, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                     guard child >= 0, add(child, path: path + "/" + entry, key: childKey, relative: relative + [entry], into: &index)
                     else { return false }
                 case UInt8(DT_LNK):
@@ -79,6 +67,7 @@ enum FolderKindIndex {
                     return false
                 }
             }
+            return true
         }
 
         /// The `d_type` of `name` in the folder open as `descriptor`, from its `lstat`, for a file
