@@ -133,27 +133,24 @@ struct BundleTree {
     /// The names in `folder` (open at `path`) with their `lstat`, sorted by their bytes, without
     /// `.`, `..` and the ignored names. Without `statsFiles`, a regular file as the listing says has
     /// no `lstat`: its `info` holds its kind alone.
-    private static func children(of folder: OpaquePointer, path: String, statsFiles: Bool = true) throws -> [(name: String, info: stat)] {
+    private static func children(of folder: OpaquePointer, path: String, statsFiles: Bool) throws -> [(name: String, info: stat)] {
         let folderDescriptor = dirfd(folder)
+        guard let listing = try FileIO.listing(of: folderDescriptor, folder: path) else {
+            throw Diagnostic.system("cannot be listed", file: path)
+        }
         var children: [(name: String, info: stat)] = []
-        while true {
-            errno = 0
-            guard let record = readdir(folder) else {
-                if errno != 0 { throw Diagnostic.system("cannot be listed", file: path) }
-                break
-            }
-            let name = try withUnsafeBytes(of: record.pointee.d_name) { try DirectoryEntryName.decode($0, in: path) }
-            if name == "." || name == ".." || ignoredNames.contains(name) { continue }
+        children.reserveCapacity(listing.count)
+        for listed in listing where !ignoredNames.contains(listed.name) {
             var childInfo = stat()
-            if !statsFiles && record.pointee.d_type == DT_REG {
+            if !statsFiles && listed.type == DT_REG {
                 childInfo.st_mode = S_IFREG
-                children.append((name, childInfo))
+                children.append((listed.name, childInfo))
                 continue
             }
-            guard fstatat(folderDescriptor, name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
-                throw Diagnostic.system("cannot be read", file: path + "/" + name)
+            guard fstatat(folderDescriptor, listed.name, &childInfo, AT_SYMLINK_NOFOLLOW) == 0 else {
+                throw Diagnostic.system("cannot be read", file: path + "/" + listed.name)
             }
-            children.append((name, childInfo))
+            children.append((listed.name, childInfo))
         }
         // Sorted through their indices: a stat is 144 bytes, which sorting the pairs would move again and again.
         return children.indices.sorted { UTF8Order.precedes(children[$0].name, children[$1].name) }.map { children[$0] }
