@@ -19,3 +19,20 @@ import Testing
         #expect(UTF8Search.contains(text, part) == found)
     }
 }
+
+/// The rest of a path below a folder, cut by bytes (``UTF8Search/remainder(of:after:)``).
+@Suite struct UTF8SearchRemainderTests {
+    @Test(
+        arguments: [
+            ("A.app/Assets/x.png", "A.app/", "Assets/x.png"),
+            ("A.app/", "A.app/", ""),
+            ("A.app", "A.app/", nil),
+            ("B.app/x", "A.app/", nil),
+            ("abc", "", "abc"),
+            ("Caf\u{E9}.app/x", "Caf\u{E9}.app/", "x"),
+            ("Cafe\u{301}.app/x", "Caf\u{E9}.app/", nil)
+        ] as [(String, String, String?)])
+    func theRestIsCutByBytes(text: String, prefix: String, rest: String?) {
+        #expect(UTF8Search.remainder(of: text, after: prefix) == rest)
+    }
+}

@@ -15,8 +15,10 @@ struct BundleFileReader: Sendable {
     let folderTop: String?
     /// The app's CodeResources, parsed ahead.
     let preparsed: PreparsedCodeResources?
-    /// The app's sealed resources, digested ahead.
+    /// The app's sealed resources, digested ahead (an ipa).
     let prefetch: ResourceDigestPrefetch?
+    /// The app's files, digested as its folder was listed (a folder on disk).
+    let folderPrefetch: FolderDigestPrefetch?
     /// The limits the plists of the app (Info.plist, CodeResources, entitlements) are read with.
     let limits: PlistLimits
     /// Digests of the app's files taken as they were copied or unpacked (a folder only): a file still
@@ -27,7 +29,7 @@ struct BundleFileReader: Sendable {
 
     init(
         storage: BundleStorage, isArchive: Bool, limits: PlistLimits, preparsed: PreparsedCodeResources? = nil,
-        prefetch: ResourceDigestPrefetch? = nil, known: DigestCache? = nil
+        prefetch: ResourceDigestPrefetch? = nil, folderPrefetch: FolderDigestPrefetch? = nil, known: DigestCache? = nil
     ) {
         self.storage = storage
         self.known = known
@@ -35,6 +37,7 @@ struct BundleFileReader: Sendable {
         folderTop = isArchive ? nil : (storage.location as NSString).deletingLastPathComponent
         self.preparsed = preparsed ?? prefetch?.codeResources
         self.prefetch = prefetch
+        self.folderPrefetch = folderPrefetch
     }
 
     /// The seal in the CodeResources bytes `data`, as the verifier reads it (``CodeResources/init(verifying:limits:)``):

@@ -15,7 +15,9 @@ struct PreparsedCodeResources: Sendable {
     /// Starts parsing `data` with `limits`.
     init(_ data: Data, limits: PlistLimits) {
         self.data = data
-        value = BackgroundResult { try CodeResources(verifying: data, limits: limits) }
+        // A thread of its own: the parse takes milliseconds, and on the pool it held a thread the
+        // hashing jobs queued meanwhile were waiting for.
+        value = BackgroundResult(thread: "adhocbuild.seal-parse") { try CodeResources(verifying: data, limits: limits) }
     }
 }
 

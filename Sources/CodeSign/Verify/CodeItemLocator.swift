@@ -39,25 +39,40 @@ struct CodeItemLocator {
         self.files = files
         var children: [String: Set<String>] = [:]
         for path in files.keys {
-            guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
-            let parent = path[..<slash]
-            guard CodeItemLocator.isLookedInto(parent) else { continue }
-            children[String(parent), default: []].insert(String(path[path.utf8.index(after: slash)...]))
+            guard let (folder, name) = CodeItemLocator.lookedIntoFolder(of: path) else { continue }
+            children[folder, default: []].insert(name)
         }
         self.children = children.mapValues { $0.sorted() }
     }
 
     /// The last names of the folders whose contents ``locate(app:)`` reads: where nested code lives.
-    private static let placeNames = Set(places.map(\.folder))
+    private static let placeNames = places.map { Array($0.folder.utf8) }
     /// The suffixes of the bundles whose contents it reads (to tell an empty one from one with code).
-    private static let bundleSuffixes = Set(places.flatMap(\.suffixes)).subtracting([".dylib"])
+    private static let bundleSuffixes = Set(places.flatMap(\.suffixes)).subtracting([".dylib"]).map { Array($0.utf8) }
 
-    /// Whether `folder` is a place of nested code or named as a bundle (its last name).
-    static func isLookedInto(_ folder: Substring) -> Bool {
-        let name = folder.utf8.lastIndex(of: UInt8(ascii: "/")).map { folder[folder.utf8.index(after: $0)...] } ?? folder
-        if placeNames.contains(String(name)) { return true }
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
-        return bundleSuffixes.contains(String(name[dot...]))
+    /// The folder holding `path` and `path`'s last name, when ``locate(app:)`` reads that folder (a
+    /// place of nested code, or a folder named as a bundle); nil for the thousands of other files
+    /// of an app, found by their bytes without making a string.
+    static func lookedIntoFolder(of path: String) -> (folder: String, name: String)? {
+        var path = path
+        return path.withUTF8 { bytes -> (String, String)? in
+            guard let folderCount = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            let folder = UnsafeBufferPointer(rebasing: bytes[..<folderCount])
+            guard isLookedInto(folder) else { return nil }
+            let name = UnsafeBufferPointer(rebasing: bytes[(folderCount + 1)...])
+            return (String(decoding: folder, as: UTF8.self), String(decoding: name, as: UTF8.self))
+        }
+    }
+
+    /// Whether the folder whose path is `folder` (bytes) is a place of nested code or named as a bundle (its last name).
+    static func isLookedInto(_ folder: UnsafeBufferPointer<UInt8>) -> Bool {
+        var nameStart = folder.count
+        while nameStart > 0 && folder[nameStart - 1] != UInt8(ascii: "/") { nameStart -= 1 }
+        let name = UnsafeBufferPointer(rebasing: folder[nameStart...])
+        if placeNames.contains(where: { name.elementsEqual($0) }) { return true }
+        return bundleSuffixes.contains { suffix in
+            name.count >= suffix.count && UnsafeBufferPointer(rebasing: name[(name.count - suffix.count)...]).elementsEqual(suffix)
+        }
     }
 
     /// The app at `key` and everything nested in it.
@@ -95,22 +110,22 @@ struct CodeItemLocator {
         }
     }
 
-    /// Every file (not folder) under the item at `key`, by its path relative to the item, sorted by its
-    /// UTF-8 bytes (so the files of a folder come together; a byte order costs a `memcmp`, where
-    /// Swift's `<` compares characters).
+    /// Every file (not folder) under the item at `key`, by its path relative to the item, in no
+    /// particular order (the check reports what it finds sorted; sorting an app's thousands of paths
+    /// here cost more than listing them).
     func filesUnder(_ key: String) -> [ItemFile] {
         let prefix = key + "/"
-        let prefixBytes = prefix.utf8.count
         var found: [ItemFile] = []
-        for (path, file) in files where !file.isDirectory && path.hasPrefix(prefix) {
-            // The same bytes start the path (unless it writes the same text in another normalization):
-            // they are cut as bytes, not walked as characters for each of the app's thousands of files.
-            let relative =
-                path.utf8.starts(with: prefix.utf8)
-                ? String(decoding: path.utf8.dropFirst(prefixBytes), as: UTF8.self) : String(path.dropFirst(prefix.count))
-            found.append(ItemFile(path: relative, file: file))
+        for (path, file) in files where !file.isDirectory {
+            // The same bytes start the path, unless it writes the same text in another normalization:
+            // cut as bytes, not walked as characters for each of the app's thousands of files.
+            if let relative = UTF8Search.remainder(of: path, after: prefix) {
+                found.append(ItemFile(path: relative, file: file))
+            } else if path.hasPrefix(prefix) {
+                found.append(ItemFile(path: String(path.dropFirst(prefix.count)), file: file))
+            }
         }
-        return found.sorted { UTF8Order.precedes($0.path, $1.path) }
+        return found
     }
 }
 

@@ -28,12 +28,24 @@ public struct CodeSealVerifier: Sendable {
             return try verify(AppPackage.open(path, limits: limits))
         }
         // An app on disk: its folder is walked on another thread while this one reads the main
-        // executable and queues its pages, so hashing starts before the listing ends.
+        // executable and queues its pages, so hashing starts before the listing ends; the files
+        // the walk lists are hashed as it goes (FolderDigestPrefetch), before the seal is parsed.
         // Its index says only what kind each file is: every file the seal names is opened anyway,
         // and an `lstat` of each cost as much as a tenth of the check.
-        let opened = BackgroundResult { [limits] in try AppPackage.open(path, limits: limits, folderDetail: .kinds) }
-        let early = EarlyExecutableVerifier.start(app: app, limits: limits.plist)
-        return try verify(opened.get(), early: early)
+        let prefetch = FolderDigestPrefetch(app: app, threads: threads)
+        defer { prefetch?.finish() }
+        // The walk, like the seal's parse, runs on a thread of its own: on the pool's threads it
+        // held one of the few the hashing jobs run on, and those waited for it.
+        let opened = BackgroundResult(thread: "adhocbuild.app-listing") { [limits] in
+            try AppPackage.open(
+                path, limits: limits, folderDetail: .kinds, listedFiles: prefetch.map { prefetch in { prefetch.listed($0) } })
+        }
+        let early = EarlyExecutableVerifier.start(app: app, limits: limits.plist) { executable, type in
+            prefetch?.begin(executable: executable, type: type)
+        }
+        // Not of the shape the early check takes: the check finds nothing hashed ahead.
+        if early == nil { prefetch?.finish() }
+        return try verify(opened.get(), early: early, folderPrefetch: prefetch)
     }
 
     /// Verifies the app of an opened package.
@@ -49,7 +61,9 @@ public struct CodeSealVerifier: Sendable {
 
     /// Verifies the app of an opened package, taking its main executable from `early` when that
     /// was started on the same app, and the digests of files left in an ipa from `known`.
-    func verify(_ package: AppPackage, early: EarlyExecutableVerifier?, known: DigestCache? = nil) throws -> CodeSealReport {
+    func verify(
+        _ package: AppPackage, early: EarlyExecutableVerifier?, known: DigestCache? = nil, folderPrefetch: FolderDigestPrefetch? = nil
+    ) throws -> CodeSealReport {
         let early = early.flatMap { early -> EarlyExecutableVerifier? in
             guard !package.isArchive, Self.samePath(early.app, package.app.storage.location) else {
                 // Started on another app: its jobs finish, unused.
@@ -66,6 +80,7 @@ public struct CodeSealVerifier: Sendable {
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
             storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch,
+            folderPrefetch: early != nil ? folderPrefetch : nil,
             known: known)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)

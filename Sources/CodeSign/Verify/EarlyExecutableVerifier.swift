@@ -25,8 +25,12 @@ struct EarlyExecutableVerifier {
     let pagePool: WorkerPool
 
     /// Reads and maps what the app at `app` (a `.app` folder) signs, and queues its code pages; nil
-    /// when the app is not of the common shape or anything cannot be read.
-    static func start(app: String, limits: PlistLimits = .default) -> EarlyExecutableVerifier? {
+    /// when the app is not of the common shape or anything cannot be read. `sealRead` is told the
+    /// executable's name and the hash its resources are most likely sealed with (see
+    /// ``resourceHashType``) as soon as CodeResources is read, before the executable is mapped.
+    static func start(
+        app: String, limits: PlistLimits = .default, sealRead: ((_ executable: String, _ resourceHash: HashType) -> Void)? = nil
+    ) -> EarlyExecutableVerifier? {
         let infoPath = app + "/Info.plist"
         guard isRegularFile(infoPath), let infoData = try? FileIO.read(infoPath),
             let info = (try? PropertyList(data: infoData, limits: limits))?.value.dictionaryValue,
@@ -44,6 +48,7 @@ struct EarlyExecutableVerifier {
             return nil
         }
         let codeResources = codeResourcesData.map { PreparsedCodeResources($0, limits: limits) }
+        if let codeResourcesData { sealRead?(executable, resourceHashType(codeResourcesData)) }
         guard let map = try? MappedExecutable(path: app + "/" + executable), MachOFile.looksLikeMachO(map.read(0, 4)),
             let machO = try? MachOFile(size: map.bytes.count, read: map.read)
         else { return nil }
@@ -54,6 +59,30 @@ struct EarlyExecutableVerifier {
         return EarlyExecutableVerifier(
             app: app, infoData: infoData, info: info, executable: executable, codeResourcesData: codeResourcesData,
             codeResources: codeResources, seal: seal, pagePool: pagePool)
+    }
+
+    /// The digest the seal in `codeResources` most likely asks of each resource, for hashing files
+    /// before the seal is parsed: SHA-256 when it names a `hash2` anywhere, else SHA-1 (a version 1
+    /// seal, or Xcode 6's bare hashes). A guess only: what the parsed seal asks is what the check
+    /// compares.
+    static func resourceHashType(_ codeResources: Data) -> HashType {
+        holds(codeResources, Array("hash2".utf8)) ? .sha256 : .sha1
+    }
+
+    /// Whether `data` holds the bytes of `part` somewhere.
+    static func holds(_ data: Data, _ part: [UInt8]) -> Bool {
+        guard let first = part.first else { return true }
+        return data.withUnsafeBytes { bytes in
+            guard bytes.count >= part.count else { return false }
+            var start = 0
+            while start <= bytes.count - part.count {
+                guard let hit = memchr(bytes.baseAddress! + start, Int32(first), bytes.count - part.count + 1 - start) else { return false }
+                start = UnsafeRawPointer(hit) - bytes.baseAddress!
+                if memcmp(bytes.baseAddress! + start, part, part.count) == 0 { return true }
+                start += 1
+            }
+            return false
+        }
     }
 
     /// Whether `path` is a regular file itself (not a link to one).

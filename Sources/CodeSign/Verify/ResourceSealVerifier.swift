@@ -43,10 +43,21 @@ struct ResourceSealVerifier {
         var batchBytes: Int64 = 0
         // How many of the seals name a file that is here (each file is listed once).
         var sealsPresent = 0
+        // Plain files hashed as the folder was listed: their sealed digests go to the prefetch, which
+        // compares them there (keyed as it lists them); the rest are hashed by the jobs below.
+        let prefetch = reader.folderPrefetch.flatMap { $0.covers(bundleKey) ? $0 : nil }
+        let prefetchType = prefetch?.hashType
+        var expected: [String: [UInt8]] = [:]
         for entry in files {
             let path = entry.path
             if let seal = seals[path] {
                 sealsPresent += 1
+                if let prefetchType, !entry.file.isSymlink, seal.symlink == nil,
+                    let digest = ResourceSealVerifier.soleDigest(seal, type: prefetchType, isVersion2: isVersion2)
+                {
+                    expected[bundleKey + "/" + path] = digest
+                    continue
+                }
                 batch.append(SealedFile(path: path, file: entry.file, seal: seal))
                 // A folder indexed by kinds alone has no sizes: its batches are of files, queued in order.
                 batchBytes += max(0, entry.file.size)
@@ -77,7 +88,30 @@ struct ResourceSealVerifier {
         for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
             submitCompare(batches[index].files, to: pool, problems: problems)
         }
+        if let prefetch, !expected.isEmpty {
+            // A file whose digest the prefetch did not confirm is checked as if there were none,
+            // so its problem is named as always.
+            var unconfirmed: [SealedFile] = []
+            for key in prefetch.confirm(expected).sorted(by: UTF8Order.precedes) {
+                let path = String(key.dropFirst(bundleKey.count + 1))
+                guard let seal = seals[path], let file = reader.file(key) else { continue }
+                unconfirmed.append(SealedFile(path: path, file: file, seal: seal))
+            }
+            for start in stride(from: 0, to: unconfirmed.count, by: ResourceSealVerifier.batchFiles) {
+                submitCompare(
+                    Array(unconfirmed[start..<min(start + ResourceSealVerifier.batchFiles, unconfirmed.count)]), to: pool,
+                    problems: problems)
+            }
+        }
         return found
+    }
+
+    /// The one digest `seal` has a plain file's content checked against, when it is of `type`
+    /// (see ``expectedHashes(_:isVersion2:)``); nil for any other seal.
+    static func soleDigest(_ seal: ResourceSeal, type: HashType, isVersion2: Bool) -> [UInt8]? {
+        let expected = expectedHashes(seal, isVersion2: isVersion2)
+        guard expected.count == 1, expected[0].0 == type else { return nil }
+        return expected[0].1
     }
 
     /// The problems of the seals whose files are not in `present`, by path: missing files, and

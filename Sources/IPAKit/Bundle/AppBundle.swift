@@ -155,14 +155,18 @@ public struct AppPackage: Sendable {
 
     /// Opens an `.ipa` (by content, through libzip), an `.app` folder or an `.xcarchive`.
     /// Its plists are read with `limits.plist`, an ipa with `limits.archive`; a folder's index holds
-    /// what `folderDetail` asks of each file (an ipa's always holds everything).
-    public static func open(_ path: String, limits: ReaderLimits = .standard, folderDetail: FolderIndexDetail = .full) throws
-        -> AppPackage
-    {
+    /// what `folderDetail` asks of each file (an ipa's always holds everything). `listedFiles` is
+    /// handed the keys of a folder's regular files as the walk by kinds lists them (see
+    /// ``FolderIndexDetail/kinds``); it may be handed some and then none more, when that walk gives
+    /// way to the full one.
+    public static func open(
+        _ path: String, limits: ReaderLimits = .standard, folderDetail: FolderIndexDetail = .full,
+        listedFiles: (([String]) -> Void)? = nil
+    ) throws -> AppPackage {
         guard let kind = FileIO.kind(of: path) else { throw Diagnostic.ipa("no such file", file: path) }
         if kind == .folder {
             let (app, _) = try IPAPackager.locateApp(path)
-            let storage = try FolderStorage(app: app, detail: folderDetail)
+            let storage = try FolderStorage(app: app, detail: folderDetail, listedFiles: listedFiles)
             let bundle = try AppBundle(storage: storage, root: (app as NSString).lastPathComponent, plistLimits: limits.plist)
             return AppPackage(path: path, app: bundle, extras: [], isArchive: false)
         }

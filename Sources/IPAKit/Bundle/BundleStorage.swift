@@ -68,12 +68,13 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
     private let spareBuffers = Locked<[UnsafeMutableRawBufferPointer]>([])
     private static let spareBufferSize = 1 << 20
 
-    /// Indexes `app` (a `.app` folder) as `<Name>.app/...`, with what `detail` asks of each file.
-    init(app: String, detail: FolderIndexDetail = .full) throws {
+    /// Indexes `app` (a `.app` folder) as `<Name>.app/...`, with what `detail` asks of each file;
+    /// a walk by kinds hands each folder's regular files to `listedFiles` as it lists them.
+    init(app: String, detail: FolderIndexDetail = .full, listedFiles: (([String]) -> Void)? = nil) throws {
         location = app
         top = (app as NSString).deletingLastPathComponent
         let name = (app as NSString).lastPathComponent
-        if detail == .kinds, let index = FolderKindIndex.index(of: app, prefix: name) {
+        if detail == .kinds, let index = FolderKindIndex.index(of: app, prefix: name, listedFiles: listedFiles) {
             files = index
         } else {
             files = try FolderStorage.fullIndex(of: app, name: name)

@@ -13,7 +13,9 @@ import SystemSupport
 /// two names that are one key (the same text in two Unicode normalizations, whose order decides).
 enum FolderKindIndex {
     /// The index of `root` with every path under `prefix` (itself as `prefix`), or nil (see above).
-    static func index(of root: String, prefix: String) -> [String: BundleFile]? {
+    /// `listedFiles`, when given, is handed the keys of each folder's regular files as soon as the
+    /// folder is listed, before its subfolders are (and before the index is known to be whole).
+    static func index(of root: String, prefix: String, listedFiles: (([String]) -> Void)? = nil) -> [String: BundleFile]? {
         var rootInfo = stat()
         guard lstat(root, &rootInfo) == 0, rootInfo.st_mode & S_IFMT == S_IFDIR else { return nil }
         let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -21,7 +23,8 @@ enum FolderKindIndex {
         var index: [String: BundleFile] = [prefix: folder]
         // Room for a large app, so the table is not grown and rehashed as it fills.
         index.reserveCapacity(8192)
-        guard Walk(root: root).add(descriptor, path: root, key: prefix, relative: [], into: &index) else { return nil }
+        guard Walk(root: root, listedFiles: listedFiles).add(descriptor, path: root, key: prefix, relative: [], into: &index)
+        else { return nil }
         return index
     }
 
@@ -31,6 +34,8 @@ enum FolderKindIndex {
     private struct Walk {
         /// The folder indexed, which every link must stay in.
         let root: String
+        /// Told the keys of each folder's regular files once the folder is listed.
+        let listedFiles: (([String]) -> Void)?
 
         /// Adds the entries of the folder open as `descriptor` (at `path`, `key` in the index,
         /// `relative` below the root) and of its subfolders, and closes it; false when anything is
@@ -40,6 +45,10 @@ enum FolderKindIndex {
         ) -> Bool {
             defer { close(descriptor) }
             guard let listing = try? FileIO.listing(of: descriptor, folder: path) else { return false }
+            // The folder's own entries first, its subfolders after: its files are handed on before
+            // the walk goes deeper.
+            var files: [String] = []
+            var folders: [(name: String, key: String)] = []
             for listed in listing {
                 let entry = listed.name
                 if BundleTree.ignoredNames.contains(entry) { continue }
@@ -50,11 +59,10 @@ enum FolderKindIndex {
                 switch listed.type == DT_UNKNOWN ? Self.kind(of: entry, in: descriptor) : listed.type {
                 case UInt8(DT_REG):
                     guard index.updateValue(FolderKindIndex.file, forKey: childKey) == nil else { return false }
+                    if listedFiles != nil { files.append(childKey) }
                 case UInt8(DT_DIR):
                     guard index.updateValue(FolderKindIndex.folder, forKey: childKey) == nil else { return false }
-                    let child = openat(descriptor, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    guard child >= 0, add(child, path: path + "/" + entry, key: childKey, relative: relative + [entry], into: &index)
-                    else { return false }
+                    folders.append((entry, childKey))
                 case UInt8(DT_LNK):
                     let link = path + "/" + entry
                     guard let target = try? BundleTree.linkTarget(link),
@@ -66,6 +74,12 @@ enum FolderKindIndex {
                 default:
                     return false
                 }
+            }
+            if let listedFiles, !files.isEmpty { listedFiles(files) }
+            for (entry, childKey) in folders {
+                let child = openat(descriptor, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0, add(child, path: path + "/" + entry, key: childKey, relative: relative + [entry], into: &index)
+                else { return false }
             }
             return true
         }

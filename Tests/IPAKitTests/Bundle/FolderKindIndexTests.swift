@@ -56,6 +56,27 @@ import Testing
         }
     }
 
+    /// The walk hands on each folder's regular files as it lists the folder: every file once, no
+    /// folder or link, a folder's files in one piece and before those of any folder inside it.
+    @Test func handsOnEachFoldersFilesAsItListsThem() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let handed = Locked<[[String]]>([])
+            let index = try #require(FolderKindIndex.index(of: app, prefix: "Kinds.app") { keys in handed.withLock { $0.append(keys) } })
+            let batches = handed.value
+            let files = index.filter { !$0.value.isDirectory && !$0.value.isSymlink }.keys
+            #expect(batches.flatMap { $0 }.sorted() == files.sorted())
+            let folders = batches.map { batch in Set(batch.map { ($0 as NSString).deletingLastPathComponent }) }
+            #expect(folders.allSatisfy { $0.count == 1 })
+            let order = folders.map { $0.first! }
+            for (position, name) in order.enumerated() {
+                for (later, inner) in order.enumerated() where inner.hasPrefix(name + "/") {
+                    #expect(later > position, "\(inner) before \(name)")
+                }
+            }
+        }
+    }
+
     /// A link that leads outside, or an entry that is no file, folder or link: no index, and the
     /// storage throws what the full walk throws, for the same entry.
     @Test(arguments: ["outside", "fifo", "absolute"])

@@ -1,0 +1,186 @@
+import Foundation
+import IPAKit
+import PlistKit
+import TestSupport
+import Testing
+
+@testable import CodeSign
+
+/// An app folder's files hashed as the folder is listed (``FolderDigestPrefetch``): a file is
+/// confirmed only when the digest read from it now is the one expected; everything else (another
+/// digest, a file it did not or could not hash) goes back to the check.
+@Suite struct FolderDigestPrefetchTests {
+    /// `P.app` with resources at several depths, an executable, a signature folder and nested code.
+    static func makeApp(in folder: TemporaryFolder) throws -> String {
+        for (index, path) in ["a.png", "Sub/b.nib", "Sub/Deep/c.json", "en.lproj/d.strings"].enumerated() {
+            try folder.create("P.app/" + path, Data(repeating: UInt8(index + 1), count: 5000 * (index + 1)))
+        }
+        try folder.create("P.app/P", Data("code".utf8))
+        try folder.create("P.app/Info.plist", Data("<plist><dict/></plist>".utf8))
+        try folder.create("P.app/_CodeSignature/CodeResources", Data("<plist/>".utf8))
+        try folder.create("P.app/Frameworks/X.framework/X", Data("framework".utf8))
+        try folder.create("P.app/PlugIns/E.appex/E", Data("extension".utf8))
+        return folder.path("P.app")
+    }
+
+    /// Every regular file of the app, as the listing hands them over (keys `P.app/...`).
+    static func listing(_ app: String) throws -> [String] {
+        let storage = try AppPackage.open(app, folderDetail: .kinds).app.storage
+        return storage.files.filter { !$0.value.isDirectory && !$0.value.isSymlink }.keys.sorted()
+    }
+
+    static func digest(_ app: String, _ key: String, _ type: HashType = .sha256) throws -> [UInt8] {
+        let relative = String(key.dropFirst("P.app/".count))
+        return Digest.hash(type, try Data(contentsOf: URL(fileURLWithPath: app + "/" + relative)))
+    }
+
+    @Test func confirmsTheFilesWhoseDigestIsTheOneExpected() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
+            defer { prefetch.finish() }
+            let keys = ["P.app/a.png", "P.app/Sub/b.nib", "P.app/Sub/Deep/c.json", "P.app/en.lproj/d.strings"]
+            // Some listed before the executable is known, the rest after.
+            prefetch.listed(Array(keys.prefix(2)))
+            prefetch.begin(executable: "P", type: .sha256)
+            prefetch.listed(Array(keys.dropFirst(2)))
+            var expected = try Dictionary(uniqueKeysWithValues: keys.map { ($0, try Self.digest(app, $0)) })
+            expected["P.app/Sub/b.nib"]![0] ^= 1
+            #expect(prefetch.confirm(expected) == ["P.app/Sub/b.nib"])
+        }
+    }
+
+    @Test func hashesInTheTypeItBeganWith() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 1))
+            defer { prefetch.finish() }
+            prefetch.begin(executable: "P", type: .sha1)
+            prefetch.listed(["P.app/a.png", "P.app/Sub/b.nib"])
+            #expect(prefetch.hashType == .sha1)
+            let expected = try [
+                "P.app/a.png": Self.digest(app, "P.app/a.png", .sha1), "P.app/Sub/b.nib": Self.digest(app, "P.app/Sub/b.nib")
+            ]
+            // The SHA-256 one is not the SHA-1 digest of the file: left to the check.
+            #expect(prefetch.confirm(expected) == ["P.app/Sub/b.nib"])
+        }
+    }
+
+    /// The executable, the signature's folder and nested code are not hashed, nor is a file that
+    /// was never listed, has gone, or became a link: the check gets each of them back.
+    @Test func leavesToTheCheckWhatItDidNotHash() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let listed = try Self.listing(app)
+            #expect(listed.contains("P.app/P") && listed.contains("P.app/Frameworks/X.framework/X"))
+            try FileManager.default.removeItem(atPath: app + "/Sub/Deep/c.json")
+            try FileManager.default.removeItem(atPath: app + "/en.lproj/d.strings")
+            try FileManager.default.createSymbolicLink(atPath: app + "/en.lproj/d.strings", withDestinationPath: "../a.png")
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
+            defer { prefetch.finish() }
+            prefetch.begin(executable: "P", type: .sha256)
+            prefetch.listed(listed)
+            let some = Array(repeating: UInt8(0), count: 32)
+            var expected = [
+                "P.app/P": some, "P.app/_CodeSignature/CodeResources": some, "P.app/Frameworks/X.framework/X": some,
+                "P.app/PlugIns/E.appex/E": some, "P.app/never-listed.png": some, "P.app/Sub/Deep/c.json": some,
+                "P.app/en.lproj/d.strings": try Self.digest(app, "P.app/a.png")
+            ]
+            let notConfirmed = Set(expected.keys)
+            expected["P.app/a.png"] = try Self.digest(app, "P.app/a.png")
+            #expect(Set(prefetch.confirm(expected)) == notConfirmed)
+        }
+    }
+
+    @Test func aPrefetchThatNeverBeganConfirmsNothing() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
+            prefetch.listed(["P.app/a.png"])
+            let expected = ["P.app/a.png": try Self.digest(app, "P.app/a.png")]
+            #expect(prefetch.confirm(expected) == ["P.app/a.png"])
+            prefetch.finish()
+            // Nor one that was finished before it began.
+            let finished = try #require(FolderDigestPrefetch(app: app, threads: 2))
+            finished.finish()
+            finished.begin(executable: "P", type: .sha256)
+            finished.listed(["P.app/a.png"])
+            #expect(finished.confirm(expected) == ["P.app/a.png"])
+        }
+    }
+
+    @Test func coversOnlyItsOwnApp() throws {
+        try withTemporaryFolder { folder in
+            let prefetch = try #require(FolderDigestPrefetch(app: try Self.makeApp(in: folder), threads: 1))
+            defer { prefetch.finish() }
+            #expect(prefetch.covers("P.app"))
+            #expect(!prefetch.covers("P.app/Frameworks/X.framework") && !prefetch.covers("Q.app") && !prefetch.covers("P"))
+        }
+    }
+}
+
+/// The prefetch wired as `codesign verify` of a folder wires it: its keys are the storage's, its
+/// guess of the hash is the seal's, and every sealed resource of a real app is confirmed, so the
+/// check reads none of them again.
+@Suite(Fixtures.enabled) struct FolderDigestPrefetchFixtureTests {
+    @Test(arguments: ["ipa-server_Test_dev-xcode12.ipa", "bitbar_BitBarSampleApp_react-native_der-entitlements.ipa"])
+    func everySealedResourceOfARealAppIsConfirmed(_ ipa: String) throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(ipa, in: folder)
+            let prefetch = try #require(FolderDigestPrefetch(app: app.app, threads: 2))
+            defer { prefetch.finish() }
+            let package = try AppPackage.open(app.app, folderDetail: .kinds) { prefetch.listed($0) }
+            var began: (String, HashType)?
+            let early = try #require(
+                EarlyExecutableVerifier.start(app: app.app) { executable, type in
+                    began = (executable, type)
+                    prefetch.begin(executable: executable, type: type)
+                })
+            try early.pagePool.wait()
+            #expect(began?.0 == early.executable && began?.1 == .sha256)
+            let seal = try CodeResources(data: try #require(early.codeResourcesData))
+            let root = package.app.root
+            var expected: [String: [UInt8]] = [:]
+            for (path, entry) in seal.files2 where path != early.executable && entry.symlink == nil {
+                guard let file = package.app.storage.files[root + "/" + path], !file.isSymlink,
+                    let digest = ResourceSealVerifier.soleDigest(entry, type: .sha256, isVersion2: true),
+                    !CodeItemLocator.places.contains(where: { path.hasPrefix($0.folder + "/") })
+                else { continue }
+                expected[root + "/" + path] = digest
+            }
+            #expect(expected.count >= 8)
+            #expect(prefetch.confirm(expected) == [])
+        }
+    }
+
+    /// What the prefetch confirms or leaves, the report says what the plain check says.
+    @Test(arguments: ["modified", "link", "missing", "added", "version 1 seal"])
+    func aTamperedResourceIsReportedAsWithoutThePrefetch(_ tamper: String) throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(CodeSealTamperTests.test, in: folder)
+            let files = FileManager.default
+            switch tamper {
+            case "modified": try app.flipByte("Assets.car", at: 100)
+            case "link":
+                try files.removeItem(atPath: app.path("Base.lproj/LaunchScreen.storyboardc/Info.plist"))
+                try files.createSymbolicLink(
+                    atPath: app.path("Base.lproj/LaunchScreen.storyboardc/Info.plist"),
+                    withDestinationPath: "../Main.storyboardc/Info.plist")
+            case "missing": try files.removeItem(atPath: app.path("Base.lproj/Main.storyboardc/Info.plist"))
+            case "added": try app.write("Base.lproj/extra.nib", Data("extra".utf8))
+            default:
+                // Only the SHA-1 seal of version 1 left: the prefetch guesses SHA-1.
+                var seal = try #require(try PropertyList(data: app.data("_CodeSignature/CodeResources")).value.dictionaryValue)
+                seal["files2"] = nil
+                seal["rules2"] = nil
+                try app.write("_CodeSignature/CodeResources", try PropertyList(.dictionary(seal)).data(format: .xml))
+                #expect(EarlyExecutableVerifier.resourceHashType(try app.data("_CodeSignature/CodeResources")) == .sha1)
+            }
+            let verifier = CodeSealVerifier()
+            let withPrefetch = try verifier.verify(path: app.app)
+            let plain = try verifier.verify(AppPackage.open(app.app))
+            #expect(withPrefetch.plist() == plain.plist())
+            #expect(!withPrefetch.problems.isEmpty)
+        }
+    }
+}
