@@ -7,12 +7,11 @@ import SystemSupport
 /// The listing hands over each folder's regular files (``listed(_:)``); once the main executable
 /// is known (``begin(executable:type:)``) they are hashed in batches on `threads` threads, apart
 /// from the executable (checked by its pages), the app's `_CodeSignature` folder and the places of
-/// nested code (checked as code items). When the seal is parsed the check hands over the digest it
-/// expects of each plain file (``confirm(_:)``): the batches hashed by then are compared at once,
-/// the later ones by their jobs as they finish, and the check gets back the files whose digest was
-/// not confirmed (another digest, a file that could not be read, or was not hashed at all), which it
-/// checks itself exactly as it does without a prefetch, naming what is wrong. Jobs take a lock per
-/// batch, never per file.
+/// nested code (checked as code items). When the seal is parsed the check hands it over
+/// (``confirm(against:isVersion2:)``): the batches hashed by then are compared with it at once, the
+/// later ones by their jobs as they finish, and the check learns which files' content is confirmed
+/// to be what the seal holds. It checks every other file itself, exactly as without a prefetch,
+/// naming what is wrong. Jobs take a lock per batch, never per file.
 // @unchecked Sendable: the mutable state is only used holding `lock`; the rest is set in init.
 final class FolderDigestPrefetch: @unchecked Sendable {
     /// The folder holding the `.app`, opened once; keys are relative to it (`Name.app/...`).
@@ -29,13 +28,13 @@ final class FolderDigestPrefetch: @unchecked Sendable {
     private var running = 0
     /// Read buffers of ended workers, for the next ones.
     private var spareBuffers: [UnsafeMutableRawBufferPointer] = []
-    /// Batches hashed before ``confirm(_:)``, not compared yet (a nil digest: the file could not be read).
+    /// Batches hashed before ``confirm(against:isVersion2:)``, not compared yet (a nil digest: the
+    /// file could not be read).
     private var hashed: [(keys: [String], digests: [[UInt8]?])] = []
-    /// The digests the check expects, once it has handed them over.
-    private var expected: [String: [UInt8]]?
-    /// How many files of `expected` were confirmed, and the keys of those that were not.
-    private var confirmed = 0
-    private var unconfirmed: [String] = []
+    /// The seal, once the check has handed it over.
+    private var seal: (files: [String: ResourceSeal], isVersion2: Bool, executable: String)?
+    /// The paths (relative to the app) of the files whose digest is the sealed one.
+    private var confirmed: [String] = []
     private var type: HashType = .sha256
     /// The executable's name (bytes), whose file the seal does not cover.
     private var executable: [UInt8] = []
@@ -143,10 +142,10 @@ final class FolderDigestPrefetch: @unchecked Sendable {
             lock.unlock()
             let digests = keys.map { FolderDigestPrefetch.digest(of: $0, in: topDescriptor, type: type, buffer: buffer) }
             lock.lock()
-            let expected = self.expected
-            if expected == nil { hashed.append((keys, digests)) }
+            let seal = self.seal
+            if seal == nil { hashed.append((keys, digests)) }
             lock.unlock()
-            if let expected { compare(keys, digests, with: expected) }
+            if let seal { compare(keys, digests, with: seal) }
         }
     }
 
@@ -171,46 +170,46 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         return stream.finish()
     }
 
-    /// Compares a batch's digests with `expected` and records the outcome.
-    private func compare(_ keys: [String], _ digests: [[UInt8]?], with expected: [String: [UInt8]]) {
-        var matching = 0
-        var differing: [String] = []
+    /// Compares a batch's digests with the seal and records the files confirmed: those whose seal
+    /// checks a plain file's content by this one digest (``ResourceSealVerifier/soleDigest(_:type:isVersion2:)``).
+    private func compare(
+        _ keys: [String], _ digests: [[UInt8]?], with seal: (files: [String: ResourceSeal], isVersion2: Bool, executable: String)
+    ) {
+        var matching: [String] = []
         for (key, digest) in zip(keys, digests) {
-            guard let sealed = expected[key] else { continue }
-            if let digest, digest == sealed { matching += 1 } else { differing.append(key) }
+            guard let digest else { continue }
+            let path = String(decoding: key.utf8.dropFirst(appPrefix.count), as: UTF8.self)
+            guard path != seal.executable, let entry = seal.files[path], entry.symlink == nil,
+                ResourceSealVerifier.soleDigest(entry, type: type, isVersion2: seal.isVersion2) == digest
+            else { continue }
+            matching.append(path)
         }
         lock.lock()
         confirmed += matching
-        unconfirmed += differing
         lock.unlock()
     }
 
-    /// Hands over the digest the check expects of each file (by key), waits for every batch of the
-    /// files listed (the listing is over), and returns the keys of `expected` whose file's digest is
-    /// not confirmed to be the one expected. Called once; without a started prefetch every key is
-    /// returned.
-    func confirm(_ expected: [String: [UInt8]]) -> [String] {
+    /// Hands over the seal the check compares the app's resources with (`files`, by path relative
+    /// to the app), waits for every batch of the files listed (the listing is over), and returns
+    /// the paths of the files confirmed to hold what the seal says: each a regular file the listing
+    /// found, other than `executable` (the check's), hashed now, whose seal checks its content by
+    /// exactly that digest. Called once; a prefetch that did not start confirms none.
+    func confirm(against files: [String: ResourceSeal], isVersion2: Bool, excluding executable: String) -> [String] {
         lock.lock()
-        guard isStarted, !isCancelled, self.expected == nil else {
+        guard isStarted, !isCancelled, seal == nil else {
             lock.unlock()
-            return Array(expected.keys)
+            return []
         }
-        self.expected = expected
+        let seal = (files, isVersion2, executable)
+        self.seal = seal
         let pending = hashed
         hashed = []
         lock.unlock()
-        for (keys, digests) in pending { compare(keys, digests, with: expected) }
+        for (keys, digests) in pending { compare(keys, digests, with: seal) }
         try? workers.wait()  // the jobs throw nothing
         lock.lock()
         defer { lock.unlock() }
-        guard confirmed + unconfirmed.count < expected.count else { return unconfirmed }
-        // Some expected files were never hashed (not listed as regular files, or left out above):
-        // those too. Every batch was handed out and hashed by now.
-        var neverHashed = Set(expected.keys)
-        for batch in batches {
-            for key in batch { neverHashed.remove(key) }
-        }
-        return unconfirmed + neverHashed
+        return confirmed
     }
 
     /// Skips the batches not started and waits for those being hashed (the check is over, or the

@@ -75,7 +75,8 @@ struct CodeItemVerifier {
                 let resources = try reader.codeResources(data)
                 let files = locator.filesUnder(location.key).filter { $0.path != executable && !$0.path.hasPrefix("_CodeSignature/") }
                 resourceCheck = ResourceSealVerifier(
-                    resources: resources, bundleKey: location.key, files: files, nestedCdhashes: nestedCdhashes, reader: reader)
+                    resources: resources, bundleKey: location.key, executable: executable, files: files, nestedCdhashes: nestedCdhashes,
+                    reader: reader)
             } catch {
                 codeResourcesError = (.malformed, CodeItemVerifier.text(error))
             }

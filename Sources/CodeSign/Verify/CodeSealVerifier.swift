@@ -80,7 +80,7 @@ public struct CodeSealVerifier: Sendable {
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
             storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch,
-            folderPrefetch: early != nil ? folderPrefetch : nil,
+            folderPrefetch: early != nil && Self.isIndexedByKinds(package) ? folderPrefetch : nil,
             known: known)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)
@@ -102,6 +102,13 @@ public struct CodeSealVerifier: Sendable {
         let leftovers = Leftover((reader, locator, early))
         Background.run { leftovers.value = nil }
         return CodeSealReport(input: package.path, items: items)
+    }
+
+    /// Whether the folder's index is the walk by kinds that handed its files to the prefetch (its
+    /// files have no sizes), not the full walk it gives way to for anything out of the ordinary: the
+    /// prefetch hashed only files of that walk.
+    private static func isIndexedByKinds(_ package: AppPackage) -> Bool {
+        package.app.storage.files[package.app.root + "/Info.plist"]?.size == BundleFile.unknownSize
     }
 
     private static func samePath(_ one: String, _ other: String) -> Bool {

@@ -9,6 +9,8 @@ struct ResourceSealVerifier {
     let resources: CodeResources
     /// The bundle's storage path (`Payload/Test.app`).
     let bundleKey: String
+    /// The bundle's executable (its path relative to the bundle), checked by its pages.
+    let executable: String
     /// The bundle's files relative to it, except its executable and its own `_CodeSignature/` folder.
     let files: [ItemFile]
     /// The cdhashes of each nested code item, by its path relative to the bundle.
@@ -43,19 +45,17 @@ struct ResourceSealVerifier {
         var batchBytes: Int64 = 0
         // How many of the seals name a file that is here (each file is listed once).
         var sealsPresent = 0
-        // Plain files hashed as the folder was listed: their sealed digests go to the prefetch, which
-        // compares them there (keyed as it lists them); the rest are hashed by the jobs below.
+        // Plain files hashed as the folder was listed are compared there, with the seal; only the
+        // ones it does not confirm are hashed by the jobs below, with the rest.
         let prefetch = reader.folderPrefetch.flatMap { $0.covers(bundleKey) ? $0 : nil }
         let prefetchType = prefetch?.hashType
-        var expected: [String: [UInt8]] = [:]
+        var awaited = 0
         for entry in files {
             let path = entry.path
             if let seal = seals[path] {
                 sealsPresent += 1
-                if let prefetchType, !entry.file.isSymlink, seal.symlink == nil,
-                    let digest = ResourceSealVerifier.soleDigest(seal, type: prefetchType, isVersion2: isVersion2)
-                {
-                    expected[bundleKey + "/" + path] = digest
+                if let prefetchType, ResourceSealVerifier.isConfirmable(entry, seal, type: prefetchType, isVersion2: isVersion2) {
+                    awaited += 1
                     continue
                 }
                 batch.append(SealedFile(path: path, file: entry.file, seal: seal))
@@ -88,22 +88,32 @@ struct ResourceSealVerifier {
         for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
             submitCompare(batches[index].files, to: pool, problems: problems)
         }
-        if let prefetch, !expected.isEmpty {
-            // A file whose digest the prefetch did not confirm is checked as if there were none,
-            // so its problem is named as always.
-            var unconfirmed: [SealedFile] = []
-            for key in prefetch.confirm(expected).sorted(by: UTF8Order.precedes) {
-                let path = String(key.dropFirst(bundleKey.count + 1))
-                guard let seal = seals[path], let file = reader.file(key) else { continue }
-                unconfirmed.append(SealedFile(path: path, file: file, seal: seal))
-            }
-            for start in stride(from: 0, to: unconfirmed.count, by: ResourceSealVerifier.batchFiles) {
-                submitCompare(
-                    Array(unconfirmed[start..<min(start + ResourceSealVerifier.batchFiles, unconfirmed.count)]), to: pool,
-                    problems: problems)
+        if let prefetch, let prefetchType, awaited > 0 {
+            // Every file the prefetch confirms is one counted above (a regular file of this
+            // listing, its seal checking its content by one digest of its type), so a count short
+            // of them says some are not; those are checked as if there were no prefetch, so their
+            // problem is named as always.
+            let confirmed = prefetch.confirm(against: seals, isVersion2: isVersion2, excluding: executable)
+            if confirmed.count < awaited {
+                let done = Set(confirmed)
+                let unconfirmed = files.filter { entry in
+                    guard let seal = seals[entry.path], !done.contains(entry.path) else { return false }
+                    return ResourceSealVerifier.isConfirmable(entry, seal, type: prefetchType, isVersion2: isVersion2)
+                }
+                for start in stride(from: 0, to: unconfirmed.count, by: ResourceSealVerifier.batchFiles) {
+                    let batch = unconfirmed[start..<min(start + ResourceSealVerifier.batchFiles, unconfirmed.count)]
+                    submitCompare(
+                        batch.map { SealedFile(path: $0.path, file: $0.file, seal: seals[$0.path]!) }, to: pool, problems: problems)
+                }
             }
         }
         return found
+    }
+
+    /// Whether the prefetch may confirm the file of `entry`: a regular file in the index, whose seal
+    /// checks its content by one digest of `type`.
+    private static func isConfirmable(_ entry: ItemFile, _ seal: ResourceSeal, type: HashType, isVersion2: Bool) -> Bool {
+        !entry.file.isSymlink && seal.symlink == nil && soleDigest(seal, type: type, isVersion2: isVersion2) != nil
     }
 
     /// The one digest `seal` has a plain file's content checked against, when it is of `type`

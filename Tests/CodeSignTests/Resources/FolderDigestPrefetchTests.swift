@@ -29,50 +29,64 @@ import Testing
         return storage.files.filter { !$0.value.isDirectory && !$0.value.isSymlink }.keys.sorted()
     }
 
-    static func digest(_ app: String, _ key: String, _ type: HashType = .sha256) throws -> [UInt8] {
-        let relative = String(key.dropFirst("P.app/".count))
-        return Digest.hash(type, try Data(contentsOf: URL(fileURLWithPath: app + "/" + relative)))
+    static func digest(_ app: String, _ path: String, _ type: HashType = .sha256) throws -> [UInt8] {
+        Digest.hash(type, try Data(contentsOf: URL(fileURLWithPath: app + "/" + path)))
     }
 
-    @Test func confirmsTheFilesWhoseDigestIsTheOneExpected() throws {
+    /// A version 2 seal of each path by its SHA-256 (`hash2`), as the files hold now.
+    static func seal(_ app: String, _ paths: [String]) throws -> [String: ResourceSeal] {
+        try Dictionary(uniqueKeysWithValues: paths.map { ($0, ResourceSeal(hash2: try digest(app, $0))) })
+    }
+
+    @Test func confirmsTheFilesWhoseContentIsTheSealedOne() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
             let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
             defer { prefetch.finish() }
-            let keys = ["P.app/a.png", "P.app/Sub/b.nib", "P.app/Sub/Deep/c.json", "P.app/en.lproj/d.strings"]
+            let paths = ["a.png", "Sub/b.nib", "Sub/Deep/c.json", "en.lproj/d.strings"]
             // Some listed before the executable is known, the rest after.
-            prefetch.listed(Array(keys.prefix(2)))
+            prefetch.listed(paths.prefix(2).map { "P.app/" + $0 })
             prefetch.begin(executable: "P", type: .sha256)
-            prefetch.listed(Array(keys.dropFirst(2)))
-            var expected = try Dictionary(uniqueKeysWithValues: keys.map { ($0, try Self.digest(app, $0)) })
-            expected["P.app/Sub/b.nib"]![0] ^= 1
-            #expect(prefetch.confirm(expected) == ["P.app/Sub/b.nib"])
+            prefetch.listed(paths.dropFirst(2).map { "P.app/" + $0 })
+            var seal = try Self.seal(app, paths)
+            seal["Sub/b.nib"]!.hash2![0] ^= 1
+            let confirmed = prefetch.confirm(against: seal, isVersion2: true, excluding: "P")
+            #expect(Set(confirmed) == ["a.png", "Sub/Deep/c.json", "en.lproj/d.strings"])
         }
     }
 
-    @Test func hashesInTheTypeItBeganWith() throws {
+    /// Only a seal that checks a file's content by one digest of the type hashed confirms it: not
+    /// one of another type, nor a symbolic link's.
+    @Test func confirmsOnlyASealOfTheTypeItHashed() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
             let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 1))
             defer { prefetch.finish() }
             prefetch.begin(executable: "P", type: .sha1)
-            prefetch.listed(["P.app/a.png", "P.app/Sub/b.nib"])
+            prefetch.listed(["P.app/a.png", "P.app/Sub/b.nib", "P.app/Sub/Deep/c.json"])
             #expect(prefetch.hashType == .sha1)
-            let expected = try [
-                "P.app/a.png": Self.digest(app, "P.app/a.png", .sha1), "P.app/Sub/b.nib": Self.digest(app, "P.app/Sub/b.nib")
+            let seal = try [
+                "a.png": ResourceSeal(hash: Self.digest(app, "a.png", .sha1)),
+                "Sub/b.nib": ResourceSeal(hash2: Self.digest(app, "Sub/b.nib")),
+                "Sub/Deep/c.json": ResourceSeal(hash: Self.digest(app, "Sub/Deep/c.json", .sha1), symlink: "../a.png")
             ]
-            // The SHA-256 one is not the SHA-1 digest of the file: left to the check.
-            #expect(prefetch.confirm(expected) == ["P.app/Sub/b.nib"])
+            #expect(prefetch.confirm(against: seal, isVersion2: false, excluding: "P") == ["a.png"])
         }
     }
 
     /// The executable, the signature's folder and nested code are not hashed, nor is a file that
-    /// was never listed, has gone, or became a link: the check gets each of them back.
-    @Test func leavesToTheCheckWhatItDidNotHash() throws {
+    /// was never listed, has gone, or became a link: none of them is confirmed, whatever the seal.
+    @Test func confirmsNothingItDidNotHash() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
             let listed = try Self.listing(app)
             #expect(listed.contains("P.app/P") && listed.contains("P.app/Frameworks/X.framework/X"))
+            let sealed = [
+                "P", "_CodeSignature/CodeResources", "Frameworks/X.framework/X", "PlugIns/E.appex/E", "Sub/Deep/c.json", "a.png"
+            ]
+            var seal = try Self.seal(app, sealed)
+            seal["never-listed.png"] = seal["a.png"]
+            seal["en.lproj/d.strings"] = seal["a.png"]
             try FileManager.default.removeItem(atPath: app + "/Sub/Deep/c.json")
             try FileManager.default.removeItem(atPath: app + "/en.lproj/d.strings")
             try FileManager.default.createSymbolicLink(atPath: app + "/en.lproj/d.strings", withDestinationPath: "../a.png")
@@ -80,32 +94,37 @@ import Testing
             defer { prefetch.finish() }
             prefetch.begin(executable: "P", type: .sha256)
             prefetch.listed(listed)
-            let some = Array(repeating: UInt8(0), count: 32)
-            var expected = [
-                "P.app/P": some, "P.app/_CodeSignature/CodeResources": some, "P.app/Frameworks/X.framework/X": some,
-                "P.app/PlugIns/E.appex/E": some, "P.app/never-listed.png": some, "P.app/Sub/Deep/c.json": some,
-                "P.app/en.lproj/d.strings": try Self.digest(app, "P.app/a.png")
-            ]
-            let notConfirmed = Set(expected.keys)
-            expected["P.app/a.png"] = try Self.digest(app, "P.app/a.png")
-            #expect(Set(prefetch.confirm(expected)) == notConfirmed)
+            #expect(prefetch.confirm(against: seal, isVersion2: true, excluding: "P") == ["a.png"])
+        }
+    }
+
+    /// The check's executable is not confirmed even when the prefetch took another file for it.
+    @Test func confirmsNotTheChecksExecutable() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 1))
+            defer { prefetch.finish() }
+            prefetch.begin(executable: "Q", type: .sha256)
+            prefetch.listed(["P.app/P", "P.app/a.png"])
+            let confirmed = prefetch.confirm(against: try Self.seal(app, ["P", "a.png"]), isVersion2: true, excluding: "P")
+            #expect(confirmed == ["a.png"])
         }
     }
 
     @Test func aPrefetchThatNeverBeganConfirmsNothing() throws {
         try withTemporaryFolder { folder in
             let app = try Self.makeApp(in: folder)
+            let seal = try Self.seal(app, ["a.png"])
             let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
             prefetch.listed(["P.app/a.png"])
-            let expected = ["P.app/a.png": try Self.digest(app, "P.app/a.png")]
-            #expect(prefetch.confirm(expected) == ["P.app/a.png"])
+            #expect(prefetch.confirm(against: seal, isVersion2: true, excluding: "P") == [])
             prefetch.finish()
             // Nor one that was finished before it began.
             let finished = try #require(FolderDigestPrefetch(app: app, threads: 2))
             finished.finish()
             finished.begin(executable: "P", type: .sha256)
             finished.listed(["P.app/a.png"])
-            #expect(finished.confirm(expected) == ["P.app/a.png"])
+            #expect(finished.confirm(against: seal, isVersion2: true, excluding: "P") == [])
         }
     }
 
@@ -140,16 +159,17 @@ import Testing
             #expect(began?.0 == early.executable && began?.1 == .sha256)
             let seal = try CodeResources(data: try #require(early.codeResourcesData))
             let root = package.app.root
-            var expected: [String: [UInt8]] = [:]
+            var awaited: Set<String> = []
             for (path, entry) in seal.files2 where path != early.executable && entry.symlink == nil {
                 guard let file = package.app.storage.files[root + "/" + path], !file.isSymlink,
-                    let digest = ResourceSealVerifier.soleDigest(entry, type: .sha256, isVersion2: true),
+                    ResourceSealVerifier.soleDigest(entry, type: .sha256, isVersion2: true) != nil,
                     !CodeItemLocator.places.contains(where: { path.hasPrefix($0.folder + "/") })
                 else { continue }
-                expected[root + "/" + path] = digest
+                awaited.insert(path)
             }
-            #expect(expected.count >= 8)
-            #expect(prefetch.confirm(expected) == [])
+            #expect(awaited.count >= 8)
+            let confirmed = prefetch.confirm(against: seal.files2, isVersion2: true, excluding: early.executable)
+            #expect(Set(confirmed) == awaited)
         }
     }
 
