@@ -33,12 +33,26 @@ final class FolderDigestPrefetch: @unchecked Sendable {
     private var hashed: [(keys: [String], digests: [[UInt8]?])] = []
     /// The seal, once the check has handed it over.
     private var seal: (files: [String: ResourceSeal], isVersion2: Bool, executable: String)?
-    /// The paths (relative to the app) of the files whose digest is the sealed one.
-    private var confirmed: [String] = []
+    /// What the hashed files are, against the seal, so far.
+    private var outcome = Outcome()
+
+    /// What the prefetch found of the files it hashed (other than the check's executable), against the seal.
+    struct Outcome: Sendable {
+        /// How many of them the seal names.
+        var sealed = 0
+        /// How many of those hold what the seal says: a seal that checks a plain file's content by
+        /// one digest, of the type hashed, and that digest.
+        var confirmed = 0
+        /// The paths (relative to the app) of those the seal names but that are not confirmed:
+        /// another digest, a file that could not be read, or another kind of seal.
+        var unconfirmed: [String] = []
+        /// The paths of those the seal does not name.
+        var unsealed: [String] = []
+    }
     private var type: HashType = .sha256
     /// The executable's name (bytes), whose file the seal does not cover.
     private var executable: [UInt8] = []
-    private var isStarted = false
+    private var started = false
     private var isCancelled = false
 
     /// The top-level folders of an app whose files belong to nested code (``CodeItemLocator/places``),
@@ -76,15 +90,15 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !isCancelled else { return }
-        if isStarted { queue(keys) } else { held += keys }
+        if started { queue(keys) } else { held += keys }
     }
 
     /// Starts hashing, in `type`, every file listed but the executable named `executable`.
     func begin(executable: String, type: HashType) {
         lock.lock()
         defer { lock.unlock() }
-        guard !isCancelled, !isStarted else { return }
-        isStarted = true
+        guard !isCancelled, !started else { return }
+        started = true
         self.type = type
         self.executable = Array(executable.utf8)
         queue(held)
@@ -96,11 +110,23 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         var key = key
         return key.withUTF8 { bytes in
             guard bytes.count > appPrefix.count, bytes.starts(with: appPrefix) else { return false }
-            let relative = UnsafeBufferPointer(rebasing: bytes[appPrefix.count...])
-            guard let slash = relative.firstIndex(of: UInt8(ascii: "/")) else { return !relative.elementsEqual(executable) }
-            let top = UnsafeBufferPointer(rebasing: relative[..<slash])
-            return !FolderDigestPrefetch.skippedFolders.contains { top.elementsEqual($0) }
+            return isResource(relative: UnsafeBufferPointer(rebasing: bytes[appPrefix.count...]))
         }
+    }
+
+    /// Whether the regular file at `path` (relative to the app) is one this hashes once the listing
+    /// names it: a file the check then leaves to ``confirm(against:isVersion2:excluding:)``.
+    func hashes(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8 { isResource(relative: $0) }
+    }
+
+    private func isResource(relative: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let slash = relative.firstIndex(of: UInt8(ascii: "/")) else {
+            return !relative.isEmpty && !relative.elementsEqual(executable)
+        }
+        let top = UnsafeBufferPointer(rebasing: relative[..<slash])
+        return !FolderDigestPrefetch.skippedFolders.contains { top.elementsEqual($0) }
     }
 
     /// Queues `keys` in batches and starts workers up to `threads` (holding `lock`).
@@ -170,35 +196,50 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         return stream.finish()
     }
 
-    /// Compares a batch's digests with the seal and records the files confirmed: those whose seal
-    /// checks a plain file's content by this one digest (``ResourceSealVerifier/soleDigest(_:type:isVersion2:)``).
+    /// Compares a batch's digests with the seal and adds what it finds to ``outcome``.
     private func compare(
         _ keys: [String], _ digests: [[UInt8]?], with seal: (files: [String: ResourceSeal], isVersion2: Bool, executable: String)
     ) {
-        var matching: [String] = []
+        var found = Outcome()
         for (key, digest) in zip(keys, digests) {
-            guard let digest else { continue }
             let path = String(decoding: key.utf8.dropFirst(appPrefix.count), as: UTF8.self)
-            guard path != seal.executable, let entry = seal.files[path], entry.symlink == nil,
-                ResourceSealVerifier.soleDigest(entry, type: type, isVersion2: seal.isVersion2) == digest
-            else { continue }
-            matching.append(path)
+            guard path != seal.executable else { continue }
+            guard let entry = seal.files[path] else {
+                found.unsealed.append(path)
+                continue
+            }
+            found.sealed += 1
+            if let digest, entry.symlink == nil, ResourceSealVerifier.soleDigest(entry, type: type, isVersion2: seal.isVersion2) == digest {
+                found.confirmed += 1
+            } else {
+                found.unconfirmed.append(path)
+            }
         }
         lock.lock()
-        confirmed += matching
+        outcome.sealed += found.sealed
+        outcome.confirmed += found.confirmed
+        outcome.unconfirmed += found.unconfirmed
+        outcome.unsealed += found.unsealed
         lock.unlock()
+    }
+
+    /// Whether hashing has begun (``begin(executable:type:)``) and was not cancelled.
+    var isStarted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return started && !isCancelled
     }
 
     /// Hands over the seal the check compares the app's resources with (`files`, by path relative
     /// to the app), waits for every batch of the files listed (the listing is over), and returns
-    /// the paths of the files confirmed to hold what the seal says: each a regular file the listing
-    /// found, other than `executable` (the check's), hashed now, whose seal checks its content by
-    /// exactly that digest. Called once; a prefetch that did not start confirms none.
-    func confirm(against files: [String: ResourceSeal], isVersion2: Bool, excluding executable: String) -> [String] {
+    /// what the hashed files are against it: every file the listing named for which ``hashes(_:)``
+    /// is true, but `executable` (the check's). Nil when hashing did not begin or was cancelled:
+    /// the check then checks every file itself. Called once.
+    func confirm(against files: [String: ResourceSeal], isVersion2: Bool, excluding executable: String) -> Outcome? {
         lock.lock()
-        guard isStarted, !isCancelled, seal == nil else {
+        guard started, !isCancelled, seal == nil else {
             lock.unlock()
-            return []
+            return nil
         }
         let seal = (files, isVersion2, executable)
         self.seal = seal
@@ -209,7 +250,7 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         try? workers.wait()  // the jobs throw nothing
         lock.lock()
         defer { lock.unlock() }
-        return confirmed
+        return outcome
     }
 
     /// Skips the batches not started and waits for those being hashed (the check is over, or the

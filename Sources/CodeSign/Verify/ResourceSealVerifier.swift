@@ -45,38 +45,56 @@ struct ResourceSealVerifier {
         var batchBytes: Int64 = 0
         // How many of the seals name a file that is here (each file is listed once).
         var sealsPresent = 0
-        // Plain files hashed as the folder was listed are compared there, with the seal; only the
-        // ones it does not confirm are hashed by the jobs below, with the rest.
-        let prefetch = reader.folderPrefetch.flatMap { $0.covers(bundleKey) ? $0 : nil }
-        let prefetchType = prefetch?.hashType
-        var awaited = 0
-        for entry in files {
-            let path = entry.path
-            if let seal = seals[path] {
-                sealsPresent += 1
-                if let prefetchType, ResourceSealVerifier.isConfirmable(entry, seal, type: prefetchType, isVersion2: isVersion2) {
-                    awaited += 1
-                    continue
-                }
-                batch.append(SealedFile(path: path, file: entry.file, seal: seal))
-                // A folder indexed by kinds alone has no sizes: its batches are of files, queued in order.
-                batchBytes += max(0, entry.file.size)
-                if batch.count >= ResourceSealVerifier.batchFiles || batchBytes >= ResourceSealVerifier.batchBytes {
-                    batches.append((batch, batchBytes))
-                    batch = []
-                    batchBytes = 0
-                }
-                continue
-            }
+        // Files hashed as the folder was listed are compared there, with the seal; the prefetch says
+        // which are sealed, confirmed, or not, and this checks the rest as always.
+        let prefetch = reader.folderPrefetch.flatMap { $0.covers(bundleKey) && $0.isStarted ? $0 : nil }
+        // What a file the seal does not name is: left out, nested code, or added.
+        func unsealed(_ path: String) {
             switch matcher.verdict(for: path) {
             case .omitted:
-                continue
+                return
             case .nested:
                 // Nested code is sealed as a whole under its root's path; other files as resources.
-                if let root = nestedRoots.first(where: { path == $0 || path.hasPrefix($0 + "/") }), seals[root] != nil { continue }
+                if let root = nestedRoots.first(where: { path == $0 || path.hasPrefix($0 + "/") }), seals[root] != nil { return }
                 found.append((.resourceAdded, path, "added, not sealed"))
             case .sealed:
                 found.append((.resourceAdded, path, "added, not sealed"))
+            }
+        }
+        func add(_ sealed: SealedFile) {
+            batch.append(sealed)
+            // A folder indexed by kinds alone has no sizes: its batches are of files, queued in order.
+            batchBytes += max(0, sealed.file.size)
+            if batch.count >= ResourceSealVerifier.batchFiles || batchBytes >= ResourceSealVerifier.batchBytes {
+                batches.append((batch, batchBytes))
+                batch = []
+                batchBytes = 0
+            }
+        }
+        func check(_ entry: ItemFile) {
+            if let seal = seals[entry.path] {
+                sealsPresent += 1
+                add(SealedFile(path: entry.path, file: entry.file, seal: seal))
+            } else {
+                unsealed(entry.path)
+            }
+        }
+        let leftToPrefetch = { (entry: ItemFile) in prefetch.map { !entry.file.isSymlink && $0.hashes(entry.path) } ?? false }
+        for entry in files where !leftToPrefetch(entry) { check(entry) }
+        if let prefetch {
+            // Every file the prefetch hashed is one left out above (a regular file of this listing),
+            // but the executable; it reports on each. One it does not confirm is checked as if there
+            // were no prefetch, so its problem is named as always.
+            if let outcome = prefetch.confirm(against: seals, isVersion2: isVersion2, excluding: executable) {
+                sealsPresent += outcome.sealed
+                outcome.unsealed.forEach(unsealed)
+                for path in outcome.unconfirmed {
+                    guard let seal = seals[path], let file = reader.file(bundleKey + "/" + path) else { continue }
+                    add(SealedFile(path: path, file: file, seal: seal))
+                }
+            } else {
+                // Cancelled after all: those files are checked here after all.
+                for entry in files where leftToPrefetch(entry) { check(entry) }
             }
         }
         if !batch.isEmpty { batches.append((batch, batchBytes)) }
@@ -88,32 +106,7 @@ struct ResourceSealVerifier {
         for (index, _) in batches.enumerated().sorted(by: { ($0.element.bytes, $1.offset) > ($1.element.bytes, $0.offset) }) {
             submitCompare(batches[index].files, to: pool, problems: problems)
         }
-        if let prefetch, let prefetchType, awaited > 0 {
-            // Every file the prefetch confirms is one counted above (a regular file of this
-            // listing, its seal checking its content by one digest of its type), so a count short
-            // of them says some are not; those are checked as if there were no prefetch, so their
-            // problem is named as always.
-            let confirmed = prefetch.confirm(against: seals, isVersion2: isVersion2, excluding: executable)
-            if confirmed.count < awaited {
-                let done = Set(confirmed)
-                let unconfirmed = files.filter { entry in
-                    guard let seal = seals[entry.path], !done.contains(entry.path) else { return false }
-                    return ResourceSealVerifier.isConfirmable(entry, seal, type: prefetchType, isVersion2: isVersion2)
-                }
-                for start in stride(from: 0, to: unconfirmed.count, by: ResourceSealVerifier.batchFiles) {
-                    let batch = unconfirmed[start..<min(start + ResourceSealVerifier.batchFiles, unconfirmed.count)]
-                    submitCompare(
-                        batch.map { SealedFile(path: $0.path, file: $0.file, seal: seals[$0.path]!) }, to: pool, problems: problems)
-                }
-            }
-        }
         return found
-    }
-
-    /// Whether the prefetch may confirm the file of `entry`: a regular file in the index, whose seal
-    /// checks its content by one digest of `type`.
-    private static func isConfirmable(_ entry: ItemFile, _ seal: ResourceSeal, type: HashType, isVersion2: Bool) -> Bool {
-        !entry.file.isSymlink && seal.symlink == nil && soleDigest(seal, type: type, isVersion2: isVersion2) != nil
     }
 
     /// The one digest `seal` has a plain file's content checked against, when it is of `type`

@@ -7,8 +7,9 @@ import Testing
 @testable import CodeSign
 
 /// An app folder's files hashed as the folder is listed (``FolderDigestPrefetch``): a file is
-/// confirmed only when the digest read from it now is the one expected; everything else (another
-/// digest, a file it did not or could not hash) goes back to the check.
+/// confirmed only when the digest read from it now is the one its seal checks; a sealed file it
+/// could not confirm, and a file the seal does not name, are reported to the check, which checks
+/// them as always; what it never hashed is left to the check.
 @Suite struct FolderDigestPrefetchTests {
     /// `P.app` with resources at several depths, an executable, a signature folder and nested code.
     static func makeApp(in folder: TemporaryFolder) throws -> String {
@@ -50,8 +51,9 @@ import Testing
             prefetch.listed(paths.dropFirst(2).map { "P.app/" + $0 })
             var seal = try Self.seal(app, paths)
             seal["Sub/b.nib"]!.hash2![0] ^= 1
-            let confirmed = prefetch.confirm(against: seal, isVersion2: true, excluding: "P")
-            #expect(Set(confirmed) == ["a.png", "Sub/Deep/c.json", "en.lproj/d.strings"])
+            let outcome = try #require(prefetch.confirm(against: seal, isVersion2: true, excluding: "P"))
+            #expect(outcome.sealed == 4 && outcome.confirmed == 3)
+            #expect(outcome.unconfirmed == ["Sub/b.nib"] && outcome.unsealed == [])
         }
     }
 
@@ -70,7 +72,9 @@ import Testing
                 "Sub/b.nib": ResourceSeal(hash2: Self.digest(app, "Sub/b.nib")),
                 "Sub/Deep/c.json": ResourceSeal(hash: Self.digest(app, "Sub/Deep/c.json", .sha1), symlink: "../a.png")
             ]
-            #expect(prefetch.confirm(against: seal, isVersion2: false, excluding: "P") == ["a.png"])
+            let outcome = try #require(prefetch.confirm(against: seal, isVersion2: false, excluding: "P"))
+            #expect(outcome.sealed == 3 && outcome.confirmed == 1)
+            #expect(Set(outcome.unconfirmed) == ["Sub/b.nib", "Sub/Deep/c.json"])
         }
     }
 
@@ -94,7 +98,15 @@ import Testing
             defer { prefetch.finish() }
             prefetch.begin(executable: "P", type: .sha256)
             prefetch.listed(listed)
-            #expect(prefetch.confirm(against: seal, isVersion2: true, excluding: "P") == ["a.png"])
+            #expect(["a.png", "Sub/b.nib", "Info.plist"].allSatisfy(prefetch.hashes))
+            #expect(
+                !["P", "_CodeSignature/CodeResources", "Frameworks/X.framework/X", "PlugIns/E.appex/E", ""].contains(where: prefetch.hashes)
+            )
+            let outcome = try #require(prefetch.confirm(against: seal, isVersion2: true, excluding: "P"))
+            // Gone, and now a link: sealed, not confirmed; the executable and the rest: not hashed.
+            #expect(outcome.sealed == 3 && outcome.confirmed == 1)
+            #expect(Set(outcome.unconfirmed) == ["Sub/Deep/c.json", "en.lproj/d.strings"])
+            #expect(Set(outcome.unsealed) == ["Info.plist", "Sub/b.nib"])
         }
     }
 
@@ -106,8 +118,8 @@ import Testing
             defer { prefetch.finish() }
             prefetch.begin(executable: "Q", type: .sha256)
             prefetch.listed(["P.app/P", "P.app/a.png"])
-            let confirmed = prefetch.confirm(against: try Self.seal(app, ["P", "a.png"]), isVersion2: true, excluding: "P")
-            #expect(confirmed == ["a.png"])
+            let outcome = try #require(prefetch.confirm(against: try Self.seal(app, ["P", "a.png"]), isVersion2: true, excluding: "P"))
+            #expect(outcome.sealed == 1 && outcome.confirmed == 1 && outcome.unconfirmed == [] && outcome.unsealed == [])
         }
     }
 
@@ -117,14 +129,16 @@ import Testing
             let seal = try Self.seal(app, ["a.png"])
             let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
             prefetch.listed(["P.app/a.png"])
-            #expect(prefetch.confirm(against: seal, isVersion2: true, excluding: "P") == [])
+            #expect(!prefetch.isStarted)
+            #expect(prefetch.confirm(against: seal, isVersion2: true, excluding: "P") == nil)
             prefetch.finish()
             // Nor one that was finished before it began.
             let finished = try #require(FolderDigestPrefetch(app: app, threads: 2))
             finished.finish()
             finished.begin(executable: "P", type: .sha256)
             finished.listed(["P.app/a.png"])
-            #expect(finished.confirm(against: seal, isVersion2: true, excluding: "P") == [])
+            #expect(!finished.isStarted)
+            #expect(finished.confirm(against: seal, isVersion2: true, excluding: "P") == nil)
         }
     }
 
@@ -168,8 +182,8 @@ import Testing
                 awaited.insert(path)
             }
             #expect(awaited.count >= 8)
-            let confirmed = prefetch.confirm(against: seal.files2, isVersion2: true, excluding: early.executable)
-            #expect(Set(confirmed) == awaited)
+            let outcome = try #require(prefetch.confirm(against: seal.files2, isVersion2: true, excluding: early.executable))
+            #expect(outcome.confirmed == awaited.count && outcome.unconfirmed == [])
         }
     }
 
