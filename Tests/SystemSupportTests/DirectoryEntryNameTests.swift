@@ -13,6 +13,15 @@ import Testing
         #expect(try Self.decode(Array("Icône@2x.png".utf8)) == "Icône@2x.png")
     }
 
+    /// An ASCII name (the common case, decoded without validation) ends at the first NUL, and
+    /// control characters are kept as they are.
+    @Test func anASCIINameIsItsBytesUpToTheNUL() throws {
+        #expect(try Self.decode(Array("res00001.nib".utf8)) == "res00001.nib")
+        #expect(try Self.decode(Array("a\u{1}b".utf8) + [0] + Array("tail".utf8)) == "a\u{1}b")
+        let full = Array(repeating: UInt8(ascii: "x"), count: 255)
+        #expect(try full.withUnsafeBytes { try DirectoryEntryName.decode($0, in: "A.app") } == String(repeating: "x", count: 255))
+    }
+
     @Test func aNameThatIsNotUTF8IsAnErrorShowingItsBytes() {
         let error = expectDiagnostic(FileProblem.self) { try Self.decode(Array("bad".utf8) + [0xFF, 0xFE] + Array(".txt".utf8)) }
         #expect(

@@ -120,6 +120,9 @@ public struct AppBundle: Sendable {
         var nested: [AppBundle] = []
         if depth < 3 {
             for (folder, suffix) in [("PlugIns", ".appex"), ("Extensions", ".appex"), ("Watch", ".app"), ("AppClips", ".app")] {
+                // Every storage indexes a folder that holds anything (an archive's implied ones too):
+                // without it, the app's thousands of paths are not searched for it.
+                guard storage.files[root + "/" + folder]?.isDirectory == true else { continue }
                 let prefix = root + "/" + folder + "/"
                 let names = Set(
                     storage.files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path -> String? in
