@@ -47,6 +47,18 @@ public final class DigestStream {
     private func digestOnStack<R>(of buffer: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         precondition(EVP_DigestInit_ex(context, DigestAlgorithm.of(type), nil) == 1, "libcrypto could not start a \(type) digest")
         update(buffer)
+        return finishOnStack(body)
+    }
+
+    /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).
+    public func finish() -> [UInt8] {
+        // Copied once from the stack at its stored size: one array per digest, where a scratch array
+        // of the largest size and its prefix made two for each of an app's thousands of files.
+        finishOnStack { Array($0) }
+    }
+
+    /// Finishes the digest and hands `body` its stored size, which lives on the stack.
+    private func finishOnStack<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         // Large enough for any digest (EVP_MAX_MD_SIZE is 64).
         var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         var length: UInt32 = 0
@@ -56,14 +68,5 @@ public final class DigestStream {
                 "libcrypto could not finish a \(type) digest")
             return body(UnsafeRawBufferPointer(rebasing: out.prefix(type.size)))
         }
-    }
-
-    /// The digest (truncated to the stored size for ``HashType/sha256Truncated``).
-    public func finish() -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = output.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
-        precondition(ok == 1, "libcrypto could not finish a \(type) digest")
-        return Array(output.prefix(type.size))
     }
 }
