@@ -107,7 +107,7 @@ public struct CodeSealVerifier: Sendable {
     /// Whether the folder's index is the walk by kinds that handed its files to the prefetch (its
     /// files have no sizes), not the full walk it gives way to for anything out of the ordinary: the
     /// prefetch hashed only files of that walk.
-    private static func isIndexedByKinds(_ package: AppPackage) -> Bool {
+    static func isIndexedByKinds(_ package: AppPackage) -> Bool {
         package.app.storage.files[package.app.root + "/Info.plist"]?.size == BundleFile.unknownSize
     }
 

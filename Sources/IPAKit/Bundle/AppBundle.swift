@@ -120,9 +120,10 @@ public struct AppBundle: Sendable {
         var nested: [AppBundle] = []
         if depth < 3 {
             for (folder, suffix) in [("PlugIns", ".appex"), ("Extensions", ".appex"), ("Watch", ".app"), ("AppClips", ".app")] {
-                // Every storage indexes a folder that holds anything (an archive's implied ones too):
-                // without it, the app's thousands of paths are not searched for it.
-                guard storage.files[root + "/" + folder]?.isDirectory == true else { continue }
+                // Every storage indexes a folder that holds anything (an archive's implied ones too),
+                // as a folder or as whatever entry took its name: without one, the app's thousands of
+                // paths are not searched for it.
+                guard storage.files[root + "/" + folder] != nil else { continue }
                 let prefix = root + "/" + folder + "/"
                 let names = Set(
                     storage.files.keys.filter { $0.hasPrefix(prefix) }.compactMap { path -> String? in

@@ -187,6 +187,16 @@ import Testing
         }
     }
 
+    /// `verify(path:)` hands the prefetch to the check only for an index from the walk by kinds,
+    /// which listed the files the prefetch hashed; an index from the full walk has sizes.
+    @Test func onlyTheWalkByKindsServesThePrefetch() throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(CodeSealTamperTests.test, in: folder)
+            #expect(CodeSealVerifier.isIndexedByKinds(try AppPackage.open(app.app, folderDetail: .kinds)))
+            #expect(!CodeSealVerifier.isIndexedByKinds(try AppPackage.open(app.app, folderDetail: .full)))
+        }
+    }
+
     /// What the prefetch confirms or leaves, the report says what the plain check says.
     @Test(arguments: ["modified", "link", "missing", "added", "version 1 seal"])
     func aTamperedResourceIsReportedAsWithoutThePrefetch(_ tamper: String) throws {

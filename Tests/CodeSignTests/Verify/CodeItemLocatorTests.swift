@@ -36,4 +36,13 @@ import Testing
         #expect(locator.filesUnder("A.app/Frameworks/X.framework").map(\.path) == ["X"])
         #expect(locator.locate(app: "A.app").nested.map(\.key) == ["A.app/Frameworks/X.framework"])
     }
+
+    /// A name that starts with a combining mark makes one character with the `/` before it: the
+    /// file is still under its folder (cut by bytes), so the check sees it (a character-wise
+    /// `hasPrefix` left it out, unchecked, and called it missing when it was sealed).
+    @Test func aNameStartingWithACombiningMarkIsUnderItsFolder() {
+        let file = BundleFile(size: 1, isExecutable: false, isSymlink: false, isDirectory: false)
+        let locator = CodeItemLocator(files: ["A.app/\u{301}x": file, "A.app/Sub/\u{301}y": file])
+        #expect(Set(locator.filesUnder("A.app").map(\.path)) == ["\u{301}x", "Sub/\u{301}y"])
+    }
 }
