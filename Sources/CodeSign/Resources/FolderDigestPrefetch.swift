@@ -8,10 +8,11 @@ import SystemSupport
 /// is known (``begin(executable:type:)``) they are hashed in batches on `threads` threads, apart
 /// from the executable (checked by its pages), the app's `_CodeSignature` folder and the places of
 /// nested code (checked as code items). When the seal is parsed the check hands it over
-/// (``confirm(against:isVersion2:)``): the batches hashed by then are compared with it at once, the
-/// later ones by their jobs as they finish, and the check learns which files' content is confirmed
-/// to be what the seal holds. It checks every other file itself, exactly as without a prefetch,
-/// naming what is wrong. Jobs take a lock per batch, never per file.
+/// (``confirm(against:isVersion2:excluding:)``): the batches hashed by then are compared with it at
+/// once, the later ones by their jobs as they finish, and the check learns what each file hashed
+/// is (``Outcome``): sealed and confirmed, sealed but not confirmed, or not sealed. It checks the
+/// files not confirmed itself, exactly as without a prefetch, naming what is wrong. Jobs take a
+/// lock per batch, never per file.
 // @unchecked Sendable: the mutable state is only used holding `lock`; the rest is set in init.
 final class FolderDigestPrefetch: @unchecked Sendable {
     /// The folder holding the `.app`, opened once; keys are relative to it (`Name.app/...`).
@@ -28,13 +29,19 @@ final class FolderDigestPrefetch: @unchecked Sendable {
     private var running = 0
     /// Read buffers of ended workers, for the next ones.
     private var spareBuffers: [UnsafeMutableRawBufferPointer] = []
-    /// Batches hashed before ``confirm(against:isVersion2:)``, not compared yet (a nil digest: the
-    /// file could not be read).
+    /// Batches hashed before ``confirm(against:isVersion2:excluding:)``, not compared yet (a nil
+    /// digest: the file could not be read).
     private var hashed: [(keys: [String], digests: [[UInt8]?])] = []
     /// The seal, once the check has handed it over.
     private var seal: (files: [String: ResourceSeal], isVersion2: Bool, executable: String)?
     /// What the hashed files are, against the seal, so far.
     private var outcome = Outcome()
+    /// The digest the files are hashed in (set by ``begin(executable:type:)``).
+    private var type: HashType = .sha256
+    /// The executable's name (bytes), whose file the seal does not cover.
+    private var executable: [UInt8] = []
+    private var started = false
+    private var isCancelled = false
 
     /// What the prefetch found of the files it hashed (other than the check's executable), against the seal.
     struct Outcome: Sendable {
@@ -49,11 +56,6 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         /// The paths of those the seal does not name.
         var unsealed: [String] = []
     }
-    private var type: HashType = .sha256
-    /// The executable's name (bytes), whose file the seal does not cover.
-    private var executable: [UInt8] = []
-    private var started = false
-    private var isCancelled = false
 
     /// The top-level folders of an app whose files belong to nested code (``CodeItemLocator/places``),
     /// and its signature's folder.
