@@ -72,6 +72,15 @@ public struct CodeSealVerifier: Sendable {
             }
             return early
         }
+        // Files hashed as the folder was listed serve only an index of that same listing, for the app
+        // the early start took; otherwise the prefetch stops now rather than hash on unused.
+        let folderPrefetch = folderPrefetch.flatMap { prefetch -> FolderDigestPrefetch? in
+            guard early != nil, Self.isIndexedByKinds(package) else {
+                prefetch.finish()
+                return nil
+            }
+            return prefetch
+        }
         let storage = package.app.storage
         // In an ipa the app's resources are hashed while its executable is inflated (see ResourceDigestPrefetch).
         let prefetch =
@@ -80,7 +89,7 @@ public struct CodeSealVerifier: Sendable {
         defer { prefetch?.finish() }
         let reader = BundleFileReader(
             storage: storage, isArchive: package.isArchive, limits: limits.plist, preparsed: early?.codeResources, prefetch: prefetch,
-            folderPrefetch: early != nil && Self.isIndexedByKinds(package) ? folderPrefetch : nil,
+            folderPrefetch: folderPrefetch,
             known: known)
         let locator = CodeItemLocator(files: storage.files)
         let display = CodeSealVerifier.displayPath(package)

@@ -197,6 +197,21 @@ import Testing
         }
     }
 
+    /// Two names that are one key (the same text in two Unicode forms) send the folder to the full
+    /// walk: the prefetch, which hashed what the walk by kinds listed, stops unused, and the report
+    /// is the plain check's.
+    @Test func aFolderTheFullWalkIndexesIsCheckedWithoutThePrefetch() throws {
+        try withTemporaryFolder { folder in
+            let app = try TamperedApp(CodeSealTamperTests.test, in: folder)
+            try app.write("Base.lproj/Caf\u{E9}.txt", Data("one".utf8))
+            try app.write("Base.lproj/Cafe\u{301}.txt", Data("two".utf8))
+            let package = try AppPackage.open(app.app, folderDetail: .kinds)
+            #expect(!CodeSealVerifier.isIndexedByKinds(package))
+            let verifier = CodeSealVerifier()
+            #expect(try verifier.verify(path: app.app).plist() == verifier.verify(AppPackage.open(app.app)).plist())
+        }
+    }
+
     /// What the prefetch confirms or leaves, the report says what the plain check says.
     @Test(arguments: ["modified", "link", "missing", "added", "version 1 seal"])
     func aTamperedResourceIsReportedAsWithoutThePrefetch(_ tamper: String) throws {
