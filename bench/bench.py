@@ -26,8 +26,8 @@ icon is only in Assets.car (the Xcode 12.5 fixture, when ../shared/fixtures is t
 
 Code signatures (bench/codesign_bench.py): `codesign verify` on a ~200 MB signed app of ~6,400
 files, as a folder beside `openssl dgst -sha256` over its files in two processes and as an ipa
-beside `unzip -tq` (in turns, peer/verify ratios and peak memory: issue 30), and against the
-hashing limit measured with `openssl speed` in the same run.
+beside `unzip -tq` (in turns, peer/verify ratios, both sides' CPU and peak memory: issue 30), what
+starting alone costs each, and against the hashing limit measured with `openssl speed` in the same run.
 
 Releases (bench/release_bench.py): `release` of that app's ipa and of the .app (environment, build
 number, re-sign, verify, page) against `package` of the .app, in turns (issue 32's goals: at most

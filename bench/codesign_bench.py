@@ -5,7 +5,10 @@ with a SHA-256 CodeDirectory and a SHA-1 alternate, ~6,400 sealed resources, mos
 real app) is verified as a folder and as an .ipa made by `adhocbuild package`; each must report the
 seal valid. Each verify runs in turns with a peer that reads the same input: the folder beside
 `openssl dgst -sha256` over every file of the app in two processes, the ipa beside `unzip -tq`;
-the ratio is the peer's time over verify's, the median of the pairs, with verify's peak memory.
+the ratio is the peer's time over verify's, the median of the pairs, with both commands' CPU and
+verify's peak memory. What starting alone costs is printed beside it (`adhocbuild --version` against
+`openssl version`): the folder's peer starts two processes side by side, verify one that loads every
+library the binary links.
 The hashing limit is the time libcrypto needs on every core for exactly the digests the seal makes
 a verifier compute: SHA-256 of every file sealed with a hash2 (SHA-1 where a seal holds only that),
 and every page of the strongest CodeDirectory in its hash (the one codesign checks code by); the rates come from `openssl speed -multi
@@ -162,7 +165,7 @@ def codesign(bin_dir, runs):
     print(f"median of {runs} runs each, verify and its peer in turns; ratio = peer s / verify s, median of the pairs "
           f"(above 1: verify is faster)")
     print(f"{'input':<7} {'median s':>9} {'min s':>7} {'CPU s':>7} {'peak MB':>8} {'limit':>6}  {'peer':<34} "
-          f"{'median s':>9} {'peak MB':>8} {'ratio':>6} {'goal':>6}  verify says")
+          f"{'median s':>9} {'CPU s':>7} {'peak MB':>8} {'ratio':>6} {'goal':>6}  verify says")
     for name, target, peer_name, peer, goal in peers:
         verdict = check_valid(adhocbuild, target)
         ours, theirs = [], []
@@ -173,7 +176,8 @@ def codesign(bin_dir, runs):
         ratio = statistics.median(t[0] / o[0] for o, t in zip(ours, theirs))
         print(f"{name:<7} {median:>9.3f} {min(s for s, _, _ in ours):>7.3f} {statistics.median(c for _, c, _ in ours):>7.3f} "
               f"{max(p for _, _, p in ours) / 1e6:>8.1f} {100 * limit / median:>5.0f}%  {peer_name:<34} "
-              f"{statistics.median(s for s, _, _ in theirs):>9.3f} {max(p for _, _, p in theirs) / 1e6:>8.1f} "
+              f"{statistics.median(s for s, _, _ in theirs):>9.3f} {statistics.median(c for _, c, _ in theirs):>7.3f} "
+              f"{max(p for _, _, p in theirs) / 1e6:>8.1f} "
               f"{ratio:>5.2f}x {goal:>5.2f}x  {verdict}")
     print(f"(CPU s: user+system, median; limit: the hashing limit as a share of the median; peak MB: the largest of "
           f"the runs, the goal is under 100 MB)")
@@ -181,6 +185,12 @@ def codesign(bin_dir, runs):
           "bytes (xargs, one command line each); it lists, parses and compares nothing, and hashes the executable "
           "once with SHA-256, as verify hashes its pages (against the SHA-256 CodeDirectory). unzip -tq: inflates every entry "
           "of the ipa and checks its CRC, on one core")
+    # What starting costs, before any work: the folder's peer starts its two processes side by side,
+    # verify starts once, loading every library the binary links (libcurl alone brings 28).
+    starts = [(run_once([adhocbuild, "--version"]), run_once(["openssl", "version"])) for _ in range(max(runs, 21))]
+    print(f"starting (wall, with /usr/bin/time's own start): adhocbuild --version median "
+          f"{statistics.median(a[0] for a, _ in starts) * 1e3:.1f} ms, openssl version median "
+          f"{statistics.median(b[0] for _, b in starts) * 1e3:.1f} ms, in turns, {len(starts)} each")
     # What reading the app costs alone (GNU cat reads every byte, even towards /dev/null): on a VM
     # the kernel's copy can be a large share of the hashing limit itself.
     reading = [run_once(["sh", "-c", f"find '{app}' -type f -print0 | xargs -0 cat > /dev/null"]) for _ in range(runs)]
