@@ -98,6 +98,22 @@ public enum FileIO {
         return Data(bytesNoCopy: buffer, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
     }
 
+    /// Reads the open regular file `fd` to its end through `buffer`, handing each piece to `body`;
+    /// returns 0, or the `errno` of a read that failed. A read shorter than the buffer is the file's
+    /// end on Linux, so a file smaller than the buffer takes one call, with no second one to see the
+    /// end (most of an app's thousands of files).
+    public static func readToEnd(
+        _ fd: Int32, through buffer: UnsafeMutableRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) rethrows -> Int32 {
+        while true {
+            let count = retryingInterrupted { Foundation.read(fd, buffer.baseAddress, buffer.count) }
+            if count < 0 { return errno }
+            if count == 0 { return 0 }
+            try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            if count < buffer.count { return 0 }
+        }
+    }
+
     /// The prefix of temporary files, so a later run can recognise and remove leftovers.
     public static let temporaryPrefix = ".adhocbuild-tmp-"
 

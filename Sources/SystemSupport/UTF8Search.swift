@@ -8,18 +8,23 @@ public enum UTF8Search {
     /// Whether `text` holds the bytes of `part` somewhere (an empty `part` is everywhere).
     public static func contains(_ text: String, _ part: String) -> Bool {
         var (text, part) = (text, part)
-        return text.withUTF8 { bytes in
-            part.withUTF8 { part in
-                guard let first = part.first else { return true }
-                guard bytes.count >= part.count else { return false }
-                for start in 0...(bytes.count - part.count) where bytes[start] == first {
-                    var index = 1
-                    while index < part.count && bytes[start + index] == part[index] { index += 1 }
-                    if index == part.count { return true }
-                }
-                return false
-            }
+        return text.withUTF8 { bytes in part.withUTF8 { contains(UnsafeRawBufferPointer(bytes), UnsafeRawBufferPointer($0)) } }
+    }
+
+    /// Whether `bytes` hold the bytes `part` somewhere (an empty `part` is everywhere): the search the
+    /// string form uses, for bytes that are not a string (a file read whole).
+    public static func contains(_ bytes: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer) -> Bool {
+        guard let first = part.first else { return true }
+        guard bytes.count >= part.count, let base = bytes.baseAddress else { return false }
+        var start = 0
+        // Each candidate found by memchr, then compared whole.
+        while start <= bytes.count - part.count {
+            guard let hit = memchr(base + start, Int32(first), bytes.count - part.count + 1 - start) else { return false }
+            start = UnsafeRawPointer(hit) - base
+            if memcmp(base + start, part.baseAddress!, part.count) == 0 { return true }
+            start += 1
         }
+        return false
     }
 
     /// What follows `prefix` in `text` when `text`'s bytes start with `prefix`'s, else nil: a path

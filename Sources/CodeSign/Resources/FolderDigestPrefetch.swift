@@ -80,13 +80,6 @@ final class FolderDigestPrefetch: @unchecked Sendable {
     /// Whether the bundle at `bundleKey` is the app this prefetch lists.
     func covers(_ bundleKey: String) -> Bool { Array((bundleKey + "/").utf8) == appPrefix }
 
-    /// The digest the files are hashed in (set by ``begin(executable:type:)``).
-    var hashType: HashType {
-        lock.lock()
-        defer { lock.unlock() }
-        return type
-    }
-
     /// Takes the keys of files the listing found (called on the listing's thread).
     func listed(_ keys: [String]) {
         lock.lock()
@@ -184,17 +177,7 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let stream = DigestStream(type)
-        while true {
-            let count = read(fd, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            stream.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
-            // A short read of a regular file is its end on Linux.
-            if count < buffer.count { break }
-        }
+        guard FileIO.readToEnd(fd, through: buffer, stream.update) == 0 else { return nil }
         return stream.finish()
     }
 

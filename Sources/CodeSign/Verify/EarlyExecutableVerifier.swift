@@ -66,23 +66,9 @@ struct EarlyExecutableVerifier {
     /// seal, or Xcode 6's bare hashes). A guess only: what the parsed seal asks is what the check
     /// compares.
     static func resourceHashType(_ codeResources: Data) -> HashType {
-        holds(codeResources, Array("hash2".utf8)) ? .sha256 : .sha1
-    }
-
-    /// Whether `data` holds the bytes of `part` somewhere.
-    static func holds(_ data: Data, _ part: [UInt8]) -> Bool {
-        guard let first = part.first else { return true }
-        return data.withUnsafeBytes { bytes in
-            guard bytes.count >= part.count else { return false }
-            var start = 0
-            while start <= bytes.count - part.count {
-                guard let hit = memchr(bytes.baseAddress! + start, Int32(first), bytes.count - part.count + 1 - start) else { return false }
-                start = UnsafeRawPointer(hit) - bytes.baseAddress!
-                if memcmp(bytes.baseAddress! + start, part, part.count) == 0 { return true }
-                start += 1
-            }
-            return false
-        }
+        var part = "hash2"
+        let named = codeResources.withUnsafeBytes { bytes in part.withUTF8 { UTF8Search.contains(bytes, UnsafeRawBufferPointer($0)) } }
+        return named ? .sha256 : .sha1
     }
 
     /// Whether `path` is a regular file itself (not a link to one).

@@ -118,22 +118,11 @@ final class FolderStorage: BundleStorage, @unchecked Sendable {
         let fd = openat(topDescriptor, path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: fullPath(path)) }
         defer { close(fd) }
-        // A short read (fewer bytes than the buffer holds) of a regular file means its end on Linux:
-        // a file smaller than the buffer is read by one call, with no second one to see the end.
-        // (The buffer does not depend on the file's size: a spare one holds any chunk up to its size.)
+        // The buffer does not depend on the file's size: a spare one holds any chunk up to its size.
         let buffer = takeBuffer(max(1, chunkSize))
         defer { giveBack(buffer) }
-        let size = buffer.count
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, size)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Diagnostic.ipa("cannot be read: \(SystemError.describe(errno))", file: fullPath(path))
-            }
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
-            if count < size { return }
-        }
+        let failure = try FileIO.readToEnd(fd, through: buffer, body)
+        guard failure == 0 else { throw Diagnostic.ipa("cannot be read: \(SystemError.describe(failure))", file: fullPath(path)) }
     }
 
     private func fullPath(_ path: String) -> String { top.isEmpty ? path : top + "/" + path }

@@ -66,7 +66,6 @@ import Testing
             defer { prefetch.finish() }
             prefetch.begin(executable: "P", type: .sha1)
             prefetch.listed(["P.app/a.png", "P.app/Sub/b.nib", "P.app/Sub/Deep/c.json"])
-            #expect(prefetch.hashType == .sha1)
             let seal = try [
                 "a.png": ResourceSeal(hash: Self.digest(app, "a.png", .sha1)),
                 "Sub/b.nib": ResourceSeal(hash2: Self.digest(app, "Sub/b.nib")),
