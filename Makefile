@@ -5,7 +5,7 @@ SWIFT ?= swift
 APT_PACKAGES := chromium nginx-light fcgiwrap spawn-fcgi openssl curl pkg-config libxml2-dev libzip-dev libdeflate-dev zlib1g-dev libqrencode-dev libssl-dev libcurl4-openssl-dev libplist-utils python3 python3-pil python3-websocket zip unzip libarchive-tools time zbar-tools
 # Release builds link the Swift runtime and Foundation into the binary: it starts in half the
 # time and runs on an agent that has only the Debian C libraries (libxml2, libzip, libdeflate,
-# libqrencode), not a Swift toolchain.
+# libqrencode, libcrypto; libcurl, loaded when a command first sends a request), not a Swift toolchain.
 RELEASE := -c release --static-swift-stdlib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

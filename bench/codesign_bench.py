@@ -7,8 +7,8 @@ seal valid. Each verify runs in turns with a peer that reads the same input: the
 `openssl dgst -sha256` over every file of the app in two processes, the ipa beside `unzip -tq`;
 the ratio is the peer's time over verify's, the median of the pairs, with both commands' CPU and
 verify's peak memory. What starting alone costs is printed beside it (`adhocbuild --version` against
-`openssl version`): the folder's peer starts two processes side by side, verify one that loads every
-library the binary links.
+`openssl version`): the folder's peer starts two processes side by side, verify one that loads the
+libraries the binary links (libcurl and the 28 it needs are loaded only when a request is sent).
 The hashing limit is the time libcrypto needs on every core for exactly the digests the seal makes
 a verifier compute: SHA-256 of every file sealed with a hash2 (SHA-1 where a seal holds only that),
 and every page of the strongest CodeDirectory in its hash (the one codesign checks code by); the rates come from `openssl speed -multi
@@ -186,7 +186,8 @@ def codesign(bin_dir, runs):
           "once with SHA-256, as verify hashes its pages (against the SHA-256 CodeDirectory). unzip -tq: inflates every entry "
           "of the ipa and checks its CRC, on one core")
     # What starting costs, before any work: the folder's peer starts its two processes side by side,
-    # verify starts once, loading every library the binary links (libcurl alone brings 28).
+    # verify starts once, loading the libraries the binary links (not libcurl: it is loaded when a
+    # request is sent).
     starts = [(run_once([adhocbuild, "--version"]), run_once(["openssl", "version"])) for _ in range(max(runs, 21))]
     print(f"starting (wall, with /usr/bin/time's own start): adhocbuild --version median "
           f"{statistics.median(a[0] for a, _ in starts) * 1e3:.1f} ms, openssl version median "

@@ -5,37 +5,32 @@ import SystemSupport
 /// One libcurl easy handle, used by one request at a time (``HTTPClient`` keeps a pool of them);
 /// its connections stay open between requests.
 final class CurlHandle: @unchecked Sendable {
+    private let curl: LibCurl
     private let handle: UnsafeMutableRawPointer
 
-    /// `curl_global_init`, once per process, before any handle exists.
-    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
-    static func initializeLibrary() {
-        precondition(initialized, "libcurl could not be initialised")
-    }
-
-    init() {
-        Self.initializeLibrary()
+    /// A new handle; throws when libcurl cannot be loaded (``LibCurl``).
+    init() throws {
+        curl = try LibCurl.loaded()
         // curl_easy_init fails only when it cannot allocate.
-        guard let handle = curl_easy_init() else { preconditionFailure("libcurl could not allocate a handle") }
+        guard let handle = curl.easyInit() else { preconditionFailure("libcurl could not allocate a handle") }
         self.handle = handle
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { curl.easyCleanup(handle) }
 
     func perform(_ request: HTTPRequest, options: HTTPClient.Options) throws -> HTTPClient.Outcome {
-        curl_easy_reset(handle)
+        curl.easyReset(handle)
         let transfer = CurlTransfer(request, maxMemoryBody: options.maxMemoryBody)
         try transfer.open()
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { curl.slistFreeAll(headerList) }
         var extra = request.headers.map { "\($0.name): \($0.value)" }
         // No `Expect: 100-continue` round trip, and no form content type curl would add to a POST.
         extra.append("Expect:")
         if request.method == "POST" && !request.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             extra.append("Content-Type:")
         }
-        for line in extra { headerList = curl_slist_append(headerList, line) }
+        for line in extra { headerList = curl.slistAppend(headerList, line) }
 
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
@@ -47,23 +42,23 @@ final class CurlHandle: @unchecked Sendable {
             set(CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
             set(CURLOPT_LOW_SPEED_LIMIT, 1)
             set(CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout)))
-            _ = shim_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
-            _ = shim_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
-            _ = shim_curl_easy_setopt_callback(handle, CURLOPT_HEADERFUNCTION, curlHeader)
-            _ = shim_curl_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-            _ = shim_curl_easy_setopt_callback(handle, CURLOPT_WRITEFUNCTION, curlWrite)
-            _ = shim_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+            set(CURLOPT_HTTPHEADER, list: headerList)
+            set(CURLOPT_ERRORBUFFER, pointer: errors.baseAddress)
+            set(CURLOPT_HEADERFUNCTION, callback: curlHeader)
+            set(CURLOPT_HEADERDATA, pointer: context)
+            set(CURLOPT_WRITEFUNCTION, callback: curlWrite)
+            set(CURLOPT_WRITEDATA, pointer: context)
             setMethod(request)
             if request.method == "PUT" || request.method == "POST" {
-                _ = shim_curl_easy_setopt_callback(handle, CURLOPT_READFUNCTION, curlRead)
-                _ = shim_curl_easy_setopt_pointer(handle, CURLOPT_READDATA, context)
+                set(CURLOPT_READFUNCTION, callback: curlRead)
+                set(CURLOPT_READDATA, pointer: context)
             }
-            return curl_easy_perform(handle)
+            return curl.easyPerform(handle)
         }
         if let failure = transfer.failure { throw failure }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let reason = detail.isEmpty ? curl.easyStrerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)" : detail
             let diagnostic = Diagnostic.storage(
                 .transport, Self.scrub(reason, of: request.url), subject: "\(request.method) \(request.redactedURL)")
             if Self.retryable.contains(code) { return .unanswered(diagnostic) }
@@ -91,16 +86,29 @@ final class CurlHandle: @unchecked Sendable {
         case "HEAD": set(CURLOPT_NOBODY, 1)
         case "PUT":
             set(CURLOPT_UPLOAD, 1)
-            _ = shim_curl_easy_setopt_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.length))
+            set(CURLOPT_INFILESIZE_LARGE, offset: curl_off_t(request.body.length))
         case "POST":
             set(CURLOPT_POST, 1)
-            _ = shim_curl_easy_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.length))
+            set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.length))
         default: set(CURLOPT_CUSTOMREQUEST, request.method)
         }
     }
 
-    private func set(_ option: CURLoption, _ value: Int) { _ = shim_curl_easy_setopt_long(handle, option, value) }
-    private func set(_ option: CURLoption, _ value: String) { _ = shim_curl_easy_setopt_string(handle, option, value) }
+    // curl_easy_setopt by argument type, through the shim (it is variadic).
+    private func set(_ option: CURLoption, _ value: Int) { _ = shim_curl_easy_setopt_long(curl.easySetopt, handle, option, value) }
+    private func set(_ option: CURLoption, _ value: String) { _ = shim_curl_easy_setopt_string(curl.easySetopt, handle, option, value) }
+    private func set(_ option: CURLoption, offset: curl_off_t) {
+        _ = shim_curl_easy_setopt_offset(curl.easySetopt, handle, option, offset)
+    }
+    private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) {
+        _ = shim_curl_easy_setopt_pointer(curl.easySetopt, handle, option, pointer)
+    }
+    private func set(_ option: CURLoption, list: UnsafeMutablePointer<curl_slist>?) {
+        _ = shim_curl_easy_setopt_slist(curl.easySetopt, handle, option, list)
+    }
+    private func set(_ option: CURLoption, callback: shim_curl_data_callback) {
+        _ = shim_curl_easy_setopt_callback(curl.easySetopt, handle, option, callback)
+    }
 }
 
 extension Set where Element == UInt32 {

@@ -32,8 +32,9 @@ public final class HTTPClient: Sendable {
     public let options: Options
     private let handles = Locked<[CurlHandle]>([])
 
+    /// A client; libcurl is loaded when the first request is sent, and a missing libcurl is that
+    /// request's error.
     public init(options: Options = Options()) {
-        CurlHandle.initializeLibrary()
         self.options = options
     }
 
@@ -76,7 +77,7 @@ public final class HTTPClient: Sendable {
 
     /// One attempt; throws what no retry can fix.
     func perform(_ request: HTTPRequest) throws -> Outcome {
-        let handle = handles.withLock { $0.popLast() } ?? CurlHandle()
+        let handle = try handles.withLock { $0.popLast() } ?? CurlHandle()
         defer { handles.withLock { $0.append(handle) } }
         return try handle.perform(request, options: options)
     }
