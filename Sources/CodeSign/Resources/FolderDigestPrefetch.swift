@@ -57,6 +57,11 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         var unsealed: [String] = []
     }
 
+    /// How many bytes a worker reads at a time: most of an app's files are read whole, and a large
+    /// one is hashed while the piece the kernel just copied is still in the core's L2 cache (1 MiB
+    /// pieces filled it, so the copy and the hash each went out to L3).
+    static let bufferSize = 256 << 10
+
     /// The top-level folders of an app whose files belong to nested code (``CodeItemLocator/places``),
     /// and its signature's folder.
     private static let skippedFolders = (CodeItemLocator.places.map(\.folder) + ["_CodeSignature"]).map { Array($0.utf8) }
@@ -148,7 +153,7 @@ final class FolderDigestPrefetch: @unchecked Sendable {
         // kernel zeroes on first touch (workers end and start again as the listing goes).
         let buffer =
             spareBuffers.popLast()
-            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: BundleFileReader.chunkSize, alignment: FileIO.readBufferAlignment)
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: FolderDigestPrefetch.bufferSize, alignment: FileIO.readBufferAlignment)
         lock.unlock()
         while true {
             lock.lock()

@@ -57,6 +57,28 @@ import Testing
         }
     }
 
+    /// A file longer than a worker's buffer is hashed in pieces, all of it: the sealed digest of the
+    /// whole file confirms it, and a byte changed in its last piece does not.
+    @Test func confirmsAFileLongerThanTheBufferByItsWholeContent() throws {
+        try withTemporaryFolder { folder in
+            let app = try Self.makeApp(in: folder)
+            let size = FolderDigestPrefetch.bufferSize * 2 + 1234
+            var bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
+            try folder.create("P.app/big.bin", bytes)
+            let sealed = Digest.hash(.sha256, bytes)
+            bytes[size - 1] ^= 1
+            try folder.create("P.app/changed.bin", bytes)
+            let prefetch = try #require(FolderDigestPrefetch(app: app, threads: 2))
+            defer { prefetch.finish() }
+            prefetch.begin(executable: "P", type: .sha256)
+            prefetch.listed(["P.app/big.bin", "P.app/changed.bin"])
+            let seal = ["big.bin": ResourceSeal(hash2: sealed), "changed.bin": ResourceSeal(hash2: sealed)]
+            let outcome = try #require(prefetch.confirm(against: seal, isVersion2: true, excluding: "P"))
+            #expect(outcome.sealed == 2 && outcome.confirmed == 1)
+            #expect(outcome.unconfirmed == ["changed.bin"])
+        }
+    }
+
     /// Only a seal that checks a file's content by one digest of the type hashed confirms it: not
     /// one of another type, nor a symbolic link's.
     @Test func confirmsOnlyASealOfTheTypeItHashed() throws {
