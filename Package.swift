@@ -127,8 +127,8 @@ let package = Package(
         .executableTarget(
             name: "adhocbuild",
             dependencies: [
-                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Manifest", "ObjectStorage", "PlistKit",
-                "PlistEditing"
+                "CommandLineOptions", "SystemSupport", "AdhocBuildKit", "IPAKit", "CodeSign", "Crypto", "Manifest", "ObjectStorage",
+                "PlistKit", "PlistEditing"
             ],
             exclude: ["Linking"],
             // A release binary linked at a fixed address: with the Swift runtime and Foundation

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SystemSupport
 
@@ -5,6 +6,10 @@ import SystemSupport
 // converts two DOS times per entry when it reopens an archive to check it: thousands of stat
 // calls for an ipa. Naming the same zone file once gives the same zone without them.
 if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 1) }
+
+// libcrypto's tables stay until the process ends, as everything else's does: its cleanup at exit
+// freed them one by one after the command had finished.
+LibCryptoProcess.initializeWithoutCleanupAtExit()
 
 // Ctrl-C and SIGTERM remove this process's work files before it exits (130, 143); set up before any
 // other thread starts, so that every thread inherits the blocked signals.
