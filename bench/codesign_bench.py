@@ -8,7 +8,7 @@ seal valid. Each verify runs in turns with a peer that reads the same input: the
 the ratio is the peer's time over verify's, the median of the pairs, with both commands' CPU and
 verify's peak memory. What starting alone costs is printed beside it (`adhocbuild --version` against
 `openssl version`): the folder's peer starts two processes side by side, verify one that loads the
-libraries the binary links (libcurl and the 28 it needs are loaded only when a request is sent).
+libraries the binary links (libcurl and the 27 it needs are loaded only when a request is sent).
 The hashing limit is the time libcrypto needs on every core for exactly the digests the seal makes
 a verifier compute: SHA-256 of every file sealed with a hash2 (SHA-1 where a seal holds only that),
 and every page of the strongest CodeDirectory in its hash (the one codesign checks code by); the rates come from `openssl speed -multi

@@ -5,7 +5,7 @@
  *
  * The header gives the types and constants; the functions are looked up in libcurl.so.4 when the
  * first request is sent (ObjectStorage's LibCurl), so that a command that sends none does not load
- * libcurl and the 28 libraries it brings. */
+ * libcurl and the 27 libraries it needs. */
 #include <curl/curl.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call; these wrappers take

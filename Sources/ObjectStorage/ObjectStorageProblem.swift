@@ -21,6 +21,9 @@ public enum ObjectStorageProblem: String, DiagnosticKind {
     case malformedResponse
     /// A local file to send or to write could not be read or written.
     case file
+    /// libcurl, which sends every request, cannot be loaded (not installed, or not the library
+    /// expected): no request was sent, and trying again will not help.
+    case httpClient
 
     public static let domain = "storage"
 }

@@ -5,8 +5,8 @@ import SystemSupport
 /// The functions of libcurl's easy interface, looked up in `libcurl.so.4` when the first request is
 /// sent.
 ///
-/// Loading libcurl at start would load the 28 libraries it needs (TLS, HTTP/2, IDN, Kerberos, LDAP,
-/// SSH…) into every command, where only `publish` and `enroll` send requests: about 4 ms of
+/// Loading libcurl at start would load it and the 27 libraries it needs (TLS, HTTP/2, IDN, Kerberos,
+/// LDAP, SSH…) into every command, where only `publish` and `enroll` send requests: about 4 ms of
 /// start-up, half of what `adhocbuild codesign verify` spends before `main`. So nothing outside this
 /// type calls libcurl by name (which would make the linker keep it), and the executable is linked
 /// with `--as-needed`, which drops the `-lcurl` pkg-config gives when nothing names it.
@@ -35,11 +35,13 @@ struct LibCurl: @unchecked Sendable {
         func failure(_ reason: String) -> Result<LibCurl, Diagnostic> {
             .failure(
                 Diagnostic.storage(
-                    .transport, "the HTTP client cannot be loaded: \(reason)", subject: file,
-                    hint: "install libcurl (Debian: apt-get install libcurl4)"))
+                    .httpClient, "the HTTP client cannot be loaded: \(reason)", subject: file,
+                    hint: "install libcurl; on Debian 12: apt-get install libcurl4"))
         }
         guard let library = dlopen(file, RTLD_NOW | RTLD_LOCAL) else {
-            return failure(dlerror().map { String(cString: $0) } ?? "dlopen failed")
+            // dlerror starts with the file's name, which the message names already.
+            let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
+            return failure(reason.hasPrefix(file + ": ") ? String(reason.dropFirst(file.count + 2)) : reason)
         }
         var missing: [String] = []
         func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
