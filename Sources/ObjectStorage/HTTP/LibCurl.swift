@@ -6,8 +6,9 @@ import SystemSupport
 /// sent.
 ///
 /// Loading libcurl at start would load it and the 27 libraries it needs (TLS, HTTP/2, IDN, Kerberos,
-/// LDAP, SSH…) into every command, where only `publish` and `enroll` send requests: about 4 ms of
-/// start-up, half of what `adhocbuild codesign verify` spends before `main`. So nothing outside this
+/// LDAP, SSH…) into every command, where only those that talk to a store send requests (`publish`,
+/// `links`, and `prune` and `release` given a store): about 4 ms of start-up, half of what
+/// `adhocbuild codesign verify` spent before `main`. So nothing outside this
 /// type calls libcurl by name (which would make the linker keep it), and the executable is linked
 /// with `--as-needed`, which drops the `-lcurl` pkg-config gives when nothing names it.
 struct LibCurl: @unchecked Sendable {
