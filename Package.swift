@@ -139,10 +139,9 @@ let package = Package(
                 .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release)),
                 // Only the libraries something in the binary calls are loaded at start: libcurl is
                 // looked up when the first request is sent (ObjectStorage's LibCurl), so the `-lcurl`
-                // its pkg-config gives is dropped, and with it libcurl, the 27 libraries it needs and about 4 ms
-                // of start-up.
-                // `--as-needed` acts on the libraries after it, and swiftc puts every -Xlinker flag
-                // after the -l flags; a clang configuration file's flags come first.
+                // its pkg-config gives is dropped, and with it libcurl, the 27 libraries it needs and
+                // about 4 ms of start-up. `--as-needed` acts on the libraries after it, and swiftc puts
+                // every -Xlinker flag after the -l flags; a clang configuration file's flags come first.
                 .unsafeFlags(
                     ["-Xclang-linker", "--config=\(Context.packageDirectory)/Sources/adhocbuild/Linking/as-needed.cfg"],
                     .when(platforms: [.linux]))

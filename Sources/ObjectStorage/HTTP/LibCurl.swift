@@ -62,8 +62,7 @@ struct LibCurl: @unchecked Sendable {
             "curl_slist_append",
             as: (@convention(c) (UnsafeMutablePointer<curl_slist>?, UnsafePointer<CChar>?) -> UnsafeMutablePointer<curl_slist>?).self)
         let slistFreeAll = symbol("curl_slist_free_all", as: (@convention(c) (UnsafeMutablePointer<curl_slist>?) -> Void).self)
-        let easySetopt = dlsym(library, "curl_easy_setopt")
-        if easySetopt == nil { missing.append("curl_easy_setopt") }
+        let easySetopt = symbol("curl_easy_setopt", as: UnsafeMutableRawPointer.self)
         guard let globalInit, let easyInit, let easyCleanup, let easyReset, let easyPerform, let easyStrerror,
             let slistAppend, let slistFreeAll, let easySetopt
         else {
