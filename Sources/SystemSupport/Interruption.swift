@@ -30,16 +30,7 @@ public enum Interruption {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         awaited = signals
         // A POSIX thread: Foundation's `Thread` would be set up in every command for this alone.
-        var thread = pthread_t()
-        if pthread_create(
-            &thread, nil,
-            { _ in
-                Interruption.waitAndCleanUp()
-                return nil
-            }, nil) == 0
-        {
-            pthread_detach(thread)
-        }
+        _ = PosixThread.start(name: "interrupt") { Interruption.waitAndCleanUp() }
     }
 
     /// The signals the clean-up thread waits for; set once, before it starts.

@@ -21,11 +21,39 @@ public enum UntrustedText {
 
     /// `text` as lines: each line as ``line(_:)`` would show it, the `\n` between them kept (and tabs).
     public static func block(_ text: String) -> String {
+        isPlainBlock(text) ? text : escapedBlock(text)
+    }
+
+    /// ``block(_:)`` the long way, line by line, for text that is not plain.
+    static func escapedBlock(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { isShown($0) || $0 == "#" || $0 == ":" }) else { return text }
         // Split by scalars: "\r\n" is one Character, and its CR must be shown.
         return text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
             .map { defuseMarkers(escape(String(String.UnicodeScalarView($0)), keeping: ["\t"])) }
             .joined(separator: "\n")
+    }
+
+    /// Whether ``block(_:)`` keeps `text` as it is, found in one pass over its bytes: printable
+    /// ASCII, line ends and tabs only, no `#` at all, and no line whose first character after its
+    /// indent is `:`. Text that is not plain goes the long way, which decides exactly; what a
+    /// command prints of its own (a verdict, a table) is plain, and is not split, escaped and
+    /// joined again line by line.
+    static func isPlainBlock(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var atLineStart = true
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\n"): atLineStart = true
+                case UInt8(ascii: " "), UInt8(ascii: "\t"): continue
+                case UInt8(ascii: "#"): return false
+                case UInt8(ascii: ":") where atLineStart: return false
+                case 0x21...0x7E: atLineStart = false
+                default: return false
+                }
+            }
+            return true
+        }
     }
 
     /// Whether `scalar` is shown as `\u{XX}` rather than printed.

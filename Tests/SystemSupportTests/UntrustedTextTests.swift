@@ -1,5 +1,6 @@
-import SystemSupport
 import Testing
+
+@testable import SystemSupport
 
 /// What the printing boundary does to text someone else controls: shown, never obeyed.
 @Suite struct UntrustedTextTests {
@@ -33,5 +34,22 @@ import Testing
         #expect(UntrustedText.block("ok\n::error::forged\n") == "ok\n\\u{3A}:error::forged\n")
         // `::` inside a line is no workflow command and stays.
         #expect(UntrustedText.line("a ::b") == "a ::b")
+    }
+
+    @Test func textTheOnePassCallsPlainIsTextTheLongWayKeeps() {
+        // Every text of up to five pieces from pieces that matter to either way (line ends, blanks,
+        // both CI markers, controls, non-ASCII): when the one pass says plain, the long way agrees.
+        let pieces = ["a", " ", "\t", "\n", ":", "::", "#", "##teamcity[", "\r", "\u{0}", "é", "\u{85}", "\u{2028}", "[x]"]
+        var texts = [""]
+        var plain = 0
+        for _ in 0..<5 { texts = texts.flatMap { text in pieces.map { text + $0 } } }
+        for text in texts where UntrustedText.isPlainBlock(text) {
+            plain += 1
+            #expect(UntrustedText.escapedBlock(text) == text, "\(text.debugDescription)")
+        }
+        #expect(plain > 1000)
+        #expect(UntrustedText.isPlainBlock("seal valid: Payload/Bench.app (ad-hoc)\n  3 nested items\n"))
+        #expect(!UntrustedText.isPlainBlock("ok\n::error::forged\n"))
+        #expect(!UntrustedText.isPlainBlock("caf\u{E9}\n"))
     }
 }

@@ -20,39 +20,69 @@ enum Base64 {
     /// Decodes `bytes` into `output` (``decodedCapacity(_:)`` bytes of room) and returns how many
     /// bytes it wrote, or the offset of the first byte that is not base64 or white space: a reader
     /// that hands the bytes on (a plist's `<data>` to its sink) needs no allocation for them.
-    static func decode<C: Collection>(_ bytes: C, into output: UnsafeMutablePointer<UInt8>) -> Result<Int, DecodeFailure>
-    where C.Element == UInt8 {
+    ///
+    /// Between groups, four characters of the alphabet in a row (the whole of a digest's text
+    /// but its padding and the white space around it) are taken as one group at once; anything
+    /// else goes one character at a time.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>) -> Result<Int, DecodeFailure> {
         var written = 0
         var quad: UInt32 = 0
         var filled = 0
         var padding = 0
-        let table = decodeTable
-        for (offset, byte) in bytes.enumerated() {
-            let value = table[Int(byte)]
-            switch value {
-            case 0xFE:
-                continue
-            case 0xFD:
-                padding += 1
-                if padding > 2 || filled < 2 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
-            case 0xFF:
-                return .failure(DecodeFailure(offset: offset, byte: byte))
-            default:
-                if padding > 0 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
-                quad = quad << 6 | UInt32(value)
-                filled += 1
-                if filled == 4 {
-                    output[written] = UInt8(truncatingIfNeeded: quad >> 16)
-                    output[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
-                    output[written + 2] = UInt8(truncatingIfNeeded: quad)
-                    written += 3
-                    quad = 0
-                    filled = 0
+        var offset = 0
+        let count = bytes.count
+        return decodeTable.withUnsafeBufferPointer { table -> Result<Int, DecodeFailure> in
+            while offset < count {
+                if filled == 0 && padding == 0 && offset + 4 <= count {
+                    let a = table[Int(bytes[offset])], b = table[Int(bytes[offset + 1])]
+                    let c = table[Int(bytes[offset + 2])], d = table[Int(bytes[offset + 3])]
+                    // Values of the alphabet are below 64; white space, `=` and the rest are not.
+                    if (a | b | c | d) < 64 {
+                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: group)
+                        written += 3
+                        offset += 4
+                        continue
+                    }
                 }
+                let byte = bytes[offset]
+                let value = table[Int(byte)]
+                switch value {
+                case 0xFE:
+                    break
+                case 0xFD:
+                    padding += 1
+                    if padding > 2 || filled < 2 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
+                case 0xFF:
+                    return .failure(DecodeFailure(offset: offset, byte: byte))
+                default:
+                    if padding > 0 { return .failure(DecodeFailure(offset: offset, byte: byte)) }
+                    quad = quad << 6 | UInt32(value)
+                    filled += 1
+                    if filled == 4 {
+                        output[written] = UInt8(truncatingIfNeeded: quad >> 16)
+                        output[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                        output[written + 2] = UInt8(truncatingIfNeeded: quad)
+                        written += 3
+                        quad = 0
+                        filled = 0
+                    }
+                }
+                offset += 1
             }
+            return finish(written: written, quad: quad, filled: filled, padding: padding, count: count, output: output)
         }
+    }
+
+    /// The end of ``decode(_:into:)``: the last, padded group.
+    private static func finish(
+        written: Int, quad: UInt32, filled: Int, padding: Int, count: Int, output: UnsafeMutablePointer<UInt8>
+    ) -> Result<Int, DecodeFailure> {
+        var written = written
         if filled >= 2 && filled + padding != 4 {
-            return .failure(DecodeFailure(offset: bytes.count, byte: nil, isUnpadded: true))
+            return .failure(DecodeFailure(offset: count, byte: nil, isUnpadded: true))
         }
         switch filled {
         case 0: break
@@ -64,7 +94,7 @@ enum Base64 {
             output[written + 1] = UInt8(truncatingIfNeeded: quad >> 2)
             written += 2
         default:
-            return .failure(DecodeFailure(offset: bytes.count, byte: nil))
+            return .failure(DecodeFailure(offset: count, byte: nil))
         }
         return .success(written)
     }

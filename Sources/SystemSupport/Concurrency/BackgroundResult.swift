@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// A value computed on another thread, started at once and waited for when it is first needed.
 ///
@@ -19,19 +18,18 @@ public final class BackgroundResult<Value: Sendable, Failure: Error>: Sendable {
         }
     }
 
-    /// Starts `work` on a new thread named `thread`, with a stack of `stackSize` bytes when given:
-    /// for work that blocks (a dispatch worker waiting would hold one the other jobs need) or
-    /// recurses deeply.
+    /// Starts `work` on a new thread named `thread` (``PosixThread/shortName(_:)``), with a stack
+    /// of `stackSize` bytes when given: for work that blocks (a dispatch worker waiting would hold
+    /// one the other jobs need) or recurses deeply. When the system refuses a thread, the work runs
+    /// here, before `init` returns.
     public init(thread name: String?, stackSize: Int? = nil, _ work: @escaping @Sendable () throws(Failure) -> Value) {
         group.enter()
-        let thread = Thread { [result, group] in
+        let finish: @Sendable () -> Void = { [result, group] in
             let outcome = Result(catching: work)
             result.withLock { $0 = outcome }
             group.leave()
         }
-        if let name { thread.name = name }
-        if let stackSize { thread.stackSize = stackSize }
-        thread.start()
+        if !PosixThread.start(name: name, stackSize: stackSize, finish) { finish() }
     }
 
     /// Waits for the work to finish; its value, or its error.
