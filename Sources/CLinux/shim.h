@@ -7,6 +7,8 @@
 
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,6 +37,28 @@ static inline int adhocbuild_exchange(const char *a, const char *b) {
 static inline int adhocbuild_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, name, 0, 0, 0);
 }
+
+/// The CPUs this thread may run on, as a bit mask of `words` 64-bit words (sched_getaffinity(2));
+/// the number of bytes the kernel wrote, or -1 with errno.
+static inline int adhocbuild_allowed_cpus(unsigned long *mask, size_t words) {
+    return (int)syscall(SYS_sched_getaffinity, 0, words * sizeof(unsigned long), mask);
+}
+
+/// Lets this thread run on the CPUs of `mask` (sched_setaffinity(2)); -1 with errno otherwise.
+static inline int adhocbuild_set_allowed_cpus(const unsigned long *mask, size_t words) {
+    return (int)syscall(SYS_sched_setaffinity, 0, words * sizeof(unsigned long), mask);
+}
+
+/// The CPU this thread is running on (getcpu(2)), or -1.
+static inline int adhocbuild_current_cpu(void) {
+    unsigned int cpu = 0;
+    return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+}
+
+/// glibc's pthread_attr_setaffinity_np (declared only under _GNU_SOURCE), under a name of ours: the
+/// CPUs a thread started with `attributes` may first run on.
+extern int adhocbuild_attr_set_cpus(pthread_attr_t *attributes, size_t bytes, const unsigned long *mask)
+    __asm__("pthread_attr_setaffinity_np");
 
 /// open(2)'s O_DIRECT (writes that go around the page cache). glibc names it only under
 /// _GNU_SOURCE; its headers give the value for the architecture as __O_DIRECT always.

@@ -15,20 +15,24 @@ public enum PosixThread {
     static let maxNameBytes = 15
 
     /// Starts `body` on a new detached thread, with a stack of `stackSize` bytes when given, named
-    /// `name` (see ``shortName(_:)``) when given. Returns false, having started nothing, when the
-    /// system refuses the thread (out of threads or address space for the stack).
+    /// `name` (see ``shortName(_:)``) when given, first run on another CPU than this thread's
+    /// where there is one (``Placement``). Returns false, having started nothing, when the system
+    /// refuses the thread (out of threads or address space for the stack).
     public static func start(name: String? = nil, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
         var attributes = pthread_attr_t()
         guard pthread_attr_init(&attributes) == 0 else { return false }
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         if let stackSize, pthread_attr_setstacksize(&attributes, stackSize) != 0 { return false }
-        let job = Unmanaged.passRetained(Job(name: name.map(shortName), body: body))
+        let placement = Placement.awayFromThisCPU()
+        if let placement { _ = adhocbuild_attr_set_cpus(&attributes, placement.first.count * 8, placement.first) }
+        let job = Unmanaged.passRetained(Job(name: name.map(shortName), allowed: placement?.allowed, body: body))
         var thread = pthread_t()
         let started = pthread_create(
             &thread, &attributes,
             { argument in
                 let job = Unmanaged<Job>.fromOpaque(argument!).takeRetainedValue()
+                if let allowed = job.allowed { _ = adhocbuild_set_allowed_cpus(allowed, allowed.count) }
                 if let name = job.name { _ = adhocbuild_name_this_thread(name) }
                 job.body()
                 return nil
@@ -53,11 +57,41 @@ public enum PosixThread {
         return kept
     }
 
+    /// Where a new thread first runs. The kernel puts a new thread on its creator's CPU when its
+    /// recent-load figures make that CPU look the less busy, even with another CPU idle (the
+    /// creator's CPU is busy with the creator): on this project's 2-core machines the thread that
+    /// lists an app waited up to 3 ms behind the command's thread while the other core slept,
+    /// until the balancer moved one of them. So a new thread may first run on every CPU this one
+    /// may but the one it is running on; once running, it may run on all of them again.
+    struct Placement {
+        /// The CPUs the new thread may first run on.
+        var first: [UInt]
+        /// The CPUs it may run on once started: those its creator may.
+        var allowed: [UInt]
+
+        /// The CPUs as 1,024 bits, more than Linux's default limit.
+        static let words = 16
+
+        /// Nil when this thread may run on one CPU only, or the system does not say.
+        static func awayFromThisCPU() -> Placement? {
+            var allowed = [UInt](repeating: 0, count: words)
+            guard adhocbuild_allowed_cpus(&allowed, words) > 0 else { return nil }
+            let cpu = Int(adhocbuild_current_cpu())
+            guard cpu >= 0, cpu < words * UInt.bitWidth else { return nil }
+            var first = allowed
+            first[cpu / UInt.bitWidth] &= ~(1 << UInt(cpu % UInt.bitWidth))
+            guard first.contains(where: { $0 != 0 }) else { return nil }
+            return Placement(first: first, allowed: allowed)
+        }
+    }
+
     private final class Job {
         let name: String?
+        let allowed: [UInt]?
         let body: @Sendable () -> Void
-        init(name: String?, body: @escaping @Sendable () -> Void) {
+        init(name: String?, allowed: [UInt]?, body: @escaping @Sendable () -> Void) {
             self.name = name
+            self.allowed = allowed
             self.body = body
         }
     }
