@@ -19,5 +19,4 @@ Interruption.install()
 // bounded by its own depth limit; the command runs on a thread whose stack holds the deepest nesting
 // any limit allows (ADHOCBUILD_MAX_PLIST_DEPTH up to its ceiling), where the main thread's 8 MiB did
 // not (a 20,000-deep JSON plist crashed). Only the pages used are ever touched.
-let status = CommandThread.run(stackSize: CommandThread.stackSize) { AdhocBuildCLI.run(Array(CommandLine.arguments.dropFirst())) }
-exit(status)
+CommandThread.run(stackSize: CommandThread.stackSize) { AdhocBuildCLI.run(Array(CommandLine.arguments.dropFirst())) }
