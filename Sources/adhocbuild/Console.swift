@@ -11,28 +11,39 @@ import SystemSupport
 /// ``ciMessage(_:)``, for lines already encoded for the CI server, and data print as they are.
 enum Console {
     /// Prints lines of text; control characters other than the line ends and tabs are shown.
-    static func out(_ text: String) { out(Data(UntrustedText.block(text).utf8)) }
+    static func out(_ text: String) { write(UntrustedText.block(text)) }
+
+    /// Writes `text` to standard output as it is, from the string's own UTF-8 storage: a `Data`
+    /// made of its UTF-8 view looked up, at run time, conformances the view does not have (a scan
+    /// of every conformance record in the binary, on the way out of every command).
+    private static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { out(UnsafeRawBufferPointer($0)) }
+    }
 
     /// Prints `text` as one line (a newline inside it is shown, not obeyed), bold on a terminal when asked.
     static func line(_ text: String, bold: Bool = false) {
         let shown = UntrustedText.line(text)
-        out(Data(((bold ? Console.bold(shown) : shown) + "\n").utf8))
+        write((bold ? Console.bold(shown) : shown) + "\n")
     }
 
     /// Prints each of `lines` as ``line(_:bold:)`` does.
     static func lines(_ lines: [String]) {
-        out(Data(lines.map { UntrustedText.line($0) + "\n" }.joined().utf8))
+        write(lines.map { UntrustedText.line($0) + "\n" }.joined())
     }
 
     /// Prints a line already encoded for the CI server (a TeamCity service message, a GitHub workflow
     /// command), exactly as it is.
-    static func ciMessage(_ line: String) { out(Data((line + "\n").utf8)) }
+    static func ciMessage(_ line: String) { write(line + "\n") }
 
     /// Writes to standard output; when that fails (a full disk, a closed pipe with SIGPIPE
     /// ignored) the process ends with one line on standard error and status 1, not a trap.
-    static func out(_ data: Data) {
+    static func out(_ data: Data) { data.withUnsafeBytes { out($0) } }
+
+    /// Writes `bytes` to standard output, as ``out(_:)-(Data)`` does.
+    static func out(_ bytes: UnsafeRawBufferPointer) {
         do {
-            try data.withUnsafeBytes { try FileIO.writeAll(STDOUT_FILENO, $0) }
+            try FileIO.writeAll(STDOUT_FILENO, bytes)
         } catch {
             for line in reportLines(
                 for: (error as? Diagnostic).flatMap { $0.is(FileProblem.self) ? $0.inFile("standard output") : nil } ?? error)
@@ -44,7 +55,8 @@ enum Console {
     /// Writes to standard error as it is (a progress bar's `\r`), ignoring failures (there is nowhere
     /// left to report them).
     static func err(_ text: String) {
-        _ = try? Data(text.utf8).withUnsafeBytes { try FileIO.writeAll(STDERR_FILENO, $0) }
+        var text = text
+        _ = try? text.withUTF8 { try FileIO.writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
     }
 
     static var colorsStandardOutput: Bool {

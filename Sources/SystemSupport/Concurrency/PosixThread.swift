@@ -46,15 +46,15 @@ public enum PosixThread {
 
     /// The name a thread is shown by (`ps -L`, `perf`, a core dump): the last dot-separated part
     /// of `name` (`adhocbuild.app-listing` is `app-listing`), cut to the 15 bytes Linux keeps,
-    /// at a character boundary. A longer name would not be set at all.
+    /// between characters (never inside one's UTF-8 bytes). A longer name would not be set at all.
+    /// Worked out on the bytes: the command's own thread is named on the way to its first step.
     public static func shortName(_ name: String) -> String {
-        let last = name.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? name
-        var kept = ""
-        for character in last {
-            guard kept.utf8.count + String(character).utf8.count <= maxNameBytes else { break }
-            kept.append(character)
-        }
-        return kept
+        let bytes = Array(name.utf8)
+        let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
+        var end = min(bytes.count, start + maxNameBytes)
+        // Back to the first byte of a character when the cut falls inside one (continuation bytes are 10xxxxxx).
+        if end < bytes.count { while end > start && bytes[end] & 0xC0 == 0x80 { end -= 1 } }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// Where a new thread first runs. The kernel puts a new thread on its creator's CPU when its
