@@ -30,7 +30,8 @@ public enum Interruption {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         awaited = signals
         // A POSIX thread: Foundation's `Thread` would be set up in every command for this alone.
-        _ = PosixThread.start(name: "interrupt") { Interruption.waitAndCleanUp() }
+        // Without it the signals would stay blocked and unanswered: they end the process as they would by default.
+        if !PosixThread.start(name: "interrupt", { Interruption.waitAndCleanUp() }) { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
     }
 
     /// The signals the clean-up thread waits for; set once, before it starts.

@@ -8,13 +8,13 @@ enum CommandThread {
     static let stackSize = 1 << 30
 
     /// Runs `body` on a new thread with a stack of `stackSize` bytes, which ends the process with
-    /// the status `body` returns (here, when the system refuses the thread). The command's thread
-    /// exits itself: handing its status back to this thread to exit with meant waking this one, and
-    /// the kernel woke it on the core where the check's clean-up was running, while the other core
-    /// had nothing to do.
+    /// the status `body` returns (here, on the main thread's smaller stack, when the system refuses
+    /// the thread). The command's thread exits itself: handing its status back to this thread to
+    /// exit with meant waking this one, and the kernel woke it on the core where the check's
+    /// clean-up was running, while the other core had nothing to do.
     static func run(stackSize: Int, _ body: @escaping @Sendable () -> Int32) -> Never {
         if !PosixThread.start(stackSize: stackSize, { exit(body()) }) { exit(body()) }
-        // Signals that end the process are waited for by the interruption thread; others are ignored here.
+        // Waits for the command's thread to end the process (or a signal's default action to).
         while true { pause() }
     }
 }

@@ -37,7 +37,7 @@ import Testing
         #expect(!ran.value)
     }
 
-    @Test func aBackgroundResultTheSystemRefusesAThreadIsWorkedOutAtOnce() {
+    @Test func aBackgroundResultTheSystemRefusesAThreadIsWorkedOutOnTheGlobalQueue() {
         let result = BackgroundResult<Int, Never>(thread: "adhocbuild.refused", stackSize: 1 << 62) { 42 }
         #expect(result.get() == 42)
     }

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func aCommandBuiltAloneParsesAsInTheWholeTree() throws {
-        let arguments = ["codesign", "verify", "Some.app", "--json"]
+        let arguments = ["codesign", "verify", "Some.app", "--json", "--anchor", "apple"]
         let alone = CommandLineParser(root: AdhocBuildCLI.root(with: [CodeSignCommands.command]))
         let whole = CommandLineParser(root: AdhocBuildCLI.root)
         guard case .run(let aloneCommand, let aloneParsed) = try alone.parse(arguments),
@@ -24,5 +24,6 @@ import Testing
         #expect(aloneParsed.positionals == wholeParsed.positionals)
         #expect(!wholeCommand.options.isEmpty)
         for option in wholeCommand.options { #expect(aloneParsed.value(of: option) == wholeParsed.value(of: option)) }
+        #expect(wholeCommand.options.contains { wholeParsed.value(of: $0) == "apple" })
     }
 }

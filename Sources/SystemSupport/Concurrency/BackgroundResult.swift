@@ -20,8 +20,9 @@ public final class BackgroundResult<Value: Sendable, Failure: Error>: Sendable {
 
     /// Starts `work` on a new thread named `thread` (``PosixThread/shortName(_:)``), with a stack
     /// of `stackSize` bytes when given: for work that blocks (a dispatch worker waiting would hold
-    /// one the other jobs need) or recurses deeply. When the system refuses a thread, the work runs
-    /// here, before `init` returns.
+    /// one the other jobs need) or recurses deeply. When the system refuses a thread, the work goes
+    /// to the global queue (never to the caller: some work waits for its caller, as a read-ahead
+    /// waits for its reader).
     public init(thread name: String?, stackSize: Int? = nil, _ work: @escaping @Sendable () throws(Failure) -> Value) {
         group.enter()
         let finish: @Sendable () -> Void = { [result, group] in
@@ -29,7 +30,7 @@ public final class BackgroundResult<Value: Sendable, Failure: Error>: Sendable {
             result.withLock { $0 = outcome }
             group.leave()
         }
-        if !PosixThread.start(name: name, stackSize: stackSize, finish) { finish() }
+        if !PosixThread.start(name: name, stackSize: stackSize, finish) { DispatchQueue.global().async(execute: finish) }
     }
 
     /// Waits for the work to finish; its value, or its error.

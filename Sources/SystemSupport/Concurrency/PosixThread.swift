@@ -1,10 +1,5 @@
 import CLinux
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import Glibc
 
 /// A detached POSIX thread that runs one closure: what ``BackgroundResult`` and the command's own
 /// thread start on. Foundation's `Thread` sets up its object, its name and its run loop state on
@@ -16,17 +11,30 @@ public enum PosixThread {
 
     /// Starts `body` on a new detached thread, with a stack of `stackSize` bytes when given, named
     /// `name` (see ``shortName(_:)``) when given, first run on another CPU than this thread's
-    /// where there is one (``Placement``). Returns false, having started nothing, when the system
+    /// where there is one (``Placement``; a thread refused with it is asked for again without it,
+    /// as glibc fails the start when it cannot set the CPUs, under a sandbox that forbids it or
+    /// a CPU set changed meanwhile). Returns false, having started nothing, when the system
     /// refuses the thread (out of threads or address space for the stack).
     public static func start(name: String? = nil, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let name = name.map(shortName)
+        if let placement = Placement.awayFromThisCPU(), create(name: name, stackSize: stackSize, placement: placement, body) {
+            return true
+        }
+        return create(name: name, stackSize: stackSize, placement: nil, body)
+    }
+
+    /// Starts one thread as ``start(name:stackSize:_:)`` describes, first on `placement`'s CPUs when given.
+    private static func create(name: String?, stackSize: Int?, placement: Placement?, _ body: @escaping @Sendable () -> Void) -> Bool {
         var attributes = pthread_attr_t()
         guard pthread_attr_init(&attributes) == 0 else { return false }
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         if let stackSize, pthread_attr_setstacksize(&attributes, stackSize) != 0 { return false }
-        let placement = Placement.awayFromThisCPU()
-        if let placement { _ = adhocbuild_attr_set_cpus(&attributes, placement.first.count * 8, placement.first) }
-        let job = Unmanaged.passRetained(Job(name: name.map(shortName), allowed: placement?.allowed, body: body))
+        if let placement {
+            guard adhocbuild_attr_set_cpus(&attributes, placement.first.count * MemoryLayout<UInt>.stride, placement.first) == 0
+            else { return false }
+        }
+        let job = Unmanaged.passRetained(Job(name: name, allowed: placement?.allowed, body: body))
         var thread = pthread_t()
         let started = pthread_create(
             &thread, &attributes,
@@ -46,8 +54,8 @@ public enum PosixThread {
 
     /// The name a thread is shown by (`ps -L`, `perf`, a core dump): the last dot-separated part
     /// of `name` (`adhocbuild.app-listing` is `app-listing`), cut to the 15 bytes Linux keeps,
-    /// between characters (never inside one's UTF-8 bytes). A longer name would not be set at all.
-    /// Worked out on the bytes: the command's own thread is named on the way to its first step.
+    /// between characters (the kernel would cut inside one's UTF-8 bytes). Worked out on the
+    /// bytes: generic sequence code cost its first use on the way to a command's first step.
     public static func shortName(_ name: String) -> String {
         let bytes = Array(name.utf8)
         let start = bytes.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
@@ -61,7 +69,9 @@ public enum PosixThread {
     /// recent-load figures make that CPU look the less busy, even with another CPU idle (the
     /// creator's CPU is busy with the creator): on this project's 2-core machines the thread that
     /// lists an app waited up to 3 ms behind the command's thread while the other core slept,
-    /// until the balancer moved one of them. So a new thread may first run on every CPU this one
+    /// until the balancer moved one of them. (Both CPU sets are the thread's own request: a container
+    /// whose CPU set is widened while it runs does not spread it onto the new CPUs; a thread
+    /// lives for one command.) So a new thread may first run on every CPU this one
     /// may but the one it is running on; once running, it may run on all of them again.
     struct Placement {
         /// The CPUs the new thread may first run on.
