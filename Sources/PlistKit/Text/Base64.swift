@@ -32,17 +32,20 @@ enum Base64 {
         var offset = 0
         let count = bytes.count
         return decodeTable.withUnsafeBufferPointer { table -> Result<Int, DecodeFailure> in
+            /// Writes the three bytes of a whole group of four characters.
+            @inline(__always) func emit(_ group: UInt32) {
+                output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                output[written + 2] = UInt8(truncatingIfNeeded: group)
+                written += 3
+            }
             while offset < count {
                 if filled == 0 && padding == 0 && offset + 4 <= count {
                     let a = table[Int(bytes[offset])], b = table[Int(bytes[offset + 1])]
                     let c = table[Int(bytes[offset + 2])], d = table[Int(bytes[offset + 3])]
                     // Values of the alphabet are below 64; white space, `=` and the rest are not.
                     if (a | b | c | d) < 64 {
-                        let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                        output[written] = UInt8(truncatingIfNeeded: group >> 16)
-                        output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                        output[written + 2] = UInt8(truncatingIfNeeded: group)
-                        written += 3
+                        emit(UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d))
                         offset += 4
                         continue
                     }
@@ -62,10 +65,7 @@ enum Base64 {
                     quad = quad << 6 | UInt32(value)
                     filled += 1
                     if filled == 4 {
-                        output[written] = UInt8(truncatingIfNeeded: quad >> 16)
-                        output[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
-                        output[written + 2] = UInt8(truncatingIfNeeded: quad)
-                        written += 3
+                        emit(quad)
                         quad = 0
                         filled = 0
                     }

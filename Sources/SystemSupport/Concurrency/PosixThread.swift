@@ -69,10 +69,10 @@ public enum PosixThread {
     /// recent-load figures make that CPU look the less busy, even with another CPU idle (the
     /// creator's CPU is busy with the creator): on this project's 2-core machines the thread that
     /// lists an app waited up to 3 ms behind the command's thread while the other core slept,
-    /// until the balancer moved one of them. (Both CPU sets are the thread's own request: a container
-    /// whose CPU set is widened while it runs does not spread it onto the new CPUs; a thread
-    /// lives for one command.) So a new thread may first run on every CPU this one
-    /// may but the one it is running on; once running, it may run on all of them again.
+    /// until the balancer moved one of them. So a new thread may first run on every CPU this one
+    /// may but the one it is running on; once running, it may run on all of them again. (Both CPU
+    /// sets are the thread's own request: a container whose CPU set is widened while it runs does
+    /// not spread it onto the new CPUs; a thread lives for one command.)
     struct Placement {
         /// The CPUs the new thread may first run on.
         var first: [UInt]
