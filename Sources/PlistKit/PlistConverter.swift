@@ -89,7 +89,7 @@ public enum PlistConverter {
             try read(into: writer)
             try FileIO.writeAtomically(try writer.finish(), to: output)
         } else {
-            let threads = source == .binary && data!.count >= BinaryPlistXMLSplitter.minimumInputSize ? processors : 1
+            let threads = source == .binary && data!.count >= BinaryPlistXMLSplitter.minimumInputSize ? Processors.usable : 1
             var splits = 0
             if threads > 1,
                 (try? writeXML(to: output, { splits = try BinaryPlistReader(limits: limits).read(data!, intoXML: $0, threads: threads) }))
@@ -118,7 +118,4 @@ public enum PlistConverter {
             throw error
         }
     }
-
-    /// Processors online (`ProcessInfo.activeProcessorCount` reads more than that, at a cost).
-    static var processors: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 }

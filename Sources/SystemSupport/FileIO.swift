@@ -150,6 +150,14 @@ public enum FileIO {
         return result
     }
 
+    /// `path` made absolute against the working folder with `.`, `..`, repeated and trailing slashes
+    /// resolved by name, as `URL(fileURLWithPath:).standardizedFileURL.path` gives it, without URL.
+    public static func standardized(_ path: String) -> String {
+        let (folder, name) = split(path)
+        if name == "/" { return "/" }
+        return folder == "/" ? "/" + name : folder + "/" + name
+    }
+
     /// `path` made absolute against the working folder and cut into its folder and last name, as
     /// `URL(fileURLWithPath:)` cuts it (`.` and `..` resolved by name, repeated and trailing slashes
     /// dropped), without Foundation's URL machinery, whose first use costs a few hundred

@@ -228,7 +228,7 @@ import Testing
             let splits = try PlistConverter.convertCountingSplits(input, to: .xml, output: output)
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: output))) == (try Self.oneThread(data).get()))
             // Written on threads, not by the one-thread walk after a failed attempt.
-            #expect(splits == (PlistConverter.processors > 1 ? 1 : 0))
+            #expect(splits == (Processors.usable > 1 ? 1 : 0))
         }
     }
 }

@@ -73,6 +73,16 @@ import Testing
         }
     }
 
+    @Test func pathsAreStandardizedAsURLStandardizesThem() {
+        let paths = [
+            "/a/b/c.xml", "c.xml", "dir/c.xml/", "/a//b", "./x", "../x", "../../x/y", "/x", "x/", "/a/b/", "a/./b", "/", "//x",
+            "a b/é.plist", "/tmp/", "a/../../b", "dist/release", ".", "/a/b/..", "a/b/../../..", "./", "/a/./b/../c//"
+        ]
+        for path in paths {
+            #expect(FileIO.standardized(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path.debugDescription)")
+        }
+    }
+
     @Test func aTemporaryPathSitsBesideItsTarget() {
         let temporary = FileIO.temporaryPath(for: "dist/App.ipa")
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -44,7 +44,7 @@ struct UnpackedApp {
         try FileIO.createFolder(folder)
         let digests = DigestCache()
         let carried = try reader.unpack(
-            to: folder, threads: ProcessInfo.processInfo.activeProcessorCount, observer: digests,
+            to: folder, threads: Processors.usable, observer: digests,
             leaving: leaving ? DigestCache.leavingRule(mayLeave: mayLeave) : nil)
         let app = folder + "/" + appEntry
         guard FileIO.kind(of: app) == .folder else { throw Diagnostic.build("holds \(appEntry), which is not a folder", file: input) }

@@ -36,7 +36,7 @@ public struct BundleResource: Sendable, Equatable {
         let left = cache?.leftInArchive(under: folder) ?? []
         // What the walk meets, when files left in the archive must be told from those put in their place.
         var seen = Set<String>()
-        let pool = WorkerPool(label: "adhocbuild.scan", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let pool = WorkerPool(label: "adhocbuild.scan", capacity: 2 * Processors.usable)
         do {
             try FolderWalk.walk(folder) { relative, path, info in
                 if !left.isEmpty { seen.insert(relative) }

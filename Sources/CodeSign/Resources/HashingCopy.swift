@@ -103,7 +103,7 @@ public enum HashingCopy {
         let manager = FileManager.default
         // The copy is a work folder (made under the lock an interrupt takes before removing such folders).
         try WorkFiles.creating { try makeFolder(destination, like: source) }
-        let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let pool = WorkerPool(label: "adhocbuild.copy", capacity: 2 * Processors.usable)
         var folders: [(String, mode_t)] = []
         do {
             // Regular files are known from their folders' listings: one is linked with no `lstat`

@@ -95,7 +95,7 @@ enum SliceSigner {
         let pageCount = (layout.codeLimit + pageSize - 1) / pageSize
         let results = Locked<[Int: [[[UInt8]]]]>([:])
         nonisolated(unsafe) let source = plan.original
-        let pool = WorkerPool(label: "adhocbuild.sign-pages", capacity: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let pool = WorkerPool(label: "adhocbuild.sign-pages", capacity: 2 * Processors.usable)
         for first in stride(from: 0, to: pageCount, by: pagesPerJob) {
             pool.submit {
                 let last = min(first + pagesPerJob, pageCount)

@@ -16,7 +16,7 @@ public struct CodeSealVerifier: Sendable {
     /// The limits the input is opened with.
     public var limits: ReaderLimits = .standard
 
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, trustHook: SignatureTrustHook? = nil) {
+    public init(threads: Int = Processors.usable, trustHook: SignatureTrustHook? = nil) {
         self.threads = max(1, threads)
         self.trustHook = trustHook
     }
@@ -121,23 +121,23 @@ public struct CodeSealVerifier: Sendable {
     }
 
     private static func samePath(_ one: String, _ other: String) -> Bool {
-        URL(fileURLWithPath: one).standardizedFileURL.path == URL(fileURLWithPath: other).standardizedFileURL.path
+        FileIO.standardized(one) == FileIO.standardized(other)
     }
 
     /// How the user sees a storage path: as is inside an ipa (`Payload/…`); for a folder, from the
     /// folder given down (`Test.app/…`, `My.xcarchive/Products/Applications/Test.app/…`).
     static func displayPath(_ package: AppPackage) -> @Sendable (String) -> String {
         guard !package.isArchive else { return { $0 } }
-        let given = URL(fileURLWithPath: package.path).standardizedFileURL.path
-        let app = URL(fileURLWithPath: package.app.storage.location).standardizedFileURL.path
-        let name = (given as NSString).lastPathComponent
+        let given = FileIO.standardized(package.path)
+        let app = FileIO.standardized(package.app.storage.location)
+        let name = FileIO.split(given).name
         let appPrefix: String
         if app == given {
             appPrefix = name
         } else if app.hasPrefix(given + "/") {
             appPrefix = name + app.dropFirst(given.count)
         } else {
-            appPrefix = (app as NSString).lastPathComponent
+            appPrefix = FileIO.split(app).name
         }
         let root = package.app.root
         return { key in key == root ? appPrefix : key.hasPrefix(root + "/") ? appPrefix + key.dropFirst(root.count) : key }

@@ -38,7 +38,7 @@ public struct IPAPackager {
         /// Files compressed ahead (``compressAhead(_:spoolIn:)``): one still as it was then goes in
         /// as it was compressed, and its spool takes what is compressed now.
         public var ahead: CompressedAhead?
-        public var threads = ProcessInfo.processInfo.activeProcessorCount
+        public var threads = Processors.usable
         /// Called from the packaging thread with bytes read so far and the total.
         public var progress: (@Sendable (Int64, Int64) -> Void)?
         /// Called with the archive's temporary path once it is written, before it is checked (tests
