@@ -44,6 +44,12 @@ static inline int adhocbuild_allowed_cpus(unsigned long *mask, size_t words) {
     return (int)syscall(SYS_sched_getaffinity, 0, words * sizeof(unsigned long), mask);
 }
 
+/// The CPUs the process's main thread may run on (sched_getaffinity(2) of the process ID): what the
+/// process was started with, whatever a thread of it has narrowed its own set to since.
+static inline int adhocbuild_process_allowed_cpus(unsigned long *mask, size_t words) {
+    return (int)syscall(SYS_sched_getaffinity, getpid(), words * sizeof(unsigned long), mask);
+}
+
 /// Lets this thread run on the CPUs of `mask` (sched_setaffinity(2)); -1 with errno otherwise.
 static inline int adhocbuild_set_allowed_cpus(const unsigned long *mask, size_t words) {
     return (int)syscall(SYS_sched_setaffinity, 0, words * sizeof(unsigned long), mask);

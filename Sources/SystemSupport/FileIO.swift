@@ -151,7 +151,8 @@ public enum FileIO {
     }
 
     /// `path` made absolute against the working folder with `.`, `..`, repeated and trailing slashes
-    /// resolved by name, as `URL(fileURLWithPath:).standardizedFileURL.path` gives it, without URL.
+    /// resolved by name, as `URL(fileURLWithPath:).standardizedFileURL.path` gives it, without URL;
+    /// but a leading `~` is a name like any other (URL puts the home folder there, as no file call does).
     public static func standardized(_ path: String) -> String {
         let (folder, name) = split(path)
         if name == "/" { return "/" }

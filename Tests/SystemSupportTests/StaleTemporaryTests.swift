@@ -81,6 +81,8 @@ import Testing
         for path in paths {
             #expect(FileIO.standardized(path) == URL(fileURLWithPath: path).standardizedFileURL.path, "\(path.debugDescription)")
         }
+        // Where URL differs on purpose: a leading `~` names a file in the working folder, as it does for open(2).
+        #expect(FileIO.standardized("~/x") == FileIO.standardized(".") + "/~/x")
     }
 
     @Test func aTemporaryPathSitsBesideItsTarget() {
