@@ -24,6 +24,8 @@ fail() { echo "static-link: $*" >&2; exit 1; }
 prepare() {
     local dir="$1" clang="$2"
     command -v "$clang" > /dev/null 2>&1 || fail "no clang at $clang to find the static archives with (set CLANG=)"
+    # clang splits a configuration file's text at blanks and quotes, so its -L cannot name such a folder.
+    case "$dir" in *[[:space:]\'\"\\]*) fail "the release link cannot use a folder whose path holds a blank or a quote: $dir (build from a checkout at a plainer path)" ;; esac
     mkdir -p "$dir"
     local notices="$dir/NOTICES.txt.tmp" seen=" "
     : > "$notices"
