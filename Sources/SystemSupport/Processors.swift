@@ -21,7 +21,7 @@ public enum Processors {
 
     /// The number of CPUs the process may run on, or nil when the system does not say.
     static func allowedCPUs() -> Int? {
-        var mask = [UInt](repeating: 0, count: 16)
+        var mask = [UInt](repeating: 0, count: PosixThread.Placement.words)
         guard adhocbuild_process_allowed_cpus(&mask, mask.count) > 0 else { return nil }
         let count = mask.reduce(0) { $0 + $1.nonzeroBitCount }
         return count > 0 ? count : nil
@@ -42,7 +42,8 @@ public enum Processors {
                 quotas = folders(of: group.path, under: [top]).map { readSmall($0 + "/cpu.max").flatMap(quota(cpuMax:)) }
             } else if group.controllers.contains("cpu") {
                 // Version 1: the cpu controller's hierarchy, mounted under its controllers' names.
-                let mounts = [top + "/" + group.controllers.joined(separator: ","), top + "/cpu"]
+                let named = top + "/" + group.controllers.joined(separator: ",")
+                let mounts = named == top + "/cpu" ? [named] : [named, top + "/cpu"]
                 quotas = folders(of: group.path, under: mounts).map { folder in
                     guard let quota = readSmall(folder + "/cpu.cfs_quota_us"), let period = readSmall(folder + "/cpu.cfs_period_us")
                     else { return nil }
